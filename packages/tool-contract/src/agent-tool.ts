@@ -1,0 +1,73 @@
+import type { AdminLogger } from './admin-logger.js';
+import type { FunctionToolSchema } from './schema.js';
+import type { InvokeResult } from './invoke-result.js';
+
+/**
+ * What a tool knows about the call it serves. Hosts add their own fields by declaration merging:
+ *
+ * @example
+ * declare module '@aptix/tool-contract' {
+ *   interface AgentToolExecutionContext { readonly tenant?: string }
+ * }
+ */
+export interface AgentToolExecutionContext {
+  /** The agent session the call belongs to (AGN-005 §5: included in every result). */
+  readonly sessionId?: string;
+  /** The conversation, the records' `Request.ConversationId` (AGN-005 §5). */
+  readonly conversationId?: string;
+  readonly org?: string;
+  readonly user?: string;
+  /** The session's mode when the call was made. */
+  readonly mode?: string;
+}
+
+/** The instance side of a tool (the records' `IAgentTool`). */
+export interface AgentTool {
+  /** Equals the class's `ToolName`. */
+  readonly name: string;
+  /** False when the client, not the server, completes the call (the Reasoner then ends the turn with a pending call). */
+  readonly isToolFullyExecutedOnServer: boolean;
+  /** Runs one call. Never throws: every failure is a failed InvokeResult. */
+  execute(argumentsJson: string, context: AgentToolExecutionContext, signal?: AbortSignal): Promise<InvokeResult<string>>;
+}
+
+/** MCP-style hints a tool may declare about its behaviour. */
+export interface ToolAnnotations {
+  readonly readOnlyHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/** The dependencies every tool receives; hosts add theirs (a session manager, a catalog…). */
+export interface ToolDependencies {
+  readonly logger: AdminLogger;
+}
+
+/**
+ * The static side of a tool: what the registry reads without building an instance.
+ * A class missing any member fails to compile where it is registered or listed.
+ */
+export interface AgentToolClass<TDeps = never> {
+  new (dependencies: TDeps): AgentTool;
+  /** lowercase_snake_case, at most 64 characters, the `name` inside `getSchema()`. */
+  readonly ToolName: string;
+  /** LLM-facing guidance, AGN-005 §7.2; the Reasoner puts it in the system prompt. */
+  readonly ToolUsageMetadata: string;
+  /** The OpenAI function-tool schema; deterministic. */
+  getSchema(): FunctionToolSchema;
+  /** Optional: this tool's own time-out in milliseconds (the executor's default is 30 s). */
+  readonly TimeoutMs?: number;
+  /** Optional: MCP hints (`readOnlyHint`, `idempotentHint`, …). */
+  readonly ToolAnnotations?: ToolAnnotations;
+}
+
+/** Any tool class, whatever its dependencies: what registries and tool packages hold. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyAgentToolClass = AgentToolClass<any>;
+
+/**
+ * Types a package's tool list, so each entry is checked against the static side at compile time.
+ * @example export const tools = [HelloWorldTool, CalculatorTool] as const satisfies ToolList;
+ */
+export type ToolList = readonly AnyAgentToolClass[];

@@ -1,0 +1,195 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import sjson from 'secure-json-parse';
+import { contractAjv } from './ajv.js';
+import { acceptsNull, type JsonSchema } from './schema.js';
+
+/** One offending field: where it is, and what was expected against what came. */
+export interface ArgumentIssue {
+  /** Dotted path of the field, e.g. `count` or `items.0.name`; `(arguments)` for the whole object. */
+  readonly path: string;
+  readonly problem: string;
+}
+
+export type DecodedArguments<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly message: string; readonly issues: readonly ArgumentIssue[] };
+
+interface CompiledArguments {
+  readonly validate: ValidateFunction;
+  readonly nulls: NullPlan | undefined;
+  readonly known: string;
+}
+
+/** Where a `null` sent for an optional, non-nullable property (strict mode's way of omitting it) is dropped. */
+interface NullPlan {
+  readonly strip: readonly string[];
+  readonly nested: ReadonlyArray<readonly [string, NullPlan]>;
+  readonly items: NullPlan | undefined;
+}
+
+const compiled = new WeakMap<object, CompiledArguments>();
+
+/**
+ * Compiles (once per schema object) the validator for a tool's parameters. Compilation is lazy,
+ * on a tool's first call, because compiling every validator at start-up costs far more than registering.
+ * Throws when ajv rejects the schema; the registry catches such a schema before it gets here.
+ */
+export function compileArguments(schema: JsonSchema): CompiledArguments {
+  let entry = compiled.get(schema);
+  if (entry === undefined) {
+    const properties = (schema.properties ?? {}) as Record<string, unknown>;
+    entry = { validate: contractAjv().compile(schema), nulls: planNulls(schema), known: Object.keys(properties).join(', ') };
+    compiled.set(schema, entry);
+  }
+  return entry;
+}
+
+function planNulls(schema: JsonSchema): NullPlan | undefined {
+  let items: NullPlan | undefined;
+  const strip: string[] = [];
+  const nested: Array<readonly [string, NullPlan]> = [];
+  if (schema.properties !== undefined) {
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    for (const [name, child] of Object.entries(schema.properties as Record<string, JsonSchema>)) {
+      if (!required.has(name) && !acceptsNull(child)) strip.push(name);
+      const plan = planNulls(child);
+      if (plan) nested.push([name, plan]);
+    }
+  }
+  if (schema.items !== undefined && !Array.isArray(schema.items)) items = planNulls(schema.items as JsonSchema);
+  return strip.length === 0 && nested.length === 0 && items === undefined ? undefined : { strip, nested, items };
+}
+
+function applyNulls(plan: NullPlan, value: unknown): void {
+  if (Array.isArray(value)) {
+    if (plan.items) for (const item of value) applyNulls(plan.items, item);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const record = value as Record<string, unknown>;
+  for (const name of plan.strip) if (record[name] === null) delete record[name];
+  for (const [name, child] of plan.nested) applyNulls(child, record[name]);
+}
+
+/**
+ * Parses a tool's raw arguments (once), refusing prototype keys.
+ * Returns the parsed value, or the reason it cannot be used.
+ */
+export function parseArgumentsJson(toolName: string, input: unknown): DecodedArguments<unknown> {
+  if (typeof input !== 'string') {
+    if (input === null || input === undefined) return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
+    return { ok: true, value: input };
+  }
+  if (input.trim() === '') return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
+  try {
+    return { ok: true, value: sjson.parse(input, undefined, { protoAction: 'error', constructorAction: 'error' }) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const problem = /prototype/i.test(reason)
+      ? 'the arguments contain a forbidden key (__proto__, or constructor.prototype); remove it'
+      : `the arguments are not valid JSON (${reason.split('\n')[0]}); send one JSON object`;
+    return failure(toolName, [{ path: '(arguments)', problem }]);
+  }
+}
+
+/**
+ * Checks parsed arguments against a tool's parameters schema: nulls sent for optional properties are
+ * dropped first (see `toStrictMode`), then every offending field is reported at once.
+ */
+export function validateArguments<T>(toolName: string, schema: JsonSchema, value: unknown): DecodedArguments<T> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return failure(toolName, [{ path: '(arguments)', problem: `must be a JSON object, got ${describe(value)}` }]);
+  }
+  if (hasPrototypeKey(value)) {
+    return failure(toolName, [{ path: '(arguments)', problem: 'the arguments contain a forbidden key (__proto__, or constructor.prototype); remove it' }]);
+  }
+  const { validate, nulls, known } = compileArguments(schema);
+  if (nulls) applyNulls(nulls, value);
+  if (validate(value)) return { ok: true, value: value as T };
+  return failure(toolName, describeErrors(validate.errors ?? [], value, known));
+}
+
+/** Parse, then validate: what the executor and `TypedAgentTool` run on every call. */
+export function decodeArguments<T>(toolName: string, schema: JsonSchema, input: unknown): DecodedArguments<T> {
+  const parsed = parseArgumentsJson(toolName, input);
+  return parsed.ok ? validateArguments<T>(toolName, schema, parsed.value) : parsed;
+}
+
+function failure(toolName: string, issues: ArgumentIssue[]): DecodedArguments<never> {
+  const detail = issues.map((issue) => (issue.path === '(arguments)' ? issue.problem : `'${issue.path}' ${issue.problem}`)).join('; ');
+  return { ok: false, message: `Invalid arguments for ${toolName}: ${detail}.`, issues };
+}
+
+/** True when an object built elsewhere (an HTTP body, say) carries a key that could pollute a prototype. */
+function hasPrototypeKey(value: object): boolean {
+  if (Object.prototype.hasOwnProperty.call(value, '__proto__')) return true;
+  const ctor = (value as { constructor?: unknown }).constructor;
+  return Object.prototype.hasOwnProperty.call(value, 'constructor') && ctor !== null && typeof ctor === 'object' && Object.prototype.hasOwnProperty.call(ctor, 'prototype');
+}
+
+function describeErrors(errors: readonly ErrorObject[], data: unknown, known: string): ArgumentIssue[] {
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const seen = new Set<string>();
+  const issues: ArgumentIssue[] = [];
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf' && anyOfPaths.has(error.instancePath) && error.schemaPath.includes('/anyOf/')) continue;
+    const issue = describeError(error, data, known);
+    const key = `${issue.path}\u0000${issue.problem}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push(issue);
+    }
+  }
+  return issues;
+}
+
+function describeError(error: ErrorObject, data: unknown, known: string): ArgumentIssue {
+  const base = error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return { path: toPath(`${base}/${String(params.missingProperty)}`), problem: 'is required but was not sent' };
+    case 'additionalProperties':
+      return {
+        path: toPath(`${base}/${String(params.additionalProperty)}`),
+        problem: base === '' ? `is not an argument of this tool (its arguments: ${known || 'none'})` : 'is not an allowed property here',
+      };
+    case 'type':
+      return { path: toPath(base), problem: `must be ${String(params.type)}, got ${describe(valueAt(data, base))}` };
+    case 'enum':
+      return { path: toPath(base), problem: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describe(valueAt(data, base))}` };
+    case 'anyOf':
+      return { path: toPath(base), problem: `does not match any allowed form, got ${describe(valueAt(data, base))}` };
+    default:
+      return { path: toPath(base), problem: `${error.message ?? 'is invalid'}, got ${describe(valueAt(data, base))}` };
+  }
+}
+
+function toPath(pointer: string): string {
+  if (pointer === '') return '(arguments)';
+  return pointer.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  if (pointer === '') return data;
+  let current: unknown = data;
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (current === null || typeof current !== 'object') return undefined;
+    current = Object.prototype.hasOwnProperty.call(current, segment) ? (current as Record<string, unknown>)[segment] : undefined;
+  }
+  return current;
+}
+
+/** A short description of a value for an error message: never the whole of a huge string. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') {
+    const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…" (${value.length} characters)` : JSON.stringify(value);
+    return `string ${shown}`;
+  }
+  return `${typeof value} ${String(value)}`;
+}

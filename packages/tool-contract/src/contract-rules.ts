@@ -1,0 +1,253 @@
+import type { ErrorObject } from 'ajv';
+import type { ToolAnnotations } from './agent-tool.js';
+import { contractAjv } from './ajv.js';
+import { ContractErrorCode, type ContractViolation } from './errors.js';
+import { canonicalJson, toPlainJson, toStrictMode, type FunctionToolSchema, type JsonSchema, type StrictModeView } from './schema.js';
+
+/** `lowercase_snake_case`: the intersection of TUL-011, AGN-005 §2.2 and OpenAI's rules (see the spec README). */
+export const TOOL_NAME_PATTERN = /^[a-z0-9]+(_[a-z0-9]+)*$/;
+export const TOOL_NAME_MAX_LENGTH = 64;
+const SIMPLE_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** What the registry keeps about a tool class that passed every rule. */
+export interface InspectedTool {
+  readonly name: string;
+  readonly description: string;
+  /** The parameters exactly as the tool declares them (plain JSON): what the server validates. */
+  readonly parameters: JsonSchema;
+  readonly usageMetadata: string;
+  /** Canonical JSON of `getSchema()`: sorted keys, for snapshots and comparisons. */
+  readonly canonicalSchema: string;
+  /** Whether the OpenAI definitions carry `strict: true`. */
+  readonly strict: boolean;
+  /** True when the tool itself set `strict` in its schema. */
+  readonly strictDeclared: boolean;
+  readonly strictView: StrictModeView;
+  readonly timeoutMs: number | undefined;
+  readonly annotations: ToolAnnotations | undefined;
+}
+
+const FUNCTION_TOOL_SHAPE = {
+  type: 'object',
+  required: ['type', 'name', 'description', 'parameters'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'function' },
+    name: { type: 'string', minLength: 1 },
+    description: { type: 'string', minLength: 1 },
+    strict: { type: 'boolean' },
+    parameters: {
+      type: 'object',
+      required: ['type', 'properties', 'required'],
+      properties: {
+        type: { const: 'object' },
+        properties: { type: 'object' },
+        required: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+      },
+    },
+  },
+} as const;
+
+let shapeValidator: ReturnType<ReturnType<typeof contractAjv>['compile']> | undefined;
+
+/**
+ * Checks a tool class against every rule of TUL-011 §2 and AGN-005 §2.2 and §7, at run time, so
+ * plain-JavaScript and dynamically loaded packages are held to the same contract as TypeScript ones.
+ * Returns every violation found (rules that depend on an earlier one are skipped once it fails).
+ */
+export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; violations: ContractViolation[] } {
+  const violations: ContractViolation[] = [];
+  if (typeof candidate !== 'function' || typeof candidate.prototype !== 'object') {
+    const what = candidate === null ? 'null' : typeof candidate === 'object' ? 'an object (an instance or a module?)' : typeof candidate;
+    violations.push({
+      code: ContractErrorCode.NOT_A_CLASS,
+      tool: '(unknown)',
+      message: `A tool must be registered as its class, got ${what}. Fix: pass the class itself, e.g. registerTool(HelloWorldTool), not an instance or a module namespace.`,
+    });
+    return { violations };
+  }
+  const cls = candidate as unknown as Record<string, unknown> & { name: string; prototype: Record<string, unknown> };
+  const className = cls.name || '(anonymous class)';
+  const ownName = Object.getOwnPropertyDescriptor(cls, 'ToolName');
+  const toolName = ownName && 'value' in ownName && typeof ownName.value === 'string' ? ownName.value : undefined;
+  const who = toolName ? `Tool "${toolName}" (${className})` : `Tool class ${className}`;
+  const fail = (code: ContractErrorCode, rule: string, fix: string) => {
+    violations.push({ code, tool: toolName ?? className, message: `${who} breaks the tool contract: ${rule}. Fix: ${fix}.` });
+  };
+
+  // ToolName: an own, static, non-empty string data property in lowercase_snake_case, at most 64 characters.
+  if (ownName === undefined) {
+    if ('ToolName' in cls) fail(ContractErrorCode.TOOL_NAME_NOT_DATA_PROPERTY, `ToolName is inherited ("${String(cls.ToolName)}"), not declared by the class itself`, `declare it on this class: static readonly ToolName = 'your_tool_name'`);
+    else fail(ContractErrorCode.TOOL_NAME_MISSING, 'it declares no static ToolName', `add static readonly ToolName = 'your_tool_name'`);
+  } else if (!('value' in ownName)) {
+    fail(ContractErrorCode.TOOL_NAME_NOT_DATA_PROPERTY, 'ToolName is an accessor (a getter), not a data property', `declare it as a value: static readonly ToolName = 'your_tool_name'`);
+  } else if (typeof ownName.value !== 'string' || ownName.value.trim() === '') {
+    fail(ContractErrorCode.TOOL_NAME_MISSING, `ToolName must be a non-empty string, got ${JSON.stringify(ownName.value) ?? String(ownName.value)}`, `set static readonly ToolName = 'your_tool_name'`);
+  } else if (!TOOL_NAME_PATTERN.test(ownName.value)) {
+    fail(ContractErrorCode.TOOL_NAME_INVALID, `ToolName "${ownName.value}" is not lowercase_snake_case (${TOOL_NAME_PATTERN.source})`, `rename it, for example to "${suggestSnakeCase(ownName.value)}"`);
+  } else if (ownName.value.length > TOOL_NAME_MAX_LENGTH) {
+    fail(ContractErrorCode.TOOL_NAME_TOO_LONG, `ToolName is ${ownName.value.length} characters long; OpenAI allows at most ${TOOL_NAME_MAX_LENGTH}`, `shorten it to ${TOOL_NAME_MAX_LENGTH} characters or fewer`);
+  }
+
+  // ToolUsageMetadata: an own non-empty string (AGN-005 §7.2).
+  const usageDescriptor = Object.getOwnPropertyDescriptor(cls, 'ToolUsageMetadata');
+  const usageMetadata = usageDescriptor && 'value' in usageDescriptor ? usageDescriptor.value : undefined;
+  if (typeof usageMetadata !== 'string' || usageMetadata.trim() === '') {
+    fail(ContractErrorCode.USAGE_METADATA_MISSING, 'ToolUsageMetadata is missing or empty; the Reasoner needs it for the system prompt (AGN-005 §7.2)', 'add static readonly ToolUsageMetadata = usage`...` with the purpose, rules, arguments, error codes, good and bad usage');
+  }
+
+  // execute on the instance side.
+  if (typeof cls.prototype.execute !== 'function') {
+    fail(ContractErrorCode.EXECUTE_MISSING, 'instances have no execute(argumentsJson, context, signal) method', 'implement execute, or extend TypedAgentTool and implement run');
+  }
+
+  // TimeoutMs, if declared: a positive integer of milliseconds.
+  const timeoutMs = cls.TimeoutMs;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0 && (timeoutMs as number) <= MAX_TIMEOUT_MS)) {
+    fail(ContractErrorCode.TIMEOUT_INVALID, `TimeoutMs must be a positive whole number of milliseconds, got ${String(timeoutMs)}`, 'set static readonly TimeoutMs = 30_000, or remove it to use the default');
+  }
+
+  // getSchema: a static function without parameters, returning the function-tool shape.
+  const getSchema = cls.getSchema;
+  if (typeof getSchema !== 'function') {
+    fail(ContractErrorCode.GET_SCHEMA_MISSING, 'it has no static getSchema() function', 'add static getSchema() { return functionToolSchema(YourTool.ToolName, description, Args); }');
+    return { violations };
+  }
+  if (getSchema.length !== 0) {
+    fail(ContractErrorCode.GET_SCHEMA_HAS_PARAMETERS, `getSchema takes ${getSchema.length} parameter(s); it must take none`, 'remove the parameters: the schema must depend on nothing but the class');
+    return { violations };
+  }
+  let first: unknown;
+  let second: unknown;
+  try {
+    first = getSchema.call(cls);
+    second = getSchema.call(cls);
+  } catch (error) {
+    fail(ContractErrorCode.GET_SCHEMA_THREW, `getSchema() threw: ${error instanceof Error ? error.message : String(error)}`, 'make getSchema() return the schema without side effects');
+    return { violations };
+  }
+  shapeValidator ??= contractAjv().compile(FUNCTION_TOOL_SHAPE);
+  if (!shapeValidator(first)) {
+    const detail = formatSchemaErrors(shapeValidator.errors ?? [], 'schema');
+    fail(ContractErrorCode.SCHEMA_SHAPE_INVALID, `getSchema() does not return an OpenAI function-tool schema { type: 'function', name, description, parameters: { type: 'object', properties, required } }: ${detail}`, 'build it with functionToolSchema(ToolName, description, Args)');
+    return { violations };
+  }
+  const schema = toPlainJson(first) as FunctionToolSchema;
+  if (toolName !== undefined && schema.name !== toolName) {
+    fail(ContractErrorCode.SCHEMA_NAME_MISMATCH, `getSchema() names the tool "${schema.name}" but ToolName is "${toolName}"`, 'use ToolName as the schema name: functionToolSchema(YourTool.ToolName, ...)');
+  }
+  const canonicalSchema = canonicalJson(schema);
+  if (canonicalJson(toPlainJson(second)) !== canonicalSchema) {
+    fail(ContractErrorCode.SCHEMA_NOT_DETERMINISTIC, 'two calls of getSchema() gave different schemas; schemas must not contain timestamps, ids or random values (TUL-011 §4)', 'build the schema from constants only');
+  }
+  checkParameters(schema.parameters, fail);
+  if (violations.length > 0) return { violations };
+
+  const strictView = toStrictMode(schema.parameters);
+  const strictDeclared = typeof schema.strict === 'boolean';
+  const annotations = cls.ToolAnnotations as ToolAnnotations | undefined;
+  return {
+    violations,
+    tool: {
+      name: toolName!,
+      description: schema.description,
+      parameters: schema.parameters,
+      usageMetadata: usageMetadata as string,
+      canonicalSchema,
+      strict: strictDeclared ? schema.strict! : strictView.problems.length === 0,
+      strictDeclared,
+      strictView,
+      timeoutMs: timeoutMs as number | undefined,
+      annotations: annotations && typeof annotations === 'object' ? { ...annotations } : undefined,
+    },
+  };
+}
+
+function checkParameters(parameters: JsonSchema, fail: (code: ContractErrorCode, rule: string, fix: string) => void): void {
+  const ajv = contractAjv();
+  if (!ajv.validateSchema(parameters)) {
+    fail(ContractErrorCode.SCHEMA_PARAMETERS_INVALID, `parameters is not a valid JSON Schema: ${formatSchemaErrors(ajv.errors ?? [], 'parameters')}`, 'declare the parameters with TypeBox, e.g. Type.Object({ ... })');
+    return;
+  }
+  const strictProblems = findStrictSchemaProblems(parameters, 'parameters');
+  if (strictProblems.length > 0) {
+    fail(ContractErrorCode.SCHEMA_PARAMETERS_INVALID, `parameters breaks ajv's strict rules: ${strictProblems.join('; ')}`, 'remove unknown keywords and list in required only declared properties');
+  }
+  for (const [name, property] of Object.entries(parameters.properties as Record<string, JsonSchema>)) {
+    if (!declaresSimpleType(property)) {
+      fail(ContractErrorCode.SCHEMA_PROPERTY_TYPE_MISSING, `parameter '${name}' declares no simple JSON type (string, number, integer, boolean, object, array)`, `give it a type, e.g. Type.String({ description: '...' })`);
+    }
+    if (typeof property.description !== 'string' || property.description.trim() === '') {
+      fail(ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING, `parameter '${name}' has no description (TUL-011 §4)`, `add one: { description: 'What ${name} means to the tool.' }`);
+    }
+  }
+}
+
+/** A property declares a simple type itself, or every branch of its `anyOf`, or every value of its `enum`/`const` has one. */
+function declaresSimpleType(schema: JsonSchema): boolean {
+  const type = schema.type;
+  if (typeof type === 'string') return SIMPLE_TYPES.has(type) && type !== 'null';
+  if (Array.isArray(type)) return type.length > 0 && type.every((t) => SIMPLE_TYPES.has(t)) && type.some((t) => t !== 'null');
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).every((branch) => branch.type === 'null' || declaresSimpleType(branch));
+  if (Array.isArray(schema.enum)) return schema.enum.length > 0 && schema.enum.every((value) => value !== undefined && typeof value !== 'function');
+  return 'const' in schema;
+}
+
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const SUBSCHEMAS = new Set(['additionalProperties', 'items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'propertyNames']);
+
+/**
+ * What ajv's strict mode would refuse when compiling, found without compiling: compiling a validator
+ * costs about 0.5 ms per tool, so the registry defers it to the first call and checks the rules here.
+ */
+export function findStrictSchemaProblems(schema: unknown, path: string): string[] {
+  const problems: string[] = [];
+  const ajv = contractAjv();
+  const visit = (node: unknown, at: string) => {
+    if (typeof node === 'boolean') return;
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) {
+      problems.push(`${at} is not a schema`);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    for (const [keyword, value] of Object.entries(record)) {
+      if (ajv.getKeyword(keyword) === false && !keyword.startsWith('$')) problems.push(`${at}: unknown keyword '${keyword}'`);
+      if (SUBSCHEMA_MAPS.has(keyword) && value && typeof value === 'object') {
+        for (const [name, child] of Object.entries(value)) visit(child, `${at}.${name}`);
+      } else if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value)) {
+        value.forEach((child, index) => visit(child, `${at}.${keyword}[${index}]`));
+      } else if (SUBSCHEMAS.has(keyword)) {
+        if (Array.isArray(value)) value.forEach((child, index) => visit(child, `${at}.${keyword}[${index}]`));
+        else visit(value, `${at}.${keyword}`);
+      }
+    }
+    if (Array.isArray(record.required)) {
+      const declared = (record.properties ?? {}) as Record<string, unknown>;
+      for (const name of record.required) {
+        if (typeof name === 'string' && !(name in declared)) problems.push(`${at}: required '${name}' is not among its properties`);
+      }
+    }
+  };
+  visit(schema, path);
+  return problems;
+}
+
+function formatSchemaErrors(errors: readonly ErrorObject[], root: string): string {
+  return errors
+    .slice(0, 5)
+    .map((error) => `${root}${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` ('${String(error.params.additionalProperty)}')` : ''}`)
+    .join('; ');
+}
+
+/** Turns a name like `HelloWorld-Tool` into `hello_world_tool`. */
+export function suggestSnakeCase(name: string): string {
+  const snake = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^a-zA-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toLowerCase()
+    .replace(/_+/g, '_');
+  return (snake || 'my_tool').slice(0, TOOL_NAME_MAX_LENGTH).replace(/_+$/, '');
+}

@@ -1,0 +1,66 @@
+/**
+ * Every stable code Aptix puts on a contract violation or a failed call, kept in one place.
+ * Codes are API: callers and models branch on them, so a code is never renamed or reused.
+ */
+export const ContractErrorCode = {
+  NOT_A_CLASS: 'NOT_A_CLASS',
+  TOOL_NAME_MISSING: 'TOOL_NAME_MISSING',
+  TOOL_NAME_NOT_DATA_PROPERTY: 'TOOL_NAME_NOT_DATA_PROPERTY',
+  TOOL_NAME_INVALID: 'TOOL_NAME_INVALID',
+  TOOL_NAME_TOO_LONG: 'TOOL_NAME_TOO_LONG',
+  USAGE_METADATA_MISSING: 'USAGE_METADATA_MISSING',
+  EXECUTE_MISSING: 'EXECUTE_MISSING',
+  GET_SCHEMA_MISSING: 'GET_SCHEMA_MISSING',
+  GET_SCHEMA_HAS_PARAMETERS: 'GET_SCHEMA_HAS_PARAMETERS',
+  GET_SCHEMA_THREW: 'GET_SCHEMA_THREW',
+  SCHEMA_SHAPE_INVALID: 'SCHEMA_SHAPE_INVALID',
+  SCHEMA_NAME_MISMATCH: 'SCHEMA_NAME_MISMATCH',
+  SCHEMA_PARAMETERS_INVALID: 'SCHEMA_PARAMETERS_INVALID',
+  SCHEMA_PROPERTY_TYPE_MISSING: 'SCHEMA_PROPERTY_TYPE_MISSING',
+  SCHEMA_PROPERTY_DESCRIPTION_MISSING: 'SCHEMA_PROPERTY_DESCRIPTION_MISSING',
+  SCHEMA_NOT_DETERMINISTIC: 'SCHEMA_NOT_DETERMINISTIC',
+  TIMEOUT_INVALID: 'TIMEOUT_INVALID',
+  DUPLICATE_TOOL: 'DUPLICATE_TOOL',
+} as const;
+export type ContractErrorCode = (typeof ContractErrorCode)[keyof typeof ContractErrorCode];
+
+/** Codes on failed results produced by the executor itself (a tool adds its own, e.g. `DIVIDE_BY_ZERO`). */
+export const ExecutionErrorCode = {
+  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+  INVALID_ARGUMENTS: 'INVALID_ARGUMENTS',
+  TIMEOUT: 'TIMEOUT',
+  TOOL_EXCEPTION: 'TOOL_EXCEPTION',
+  TOOL_UNAVAILABLE: 'TOOL_UNAVAILABLE',
+  MALFORMED_RESULT: 'MALFORMED_RESULT',
+} as const;
+export type ExecutionErrorCode = (typeof ExecutionErrorCode)[keyof typeof ExecutionErrorCode];
+
+/** One broken rule of the tool contract, with the tool it concerns and how to fix it. */
+export interface ContractViolation {
+  readonly code: ContractErrorCode;
+  /** The tool's name when it could be read, otherwise the class name. */
+  readonly tool: string;
+  /** The whole message: the tool, the rule broken and how to fix it. */
+  readonly message: string;
+}
+
+/**
+ * Thrown by `AgentToolRegistry.registerTool` (and a host's start-up) when a tool breaks the contract.
+ * Registration is the one place Aptix throws: a malformed tool is a programmer error that must stop start-up.
+ */
+export class ToolContractError extends Error {
+  override readonly name = 'ToolContractError';
+  readonly code: ContractErrorCode;
+  readonly tool: string;
+  /** Every violation found; `code` and `message` are those of the first. */
+  readonly violations: readonly ContractViolation[];
+
+  constructor(violations: readonly [ContractViolation, ...ContractViolation[]], options?: { cause?: unknown }) {
+    const [first] = violations;
+    const more = violations.length > 1 ? `\n${violations.slice(1).map((v) => `  also: ${v.message}`).join('\n')}` : '';
+    super(first.message + more, options);
+    this.code = first.code;
+    this.tool = first.tool;
+    this.violations = violations;
+  }
+}

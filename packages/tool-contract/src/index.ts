@@ -1,0 +1,31 @@
+/**
+ * @aptix/tool-contract: the contract every Aptix tool satisfies, and the registry and executor that
+ * enforce it. Everything exported here is public API; the contract kit lives at `./testing`.
+ */
+export { InvokeResult, type InvokeError, type InvokeFailure, type InvokeSuccess } from './invoke-result.js';
+export type { AgentTool, AgentToolClass, AgentToolExecutionContext, AnyAgentToolClass, ToolAnnotations, ToolDependencies, ToolList } from './agent-tool.js';
+export { CapturingAdminLogger, createAdminLogger, silentAdminLogger, type AdminLogger, type CapturedLogEntry, type LogLevel, type LogPairs } from './admin-logger.js';
+export { ContractErrorCode, ExecutionErrorCode, ToolContractError, type ContractViolation } from './errors.js';
+export {
+  acceptsNull,
+  canonicalJson,
+  functionToolSchema,
+  toPlainJson,
+  toStrictMode,
+  type ChatFunctionDefinition,
+  type DefinitionByFormat,
+  type DefinitionFormat,
+  type FunctionToolSchema,
+  type JsonSchema,
+  type McpToolDefinition,
+  type ObjectSchemaLike,
+  type ParametersSchema,
+  type ResponsesFunctionDefinition,
+  type StrictModeView,
+} from './schema.js';
+export { missingUsageSections, usage, USAGE_SECTIONS } from './usage.js';
+export { decodeArguments, parseArgumentsJson, validateArguments, type ArgumentIssue, type DecodedArguments } from './arguments.js';
+export { inspectToolClass, suggestSnakeCase, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN, type InspectedTool } from './contract-rules.js';
+export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
+export { AgentToolRegistry, type AgentToolRegistryOptions, type RegisteredTool, type ToolListing } from './tool-registry.js';
+export { AgentToolExecutor, type AgentToolExecutorOptions, type ExecuteOptions, type ToolFactory } from './tool-executor.js';

@@ -1,0 +1,59 @@
+/** One error carried by a failed {@link InvokeResult}: a message a model or a person can act on, and an optional stable code. */
+export interface InvokeError {
+  readonly message: string;
+  readonly code?: string;
+}
+
+/** A successful call: `result` holds the value (for tools, a JSON string). */
+export interface InvokeSuccess<T> {
+  readonly successful: true;
+  readonly result: T;
+  readonly errors: readonly InvokeError[];
+}
+
+/** A failed call: no result, one or more errors. */
+export interface InvokeFailure {
+  readonly successful: false;
+  readonly result: null;
+  readonly errors: readonly InvokeError[];
+}
+
+/**
+ * The outcome of a tool call, `InvokeResult<string>` in the records: `{ successful, result, errors }`.
+ *
+ * It is a plain object recognised by its shape, never by `instanceof`, so results built by another copy
+ * or version of this package, or by a plain-JavaScript tool, are handled the same.
+ */
+export type InvokeResult<T> = InvokeSuccess<T> | InvokeFailure;
+
+const NO_ERRORS: readonly InvokeError[] = Object.freeze([]);
+
+export const InvokeResult = {
+  /**
+   * A successful result.
+   * @example InvokeResult.create(JSON.stringify({ message: 'Hello, Ada!' }))
+   */
+  create<T>(value: T): InvokeSuccess<T> {
+    return { successful: true, result: value, errors: NO_ERRORS };
+  },
+
+  /**
+   * A failed result with one error.
+   * @example InvokeResult.fromError("testing_calculator cannot divide by zero: 'b' must not be 0.", 'DIVIDE_BY_ZERO')
+   */
+  fromError(message: string, code?: string): InvokeFailure {
+    return { successful: false, result: null, errors: [code === undefined ? { message } : { message, code }] };
+  },
+
+  /** True when `value` has the shape of an InvokeResult, whoever built it. */
+  isInvokeResult(value: unknown): value is InvokeResult<unknown> {
+    if (typeof value !== 'object' || value === null) return false;
+    const candidate = value as { successful?: unknown; errors?: unknown };
+    return typeof candidate.successful === 'boolean' && (candidate.errors === undefined || Array.isArray(candidate.errors));
+  },
+
+  /** All error messages of a result, joined for display; empty for a successful result. */
+  errorMessage(result: InvokeResult<unknown>): string {
+    return result.errors.map((error) => error.message).join(' ');
+  },
+} as const;

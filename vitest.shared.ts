@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * One vitest base for every project. Workspace packages resolve to their TypeScript
+ * sources through the `@aptix/source` export condition, so tests never wait for a build.
+ */
+export const sharedConfig = defineConfig({
+  resolve: { conditions: ['@aptix/source', 'module', 'node', 'development|production'] },
+  ssr: { resolve: { conditions: ['@aptix/source', 'module', 'node', 'development|production'] } },
+  test: {
+    environment: 'node',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+});
