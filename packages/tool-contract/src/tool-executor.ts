@@ -70,6 +70,16 @@ export class AgentToolExecutor {
     const { signal } = options;
     if (signal?.aborted) return cancelledResult(name, context, 0);
 
+    // Tools built on TypedAgentTool parse and validate their own input (once); others are checked here
+    // first, so invalid arguments never cost building a tool.
+    const fastPath = typeof (entry.toolClass.prototype as Partial<FastPathTool>)[invokeTool] === 'function';
+    let input = args;
+    if (!fastPath) {
+      const decoded = decodeArguments<object>(name, entry.parameters, args);
+      if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
+      input = JSON.stringify(decoded.value);
+    }
+
     let tool: AgentTool;
     try {
       tool = this.#createTool(entry.toolClass, context);
@@ -81,13 +91,9 @@ export class AgentToolExecutor {
     let call: Promise<unknown>;
     const controller = new AbortController();
     try {
-      if (typeof (tool as Partial<FastPathTool>)[invokeTool] === 'function') {
-        call = (tool as unknown as FastPathTool)[invokeTool](args, context, controller.signal);
-      } else {
-        const decoded = decodeArguments<object>(name, entry.parameters, args);
-        if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
-        call = tool.execute(JSON.stringify(decoded.value), context, controller.signal);
-      }
+      call = fastPath
+        ? (tool as unknown as FastPathTool)[invokeTool](input, context, controller.signal)
+        : tool.execute(input as string, context, controller.signal);
     } catch (error) {
       return this.#exception(name, error, context);
     }
