@@ -71,3 +71,22 @@ export type AnyAgentToolClass = AgentToolClass<any>;
  * @example export const tools = [HelloWorldTool, CalculatorTool] as const satisfies ToolList;
  */
 export type ToolList = readonly AnyAgentToolClass[];
+
+/** What a host hands a tool package's `createDependencies`. */
+export interface ToolPackageHost {
+  readonly logger: AdminLogger;
+}
+
+/**
+ * The module shape of a tool package: its `tools`, and optionally the dependencies its tools need
+ * that the host does not provide, by constructor-parameter name. Tool packages never see the host's
+ * container: they return plain values, and the host registers them.
+ *
+ * @example
+ * export const tools = [WeatherTool] as const satisfies ToolList;
+ * export const createDependencies: ToolPackage['createDependencies'] = () => ({ weatherClient: new WeatherClient() });
+ */
+export interface ToolPackage {
+  readonly tools: ToolList;
+  readonly createDependencies?: (host: ToolPackageHost) => Record<string, unknown> | Promise<Record<string, unknown>>;
+}

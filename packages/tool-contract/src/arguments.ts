@@ -154,8 +154,12 @@ function describeError(error: ErrorObject, data: unknown, known: string): Argume
         path: toPath(`${base}/${String(params.additionalProperty)}`),
         problem: base === '' ? `is not an argument of this tool (its arguments: ${known || 'none'})` : 'is not an allowed property here',
       };
-    case 'type':
-      return { path: toPath(base), problem: `must be ${String(params.type)}, got ${describe(valueAt(data, base))}` };
+    case 'type': {
+      const value = valueAt(data, base);
+      // JSON has no Infinity or NaN; 1e400 parses to Infinity, which no number schema accepts.
+      if (typeof value === 'number' && !Number.isFinite(value)) return { path: toPath(base), problem: `must be a finite ${String(params.type)}, got ${String(value)}${Number.isNaN(value) ? '' : ' (is the number too large for JSON?)'}` };
+      return { path: toPath(base), problem: `must be ${String(params.type)}, got ${describe(value)}` };
+    }
     case 'enum':
       return { path: toPath(base), problem: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describe(valueAt(data, base))}` };
     case 'anyOf':

@@ -59,6 +59,11 @@ describe('AgentToolExecutor', () => {
     expect(error.message).toContain("'extra' is not an argument of this tool (its arguments: text, times)");
   });
 
+  it('says a number too large for JSON is not finite', async () => {
+    const { executor } = setup();
+    expect(failure(await executor.execute('test_echo', '{"text":"x","times":1e400}', context)).message).toContain("'times' must be a finite integer, got Infinity");
+  });
+
   it('reports bounds with the value received', async () => {
     const { executor } = setup();
     const error = failure(await executor.execute('test_echo', '{"text":"x","times":9}', context));

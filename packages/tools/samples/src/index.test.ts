@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { AgentToolExecutor, AgentToolRegistry, missingUsageSections } from '@aptix/tool-contract';
+import { CapturingAdminLogger } from '@aptix/tool-contract/testing';
+import * as entry from './index.js';
+import { CalculatorTool, DelayTool, FailureInjectionTool, HelloWorldTool, PingPongTool, tools } from './index.js';
+
+describe('@aptix/tool-samples entry', () => {
+  it('exports the five tool classes and the tools list, and nothing else', () => {
+    expect(Object.keys(entry).sort()).toEqual(['CalculatorTool', 'DelayTool', 'FailureInjectionTool', 'HelloWorldTool', 'PingPongTool', 'tools']);
+    expect(tools).toEqual([HelloWorldTool, PingPongTool, CalculatorTool, DelayTool, FailureInjectionTool]);
+  });
+
+  it('registers every tool in an AgentToolRegistry without a contract violation', () => {
+    const logger = new CapturingAdminLogger();
+    const registry = new AgentToolRegistry({ logger });
+    expect(() => registry.registerTools(tools)).not.toThrow();
+    expect(registry.names()).toEqual(['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection']);
+    expect(logger.entries).toEqual([]);
+  });
+
+  it('runs a tool registered from the list through the executor (the README example)', async () => {
+    const logger = new CapturingAdminLogger();
+    const registry = new AgentToolRegistry({ logger });
+    registry.registerTools(tools);
+    const executor = new AgentToolExecutor({ registry, logger });
+    const result = await executor.execute('testing_calculator', '{"operation":"divide","a":6,"b":3}', { sessionId: 's-1', conversationId: 'c-1' });
+    expect(result).toEqual({ successful: true, result: '{"value":2,"expression":"6 / 3 = 2","sessionId":"s-1","conversationId":"c-1"}', errors: [] });
+  });
+});
+
+describe.each(tools.map((tool) => [tool.ToolName, tool] as const))('%s', (name, tool) => {
+  const registered = new AgentToolRegistry().registerTool(tool);
+
+  it('is offered to OpenAI in strict mode: its schema needs no opt-out', () => {
+    expect(registered.strictView.problems).toEqual([]);
+    expect(registered.strict).toBe(true);
+  });
+
+  it('has usage metadata in the AGN-005 §7.2.2 format, titled with its name', () => {
+    expect(tool.ToolUsageMetadata.split('\n')[0]).toBe(`${name} — Usage Guide`);
+    expect(missingUsageSections(tool.ToolUsageMetadata)).toEqual([]);
+  });
+
+  it('explains every argument of its schema in its usage metadata (AGN-005 §7.2.3: kept in sync)', () => {
+    for (const argument of Object.keys(registered.parameters.properties as object)) {
+      expect(tool.ToolUsageMetadata).toMatch(new RegExp(`^- ${argument} \\((required|optional)\\):`, 'm'));
+    }
+  });
+});
+
+describe('usage metadata', () => {
+  it.each([
+    [HelloWorldTool.ToolName, HelloWorldTool, ['INVALID_ARGUMENTS']],
+    [PingPongTool.ToolName, PingPongTool, ['INVALID_ARGUMENTS']],
+    [CalculatorTool.ToolName, CalculatorTool, ['INVALID_ARGUMENTS', 'DIVIDE_BY_ZERO', 'NON_FINITE_RESULT']],
+    [DelayTool.ToolName, DelayTool, ['INVALID_ARGUMENTS', 'TIMEOUT']],
+    [FailureInjectionTool.ToolName, FailureInjectionTool, ['INVALID_ARGUMENTS', 'INTENTIONAL_FAILURE', 'TOOL_EXCEPTION', 'MALFORMED_RESULT']],
+  ] as const)('of %s documents every error code its tests see', (_name, tool, codes) => {
+    const documented = [...tool.ToolUsageMetadata.matchAll(/^- ([A-Z_]+):/gm)].map((match) => match[1]);
+    expect(documented.sort()).toEqual([...codes].sort());
+  });
+});
+
+describe('schemas', () => {
+  it('are stable: a change to any of them must be deliberate (update the snapshot)', () => {
+    expect(Object.fromEntries(tools.map((tool) => [tool.ToolName, tool.getSchema()]))).toMatchSnapshot();
+  });
+});
