@@ -1,6 +1,17 @@
 /**
  * @aptix/agent-sessions: the session manager interface and its types. Everything exported here is
- * public API. The stores are on subpaths, so a tool can import this entry without a database driver:
- * `@aptix/agent-sessions/sqlite` and `@aptix/agent-sessions/postgres`.
+ * public API. This entry loads no database driver, so a tool can import it freely: the stores are on
+ * the `./sqlite` and `./postgres` subpaths, and `./open` picks one by URL, loading its driver only then.
  */
-export type { AgentSession, AgentSessionManager, CreateSessionInput, ModeChange, ModeDirectory, SetSessionModeOptions, SetSessionModeResult } from './types.js';
+export type {
+  AgentSession,
+  AgentSessionManager,
+  AgentSessionStore,
+  CreateSessionInput,
+  ModeChange,
+  ModeDirectory,
+  SessionStoreLogger,
+  SetSessionModeOptions,
+  SetSessionModeResult,
+} from './types.js';
+export { SessionStoreError, SessionStoreErrorCode } from './errors.js';

@@ -61,3 +61,39 @@ export interface ModeDirectory {
   /** The key of the default mode. */
   defaultModeKey(signal?: AbortSignal): Promise<string>;
 }
+
+/**
+ * Everything the host and the agent loop need of persisted sessions: the tools' {@link AgentSessionManager},
+ * plus the link from MCP transport sessions to agent sessions and the stored conversation. Implemented by
+ * the SQLite (`./sqlite`) and PostgreSQL (`./postgres`) stores; `openSessionStore` (`./open`) picks one by URL.
+ */
+export interface AgentSessionStore extends AgentSessionManager {
+  /**
+   * Links an MCP transport session to an agent session, replacing any earlier link of that MCP session
+   * (after a branch the same transport continues in the new session). Throws a `SessionStoreError`
+   * `SESSION_NOT_FOUND` when the agent session does not exist.
+   */
+  bindMcpSession(mcpSessionId: string, agentSessionId: string): Promise<void>;
+  /** The agent session an MCP transport session is bound to, or `undefined` when it is not bound. */
+  getMcpBinding(mcpSessionId: string): Promise<string | undefined>;
+  /**
+   * Appends JSON items to a session's conversation, all or none, after every item appended before.
+   * What is read back is `JSON.parse(JSON.stringify(item))`. Throws a `SessionStoreError`
+   * (`SESSION_NOT_FOUND`, or `INVALID_ARGUMENT` for an item JSON cannot represent).
+   */
+  appendConversationItems(sessionId: string, items: readonly unknown[]): Promise<void>;
+  /** The session's conversation items in the order they were appended; `[]` for an unknown session. */
+  listConversationItems(sessionId: string): Promise<unknown[]>;
+  /** Releases the database (closes the file, or ends the pool the store created). Idempotent; later calls throw `STORE_CLOSED`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Where a store reports what it did (migrations applied) and what went wrong out of band (an idle
+ * PostgreSQL connection dropped). A pino logger and `console` both fit.
+ */
+export interface SessionStoreLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}

@@ -1,0 +1,31 @@
+/**
+ * Every stable code a session store puts on an error or a refusal, kept in one place. Codes are API:
+ * hosts branch on them, so a code is never renamed or reused. `UNKNOWN_MODE` and `SESSION_NOT_FOUND`
+ * are also the codes of a refused `setSessionMode` (a result, not an exception).
+ */
+export const SessionStoreErrorCode = {
+  UNKNOWN_MODE: 'UNKNOWN_MODE',
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  INVALID_ARGUMENT: 'INVALID_ARGUMENT',
+  CATALOG_INCONSISTENT: 'CATALOG_INCONSISTENT',
+  SCHEMA_TOO_NEW: 'SCHEMA_TOO_NEW',
+  UNSUPPORTED_URL: 'UNSUPPORTED_URL',
+  DRIVER_MISSING: 'DRIVER_MISSING',
+  STORE_CLOSED: 'STORE_CLOSED',
+} as const;
+export type SessionStoreErrorCode = (typeof SessionStoreErrorCode)[keyof typeof SessionStoreErrorCode];
+
+/**
+ * Thrown by the stores for programmer and configuration errors: an unknown mode or parent at
+ * `createSession` (a host call, not a tool call), a database written by a newer version, a bad URL.
+ * A tool's refused mode change is never thrown: `setSessionMode` returns it.
+ */
+export class SessionStoreError extends Error {
+  override readonly name = 'SessionStoreError';
+  readonly code: SessionStoreErrorCode;
+
+  constructor(code: SessionStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

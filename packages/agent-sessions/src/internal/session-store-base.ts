@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { SessionStoreError } from '../errors.js';
+import type { AgentSession, AgentSessionStore, CreateSessionInput, ModeChange, ModeDirectory, SessionStoreLogger, SetSessionModeOptions, SetSessionModeResult } from '../types.js';
+
+/** A session row about to be written. */
+export interface NewSession {
+  readonly id: string;
+  readonly mode: string;
+  readonly org: string | null;
+  readonly user: string | null;
+  readonly parentId: string | null;
+}
+
+/** A mode change about to be committed; the store reads `fromMode` under its lock. */
+export interface PendingModeChange {
+  readonly sessionId: string;
+  readonly toMode: string;
+  readonly reason: string;
+  readonly branch: boolean;
+  readonly org: string | null;
+  readonly user: string | null;
+}
+
+export const silentLogger: SessionStoreLogger = Object.freeze({ info() {}, warn() {}, error() {} });
+
+/** The refusal text the model reads: the mode it asked for and every key it may use instead. */
+export function unknownModeMessage(mode: string, keys: readonly string[]): string {
+  const valid = keys.length > 0 ? keys.join(', ') : '(none: the mode catalog is empty)';
+  return `Unknown mode "${mode}". Valid mode keys: ${valid}. The session's mode was not changed.`;
+}
+
+export function sessionNotFoundMessage(sessionId: string): string {
+  return `Session "${sessionId}" does not exist, so its mode was not changed.`;
+}
+
+function requireId(what: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new SessionStoreError('INVALID_ARGUMENT', `${what} must be a non-empty string; got ${JSON.stringify(value) ?? String(value)}.`);
+  }
+  return value;
+}
+
+function optionalText(what: string, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new SessionStoreError('INVALID_ARGUMENT', `${what} must be a string, null or undefined; got ${typeof value}.`);
+  return value;
+}
+
+/** Each item as JSON text, or an error naming the first item JSON cannot represent. */
+function serializeItems(items: readonly unknown[]): string[] {
+  if (!Array.isArray(items)) throw new SessionStoreError('INVALID_ARGUMENT', `Conversation items must be an array; got ${typeof items}.`);
+  const fix = 'Pass plain JSON values: objects, arrays, strings, finite numbers, booleans and null.';
+  return items.map((item, index) => {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(item);
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new SessionStoreError('INVALID_ARGUMENT', `Conversation item ${index} cannot be stored as JSON (${reason}); nothing was appended. ${fix}`, { cause });
+    }
+    if (json === undefined) {
+      throw new SessionStoreError('INVALID_ARGUMENT', `Conversation item ${index} is ${typeof item}, which JSON cannot represent; nothing was appended. ${fix}`);
+    }
+    return json;
+  });
+}
+
+/**
+ * What both stores share: the catalog checks, the refusals, the argument checks and the closed state.
+ * A store supplies the storage operations; each mode change it commits is one transaction that reads
+ * the current mode under a write lock on the session, appends the history row and updates the session.
+ */
+export abstract class SessionStoreBase implements AgentSessionStore {
+  #closed = false;
+
+  protected constructor(
+    protected readonly modes: ModeDirectory,
+    /** Names the database in error messages, e.g. `SQLite database /srv/.aptix/aptix.db`. */
+    protected readonly location: string,
+  ) {}
+
+  async createSession(input: CreateSessionInput = {}): Promise<AgentSession> {
+    this.#assertOpen();
+    const keys = await this.modes.modeKeys();
+    let mode = input.mode;
+    if (mode === undefined) {
+      mode = await this.modes.defaultModeKey();
+      if (!keys.includes(mode)) {
+        throw new SessionStoreError('CATALOG_INCONSISTENT', `The mode catalog's default mode "${mode}" is not one of its mode keys (${keys.join(', ')}); fix the catalog.`);
+      }
+    } else if (!keys.includes(mode)) {
+      throw new SessionStoreError('UNKNOWN_MODE', `Cannot create a session in unknown mode "${mode}". Valid mode keys: ${keys.join(', ')}; or omit mode to use the catalog's default.`);
+    }
+    const parentId = input.parentId === undefined || input.parentId === null ? null : requireId('parentId', input.parentId);
+    return this.insertSession({ id: randomUUID(), mode, org: optionalText('org', input.org), user: optionalText('user', input.user), parentId });
+  }
+
+  async getSession(id: string): Promise<AgentSession | undefined> {
+    this.#assertOpen();
+    if (typeof id !== 'string' || id === '') return undefined;
+    return this.readSession(id);
+  }
+
+  async setSessionMode(
+    sessionId: string,
+    mode: string,
+    reason: string,
+    org: string | null | undefined,
+    user: string | null | undefined,
+    options: SetSessionModeOptions = {},
+  ): Promise<SetSessionModeResult> {
+    this.#assertOpen();
+    if (typeof reason !== 'string') throw new SessionStoreError('INVALID_ARGUMENT', `reason must be a string; got ${typeof reason}.`);
+    const branch = options.branch ?? false;
+    if (typeof branch !== 'boolean') throw new SessionStoreError('INVALID_ARGUMENT', `options.branch must be a boolean; got ${typeof branch}.`);
+    const keys = await this.modes.modeKeys();
+    if (typeof mode !== 'string' || !keys.includes(mode)) {
+      return { applied: false, code: 'UNKNOWN_MODE', message: unknownModeMessage(String(mode), keys) };
+    }
+    if (typeof sessionId !== 'string' || sessionId === '') {
+      return { applied: false, code: 'SESSION_NOT_FOUND', message: sessionNotFoundMessage(String(sessionId)) };
+    }
+    const pending = { sessionId, toMode: mode, reason, branch, org: optionalText('org', org), user: optionalText('user', user) };
+    const committed = await this.commitModeChange(pending);
+    if (committed === undefined) return { applied: false, code: 'SESSION_NOT_FOUND', message: sessionNotFoundMessage(sessionId) };
+    return { applied: true, session: committed.session, change: committed.change };
+  }
+
+  async bindMcpSession(mcpSessionId: string, agentSessionId: string): Promise<void> {
+    this.#assertOpen();
+    await this.writeMcpBinding(requireId('mcpSessionId', mcpSessionId), requireId('agentSessionId', agentSessionId));
+  }
+
+  async getMcpBinding(mcpSessionId: string): Promise<string | undefined> {
+    this.#assertOpen();
+    return this.readMcpBinding(requireId('mcpSessionId', mcpSessionId));
+  }
+
+  async appendConversationItems(sessionId: string, items: readonly unknown[]): Promise<void> {
+    this.#assertOpen();
+    const id = requireId('sessionId', sessionId);
+    await this.insertConversationItems(id, serializeItems(items));
+  }
+
+  async listConversationItems(sessionId: string): Promise<unknown[]> {
+    this.#assertOpen();
+    if (typeof sessionId !== 'string' || sessionId === '') return [];
+    return this.readConversationItems(sessionId);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.release();
+  }
+
+  /** The error for a parent or bound session that does not exist. */
+  protected sessionNotFound(what: string, sessionId: string, cause?: unknown): SessionStoreError {
+    return new SessionStoreError('SESSION_NOT_FOUND', `${what} "${sessionId}" does not exist in the ${this.location}; create it with createSession first.`, { cause });
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new SessionStoreError('STORE_CLOSED', `The session store on the ${this.location} is closed; open a new one (openSessionStore) to use it again.`);
+  }
+
+  /** Writes a new session; throws {@link sessionNotFound} when `parentId` names no session. */
+  protected abstract insertSession(session: NewSession): Promise<AgentSession>;
+  /** One consistent snapshot of the session and its history, oldest change first. */
+  protected abstract readSession(id: string): Promise<AgentSession | undefined>;
+  /** One transaction; `undefined` (and nothing written) when the session does not exist. */
+  protected abstract commitModeChange(change: PendingModeChange): Promise<{ session: AgentSession; change: ModeChange } | undefined>;
+  /** Upserts the binding; throws {@link sessionNotFound} when the agent session does not exist. */
+  protected abstract writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void>;
+  protected abstract readMcpBinding(mcpSessionId: string): Promise<string | undefined>;
+  /** One transaction, after every item already stored; throws {@link sessionNotFound} for an unknown session. */
+  protected abstract insertConversationItems(sessionId: string, items: readonly string[]): Promise<void>;
+  protected abstract readConversationItems(sessionId: string): Promise<unknown[]>;
+  /** Frees the database resources; called once. */
+  protected abstract release(): Promise<void>;
+}

@@ -1,0 +1,278 @@
+/**
+ * @aptix/agent-sessions/postgres: the session store over a `pg` pool, for several hosts sharing
+ * sessions. Everything exported here is public API.
+ */
+import { createHash } from 'node:crypto';
+import { Pool, escapeIdentifier, type PoolClient, type QueryResultRow } from 'pg';
+import { SessionStoreError } from '../errors.js';
+import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
+import { SessionStoreBase, silentLogger, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
+import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLogger } from '../types.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+
+export interface PostgresSessionStoreOptions {
+  /** `postgres://user:password@host:5432/database`; the store creates a pool and ends it on `close()`. Give this or `pool`. */
+  readonly connectionString?: string;
+  /** A pool the caller owns: the store runs its queries on it and leaves it open on `close()`. Give this or `connectionString`. */
+  readonly pool?: Pool;
+  /**
+   * The schema that holds the tables, created at start-up when missing. Default `public`. Every
+   * table name is qualified with it, so a shared pool's `search_path` does not matter.
+   */
+  readonly schema?: string;
+  /** The catalog: which modes exist and which one new sessions start in. */
+  readonly modes: ModeDirectory;
+  readonly logger?: SessionStoreLogger;
+  /** Connections in the pool the store creates (pg's `max`). Default 10. */
+  readonly poolSize?: number;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const FOREIGN_KEY_VIOLATION = '23503';
+
+interface SessionJoinRow extends QueryResultRow {
+  id: string;
+  mode: string;
+  org_id: string | null;
+  user_id: string | null;
+  parent_id: string | null;
+  created_at: Date;
+  from_mode: string | null;
+  to_mode: string | null;
+  reason: string | null;
+  branch: boolean | null;
+  change_org_id: string | null;
+  change_user_id: string | null;
+  changed_at: Date | null;
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION;
+}
+
+/** Session rows joined to their history, read by one statement so they share one snapshot. */
+function toSession(rows: readonly SessionJoinRow[]): AgentSession | undefined {
+  const [first] = rows;
+  if (first === undefined) return undefined;
+  const history: ModeChange[] = [];
+  for (const row of rows) {
+    if (row.to_mode === null || row.from_mode === null || row.changed_at === null) continue;
+    history.push({
+      fromMode: row.from_mode,
+      toMode: row.to_mode,
+      reason: row.reason ?? '',
+      branch: row.branch === true,
+      org: row.change_org_id,
+      user: row.change_user_id,
+      at: row.changed_at.toISOString(),
+    });
+  }
+  return { id: first.id, mode: first.mode, org: first.org_id, user: first.user_id, parentId: first.parent_id, createdAt: first.created_at.toISOString(), history };
+}
+
+/** A 64-bit advisory-lock key of its own per schema, so stores in other schemas never wait on it. */
+function migrationLockKey(schema: string): string {
+  return createHash('sha256').update(`@aptix/agent-sessions:migrations:${schema}`).digest().readBigInt64BE(0).toString();
+}
+
+/**
+ * The PostgreSQL session store. A mode change locks the session row (`SELECT … FOR UPDATE`), so changes
+ * to one session from any number of connections, processes or hosts run one after another: each reads
+ * the mode the previous one committed, and the history sequence follows commit order.
+ */
+export class PostgresSessionStore extends SessionStoreBase {
+  /** The schema holding the tables. */
+  readonly schema: string;
+  /** The schema version of the database after start-up migrations. */
+  readonly schemaVersion: number;
+  readonly #pool: Pool;
+  readonly #ownsPool: boolean;
+  readonly #onPoolError: ((error: Error) => void) | undefined;
+  readonly #t: { sessions: string; changes: string; bindings: string; items: string };
+
+  private constructor(modes: ModeDirectory, init: { pool: Pool; ownsPool: boolean; onPoolError: ((error: Error) => void) | undefined; schema: string; schemaVersion: number }) {
+    super(modes, `PostgreSQL schema "${init.schema}"`);
+    this.schema = init.schema;
+    this.schemaVersion = init.schemaVersion;
+    this.#pool = init.pool;
+    this.#ownsPool = init.ownsPool;
+    this.#onPoolError = init.onPoolError;
+    const s = escapeIdentifier(init.schema);
+    this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
+  }
+
+  /** Use {@link openPostgresSessionStore}. */
+  static async open(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
+    const schema = options.schema ?? 'public';
+    if (!SCHEMA_NAME.test(schema)) {
+      throw new SessionStoreError('INVALID_ARGUMENT', `PostgreSQL schema name ${JSON.stringify(schema)} is not supported; use letters, digits and underscores (at most 63, not starting with a digit).`);
+    }
+    if ((options.pool === undefined) === (options.connectionString === undefined)) {
+      throw new SessionStoreError('INVALID_ARGUMENT', 'openPostgresSessionStore needs exactly one of connectionString (the store creates and ends its pool) or pool (yours, left open).');
+    }
+    const logger = options.logger ?? silentLogger;
+    const ownsPool = options.pool === undefined;
+    const pool = options.pool ?? new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10, application_name: 'aptix-agent-sessions' });
+    // An idle client's error is emitted on the pool; unhandled, it would crash the host.
+    const onPoolError = ownsPool
+      ? (error: Error) => logger.error({ store: 'postgres', schema, err: error }, 'An idle PostgreSQL connection of the session store failed; the pool replaces it.')
+      : undefined;
+    if (onPoolError) pool.on('error', onPoolError);
+    try {
+      const schemaVersion = await migrate(pool, schema, logger);
+      return new PostgresSessionStore(options.modes, { pool, ownsPool, onPoolError, schema, schemaVersion });
+    } catch (error) {
+      if (ownsPool) await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  #sessionQuery(): string {
+    return (
+      `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.created_at, ` +
+      `h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at ` +
+      `FROM ${this.#t.sessions} s LEFT JOIN ${this.#t.changes} h ON h.session_id = s.id WHERE s.id = $1 ORDER BY h.seq`
+    );
+  }
+
+  protected async insertSession(session: NewSession): Promise<AgentSession> {
+    try {
+      const { rows } = await this.#pool.query<{ created_at: Date }>(
+        `INSERT INTO ${this.#t.sessions} (id, mode, org_id, user_id, parent_id) VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
+        [session.id, session.mode, session.org, session.user, session.parentId],
+      );
+      return { ...session, createdAt: rows[0]!.created_at.toISOString(), history: [] };
+    } catch (error) {
+      if (isForeignKeyViolation(error) && session.parentId !== null) throw this.sessionNotFound('Parent session', session.parentId, error);
+      throw error;
+    }
+  }
+
+  protected async readSession(id: string): Promise<AgentSession | undefined> {
+    const { rows } = await this.#pool.query<SessionJoinRow>(this.#sessionQuery(), [id]);
+    return toSession(rows);
+  }
+
+  protected async commitModeChange(pending: PendingModeChange): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
+    return transaction(this.#pool, async (client) => {
+      const locked = await client.query<{ mode: string }>(`SELECT mode FROM ${this.#t.sessions} WHERE id = $1 FOR UPDATE`, [pending.sessionId]);
+      const current = locked.rows[0];
+      if (current === undefined) return undefined;
+      const inserted = await client.query<{ changed_at: Date }>(
+        `INSERT INTO ${this.#t.changes} (session_id, from_mode, to_mode, reason, branch, org_id, user_id) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING changed_at`,
+        [pending.sessionId, current.mode, pending.toMode, pending.reason, pending.branch, pending.org, pending.user],
+      );
+      const changedAt = inserted.rows[0]!.changed_at;
+      await client.query(`UPDATE ${this.#t.sessions} SET mode = $1, updated_at = $2 WHERE id = $3`, [pending.toMode, changedAt, pending.sessionId]);
+      const session = toSession((await client.query<SessionJoinRow>(this.#sessionQuery(), [pending.sessionId])).rows);
+      if (session === undefined) throw new Error(`Session ${pending.sessionId} vanished inside its own mode-change transaction.`);
+      const change: ModeChange = { fromMode: current.mode, toMode: pending.toMode, reason: pending.reason, branch: pending.branch, org: pending.org, user: pending.user, at: changedAt.toISOString() };
+      return { session, change };
+    });
+  }
+
+  protected async writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void> {
+    try {
+      await this.#pool.query(
+        `INSERT INTO ${this.#t.bindings} (mcp_session_id, agent_session_id) VALUES ($1, $2) ` +
+          `ON CONFLICT (mcp_session_id) DO UPDATE SET agent_session_id = excluded.agent_session_id, bound_at = clock_timestamp()`,
+        [mcpSessionId, agentSessionId],
+      );
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw this.sessionNotFound('Agent session', agentSessionId, error);
+      throw error;
+    }
+  }
+
+  protected async readMcpBinding(mcpSessionId: string): Promise<string | undefined> {
+    const { rows } = await this.#pool.query<{ agent_session_id: string }>(`SELECT agent_session_id FROM ${this.#t.bindings} WHERE mcp_session_id = $1`, [mcpSessionId]);
+    return rows[0]?.agent_session_id;
+  }
+
+  protected async insertConversationItems(sessionId: string, items: readonly string[]): Promise<void> {
+    await transaction(this.#pool, async (client) => {
+      // The session's row lock orders concurrent appends, so positions never collide.
+      const locked = await client.query(`SELECT 1 FROM ${this.#t.sessions} WHERE id = $1 FOR UPDATE`, [sessionId]);
+      if (locked.rowCount === 0) throw this.sessionNotFound('Session', sessionId);
+      if (items.length === 0) return;
+      await client.query(
+        `INSERT INTO ${this.#t.items} (session_id, position, item) ` +
+          `SELECT $1, last.position + e.ordinality, e.value ` +
+          `FROM (SELECT coalesce(max(position), 0) AS position FROM ${this.#t.items} WHERE session_id = $1) last, ` +
+          `json_array_elements($2::json) WITH ORDINALITY AS e(value, ordinality)`,
+        [sessionId, `[${items.join(',')}]`],
+      );
+    });
+  }
+
+  protected async readConversationItems(sessionId: string): Promise<unknown[]> {
+    const { rows } = await this.#pool.query<{ item: unknown }>(`SELECT item FROM ${this.#t.items} WHERE session_id = $1 ORDER BY position`, [sessionId]);
+    return rows.map((row) => row.item);
+  }
+
+  protected async release(): Promise<void> {
+    if (this.#onPoolError) this.#pool.off('error', this.#onPoolError);
+    if (this.#ownsPool) await this.#pool.end();
+  }
+}
+
+/** Runs `work` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when it throws. */
+async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackError) {
+      // The connection is unusable: let the pool discard it rather than hand it out again.
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * Applies pending migrations in one transaction that first takes a transaction-scoped advisory lock
+ * for the schema, so hosts starting at once run them one after another: the first migrates, the others
+ * then find the versions it recorded. DDL is transactional in PostgreSQL: a failed step leaves nothing.
+ */
+async function migrate(pool: Pool, schema: string, logger: SessionStoreLogger): Promise<number> {
+  const s = escapeIdentifier(schema);
+  return transaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [migrationLockKey(schema)]);
+    // Checked first: CREATE SCHEMA IF NOT EXISTS still demands the CREATE privilege on the database.
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.${MIGRATIONS_TABLE} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`,
+    );
+    const applied = (await client.query<{ version: number }>(`SELECT version FROM ${s}.${MIGRATIONS_TABLE} ORDER BY version`)).rows.map((row) => row.version);
+    const pending = pendingMigrations(`PostgreSQL schema "${schema}"`, applied, POSTGRES_MIGRATIONS);
+    for (const migration of pending) {
+      await client.query(migration.sql(s));
+      await client.query(`INSERT INTO ${s}.${MIGRATIONS_TABLE} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+    }
+    if (pending.length > 0) {
+      logger.info({ store: 'postgres', schema, applied: pending.map((m) => m.version) }, `Migrated the session database to schema version ${pending.at(-1)?.version}.`);
+    }
+    return Math.max(0, ...applied, ...pending.map((m) => m.version));
+  });
+}
+
+/**
+ * Connects to PostgreSQL, creates the schema when missing and applies pending schema migrations.
+ * @example
+ * const store = await openPostgresSessionStore({ connectionString: process.env.DATABASE_URL, modes: catalog });
+ * const result = await store.setSessionMode(sessionId, 'ddr_authoring', 'The user asked for a DDR.', org, user, { branch: false });
+ * await store.close();
+ */
+export function openPostgresSessionStore(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
+  return PostgresSessionStore.open(options);
+}

@@ -1,0 +1,62 @@
+import { assertMigrationSequence, type Migration } from '../internal/migrations.js';
+
+export interface PostgresMigration extends Migration {
+  /** The step's SQL, given the quoted schema that holds the tables (e.g. `"public"`). */
+  readonly sql: (schema: string) => string;
+}
+
+/**
+ * The PostgreSQL schema, step by step. Released steps are frozen: change the schema by adding a step.
+ * Times come from `clock_timestamp()`, read after the row lock was granted, not `now()` (the start of the
+ * transaction), so a history row's time never precedes the commit of the change before it.
+ */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'sessions and mode history',
+    sql: (s) => `
+      CREATE TABLE ${s}.agent_sessions (
+        id text PRIMARY KEY,
+        mode text NOT NULL,
+        org_id text,
+        user_id text,
+        parent_id text REFERENCES ${s}.agent_sessions (id),
+        created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+      );
+      CREATE INDEX agent_sessions_parent_id ON ${s}.agent_sessions (parent_id);
+      CREATE TABLE ${s}.agent_session_mode_changes (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        session_id text NOT NULL REFERENCES ${s}.agent_sessions (id) ON DELETE CASCADE,
+        from_mode text NOT NULL,
+        to_mode text NOT NULL,
+        reason text NOT NULL,
+        branch boolean NOT NULL,
+        org_id text,
+        user_id text,
+        changed_at timestamptz NOT NULL DEFAULT clock_timestamp()
+      );
+      CREATE INDEX agent_session_mode_changes_session_seq ON ${s}.agent_session_mode_changes (session_id, seq);
+    `,
+  },
+  {
+    version: 2,
+    name: 'MCP session bindings and conversation items',
+    sql: (s) => `
+      CREATE TABLE ${s}.agent_mcp_session_bindings (
+        mcp_session_id text PRIMARY KEY,
+        agent_session_id text NOT NULL REFERENCES ${s}.agent_sessions (id) ON DELETE CASCADE,
+        bound_at timestamptz NOT NULL DEFAULT clock_timestamp()
+      );
+      CREATE INDEX agent_mcp_session_bindings_agent_session ON ${s}.agent_mcp_session_bindings (agent_session_id);
+      CREATE TABLE ${s}.agent_conversation_items (
+        session_id text NOT NULL REFERENCES ${s}.agent_sessions (id) ON DELETE CASCADE,
+        position bigint NOT NULL,
+        item json NOT NULL,
+        appended_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (session_id, position)
+      );
+    `,
+  },
+];
+assertMigrationSequence('PostgreSQL', POSTGRES_MIGRATIONS);

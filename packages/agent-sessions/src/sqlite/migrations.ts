@@ -1,0 +1,60 @@
+import { assertMigrationSequence, type Migration } from '../internal/migrations.js';
+
+export interface SqliteMigration extends Migration {
+  readonly sql: string;
+}
+
+/**
+ * The SQLite schema, step by step. Released steps are frozen (a database at version 1 in the field
+ * must reach the same schema as a fresh one): change the schema by adding a step.
+ */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    name: 'sessions and mode history',
+    sql: `
+      CREATE TABLE agent_sessions (
+        id TEXT PRIMARY KEY NOT NULL,
+        mode TEXT NOT NULL,
+        org_id TEXT,
+        user_id TEXT,
+        parent_id TEXT REFERENCES agent_sessions (id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX agent_sessions_parent_id ON agent_sessions (parent_id);
+      CREATE TABLE agent_session_mode_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES agent_sessions (id) ON DELETE CASCADE,
+        from_mode TEXT NOT NULL,
+        to_mode TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        branch INTEGER NOT NULL CHECK (branch IN (0, 1)),
+        org_id TEXT,
+        user_id TEXT,
+        changed_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX agent_session_mode_changes_session_seq ON agent_session_mode_changes (session_id, seq);
+    `,
+  },
+  {
+    version: 2,
+    name: 'MCP session bindings and conversation items',
+    sql: `
+      CREATE TABLE agent_mcp_session_bindings (
+        mcp_session_id TEXT PRIMARY KEY NOT NULL,
+        agent_session_id TEXT NOT NULL REFERENCES agent_sessions (id) ON DELETE CASCADE,
+        bound_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX agent_mcp_session_bindings_agent_session ON agent_mcp_session_bindings (agent_session_id);
+      CREATE TABLE agent_conversation_items (
+        session_id TEXT NOT NULL REFERENCES agent_sessions (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        item TEXT NOT NULL CHECK (json_valid(item)),
+        appended_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, position)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
+];
+assertMigrationSequence('SQLite', SQLITE_MIGRATIONS);

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { Client, Pool, escapeIdentifier } from 'pg';
+import { describe, expect, it } from 'vitest';
+import { openSessionStore } from '../src/open.js';
+import { openPostgresSessionStore, PostgresSessionStore } from '../src/postgres/index.js';
+import { fixedModes } from './fixtures/modes.js';
+import { writePostgresVersion1 } from './fixtures/postgres-version1.js';
+import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
+
+const url = process.env.APTIX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The URL for messages, without its password. */
+const shownUrl = url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/, '$1***@');
+const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase());
+
+/** Why PostgreSQL cannot be used, or undefined when it can. */
+async function unreachableBecause(): Promise<string | undefined> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message || error.name : String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const unreachable = await unreachableBecause();
+const runId = `aptix_test_${process.pid}_${randomBytes(3).toString('hex')}`;
+
+/** Each database is a fresh schema in the test database, dropped when the suite ends. */
+function createHarness(): SessionStoreHarness {
+  const admin = new Pool({ connectionString: url, max: 2 });
+  const schemas: string[] = [];
+  return {
+    async createDatabase(): Promise<TestDatabase> {
+      const schema = `${runId}_${schemas.length + 1}`;
+      schemas.push(schema);
+      const s = escapeIdentifier(schema);
+      return {
+        url,
+        options: { postgres: { schema } },
+        async writeVersion1(fixture) {
+          const client = await admin.connect();
+          try {
+            await writePostgresVersion1(client, s, fixture);
+          } finally {
+            client.release();
+          }
+        },
+        async appliedMigrations() {
+          const { rows } = await admin.query<{ version: number }>(`SELECT version FROM ${s}.agent_sessions_schema_migrations ORDER BY version`);
+          return rows.map((row) => row.version);
+        },
+        async recordMigration(version, name) {
+          await admin.query(`INSERT INTO ${s}.agent_sessions_schema_migrations (version, name) VALUES ($1, $2)`, [version, name]);
+        },
+      };
+    },
+    async dispose() {
+      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+if (unreachable === undefined) {
+  describeSessionStore('PostgreSQL session store', createHarness());
+
+  describe('PostgreSQL specifics', () => {
+    it('runs on a pool the caller owns and leaves it open on close', async () => {
+      const pool = new Pool({ connectionString: url, max: 2 });
+      const schema = `${runId}_own_pool`;
+      try {
+        const store = await openPostgresSessionStore({ pool, schema, modes: fixedModes() });
+        expect(store.schema).toBe(schema);
+        expect(store.schemaVersion).toBe(2);
+        const session = await store.createSession({});
+        await store.close();
+        expect(pool.ended).toBe(false);
+        const { rows } = await pool.query<{ mode: string }>(`SELECT mode FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1`, [session.id]);
+        expect(rows).toEqual([{ mode: 'general_chat' }]);
+      } finally {
+        await pool.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
+        await pool.end();
+      }
+    });
+
+    it('is what openSessionStore returns for postgres:// and postgresql:// URLs', async () => {
+      const schema = `${runId}_by_url`;
+      const stores = [
+        await openSessionStore(url, { modes: fixedModes(), postgres: { schema } }),
+        await openSessionStore(url.replace(/^postgres:\/\//, 'postgresql://'), { modes: fixedModes(), postgres: { schema, poolSize: 2 } }),
+      ];
+      try {
+        for (const store of stores) expect(store).toBeInstanceOf(PostgresSessionStore);
+        const session = await stores[0]!.createSession({});
+        expect(await stores[1]!.getSession(session.id)).toEqual(session);
+      } finally {
+        await Promise.all(stores.map((store) => store.close()));
+        const pool = new Pool({ connectionString: url, max: 1 });
+        await pool.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
+        await pool.end();
+      }
+    });
+
+    it('refuses a schema name it would have to guess how to quote, and a missing or doubled connection', async () => {
+      await expect(openPostgresSessionStore({ connectionString: url, schema: 'bad-name; DROP', modes: fixedModes() })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('"bad-name; DROP"'),
+      });
+      await expect(openPostgresSessionStore({ modes: fixedModes() })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('exactly one of connectionString') });
+      const pool = new Pool({ connectionString: url, max: 1 });
+      try {
+        await expect(openPostgresSessionStore({ pool, connectionString: url, modes: fixedModes() })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      } finally {
+        await pool.end();
+      }
+    });
+  });
+} else if (inCi) {
+  describe('PostgreSQL session store', () => {
+    it(`needs PostgreSQL at ${shownUrl}`, () => {
+      throw new Error(`PostgreSQL at ${shownUrl} is unreachable (${unreachable}), and CI is set, so the PostgreSQL suite cannot be skipped. Start the server or set APTIX_TEST_PG_URL.`);
+    });
+  });
+} else {
+  const bar = '!'.repeat(100);
+  console.warn(
+    `\n${bar}\n  SKIPPED: the PostgreSQL session-store suite. PostgreSQL at ${shownUrl} is unreachable: ${unreachable}\n` +
+      `  Start it (pg_ctlcluster --skip-systemctl-redirect <version> main start) or set APTIX_TEST_PG_URL. With CI=true this fails the run.\n${bar}\n`,
+  );
+  describe.skip('PostgreSQL session store (PostgreSQL unreachable)', () => {
+    it.skip(`needs PostgreSQL at ${shownUrl}`, () => undefined);
+  });
+}
