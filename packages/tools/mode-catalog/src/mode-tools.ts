@@ -1,0 +1,93 @@
+import type { AgentToolRegistry } from '@aptix/tool-contract';
+import { ModeCatalogError, ModeCatalogErrorCode, type ModeCatalogIssue } from './mode-catalog-error.js';
+import { unknownModeError, type ModeCatalog } from './mode-catalog.js';
+import type { AgentModeSummary } from './mode-summary.js';
+
+/**
+ * The tools every mode offers, whatever its `tools` say, so the model can always see the modes and
+ * leave the one it is in (TUL-007 §3.1: mode filtering must never hide `agent_change_mode`).
+ * Named here rather than imported, so this package does not depend on `@aptix/tool-mode-change`.
+ */
+export const ALWAYS_OFFERED_TOOLS = Object.freeze(['agent_list_modes', 'agent_change_mode'] as const);
+
+/** What the selection needs of a registry: `AgentToolRegistry` fits, and so does a test double. */
+export type ToolNameLookup = Pick<AgentToolRegistry, 'has' | 'names'>;
+
+/** A catalog, or just its modes (from any `AgentModeCatalogService`, after `await getAllModes()`). */
+export type ModeList = ModeCatalog | readonly AgentModeSummary[];
+
+const IN_MEMORY = '(in-memory catalog)';
+
+/**
+ * The names of the tools to offer the model in a mode: the mode's own `tools` in catalog order, then
+ * {@link ALWAYS_OFFERED_TOOLS}, each name once. A fresh array on every call, computed from the frozen
+ * catalog, so repeated calls never accumulate anything (the C# original appended the always-on tools
+ * to the mode's own list on every turn) and changing the returned array changes nothing else.
+ *
+ * Hand the result to `registry.definitions(format, names)` to get the model-facing definitions.
+ *
+ * It throws rather than returning a result: an unknown mode key or an unregistered tool is a host
+ * misconfiguration (the session store only accepts catalog modes, and {@link checkCatalogAgainstRegistry}
+ * runs at start-up), not something a model can fix.
+ *
+ * @throws {ModeCatalogError} `UNKNOWN_MODE` listing the valid keys; `UNREGISTERED_TOOL` naming the mode and the tool.
+ * @example
+ * const names = toolNamesForMode(registry, catalog, session.mode);
+ * const tools = registry.definitions('responses', names);
+ */
+export function toolNamesForMode(registry: ToolNameLookup, catalog: ModeList, modeKey: string): string[] {
+  const { modes, source } = unpack(catalog);
+  const modeIndex = modes.findIndex((candidate) => candidate.key === modeKey);
+  if (modeIndex === -1) throw unknownModeError(modeKey, modes.map((candidate) => candidate.key), source);
+  const issues = unregisteredTools(registry, modes, modeIndex);
+  if (issues.length > 0) throw unregistered(registry, source, issues);
+  return [...new Set<string>([...modes[modeIndex]!.tools, ...ALWAYS_OFFERED_TOOLS])];
+}
+
+/**
+ * The start-up check: every tool a mode names, and every always-offered tool, is in the registry.
+ * Collects every problem before throwing, so one run shows them all.
+ *
+ * @throws {ModeCatalogError} `UNREGISTERED_TOOL`, e.g. `mode "general" offers "web_search", which is not registered`.
+ * @example
+ * registry.registerTools([...samples.tools, ...modeCatalog.tools, ...modeChange.tools]);
+ * checkCatalogAgainstRegistry(registry, catalog); // before the host starts listening
+ */
+export function checkCatalogAgainstRegistry(registry: ToolNameLookup, catalog: ModeList): void {
+  const { modes, source } = unpack(catalog);
+  const issues = unregisteredTools(registry, modes);
+  if (issues.length > 0) throw unregistered(registry, source, issues);
+}
+
+/** The tools of every mode (or of the mode at `only`), and the always-offered ones, that the registry lacks. */
+function unregisteredTools(registry: ToolNameLookup, modes: readonly AgentModeSummary[], only?: number): ModeCatalogIssue[] {
+  const issues: ModeCatalogIssue[] = [];
+  const named = new Set<string>();
+  modes.forEach((mode, modeIndex) => {
+    if (only !== undefined && modeIndex !== only) return;
+    mode.tools.forEach((name, toolIndex) => {
+      named.add(name);
+      if (!registry.has(name)) issues.push({ path: `$.modes[${modeIndex}].tools[${toolIndex}]`, problem: `mode ${JSON.stringify(mode.key)} offers ${JSON.stringify(name)}, which is not registered` });
+    });
+  });
+  for (const name of ALWAYS_OFFERED_TOOLS) {
+    if (!registry.has(name) && !(only !== undefined && named.has(name))) {
+      issues.push({ path: '(always offered)', problem: `${JSON.stringify(name)} is offered in every mode (TUL-007 §3.1), but it is not registered` });
+    }
+  }
+  return issues;
+}
+
+function unpack(catalog: ModeList): { modes: readonly AgentModeSummary[]; source: string } {
+  return 'modes' in catalog ? { modes: catalog.modes, source: catalog.source } : { modes: catalog, source: IN_MEMORY };
+}
+
+function unregistered(registry: ToolNameLookup, source: string, issues: readonly ModeCatalogIssue[]): ModeCatalogError {
+  const listed = issues.map((issue) => issue.problem).join('; ');
+  return new ModeCatalogError(
+    ModeCatalogErrorCode.UNREGISTERED_TOOL,
+    `Mode catalog ${source} names tools that are not registered: ${listed}. Registered tools: ${registry.names().join(', ') || 'none'}. ` +
+      `Fix: register the package that provides each tool, or remove it from the mode's "tools".`,
+    { source, issues },
+  );
+}

@@ -1,0 +1,221 @@
+import type { AgentSessionManager } from '@aptix/agent-sessions';
+import {
+  ExecutionErrorCode,
+  functionToolSchema,
+  InvokeResult,
+  parseArgumentsJson,
+  TypedAgentTool,
+  usage,
+  validateArguments,
+  type AgentToolExecutionContext,
+  type DecodedArguments,
+  type JsonSchema,
+  type LogPairs,
+  type RunOutput,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
+import { Type, type Static } from 'typebox';
+
+const Args = Type.Object(
+  {
+    mode: Type.String({ minLength: 1, description: 'The key of the mode to switch the current session to, e.g. "ddr_authoring" (agent_list_modes lists the keys).' }),
+    branch: Type.Boolean({
+      description: 'false: switch this session and keep working in it. true: switch, and the user wants the new work to start as a separate session in that mode.',
+    }),
+    reason: Type.String({ minLength: 1, description: 'A short explanation of why this mode fits the current request; kept for audit.' }),
+  },
+  // sessionId, org and user come from the execution context, never from the model (TUL-007 §3.3).
+  { additionalProperties: false },
+);
+type ModeChangeArgs = Static<typeof Args>;
+
+/** The dependencies the host injects (awilix resolves them by these names). Both are required (TUL-007 §3.2). */
+export interface ModeChangeToolDependencies extends ToolDependencies {
+  readonly sessionManager: AgentSessionManager;
+}
+
+/** The successful result (TUL-007 §3.6, plus the identifiers of AGN-005 §5). */
+export interface ModeChangeResult {
+  readonly success: true;
+  /** The mode written to the session. */
+  readonly mode: string;
+  readonly branch: boolean;
+  readonly reason: string;
+  readonly sessionId: string;
+  readonly conversationId: string | null;
+}
+
+/** The exact messages of TUL-007 §3.4 and §3.6, in one place: models and tests depend on them. */
+export const ModeChangeMessage = {
+  ARGUMENTS_REQUIRED: 'ModeChangeTool requires a non-empty arguments object.',
+  CONTEXT_REQUIRED: 'ModeChangeTool requires a valid execution context.',
+  SESSION_ID_MISSING: 'ModeChangeTool cannot change mode because the session id is missing.',
+  MODE_REQUIRED: "ModeChangeTool requires a non-empty 'mode' string.",
+  BRANCH_REQUIRED: "ModeChangeTool requires a 'branch' boolean flag.",
+  REASON_REQUIRED: "ModeChangeTool requires a non-empty 'reason' string explaining why the mode change is needed.",
+  FAILED: 'ModeChangeTool failed to change the session mode.',
+} as const;
+
+/** The stable tags this tool logs under. */
+export const ModeChangeLogTag = {
+  /** An exception from the session manager (or anywhere in the call): TUL-007 §3.6. */
+  EXCEPTION: '[agent_change_mode_ExecuteAsync__Exception]',
+  /** Called without a session id in the context: a host bug, logged as an error (TUL-007 §3.4). */
+  MISSING_SESSION_ID: '[agent_change_mode_ExecuteAsync__MissingSessionId]',
+  /** The session manager refused the change (unknown mode, unknown session): nothing was persisted. */
+  REFUSED: '[agent_change_mode_ExecuteAsync__Refused]',
+} as const;
+
+/**
+ * `agent_change_mode` (TUL-007): changes the current session's mode, after the user has confirmed the
+ * switch. The tool is catalog-agnostic: the session manager decides whether the mode exists, and its
+ * refusal (which lists the valid modes) reaches the model as a failed result with its own code.
+ *
+ * @example
+ * const tool = new ModeChangeTool({ logger, sessionManager });
+ * await tool.execute('{"mode":"ddr_authoring","branch":false,"reason":"The user wants to write a DDR."}', { sessionId, conversationId, org, user });
+ */
+export class ModeChangeTool extends TypedAgentTool<typeof Args> {
+  static readonly ToolName = 'agent_change_mode';
+  static readonly ToolUsageMetadata = usage`
+    agent_change_mode — Usage Guide
+
+    Primary purpose:
+    - Use this tool to change the current agent session mode, but only after the user has explicitly
+      agreed to switch.
+    - It is offered in every mode, so you can always leave a mode that does not fit.
+
+    Rules:
+    - First, propose a specific target mode and ask whether the user wants to (1) stay in the current
+      mode, (2) switch this session to that mode, or (3) switch and start a new session.
+    - Call this tool only for options (2) or (3): use branch=false for switching the current session,
+      and branch=true when the user wants to switch and start a new session.
+    - Never call it without the user's explicit confirmation; if the user chooses to stay, do not call it.
+    - Call it sparingly: only when a mode change is clearly indicated and confirmed.
+    - Use a mode key exactly as agent_list_modes gives it; call agent_list_modes first if you are unsure.
+    - Never put sessionId, org or user in the arguments: they come from the execution context.
+
+    Arguments:
+    - mode (required string): the key of the target mode, e.g. "ddr_authoring".
+    - branch (required boolean): false to switch this session; true to switch and start a new session.
+    - reason (required string): a short explanation of why this mode fits the user's request.
+
+    Result:
+    - { "success": true, "mode", "branch", "reason", "sessionId", "conversationId" } once the mode is saved.
+
+    Error codes:
+    - UNKNOWN_MODE: no mode has that key; the message lists the valid modes. Pick one of them with the user.
+    - SESSION_NOT_FOUND: the current session does not exist; the mode was not changed.
+    - INVALID_ARGUMENTS: mode, branch or reason is missing or empty, an extra argument was sent, or the
+      session id is missing from the context. Nothing was changed.
+    - TOOL_EXCEPTION: "ModeChangeTool failed to change the session mode." The mode was not changed;
+      tell the user and do not claim the switch happened.
+
+    Good usage:
+    - User: "Yes, switch this session to DDR authoring."
+      → {"mode": "ddr_authoring", "branch": false, "reason": "The user wants to write a design decision record."}
+    - User: "Option 3, start a new session for it."
+      → {"mode": "ddr_authoring", "branch": true, "reason": "The user wants the DDR work in its own session."}
+
+    Bad usage:
+    - Switching as soon as a request looks like another mode, without asking the user first.
+    - Calling it when the user said to stay in the current mode.
+    - {"mode": "ddr_authoring", "branch": false, "reason": "", "sessionId": "abc"}: empty reason and a sessionId argument.
+  `;
+
+  static getSchema() {
+    return functionToolSchema(
+      ModeChangeTool.ToolName,
+      "Changes the mode for the current agent session to the specified mode string. Call only after the user confirms a mode change, and provide a short 'reason' describing why this mode fits the current request. Set branch=true when the user wants the new work to start as a separate session.",
+      Args,
+    );
+  }
+
+  readonly #sessions: AgentSessionManager;
+
+  constructor(dependencies: ModeChangeToolDependencies) {
+    if (dependencies === null || typeof dependencies !== 'object') throw new TypeError('ModeChangeTool requires its dependencies: { logger, sessionManager }.');
+    super(Args, dependencies.logger);
+    const { sessionManager } = dependencies;
+    if (sessionManager === null || typeof sessionManager !== 'object' || typeof sessionManager.setSessionMode !== 'function') {
+      throw new TypeError('ModeChangeTool requires a sessionManager: an AgentSessionManager with setSessionMode().');
+    }
+    this.#sessions = sessionManager;
+  }
+
+  /**
+   * TUL-007 §3.4 checks the context before the base class sees the call: the base treats a missing
+   * context as `{}`, which would turn "no context" into "no session id".
+   */
+  override execute(argumentsJson: string, context: AgentToolExecutionContext, signal?: AbortSignal): Promise<InvokeResult<string>> {
+    if (isBlank(argumentsJson)) return Promise.resolve(refusal(ModeChangeMessage.ARGUMENTS_REQUIRED));
+    if (context === null || context === undefined || typeof context !== 'object') return Promise.resolve(refusal(ModeChangeMessage.CONTEXT_REQUIRED));
+    return super.execute(argumentsJson, context, signal);
+  }
+
+  /** TUL-007 §3.4's order and messages; then the schema, which also refuses extra arguments. */
+  protected override decode(input: unknown, context: AgentToolExecutionContext): DecodedArguments<ModeChangeArgs> {
+    if (isBlank(input)) return invalid('(arguments)', ModeChangeMessage.ARGUMENTS_REQUIRED);
+    if (typeof context.sessionId !== 'string' || context.sessionId.trim() === '') {
+      this.logger.addError(
+        ModeChangeLogTag.MISSING_SESSION_ID,
+        'agent_change_mode was called without a session id in its execution context, so no mode can be changed. The host must pass the session id of the call.',
+        pairs(context),
+      );
+      return invalid('(context).sessionId', ModeChangeMessage.SESSION_ID_MISSING);
+    }
+    const parsed = parseArgumentsJson(this.name, input);
+    if (!parsed.ok) return parsed;
+    const args = parsed.value;
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return invalid('(arguments)', ModeChangeMessage.ARGUMENTS_REQUIRED);
+    const { mode, branch, reason } = args as Record<string, unknown>;
+    if (!isFilled(mode)) return invalid('mode', ModeChangeMessage.MODE_REQUIRED);
+    if (typeof branch !== 'boolean') return invalid('branch', ModeChangeMessage.BRANCH_REQUIRED);
+    if (!isFilled(reason)) return invalid('reason', ModeChangeMessage.REASON_REQUIRED);
+    // The same schema object the base validates with, so the compiled validator is shared.
+    return validateArguments<ModeChangeArgs>(this.name, Args as unknown as JsonSchema, args);
+  }
+
+  protected override failureMessage(): string {
+    return ModeChangeMessage.FAILED;
+  }
+
+  /** Exceptions propagate to the base, which logs them under {@link ModeChangeLogTag.EXCEPTION} and answers {@link ModeChangeMessage.FAILED}. */
+  protected async run({ mode, branch, reason }: ModeChangeArgs, context: AgentToolExecutionContext, signal: AbortSignal): Promise<RunOutput> {
+    const sessionId = context.sessionId!;
+    if (signal.aborted) {
+      // AGN-005 §8: cancelled before anything was written; say so, successfully.
+      return { wasCancelled: true, message: 'The mode change was cancelled before it was applied; the session mode is unchanged.', sessionId, conversationId: context.conversationId ?? null };
+    }
+    const outcome = await this.#sessions.setSessionMode(sessionId, mode, reason, context.org, context.user, { branch });
+    if (!outcome.applied) {
+      this.logger.addCustomEvent('info', ModeChangeLogTag.REFUSED, outcome.message, [...pairs(context), ['Mode', mode], ['Code', outcome.code]]);
+      return InvokeResult.fromError(outcome.message, outcome.code);
+    }
+    const result: ModeChangeResult = { success: true, mode: outcome.change.toMode, branch, reason, sessionId, conversationId: context.conversationId ?? null };
+    return result;
+  }
+}
+
+function isBlank(input: unknown): boolean {
+  return input === null || input === undefined || (typeof input === 'string' && input.trim() === '');
+}
+
+function isFilled(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+function invalid(path: string, message: string): DecodedArguments<never> {
+  return { ok: false, message, issues: [{ path, problem: message }] };
+}
+
+function refusal(message: string): InvokeResult<string> {
+  return InvokeResult.fromError(message, ExecutionErrorCode.INVALID_ARGUMENTS);
+}
+
+function pairs(context: AgentToolExecutionContext): LogPairs {
+  return [
+    ['SessionId', context.sessionId ?? ''],
+    ['ConversationId', context.conversationId ?? ''],
+  ];
+}
