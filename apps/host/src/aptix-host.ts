@@ -1,0 +1,153 @@
+import type { AwilixContainer } from 'awilix';
+import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat } from '@aptix/tool-contract';
+import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
+import type { AgentSession } from '@aptix/agent-sessions';
+import type { HostCradle } from './container.js';
+
+/** A session as the CLI and HTTP show it. */
+export interface SessionView {
+  readonly id: string;
+  readonly mode: string;
+  readonly parentId?: string | null;
+  readonly history: Array<{ fromMode: string; toMode: string; reason: string; branch: boolean; at: string }>;
+}
+
+/** Which tools to show or allow: one mode's, one session's current mode's, or all. */
+export interface ToolScope {
+  readonly mode?: string;
+  readonly sessionId?: string;
+}
+
+export interface CallOptions {
+  readonly sessionId?: string;
+  readonly conversationId?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** The outcome of a call request: the tool's InvokeResult, or why it never reached the tool. */
+export type CallOutcome =
+  | { readonly kind: 'result'; readonly result: InvokeResult<string>; readonly session: AgentSession | undefined }
+  | { readonly kind: 'not_found'; readonly message: string }
+  | { readonly kind: 'refused'; readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE' | 'TOOL_NOT_IN_MODE'; readonly message: string };
+
+/** A request the host refuses before any tool runs (unknown mode or session). */
+export class ScopeError extends Error {
+  override readonly name = 'ScopeError';
+  constructor(
+    readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What every surface (CLI, HTTP, MCP) does, in one place: list tools for a mode or a session, call a
+ * tool under the session's mode, create and show sessions. No session state is cached across calls:
+ * several hosts on one database always see each other's mode changes.
+ */
+export class AptixHost {
+  constructor(readonly container: AwilixContainer<HostCradle>) {}
+
+  get cradle(): HostCradle {
+    return this.container.cradle;
+  }
+
+  /** The tool names offered in a scope: a mode's, a session's current mode's, or every tool. */
+  async toolNames(scope: ToolScope = {}): Promise<readonly string[]> {
+    const { registry, modeCatalog } = this.cradle;
+    const mode = scope.sessionId !== undefined ? (await this.requireSession(scope.sessionId)).mode : scope.mode;
+    if (mode === undefined) return registry.names();
+    if (modeCatalog.getMode(mode) === undefined) throw new ScopeError('UNKNOWN_MODE', `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
+    return toolNamesForMode(registry, modeCatalog, mode);
+  }
+
+  async definitions<F extends DefinitionFormat>(format: F, scope: ToolScope = {}): Promise<readonly DefinitionByFormat[F][]> {
+    const { registry } = this.cradle;
+    if (scope.mode === undefined && scope.sessionId === undefined) return registry.definitions(format);
+    return registry.definitions(format, await this.toolNames(scope));
+  }
+
+  /**
+   * Calls a tool. With a session, only the tools of the session's current mode may run, and the
+   * context carries the session's ids, org, user and mode.
+   */
+  async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
+    const { registry, executor, modeCatalog } = this.cradle;
+    if (!registry.has(name)) {
+      return { kind: 'not_found', message: `Tool "${name}" does not exist. Available tools: ${registry.names().join(', ')}.` };
+    }
+    let session: AgentSession | undefined;
+    let context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
+    if (options.sessionId !== undefined) {
+      session = await this.cradle.sessionManager.getSession(options.sessionId);
+      if (session === undefined) return { kind: 'refused', code: 'SESSION_NOT_FOUND', message: sessionNotFound(options.sessionId) };
+      const allowed = toolNamesForMode(registry, modeCatalog, session.mode);
+      if (!allowed.includes(name)) {
+        return {
+          kind: 'refused',
+          code: 'TOOL_NOT_IN_MODE',
+          message: `Tool "${name}" is not offered in mode "${session.mode}" (session ${session.id}). Tools in this mode: ${allowed.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`,
+        };
+      }
+      context = {
+        sessionId: session.id,
+        ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
+        ...(session.org === null ? {} : { org: session.org }),
+        ...(session.user === null ? {} : { user: session.user }),
+        mode: session.mode,
+      };
+    }
+    const result = await executor.execute(name, args, context, options.signal ? { signal: options.signal } : {});
+    return { kind: 'result', result, session };
+  }
+
+  async createSession(input: { mode?: string; org?: string; user?: string } = {}): Promise<SessionView> {
+    const { modeCatalog, sessionManager } = this.cradle;
+    if (input.mode !== undefined && modeCatalog.getMode(input.mode) === undefined) {
+      throw new ScopeError('UNKNOWN_MODE', `Mode "${input.mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
+    }
+    return toSessionView(await sessionManager.createSession(input));
+  }
+
+  async getSession(id: string): Promise<SessionView | undefined> {
+    const session = await this.cradle.sessionManager.getSession(id);
+    return session === undefined ? undefined : toSessionView(session);
+  }
+
+  async requireSession(id: string): Promise<AgentSession> {
+    const session = await this.cradle.sessionManager.getSession(id);
+    if (session === undefined) throw new ScopeError('SESSION_NOT_FOUND', sessionNotFound(id));
+    return session;
+  }
+
+  modes(): readonly AgentModeSummary[] {
+    return this.cradle.modeCatalog.modes;
+  }
+
+  async close(): Promise<void> {
+    await this.container.dispose();
+    const sessions = this.container.hasRegistration('sessionManager') ? this.cradle.sessionManager : undefined;
+    await sessions?.close();
+  }
+}
+
+function sessionNotFound(id: string): string {
+  return `Session "${id}" does not exist. Create one with \`aptix sessions create\` or POST /v1/sessions, and use its id.`;
+}
+
+export function toSessionView(session: AgentSession): SessionView {
+  return {
+    id: session.id,
+    mode: session.mode,
+    parentId: session.parentId,
+    history: session.history.map(({ fromMode, toMode, reason, branch, at }) => ({ fromMode, toMode, reason, branch, at })),
+  };
+}
+
+/** The InvokeResult as callers see it: `result` parsed from the tool's JSON. */
+export function presentResult(result: InvokeResult<string>): { successful: boolean; result: unknown; errors: ReadonlyArray<{ message: string; code?: string }> } {
+  return { successful: result.successful, result: result.successful ? JSON.parse(result.result) : null, errors: result.errors };
+}
+
+export { InvokeResult };

@@ -1,0 +1,241 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ToolContractError } from '@aptix/tool-contract';
+import { AptixHost, presentResult, ScopeError } from '../aptix-host.js';
+import { ConfigError, isLoopback, loadConfig, type AptixConfig } from '../config.js';
+import { composeHost, HostStartupError, redactUrl, ToolPackageError, type ComposeOptions } from '../container.js';
+import { createHttpServer } from '../http/server.js';
+import { createMcpServer } from '../mcp/mcp-server.js';
+import { Output, table } from './output.js';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Exit codes: 0 success, 1 a failed tool call or check, 2 a usage error. */
+export const ExitCode = { OK: 0, FAILED: 1, USAGE: 2 } as const;
+
+class UsageError extends Error {}
+
+interface GlobalOptions {
+  config?: string;
+  json?: boolean;
+}
+
+function port(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new InvalidArgumentError('must be a whole number from 0 to 65535.');
+  return parsed;
+}
+
+/** Runs the `aptix` CLI and resolves with its exit code. */
+export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  let exitCode: number = ExitCode.OK;
+  const program = new Command('aptix')
+    .description('Host Aptix tool packages over HTTP, MCP and the OpenAI function formats.')
+    .version(VERSION)
+    .option('-c, --config <file>', 'configuration file (default: ./aptix.config.json if present)')
+    .option('--json', 'print exactly one JSON document on stdout (the default when stdout is not a terminal)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+  const output = () => new Output(Boolean(program.opts<GlobalOptions>().json) || !process.stdout.isTTY);
+
+  /** Composes the host, runs `work`, and always closes the host. */
+  const withHost = async (work: (host: AptixHost, out: Output) => Promise<number | void>, overrides?: AptixConfigOverrides, compose?: ComposeOptions) => {
+    const out = output();
+    const config = await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), ...(overrides ? { overrides } : {}), defaultLogLevel: 'warn' });
+    const host = new AptixHost(await composeHost(config, compose));
+    try {
+      exitCode = (await work(host, out)) ?? ExitCode.OK;
+    } finally {
+      await host.close();
+    }
+  };
+
+  program
+    .command('serve')
+    .description('serve the tools over HTTP, with MCP at /mcp')
+    .option('--host <address>', 'address to listen on (default 127.0.0.1)')
+    .addOption(new Option('--port <port>', 'port to listen on (default 8787)').argParser(port))
+    .action(async (options: { host?: string; port?: number }) => {
+      const config = await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), overrides: options });
+      refuseOpenBinding(config);
+      const host = new AptixHost(await composeHost(config, { logDestination: 1 }));
+      const server = await createHttpServer(host, VERSION);
+      const url = await server.app.listen({ host: config.host, port: config.port });
+      const packages = host.cradle.toolPackages.map((p) => `${p.name}${p.version ? `@${p.version}` : ''}`);
+      host.cradle.pino.info({ url, docs: `${url}/docs`, mcp: `${url}/mcp`, toolPackages: packages, tools: host.cradle.registry.size, db: redactUrl(config.db) }, `Aptix listening on ${url} (docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          host.cradle.pino.info({ signal }, 'shutting down: finishing the calls in flight');
+          void server
+            .close()
+            .then(() => host.close())
+            .finally(resolve);
+        };
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.once('SIGINT', () => stop('SIGINT'));
+      });
+    });
+
+  program
+    .command('mcp')
+    .description('serve the tools over MCP on stdio')
+    .option('--session <id>', 'continue this agent session (default: a new session in the default mode)')
+    .action(async (options: { session?: string }) => {
+      await withHost(async (host) => {
+        const agentSessionId = options.session === undefined ? (await host.createSession()).id : (await host.requireSession(options.session)).id;
+        host.cradle.pino.info({ agentSessionId }, 'MCP over stdio');
+        const server = createMcpServer(host, { agentSessionId }, VERSION);
+        const closed = new Promise<void>((resolve) => {
+          server.onclose = resolve;
+        });
+        await server.connect(new StdioServerTransport());
+        process.stdin.once('end', () => void server.close());
+        await closed;
+      });
+    });
+
+  program
+    .command('check')
+    .description("the startup contract check: load every tool package, check every tool and build each from the container")
+    .action(async () => {
+      await withHost(async (host, out) => {
+        const { toolPackages, registry, modeCatalog } = host.cradle;
+        const report = {
+          ok: true,
+          toolPackages: toolPackages.map((p) => ({ name: p.name, version: p.version ?? null, tools: p.tools.map((t) => t.ToolName) })),
+          tools: registry.size,
+          modes: modeCatalog.keys,
+        };
+        out.print(report, (r: typeof report) => `ok: ${r.tools} tools from ${r.toolPackages.length} packages satisfy the contract\n${table(r.toolPackages.map((p) => [p.name, p.tools.join(', ')]))}`);
+      });
+    });
+
+  const tools = program.command('tools').description('list and call tools');
+  tools
+    .command('list')
+    .description("list the tool definitions, for a mode or a session's current mode")
+    .option('--mode <key>', "only this mode's tools")
+    .option('--session <id>', "only the tools of this session's current mode")
+    .addOption(new Option('--format <format>', 'definition format').choices(['responses', 'chat', 'mcp']).default('responses'))
+    .action(async (options: { mode?: string; session?: string; format: 'responses' | 'chat' | 'mcp' }) => {
+      if (options.mode !== undefined && options.session !== undefined) throw new UsageError('Give either --mode or --session, not both.');
+      await withHost(async (host, out) => {
+        const definitions = await host.definitions(options.format, { ...(options.mode ? { mode: options.mode } : {}), ...(options.session ? { sessionId: options.session } : {}) });
+        const registry = host.cradle.registry;
+        out.print({ format: options.format, tools: definitions }, () => table(definitions.map((d) => {
+          const name = 'function' in d ? d.function.name : d.name;
+          return [name, registry.get(name)?.description ?? ''];
+        })));
+      });
+    });
+
+  tools
+    .command('call')
+    .description('call a tool and print { successful, result, errors }')
+    .argument('<name>', 'the tool')
+    .argument('[arguments-json]', 'the arguments as one JSON object', '{}')
+    .option('--session <id>', "call within this session (only its current mode's tools are allowed)")
+    .option('--conversation <id>', 'the conversation id to put in the context')
+    .action(async (name: string, args: string, options: { session?: string; conversation?: string }) => {
+      await withHost(async (host, out) => {
+        const outcome = await host.call(name, args, { ...(options.session ? { sessionId: options.session } : {}), ...(options.conversation ? { conversationId: options.conversation } : {}) });
+        if (outcome.kind !== 'result') {
+          out.fail(outcome.kind === 'not_found' ? 'TOOL_NOT_FOUND' : outcome.code, outcome.message);
+          return ExitCode.FAILED;
+        }
+        out.print(presentResult(outcome.result));
+        return outcome.result.successful ? ExitCode.OK : ExitCode.FAILED;
+      });
+    });
+
+  const sessions = program.command('sessions').description('create and inspect agent sessions');
+  sessions
+    .command('create')
+    .description('create an agent session and print { id, mode }')
+    .option('--mode <key>', "the starting mode (default: the catalog's default)")
+    .option('--org <org>', 'the organisation the session belongs to')
+    .option('--user <user>', 'the user the session belongs to')
+    .action(async (options: { mode?: string; org?: string; user?: string }) => {
+      await withHost(async (host, out) => {
+        const session = await host.createSession(options);
+        out.print({ id: session.id, mode: session.mode }, (s: { id: string; mode: string }) => `${s.id}  (mode ${s.mode})`);
+      });
+    });
+  sessions
+    .command('show')
+    .description('print a session: { id, mode, history }')
+    .argument('<id>', 'the session id')
+    .action(async (id: string) => {
+      await withHost(async (host, out) => {
+        const session = await host.getSession(id);
+        if (session === undefined) {
+          out.fail('SESSION_NOT_FOUND', `Session "${id}" does not exist.`);
+          return ExitCode.FAILED;
+        }
+        const { id: sessionId, mode, history } = session;
+        out.print({ id: sessionId, mode, history });
+        return ExitCode.OK;
+      });
+    });
+
+  program
+    .command('modes')
+    .description('the mode catalog')
+    .command('list')
+    .description('list the modes and the tools each offers')
+    .action(async () => {
+      await withHost(async (host, out) => {
+        const modes = host.modes();
+        out.print({ modes }, () => table(modes.map((m) => [m.key + (m.isDefault ? ' (default)' : ''), m.displayName, m.tools.join(', ')])));
+      });
+    });
+
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    return report(error, output());
+  }
+}
+
+type AptixConfigOverrides = { host?: string; port?: number };
+
+function optionalFile(file: string | undefined): { file?: string } {
+  return file === undefined ? {} : { file };
+}
+
+/** Without an API key, only loopback: anyone who can reach the port could otherwise call every tool. */
+function refuseOpenBinding(config: AptixConfig): void {
+  if (config.apiKey === undefined && !isLoopback(config.host)) {
+    throw new ConfigError(`Refusing to listen on ${config.host} without an API key: anyone who can reach it could call every tool. Fix: set APTIX_API_KEY (or apiKey in the configuration), or listen on 127.0.0.1.`);
+  }
+}
+
+function report(error: unknown, out: Output): number {
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return ExitCode.OK;
+    return ExitCode.USAGE;
+  }
+  if (error instanceof UsageError) {
+    out.fail('USAGE', error.message);
+    return ExitCode.USAGE;
+  }
+  if (error instanceof ConfigError) {
+    out.fail('CONFIG', error.message);
+    return ExitCode.USAGE;
+  }
+  if (error instanceof ScopeError) {
+    out.fail(error.code, error.message);
+    return ExitCode.FAILED;
+  }
+  if (error instanceof HostStartupError || error instanceof ToolPackageError || error instanceof ToolContractError) {
+    out.fail('STARTUP', error.message);
+    return ExitCode.FAILED;
+  }
+  out.fail('UNEXPECTED', `unexpected error: ${(error as Error)?.message ?? String(error)}`);
+  if (process.env.APTIX_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
+  return ExitCode.FAILED;
+}

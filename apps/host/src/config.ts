@@ -1,0 +1,178 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Ajv } from 'ajv';
+
+/** The first-party tool packages a host loads when the configuration names none. */
+export const DEFAULT_TOOL_PACKAGES = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'] as const;
+
+const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)), {
+  description: 'pino log level.',
+});
+
+/** `aptix.config.json`: every field optional; environment variables override the file. */
+export const AptixConfigFile = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    host: Type.Optional(Type.String({ minLength: 1, description: 'Address to listen on. Without an apiKey only loopback is allowed.' })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'TCP port; 0 picks a free one.' })),
+    db: Type.Optional(Type.String({ minLength: 1, description: 'Session store URL: sqlite:<path> or postgres://…' })),
+    modes: Type.Optional(Type.String({ minLength: 1, description: 'Path of the mode catalog JSON file.' })),
+    apiKey: Type.Optional(Type.String({ minLength: 16, description: 'Bearer key required on /v1/* and /mcp. At least 16 characters.' })),
+    toolPackages: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Tool packages by npm name or path; replaces the default list.' })),
+    logLevel: Type.Optional(LogLevel),
+    bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'Largest request body accepted.' })),
+    toolTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Default time-out of a tool call.' })),
+    allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Host header values to accept (e.g. a public name behind a proxy).' })),
+    allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Origin header values to accept.' })),
+    openai: Type.Optional(
+      Type.Object(
+        {
+          baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+          apiKey: Type.Optional(Type.String({ minLength: 1 })),
+          model: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AptixConfigFile = Static<typeof AptixConfigFile>;
+
+/** The resolved configuration a host runs with. */
+export interface AptixConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly db: string;
+  /** Path of the mode catalog, or undefined for the catalog shipped with @aptix/tool-mode-catalog. */
+  readonly modes: string | undefined;
+  readonly apiKey: string | undefined;
+  readonly toolPackages: readonly string[];
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  readonly toolTimeoutMs: number;
+  readonly allowedHosts: readonly string[];
+  readonly allowedOrigins: readonly string[];
+  readonly openai: { readonly baseUrl?: string; readonly apiKey?: string; readonly model?: string };
+  /** Where relative paths in the configuration are resolved from. */
+  readonly baseDir: string;
+  /** The file the configuration came from, if any. */
+  readonly file: string | undefined;
+}
+
+/** A configuration that cannot be used; the message names the file, the field and the fix. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface LoadConfigOptions {
+  /** `--config <file>`; when omitted, `./aptix.config.json` is used if it exists. */
+  readonly file?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** Command-line overrides (`--host`, `--port`), applied last. */
+  readonly overrides?: { readonly host?: string; readonly port?: number };
+  /** The log level when neither LOG_LEVEL nor the file sets one (`info` for servers, `warn` for one-shot commands). */
+  readonly defaultLogLevel?: string;
+}
+
+/**
+ * Reads the configuration: defaults, then `aptix.config.json`, then the environment
+ * (`APTIX_HOST`, `APTIX_PORT`, `APTIX_DB`, `APTIX_MODES`, `APTIX_API_KEY`, `APTIX_TOOL_PACKAGES`,
+ * `LOG_LEVEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `APTIX_MODEL`), then command-line flags.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<AptixConfig> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const explicit = options.file ?? env.APTIX_CONFIG;
+  const path = explicit === undefined ? resolve(cwd, 'aptix.config.json') : resolve(cwd, explicit);
+  let file: AptixConfigFile = {};
+  let source: string | undefined;
+  try {
+    file = parseConfigFile(await readFile(path, 'utf8'), path);
+    source = path;
+  } catch (error) {
+    if (!(isNotFound(error) && explicit === undefined)) {
+      if (isNotFound(error)) throw new ConfigError(`Config file ${path} does not exist. Fix: pass an existing file to --config, or omit --config to use the defaults.`);
+      throw error;
+    }
+  }
+  const baseDir = source ? dirname(source) : cwd;
+
+  const fromEnv = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const port = fromEnv('APTIX_PORT');
+  const envPort = port === undefined ? undefined : parsePort(port, 'APTIX_PORT');
+  const envPackages = fromEnv('APTIX_TOOL_PACKAGES')?.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const logLevel = fromEnv('LOG_LEVEL') ?? file.logLevel ?? options.defaultLogLevel ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL "${logLevel}" is not a log level. Fix: use one of fatal, error, warn, info, debug, trace, silent.`);
+  }
+  const apiKey = fromEnv('APTIX_API_KEY') ?? file.apiKey;
+  if (apiKey !== undefined && apiKey.length < 16) throw new ConfigError('APTIX_API_KEY is shorter than 16 characters. Fix: use a long random key, e.g. `openssl rand -hex 32`.');
+
+  const toolPackages = envPackages ?? file.toolPackages ?? [...DEFAULT_TOOL_PACKAGES];
+  const seen = new Set<string>();
+  for (const entry of toolPackages) {
+    if (seen.has(entry)) throw new ConfigError(`toolPackages lists "${entry}" twice${envPackages ? ' (in APTIX_TOOL_PACKAGES)' : source ? ` (in ${source})` : ''}. Fix: list each tool package once.`);
+    seen.add(entry);
+  }
+  const modes = fromEnv('APTIX_MODES') ?? file.modes;
+  return {
+    host: options.overrides?.host ?? fromEnv('APTIX_HOST') ?? file.host ?? '127.0.0.1',
+    port: options.overrides?.port ?? envPort ?? file.port ?? 8787,
+    db: fromEnv('APTIX_DB') ?? file.db ?? 'sqlite:./.aptix/aptix.db',
+    modes: modes === undefined ? undefined : isAbsolute(modes) ? modes : resolve(fromEnv('APTIX_MODES') ? cwd : baseDir, modes),
+    apiKey,
+    toolPackages,
+    logLevel,
+    bodyLimitBytes: file.bodyLimitBytes ?? 1024 * 1024,
+    toolTimeoutMs: file.toolTimeoutMs ?? 30_000,
+    allowedHosts: file.allowedHosts ?? [],
+    allowedOrigins: file.allowedOrigins ?? [],
+    openai: {
+      baseUrl: fromEnv('OPENAI_BASE_URL') ?? file.openai?.baseUrl,
+      apiKey: fromEnv('OPENAI_API_KEY') ?? file.openai?.apiKey,
+      model: fromEnv('APTIX_MODEL') ?? file.openai?.model,
+    },
+    baseDir,
+    file: source,
+  };
+}
+
+let validateFile: ReturnType<Ajv['compile']> | undefined;
+
+/** Parses and validates the text of a config file; errors name the file and the field. */
+export function parseConfigFile(text: string, path: string): AptixConfigFile {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}.`);
+  }
+  validateFile ??= new Ajv({ allErrors: true, strict: false }).compile(AptixConfigFile);
+  if (!validateFile(data)) {
+    const problems = (validateFile.errors ?? []).map((error) => {
+      const field = error.instancePath.slice(1).replace(/\//g, '.') || '(root)';
+      if (error.keyword === 'additionalProperties') return `unknown field "${String(error.params.additionalProperty)}"${field === '(root)' ? '' : ` in ${field}`}`;
+      return `${field} ${error.message ?? 'is invalid'}`;
+    });
+    throw new ConfigError(`Config file ${path} is invalid: ${problems.join('; ')}. Fix these fields; the fields and their meaning are in the host's README.`);
+  }
+  return data as AptixConfigFile;
+}
+
+function parsePort(value: string, name: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${name} "${value}" is not a TCP port. Fix: use a whole number from 0 to 65535.`);
+  return port;
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/** True for addresses that only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}

@@ -1,0 +1,168 @@
+import { asFunction, asValue, AwilixResolutionError, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import type { Logger } from 'pino';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  createAdminLogger,
+  ToolContractError,
+  type AdminLogger,
+  type AgentTool,
+  type AnyAgentToolClass,
+} from '@aptix/tool-contract';
+import { checkCatalogAgainstRegistry, defaultCatalogPath, loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import type { AgentSessionStore } from '@aptix/agent-sessions';
+import { openSessionStore, type OpenSessionStoreOptions } from '@aptix/agent-sessions/open';
+import type { AptixConfig } from './config.js';
+import { createHostLogger } from './logger.js';
+import { loadToolPackages, ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
+
+/** Everything the composition root holds. Tools receive this cradle, and read only what they name. */
+export interface HostCradle {
+  readonly config: AptixConfig;
+  /** The one pino instance, shared by the HTTP server and the services. */
+  readonly pino: Logger;
+  /** The AdminLogger tools receive (AGN-005 §6), over `pino`. */
+  readonly logger: AdminLogger;
+  readonly registry: AgentToolRegistry;
+  readonly executor: AgentToolExecutor;
+  readonly modeCatalog: ModeCatalog;
+  readonly sessionManager: AgentSessionStore;
+  readonly toolPackages: readonly LoadedToolPackage[];
+}
+
+/** A start-up failure: a bad package, a broken contract, a tool that cannot be built. Names the package, the tool and the rule. */
+export class HostStartupError extends Error {
+  override readonly name = 'HostStartupError';
+}
+
+export interface ComposeOptions {
+  /** Use this pino instance instead of making one (tests, or a host embedding Aptix). */
+  readonly pino?: Logger;
+  /** Where logs go when the host makes its own logger: 1 stdout, 2 stderr. */
+  readonly logDestination?: 1 | 2;
+  /** Skip opening the session store (for commands that never touch sessions). */
+  readonly withoutSessions?: boolean;
+}
+
+const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'sessionManager', 'toolPackages']);
+
+/**
+ * The composition root: builds the strict awilix container from the configuration, loads every tool
+ * package, checks every tool against the contract and the catalog, and proves each tool can be built.
+ * Anything wrong stops here, with an error naming the package, the tool and the rule.
+ */
+export async function composeHost(config: AptixConfig, options: ComposeOptions = {}): Promise<AwilixContainer<HostCradle>> {
+  const logger = options.pino ?? createHostLogger(config.logLevel, options.logDestination ?? 2);
+  const adminLogger = createAdminLogger(logger);
+  const container = createContainer<HostCradle>({ injectionMode: InjectionMode.PROXY, strict: true });
+
+  const toolPackages = await loadToolPackages(config.toolPackages, config.baseDir);
+  const registry = new AgentToolRegistry({ logger: adminLogger });
+  for (const toolPackage of toolPackages) {
+    for (const toolClass of toolPackage.tools) {
+      try {
+        registry.registerTool(toolClass);
+      } catch (error) {
+        if (error instanceof ToolContractError) {
+          throw new HostStartupError(`Tool package "${toolPackage.name}" has a tool that breaks the contract (${error.code}): ${error.message}`, { cause: error });
+        }
+        throw error;
+      }
+    }
+  }
+
+  let modeCatalog: ModeCatalog;
+  try {
+    modeCatalog = await loadModeCatalog(config.modes ?? defaultCatalogPath);
+    checkCatalogAgainstRegistry(registry, modeCatalog);
+  } catch (error) {
+    throw new HostStartupError(`The mode catalog cannot be used: ${(error as Error).message}`, { cause: error });
+  }
+
+  container.register({
+    config: asValue(config),
+    pino: asValue(logger),
+    logger: asValue(adminLogger),
+    registry: asValue(registry),
+    modeCatalog: asValue(modeCatalog),
+    toolPackages: asValue(toolPackages),
+    executor: asFunction(({ registry: tools, logger: toolLogger }: HostCradle) => new AgentToolExecutor({
+      registry: tools,
+      logger: toolLogger,
+      defaultTimeoutMs: config.toolTimeoutMs,
+      // Tools are constructor-injected and built per call; they see only the names they ask for.
+      createTool: (toolClass) => container.build(toolClass as never) as AgentTool,
+    })).singleton(),
+  });
+
+  const providedBy = new Map<string, string>();
+  for (const toolPackage of toolPackages) {
+    if (!toolPackage.createDependencies) continue;
+    const provided = await toolPackage.createDependencies({ logger: adminLogger });
+    for (const [name, value] of Object.entries(provided ?? {})) {
+      if (CORE_NAMES.has(name)) throw new HostStartupError(`Tool package "${toolPackage.name}" provides a dependency named "${name}", which the host itself provides. Fix: rename it in its createDependencies.`);
+      const other = providedBy.get(name);
+      if (other) throw new HostStartupError(`Tool packages "${other}" and "${toolPackage.name}" both provide a dependency named "${name}". Fix: give one of them another name.`);
+      providedBy.set(name, toolPackage.name);
+      container.register(name, asValue(value));
+    }
+  }
+
+  if (!options.withoutSessions) {
+    try {
+      const { url, schema } = splitSchema(config.db);
+      const storeOptions: OpenSessionStoreOptions = { modes: modeCatalog, logger, ...(schema ? { postgres: { schema } } : {}) };
+      container.register('sessionManager', asValue(await openSessionStore(url, storeOptions)));
+    } catch (error) {
+      throw new HostStartupError(`The session store ${redactUrl(config.db)} cannot be opened: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  checkToolsResolve(container, toolPackages);
+  return container;
+}
+
+/**
+ * TUL-011 §2's startup test (`ConfigureServices_WithValidTools_DoesNotThrow`): builds one instance of
+ * every registered tool from the real container, so a missing dependency fails at start-up and not on
+ * the first call.
+ */
+export function checkToolsResolve(container: AwilixContainer<HostCradle>, toolPackages: readonly LoadedToolPackage[]): void {
+  for (const toolPackage of toolPackages) {
+    for (const toolClass of toolPackage.tools as readonly AnyAgentToolClass[]) {
+      let tool: AgentTool;
+      try {
+        tool = container.build(toolClass as never) as AgentTool;
+      } catch (error) {
+        const missing = error instanceof AwilixResolutionError ? /resolve '([^']+)'/.exec(error.message)?.[1] : undefined;
+        const why = missing
+          ? `it needs "${missing}", which nothing provides. Fix: add the package that provides it, or provide it from ${toolPackage.name}'s createDependencies`
+          : `its constructor threw: ${(error as Error).message}`;
+        throw new HostStartupError(`Tool "${toolClass.ToolName}" from "${toolPackage.name}" cannot be created: ${why}.`, { cause: error });
+      }
+      if (tool.name !== toolClass.ToolName || typeof tool.execute !== 'function') {
+        throw new HostStartupError(`Tool "${toolClass.ToolName}" from "${toolPackage.name}" breaks the contract: its instances report the name "${String(tool.name)}" (it must equal ToolName) or have no execute method.`);
+      }
+    }
+  }
+}
+
+/**
+ * `postgres://…?schema=name` keeps the host's tables in that schema, so several deployments (or test
+ * runs) can share one database; the parameter is Aptix's, so it is taken off before `pg` sees the URL.
+ */
+export function splitSchema(db: string): { url: string; schema?: string } {
+  if (!/^postgres(ql)?:\/\//.test(db)) return { url: db };
+  const parsed = new URL(db);
+  const schema = parsed.searchParams.get('schema');
+  if (schema === null) return { url: db };
+  parsed.searchParams.delete('schema');
+  return { url: parsed.href, schema };
+}
+
+/** A database URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}
+
+export { ToolPackageError };

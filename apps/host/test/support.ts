@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const HOST_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BIN = join(HOST_ROOT, 'bin', 'aptix.js');
+
+/** A scratch folder with its own SQLite file; removed by `cleanup`. */
+export function scratch(): { dir: string; db: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'aptix-host-'));
+  return { dir, db: `sqlite:${join(dir, 'aptix.db')}`, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as the one JSON document it must hold. */
+  json<T = Record<string, unknown>>(): T;
+}
+
+/** Runs `aptix <args>` as a child process, stdout piped (so not a terminal: JSON mode). */
+export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? HOST_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({
+        code,
+        stdout,
+        stderr,
+        json<T>() {
+          const lines = stdout.trim().split('\n');
+          if (lines.length !== 1) throw new Error(`stdout must hold exactly one JSON document, got ${lines.length} lines:\n${stdout}\nstderr:\n${stderr}`);
+          return JSON.parse(lines[0]!) as T;
+        },
+      }),
+    );
+  });
+}
+
+export interface RunningHost {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Every log line the host wrote to stdout, parsed. */
+  readonly logs: Array<Record<string, unknown>>;
+  /** Sends SIGTERM and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `aptix serve --port 0` and waits for the line that says where it listens. */
+export function startHost(options: { env?: NodeJS.ProcessEnv; args?: readonly string[]; cwd?: string } = {}): Promise<RunningHost> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...(options.args ?? [])], {
+      cwd: options.cwd ?? HOST_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'info', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs: Array<Record<string, unknown>> = [];
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    let ready = false;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      logs.push(entry);
+      if (!ready && typeof entry.url === 'string' && typeof entry.msg === 'string' && entry.msg.startsWith('Aptix listening')) {
+        ready = true;
+        resolve({
+          url: entry.url,
+          child,
+          logs,
+          async stop(signal = 'SIGTERM') {
+            if (child.exitCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      if (!ready) reject(new Error(`aptix serve exited with ${code} before listening:\n${stderr}`));
+    });
+  });
+}
