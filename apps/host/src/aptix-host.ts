@@ -2,6 +2,7 @@ import type { AwilixContainer } from 'awilix';
 import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import type { AgentSession } from '@aptix/agent-sessions';
+import { ReasonerError, type Reasoner } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
 
 /** A session as the CLI and HTTP show it. */
@@ -119,6 +120,21 @@ export class AptixHost {
     const session = await this.cradle.sessionManager.getSession(id);
     if (session === undefined) throw new ScopeError('SESSION_NOT_FOUND', sessionNotFound(id));
     return session;
+  }
+
+  /**
+   * The agent loop. Throws a ReasonerError (`MODEL_NOT_CONFIGURED`, …) saying what to set when the
+   * host has no usable model configuration.
+   */
+  reasoner(): Reasoner {
+    try {
+      return this.cradle.reasoner;
+    } catch (error) {
+      // awilix wraps what a factory throws; surface the Reasoner's own error, which says what to set.
+      let cause: unknown = error;
+      while (cause instanceof Error && !(cause instanceof ReasonerError) && cause.cause !== undefined) cause = cause.cause;
+      throw cause instanceof ReasonerError ? cause : error;
+    }
   }
 
   modes(): readonly AgentModeSummary[] {

@@ -12,6 +12,7 @@ import {
 import { checkCatalogAgainstRegistry, defaultCatalogPath, loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import type { AgentSessionStore } from '@aptix/agent-sessions';
 import { openSessionStore, type OpenSessionStoreOptions } from '@aptix/agent-sessions/open';
+import { createReasoner, type Reasoner } from '@aptix/reasoner';
 import type { AptixConfig } from './config.js';
 import { createHostLogger } from './logger.js';
 import { loadToolPackages, ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
@@ -28,6 +29,8 @@ export interface HostCradle {
   readonly modeCatalog: ModeCatalog;
   readonly sessionManager: AgentSessionStore;
   readonly toolPackages: readonly LoadedToolPackage[];
+  /** The agent loop. Built on first use, so a host without a model still serves tools; resolving it then throws a ReasonerError saying what to set. */
+  readonly reasoner: Reasoner;
 }
 
 /** A start-up failure: a bad package, a broken contract, a tool that cannot be built. Names the package, the tool and the rule. */
@@ -44,7 +47,7 @@ export interface ComposeOptions {
   readonly withoutSessions?: boolean;
 }
 
-const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'sessionManager', 'toolPackages']);
+const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'sessionManager', 'toolPackages', 'reasoner']);
 
 /**
  * The composition root: builds the strict awilix container from the configuration, loads every tool
@@ -118,6 +121,24 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
     }
   }
 
+  if (!options.withoutSessions) {
+    container.register(
+      'reasoner',
+      asFunction(({ registry: tools, executor, modeCatalog: modes, sessionManager, logger: toolLogger }: HostCradle) =>
+        createReasoner({
+          registry: tools,
+          executor,
+          modeCatalog: modes,
+          sessions: sessionManager,
+          logger: toolLogger,
+          model: { ...optional('baseURL', config.openai.baseUrl), ...optional('apiKey', config.openai.apiKey), ...optional('model', config.openai.model) },
+          // The same factory as the executor's, so the Reasoner sees the tools the calls will run.
+          createTool: (toolClass) => container.build(toolClass as never) as AgentTool,
+        }),
+      ).singleton(),
+    );
+  }
+
   checkToolsResolve(container, toolPackages);
   return container;
 }
@@ -145,6 +166,10 @@ export function checkToolsResolve(container: AwilixContainer<HostCradle>, toolPa
       }
     }
   }
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 /**

@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ToolContractError } from '@aptix/tool-contract';
+import { ReasonerError } from '@aptix/reasoner';
 import { AptixHost, presentResult, ScopeError } from '../aptix-host.js';
 import { ConfigError, isLoopback, loadConfig, type AptixConfig } from '../config.js';
 import { composeHost, HostStartupError, redactUrl, ToolPackageError, type ComposeOptions } from '../container.js';
 import { createHttpServer } from '../http/server.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
+import { chat } from './chat.js';
 import { Output, table } from './output.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -182,6 +184,15 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     });
 
   program
+    .command('chat')
+    .description('chat with the agent in a session; tool calls show as they happen (needs a model: APTIX_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL)')
+    .option('--session <id>', 'continue this session (default: a new session in the default mode)')
+    .option('--message <text>', 'send one message, print the answer as JSON, and exit (for scripts)')
+    .action(async (options: { session?: string; message?: string }) => {
+      await withHost((host, out) => chat(host, out, options));
+    });
+
+  program
     .command('modes')
     .description('the mode catalog')
     .command('list')
@@ -226,6 +237,10 @@ function report(error: unknown, out: Output): number {
   if (error instanceof ConfigError) {
     out.fail('CONFIG', error.message);
     return ExitCode.USAGE;
+  }
+  if (error instanceof ReasonerError) {
+    out.fail(error.code, error.message);
+    return ExitCode.FAILED;
   }
   if (error instanceof ScopeError) {
     out.fail(error.code, error.message);

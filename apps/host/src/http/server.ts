@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import { ScopeError, toSessionView, type AptixHost, type ToolScope } from '../aptix-host.js';
 import { requestContext } from '../request-context.js';
 import { registerMcpRoutes } from './mcp-http.js';
+import { registerReasonerRoutes } from './reasoner-routes.js';
 import { apiKeyGuard, hostGuard } from './security.js';
 
 const ErrorBody = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
@@ -185,6 +186,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     return toSessionView(session);
   });
 
+  registerReasonerRoutes(app, host);
   const mcp = registerMcpRoutes(app, host, version);
   app.addHook('onClose', async () => {
     await mcp.close();

@@ -1,0 +1,101 @@
+import type { AgentToolRegistry, ResponsesFunctionDefinition } from '@aptix/tool-contract';
+import { toolNamesForMode, type AgentModeSummary, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
+
+/** What the Reasoner needs of a registry: `AgentToolRegistry` fits. */
+export type ReasonerToolRegistry = Pick<AgentToolRegistry, 'get' | 'has' | 'names' | 'definitions'>;
+
+/**
+ * The opening of every instruction text, before the mode and the tool guidance. A host may replace it
+ * (`bootPrompt`); the mode and guidance sections are always added.
+ */
+export const DEFAULT_BOOT_PROMPT = [
+  'You are Aptix, an assistant that works in modes and acts through tools.',
+  'The current mode, below, sets your focus and decides which tools you are offered; the other modes are listed so you can suggest one when a request belongs there.',
+  'Call a tool only when it gives a better answer than reasoning alone, and follow its usage guide.',
+  'Tool results are JSON. A failed call comes back as {"error": {"message": "...", "code": "..."}}: read the message, correct the arguments or explain the failure to the user, and never invent a result.',
+].join('\n');
+
+/** The opening and closing tags around one tool's usage guide in the instructions (AGN-005 §7.2.3). */
+export const TOOL_GUIDANCE_TAG = 'tool_guidance';
+
+/** Everything a model call in one mode carries: the instructions and the tools, computed once at start-up. */
+export interface ModePrompt {
+  readonly mode: string;
+  /** The full `instructions` of a Responses request in this mode. */
+  readonly instructions: string;
+  /** The names of the tools offered, in the order they are sent. */
+  readonly toolNames: readonly string[];
+  /** The tools in the Responses format, `strict` explicit. */
+  readonly tools: readonly ResponsesFunctionDefinition[];
+}
+
+/**
+ * Builds the instructions and tools of every mode in the catalog, and checks on the way that each
+ * offered tool is registered and has usage metadata. Run at start-up, so a misconfiguration stops the
+ * host before the first message rather than failing a turn.
+ *
+ * @throws {ReasonerError} `CATALOG_MISMATCH` (a mode offers an unregistered tool) or `USAGE_METADATA_MISSING`.
+ */
+export function buildModePrompts(registry: ReasonerToolRegistry, catalog: ModeCatalog, bootPrompt: string = DEFAULT_BOOT_PROMPT): ReadonlyMap<string, ModePrompt> {
+  const prompts = new Map<string, ModePrompt>();
+  const problems: string[] = [];
+  for (const mode of catalog.modes) {
+    let toolNames: string[];
+    try {
+      toolNames = toolNamesForMode(registry, catalog, mode.key);
+    } catch (error) {
+      throw new ReasonerError(ReasonerErrorCode.CATALOG_MISMATCH, `Mode catalog ${catalog.source} cannot be served: ${(error as Error).message}`, { cause: error });
+    }
+    const guides: Array<{ name: string; text: string }> = [];
+    for (const name of toolNames) {
+      const text = registry.get(name)?.usageMetadata;
+      if (typeof text !== 'string' || text.trim() === '') {
+        problems.push(`tool "${name}" (offered in mode "${mode.key}") has no ToolUsageMetadata`);
+      } else if (text.includes(`</${TOOL_GUIDANCE_TAG}>`)) {
+        problems.push(`the ToolUsageMetadata of "${name}" contains "</${TOOL_GUIDANCE_TAG}>", which would end its section of the instructions early`);
+      } else {
+        guides.push({ name, text: text.trim() });
+      }
+    }
+    if (problems.length === 0) {
+      prompts.set(mode.key, {
+        mode: mode.key,
+        instructions: composeInstructions(bootPrompt, mode, catalog.modes, guides),
+        toolNames: Object.freeze(toolNames),
+        tools: registry.definitions('responses', toolNames),
+      });
+    }
+  }
+  if (problems.length > 0) {
+    throw new ReasonerError(
+      ReasonerErrorCode.USAGE_METADATA_MISSING,
+      `The Reasoner cannot build its tool guidance (AGN-005 §7.2.3): ${[...new Set(problems)].join('; ')}. ` +
+        'Fix: give each tool a non-empty static ToolUsageMetadata (usage`...` with its purpose, rules, arguments, error codes, good and bad usage), or stop offering it in that mode.',
+    );
+  }
+  return prompts;
+}
+
+function composeInstructions(bootPrompt: string, mode: AgentModeSummary, modes: readonly AgentModeSummary[], guides: ReadonlyArray<{ name: string; text: string }>): string {
+  const others = modes.filter((candidate) => candidate.key !== mode.key);
+  const sections = [
+    bootPrompt.trim(),
+    [`# Current mode: ${mode.displayName} (${mode.key})`, mode.systemPromptSummary.trim() || mode.description].join('\n'),
+    [
+      '# Other modes',
+      ...(others.length === 0
+        ? ['None: this is the only mode.']
+        : [
+            ...others.map((other) => `- ${other.key} (${other.displayName}): ${other.description}`),
+            'To move the work to another mode, follow the usage guide of agent_change_mode: propose the mode and wait for the user to confirm.',
+          ]),
+    ].join('\n'),
+    [
+      '# Tool guidance',
+      `Each tool offered in this mode has a usage guide below, in a ${TOOL_GUIDANCE_TAG} element whose name attribute is the tool's name. Follow it when deciding whether and how to call the tool.`,
+      ...guides.map(({ name, text }) => `<${TOOL_GUIDANCE_TAG} name="${name}">\n${text}\n</${TOOL_GUIDANCE_TAG}>`),
+    ].join('\n\n'),
+  ];
+  return sections.join('\n\n');
+}

@@ -1,0 +1,496 @@
+import type { AgentSession, AgentSessionStore } from '@aptix/agent-sessions';
+import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext, type AgentToolExecutor, type InvokeResult, type ToolFactory } from '@aptix/tool-contract';
+import type { ModeCatalog } from '@aptix/tool-mode-catalog';
+import type OpenAI from 'openai';
+import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
+import {
+  errorPayload,
+  functionCallOutputItem,
+  functionCallsOf,
+  inspectConversation,
+  isRecord,
+  pendingCallItem,
+  textOf,
+  toModelInput,
+  ToolOutputCode,
+  toolOutputText,
+  userMessageItem,
+  type ConversationItem,
+  type FunctionCall,
+  type PendingToolCall,
+} from './conversation.js';
+import type { ReasonerEvent, ReasonerEventListener } from './events.js';
+import { buildModePrompts, DEFAULT_BOOT_PROMPT, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
+import { callModel } from './model-call.js';
+import { createOpenAIClient, resolveModelConnection, type ModelConnection } from './model-config.js';
+import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
+import { SessionQueue } from './session-queue.js';
+import type { TurnResult, TurnStatus, TurnToolCall } from './turn.js';
+
+/** The tool whose success changes the session's mode (TUL-007); offered in every mode. */
+export const MODE_CHANGE_TOOL = 'agent_change_mode';
+
+/** Model calls per turn when `maxSteps` is not given. */
+export const DEFAULT_MAX_STEPS = 12;
+
+/** What the Reasoner needs of the session store: `AgentSessionStore` fits. */
+export type ReasonerSessionStore = Pick<AgentSessionStore, 'createSession' | 'getSession' | 'appendConversationItems' | 'listConversationItems'>;
+
+/**
+ * Extra Responses API parameters sent with every model call (`temperature`, `max_output_tokens`,
+ * `reasoning`, `parallel_tool_calls`, `include`…). The ones the Reasoner owns cannot be set here.
+ * For OpenAI reasoning models, add `include: ['reasoning.encrypted_content']` so their reasoning can be
+ * replayed statelessly.
+ */
+export type ModelSettings = Omit<ResponseCreateParamsBase, 'model' | 'instructions' | 'input' | 'tools' | 'store' | 'stream' | 'previous_response_id' | 'conversation' | 'background'>;
+
+export interface ReasonerOptions {
+  readonly registry: ReasonerToolRegistry;
+  /** Runs the calls; never throws. */
+  readonly executor: Pick<AgentToolExecutor, 'execute'>;
+  readonly modeCatalog: ModeCatalog;
+  readonly sessions: ReasonerSessionStore;
+  /** The endpoint and the model. `model.model` is required; see {@link resolveModelConnection}. */
+  readonly model: ModelConnection;
+  /** A client built by the host (e.g. `new AzureOpenAI(...)`); then `model.baseURL`/`apiKey` are not used, `model.model` still is. */
+  readonly client?: OpenAI;
+  /**
+   * The factory the executor builds tools with. The Reasoner builds each offered tool once, at start-up,
+   * only to read `isToolFullyExecutedOnServer`. Default: `new ToolClass({ logger })`.
+   */
+  readonly createTool?: ToolFactory;
+  /** The opening of the instructions. Default {@link DEFAULT_BOOT_PROMPT}. */
+  readonly bootPrompt?: string;
+  /** Model calls per turn before it stops with `step_limit`. Default {@link DEFAULT_MAX_STEPS}. */
+  readonly maxSteps?: number;
+  /** Stream the model's responses (text deltas as they come). Default true; false for endpoints that cannot stream. */
+  readonly stream?: boolean;
+  readonly modelSettings?: ModelSettings;
+  readonly logger?: AdminLogger;
+}
+
+export interface TurnOptions {
+  /** Aborting stops the model call and the tools in flight; the turn then ends with `cancelled`. */
+  readonly signal?: AbortSignal;
+  /** Receives the turn's events as they happen (text deltas, tool calls, mode changes, the end). */
+  readonly onEvent?: ReasonerEventListener;
+  /** The tools' `conversationId` (AGN-005 §5). Default: the id of the session the turn is asked of. */
+  readonly conversationId?: string;
+}
+
+/** The client's answer to a pending call: its output (JSON text or any JSON value), or why it failed. */
+export type ToolOutputSubmission =
+  | { readonly callId: string; readonly output: unknown }
+  | { readonly callId: string; readonly error: { readonly message: string; readonly code?: string } };
+
+/** What a call came to, before it is written to the conversation. */
+interface CallOutcome {
+  readonly call: FunctionCall;
+  readonly successful: boolean;
+  output: string;
+  readonly pending: boolean;
+}
+
+/**
+ * The agent loop over the OpenAI Responses API (issue 8, AGN-005 §1, §7.2.3, §9): offers the session's
+ * mode's tools to the model with their usage guidance, runs the calls the model makes through the
+ * executor, feeds the results back, and repeats until the model answers. Conversations live in the
+ * session store, and every request carries the whole conversation with `store: false`, so any
+ * compatible endpoint works and a restarted host carries on.
+ *
+ * Everything that can be checked is checked in the constructor: the model connection, every mode's
+ * tools and their usage metadata, and which tools the client completes.
+ */
+export class Reasoner {
+  /** The model every call names. */
+  readonly model: string;
+  /** The endpoint's base URL, as named in error messages. */
+  readonly endpoint: string;
+  readonly maxSteps: number;
+  /** Tools whose `isToolFullyExecutedOnServer` is false: their calls end the turn and wait for the client. */
+  readonly clientExecutedTools: ReadonlySet<string>;
+
+  readonly #client: OpenAI;
+  readonly #executor: Pick<AgentToolExecutor, 'execute'>;
+  readonly #sessions: ReasonerSessionStore;
+  readonly #catalog: ModeCatalog;
+  readonly #prompts: ReadonlyMap<string, ModePrompt>;
+  readonly #stream: boolean;
+  readonly #settings: ModelSettings;
+  readonly #logger: AdminLogger;
+  readonly #queue = new SessionQueue();
+
+  constructor(options: ReasonerOptions) {
+    const { registry, executor, modeCatalog, sessions } = options;
+    if (!registry || !executor || !modeCatalog || !sessions) {
+      const missing = (['registry', 'executor', 'modeCatalog', 'sessions'] as const).filter((name) => !options[name]);
+      throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `createReasoner needs ${missing.join(', ')}: pass the host's AgentToolRegistry, AgentToolExecutor, ModeCatalog and session store.`);
+    }
+    // A client the host built brings its own endpoint and key; only the model name is still needed.
+    const connection = resolveModelConnection(
+      options.client === undefined ? (options.model ?? {}) : { ...options.model, baseURL: options.client.baseURL, apiKey: options.client.apiKey || 'from-client' },
+    );
+    const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+      throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `maxSteps must be a whole number of model calls, 1 or more; got ${String(maxSteps)}.`);
+    }
+    this.#logger = options.logger ?? silentAdminLogger;
+    this.#client = options.client ?? createOpenAIClient(connection);
+    this.model = connection.model;
+    this.endpoint = connection.baseURL;
+    this.maxSteps = maxSteps;
+    this.#executor = executor;
+    this.#sessions = sessions;
+    this.#catalog = modeCatalog;
+    this.#stream = options.stream ?? true;
+    this.#settings = { ...options.modelSettings };
+    this.#prompts = buildModePrompts(registry, modeCatalog, options.bootPrompt ?? DEFAULT_BOOT_PROMPT);
+    this.clientExecutedTools = findClientExecutedTools(registry, this.#prompts, options.createTool ?? ((toolClass) => new toolClass({ logger: this.#logger })));
+  }
+
+  /**
+   * The instructions and tools a model call in `mode` carries.
+   * @throws {ReasonerError} `UNKNOWN_SESSION_MODE` for a mode the catalog does not have.
+   */
+  promptFor(mode: string): ModePrompt {
+    const prompt = this.#prompts.get(mode);
+    if (prompt === undefined) {
+      throw new ReasonerError(ReasonerErrorCode.UNKNOWN_SESSION_MODE, `Mode "${mode}" is not in mode catalog ${this.#catalog.source} (modes: ${this.#catalog.keys.join(', ')}).`);
+    }
+    return prompt;
+  }
+
+  /**
+   * Runs one turn: appends the user's message to the session's conversation, then calls the model and
+   * runs its tool calls until it answers, a client tool must finish the work, the step limit is reached,
+   * or `signal` aborts. Tool failures go back to the model; only problems no model can fix throw.
+   *
+   * @throws {ReasonerError} `SESSION_NOT_FOUND`, `INVALID_INPUT`, `PENDING_TOOL_CALLS`, `MODEL_REQUEST_FAILED`, `MODEL_RESPONSE_FAILED`.
+   * @example
+   * const result = await reasoner.runTurn(sessionId, 'What is 2 + 3?', { signal, onEvent: (e) => e.type === 'text_delta' && process.stdout.write(e.delta) });
+   */
+  runTurn(sessionId: string, input: string, options: TurnOptions = {}): Promise<TurnResult> {
+    if (typeof input !== 'string' || input.trim() === '') {
+      return Promise.reject(new ReasonerError(ReasonerErrorCode.INVALID_INPUT, 'The message is empty: send { "input": "<the user\'s message>" } with some text.'));
+    }
+    return this.#queue.run(sessionId, () => this.#start(sessionId, { kind: 'message', input }, options));
+  }
+
+  /**
+   * Answers pending calls of client-executed tools and, once none is left, resumes the turn. With some
+   * calls still unanswered it records the outputs given and returns `pending_tool_calls` again.
+   *
+   * @throws {ReasonerError} `SESSION_NOT_FOUND`, `INVALID_INPUT`, `UNKNOWN_TOOL_CALL`, and the model errors of {@link runTurn}.
+   * @example
+   * await reasoner.submitToolOutputs(sessionId, [{ callId: 'call_1', output: { applied: true } }]);
+   */
+  submitToolOutputs(sessionId: string, outputs: readonly ToolOutputSubmission[], options: TurnOptions = {}): Promise<TurnResult> {
+    if (!Array.isArray(outputs) || outputs.length === 0) {
+      return Promise.reject(new ReasonerError(ReasonerErrorCode.INVALID_INPUT, 'No tool outputs were given: send { "outputs": [{ "callId": "...", "output": ... }] } with one entry per pending call.'));
+    }
+    return this.#queue.run(sessionId, () => this.#start(sessionId, { kind: 'outputs', outputs }, options));
+  }
+
+  /** The calls of `sessionId` waiting for the client, in call order (`[]` when none). */
+  async pendingToolCalls(sessionId: string): Promise<PendingToolCall[]> {
+    await this.#requireSession(sessionId);
+    const { pending } = inspectConversation(await this.#sessions.listConversationItems(sessionId));
+    return pending.map((call) => ({ ...call, sessionId }));
+  }
+
+  async #start(sessionId: string, start: { kind: 'message'; input: string } | { kind: 'outputs'; outputs: readonly ToolOutputSubmission[] }, options: TurnOptions): Promise<TurnResult> {
+    const session = await this.#requireSession(sessionId);
+    this.promptFor(session.mode); // a mode the catalog lost fails here, before anything is written
+    const { pending, interrupted } = inspectConversation(await this.#sessions.listConversationItems(sessionId));
+    // Calls the host was running when it stopped get an answer, so the conversation is valid again.
+    const repairs = interrupted.map((call) =>
+      functionCallOutputItem(call.callId, errorPayload(`${call.name} was interrupted: the host stopped before the call finished, so its effect is unknown. Check before calling it again.`, ToolOutputCode.CALL_INTERRUPTED)),
+    );
+    const emit = this.#emitter(options.onEvent);
+    if (start.kind === 'message') {
+      if (pending.length > 0) {
+        throw new ReasonerError(
+          ReasonerErrorCode.PENDING_TOOL_CALLS,
+          `Session ${sessionId} is waiting for the output of client tool call(s) ${pending.map((call) => `${call.callId} (${call.name})`).join(', ')}. ` +
+            'Submit them (submitToolOutputs, POST /v1/sessions/:id/tool-outputs) before sending a new message.',
+        );
+      }
+      if (options.signal?.aborted) return this.#finish({ origin: session, active: session, status: 'cancelled', output: CANCELLED, steps: 0, toolCalls: [], pending: [] }, emit);
+      await this.#sessions.appendConversationItems(sessionId, [...repairs, userMessageItem(start.input)]);
+    } else {
+      const answers = submissionItems(sessionId, start.outputs, pending);
+      if (options.signal?.aborted) return this.#finish({ origin: session, active: session, status: 'cancelled', output: CANCELLED, steps: 0, toolCalls: [], pending: [] }, emit);
+      await this.#sessions.appendConversationItems(sessionId, [...repairs, ...answers.items]);
+      const remaining = pending.filter((call) => !answers.answered.has(call.callId)).map((call) => ({ ...call, sessionId }));
+      if (remaining.length > 0) return this.#finish({ origin: session, active: session, status: 'pending_tool_calls', output: '', steps: 0, toolCalls: [], pending: remaining }, emit);
+    }
+    return this.#loop(session, options, emit);
+  }
+
+  async #loop(origin: AgentSession, options: TurnOptions, emit: ReasonerEventListener): Promise<TurnResult> {
+    const { signal } = options;
+    const conversationId = options.conversationId ?? origin.id;
+    const toolCalls: TurnToolCall[] = [];
+    let active = origin;
+    let steps = 0;
+    let lastText = '';
+    const end = (status: TurnStatus, output: string, pending: PendingToolCall[] = []) => this.#finish({ origin, active, status, output, steps, toolCalls, pending }, emit);
+    emit({ type: 'turn_started', sessionId: origin.id, mode: origin.mode });
+
+    for (;;) {
+      if (signal?.aborted) return end('cancelled', CANCELLED);
+      if (steps >= this.maxSteps) {
+        this.#logger.addCustomEvent('warn', '[Reasoner_Turn__StepLimit]', `The turn stopped at the step limit of ${this.maxSteps} model calls.`, [['SessionId', active.id]]);
+        return end('step_limit', joinText(lastText, stepLimitMessage(this.maxSteps)));
+      }
+      const session = await this.#requireSession(active.id);
+      active = session;
+      const prompt = this.promptFor(session.mode);
+      steps += 1;
+      emit({ type: 'model_request', sessionId: session.id, mode: session.mode, step: steps });
+      const input = toModelInput(await this.#sessions.listConversationItems(session.id));
+      let streamedText = '';
+      const reply = await callModel(
+        this.#client,
+        { ...this.#settings, model: this.model, instructions: prompt.instructions, input, tools: prompt.tools as ResponseCreateParamsBase['tools'], store: false },
+        {
+          stream: this.#stream,
+          signal,
+          endpoint: this.endpoint,
+          onTextDelta: (delta) => {
+            streamedText += delta;
+            emit({ type: 'text_delta', sessionId: session.id, delta });
+          },
+        },
+      );
+      if (reply === undefined) return end('cancelled', CANCELLED);
+      await this.#sessions.appendConversationItems(session.id, reply.output as unknown as ConversationItem[]);
+      lastText = textOf(reply.output) || streamedText;
+      const calls = functionCallsOf(reply.output);
+      if (calls.length === 0) return end('completed', lastText);
+
+      const context: AgentToolExecutionContext = { sessionId: session.id, conversationId, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode };
+      const outcomes = await this.#runCalls(calls, prompt, context, signal, emit);
+      active = await this.#record(session, outcomes, emit);
+      for (const outcome of outcomes) {
+        if (!outcome.pending) toolCalls.push({ callId: outcome.call.callId, name: outcome.call.name, arguments: outcome.call.arguments, successful: outcome.successful, output: outcome.output, sessionId: session.id });
+      }
+      const pending = outcomes.filter((outcome) => outcome.pending);
+      if (pending.length > 0) {
+        return end(
+          'pending_tool_calls',
+          lastText,
+          pending.map((outcome) => ({ ...outcome.call, sessionId: active.id, serverResult: outcome.output })),
+        );
+      }
+    }
+  }
+
+  /**
+   * Writes a batch's outputs (and pending records) to the conversation, and follows a mode change:
+   * returns the session the turn continues in, a new child session after `branch: true`.
+   */
+  async #record(session: AgentSession, outcomes: CallOutcome[], emit: ReasonerEventListener): Promise<AgentSession> {
+    const branch = branchRequest(outcomes);
+    const child = branch === undefined ? undefined : await this.#sessions.createSession({ org: session.org, user: session.user, mode: branch.mode, parentId: session.id });
+    // The model reads where the work went in the mode change's own output.
+    if (branch !== undefined && child !== undefined) branch.outcome.output = JSON.stringify({ ...branch.payload, branchedSessionId: child.id });
+    await this.#sessions.appendConversationItems(
+      session.id,
+      outcomes.map((outcome) => (outcome.pending ? pendingCallItem(outcome.call, outcome.output) : functionCallOutputItem(outcome.call.callId, outcome.output))),
+    );
+
+    if (child === undefined) {
+      if (!outcomes.some((outcome) => outcome.call.name === MODE_CHANGE_TOOL && outcome.successful)) return session;
+      const after = await this.#requireSession(session.id);
+      if (after.mode !== session.mode) emit({ type: 'mode_changed', sessionId: session.id, fromMode: session.mode, toMode: after.mode, branch: false });
+      return after;
+    }
+
+    // The child starts from the whole conversation so far, so the model keeps the context the user
+    // confirmed the branch in. The parent keeps its history and the mode the tool gave it (see README).
+    await this.#sessions.appendConversationItems(child.id, await this.#sessions.listConversationItems(session.id));
+    const pending = outcomes.filter((outcome) => outcome.pending);
+    if (pending.length > 0) {
+      // Client calls of this batch are answered in the child; the parent must not wait for them.
+      await this.#sessions.appendConversationItems(
+        session.id,
+        pending.map((outcome) => functionCallOutputItem(outcome.call.callId, errorPayload(`This call continues in session ${child.id}, where the work moved when the mode changed.`, ToolOutputCode.MOVED_TO_BRANCH))),
+      );
+    }
+    this.#logger.addCustomEvent('info', '[Reasoner_Turn__Branched]', `Session ${session.id} branched into ${child.id} in mode "${child.mode}".`, [
+      ['SessionId', session.id],
+      ['BranchedSessionId', child.id],
+      ['Mode', child.mode],
+    ]);
+    emit({ type: 'mode_changed', sessionId: session.id, fromMode: session.mode, toMode: child.mode, branch: true, branchedSessionId: child.id });
+    return child;
+  }
+
+  /** Runs a response's calls concurrently; the outcomes come back in call order. */
+  async #runCalls(calls: readonly FunctionCall[], prompt: ModePrompt, context: AgentToolExecutionContext, signal: AbortSignal | undefined, emit: ReasonerEventListener): Promise<CallOutcome[]> {
+    const sessionId = context.sessionId!;
+    for (const call of calls) emit({ type: 'tool_call_started', sessionId, callId: call.callId, name: call.name, arguments: call.arguments });
+    return Promise.all(
+      calls.map(async (call): Promise<CallOutcome> => {
+        let result: InvokeResult<string>;
+        if (prompt.toolNames.includes(call.name)) {
+          result = await this.#executor.execute(call.name, call.arguments, context, { signal });
+        } else {
+          const message = `Tool "${call.name}" is not available in mode "${prompt.mode}"; it was not run. Tools in this mode: ${prompt.toolNames.join(', ')}.`;
+          result = { successful: false, result: null, errors: [{ message, code: ToolOutputCode.TOOL_NOT_OFFERED }] };
+        }
+        const output = toolOutputText(result);
+        // A cancelled call is answered on the spot: the client has nothing left to finish.
+        if (result.successful && this.clientExecutedTools.has(call.name) && !signal?.aborted) {
+          emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: output });
+          return { call, successful: true, output, pending: true };
+        }
+        emit({ type: 'tool_call_finished', sessionId, callId: call.callId, name: call.name, successful: result.successful, output });
+        return { call, successful: result.successful, output, pending: false };
+      }),
+    );
+  }
+
+  async #finish(
+    turn: { origin: AgentSession; active: AgentSession; status: TurnStatus; output: string; steps: number; toolCalls: TurnToolCall[]; pending: PendingToolCall[] },
+    emit: ReasonerEventListener,
+  ): Promise<TurnResult> {
+    const current = (await this.#sessions.getSession(turn.active.id)) ?? turn.active;
+    const result: TurnResult = {
+      sessionId: turn.origin.id,
+      ...(turn.active.id === turn.origin.id ? {} : { branchedSessionId: turn.active.id }),
+      mode: current.mode,
+      status: turn.status,
+      output: turn.output,
+      toolCalls: turn.toolCalls,
+      pendingToolCalls: turn.pending,
+      steps: turn.steps,
+    };
+    emit({ type: 'turn_ended', result });
+    return result;
+  }
+
+  async #requireSession(sessionId: string): Promise<AgentSession> {
+    const session = typeof sessionId === 'string' && sessionId !== '' ? await this.#sessions.getSession(sessionId) : undefined;
+    if (session === undefined) {
+      throw new ReasonerError(ReasonerErrorCode.SESSION_NOT_FOUND, `Session "${String(sessionId)}" does not exist. Create one first (POST /v1/sessions, or the session store's createSession).`);
+    }
+    return session;
+  }
+
+  #emitter(listener: ReasonerEventListener | undefined): ReasonerEventListener {
+    if (listener === undefined) return () => {};
+    return (event: ReasonerEvent) => {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger.addException('[Reasoner_OnEvent__Exception]', error, [['Event', event.type]]);
+      }
+    };
+  }
+}
+
+/**
+ * Builds a {@link Reasoner}, checking the whole configuration first.
+ * @throws {ReasonerError} `MODEL_NOT_CONFIGURED`, `API_KEY_MISSING`, `USAGE_METADATA_MISSING`, `CATALOG_MISMATCH`, `TOOL_UNAVAILABLE`, `INVALID_OPTION`.
+ * @example
+ * const reasoner = createReasoner({
+ *   registry, executor, modeCatalog, sessions: store,
+ *   model: { baseURL: process.env.OPENAI_BASE_URL, apiKey: process.env.OPENAI_API_KEY, model: process.env.APTIX_MODEL },
+ *   createTool: (toolClass) => container.build(toolClass),
+ * });
+ * const { output } = await reasoner.runTurn(session.id, 'Greet me, I am Ada.');
+ */
+export function createReasoner(options: ReasonerOptions): Reasoner {
+  return new Reasoner(options);
+}
+
+const CANCELLED = 'The turn was cancelled before the agent finished.';
+
+function stepLimitMessage(maxSteps: number): string {
+  return (
+    `The agent stopped after ${maxSteps} model calls without a final answer: the step limit (maxSteps = ${maxSteps}) was reached. ` +
+    'The tool results so far are kept; send another message (e.g. "continue") to let it go on, or raise maxSteps.'
+  );
+}
+
+function joinText(first: string, second: string): string {
+  return first.trim() === '' ? second : `${first}\n\n${second}`;
+}
+
+/** The last successful `agent_change_mode` of a batch that asked for a branch, if any. */
+function branchRequest(outcomes: readonly CallOutcome[]): { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined {
+  let found: { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined;
+  for (const outcome of outcomes) {
+    if (outcome.call.name !== MODE_CHANGE_TOOL || !outcome.successful) continue;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(outcome.output);
+    } catch {
+      continue;
+    }
+    if (!isRecord(payload) || payload.success !== true) continue;
+    found = payload.branch === true && typeof payload.mode === 'string' ? { outcome, payload, mode: payload.mode } : undefined;
+  }
+  return found;
+}
+
+/** The conversation items answering pending calls, after checking each answer names one. */
+function submissionItems(sessionId: string, outputs: readonly ToolOutputSubmission[], pending: readonly FunctionCall[]): { items: ConversationItem[]; answered: Set<string> } {
+  const waiting = new Map(pending.map((call) => [call.callId, call]));
+  const answered = new Set<string>();
+  const items: ConversationItem[] = [];
+  const waitingFor = () => (pending.length === 0 ? 'It is waiting for no tool calls.' : `It is waiting for: ${pending.map((call) => `${call.callId} (${call.name})`).join(', ')}.`);
+  outputs.forEach((entry, index) => {
+    if (!isRecord(entry) || typeof entry.callId !== 'string' || entry.callId === '') {
+      throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Tool output ${index} has no callId: give each output the callId of the pending call it answers.`);
+    }
+    const { callId } = entry;
+    if (!waiting.has(callId)) throw new ReasonerError(ReasonerErrorCode.UNKNOWN_TOOL_CALL, `Session ${sessionId} is not waiting for tool call "${callId}". ${waitingFor()}`);
+    if (answered.has(callId)) throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Tool call "${callId}" is answered twice in one submission: send one output per call.`);
+    const hasOutput = 'output' in entry && entry.output !== undefined;
+    const hasError = 'error' in entry && entry.error !== undefined;
+    if (hasOutput === hasError) {
+      throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Tool output for "${callId}" must have exactly one of "output" (the result) or "error" ({ "message": "..." }).`);
+    }
+    let text: string;
+    if (hasError) {
+      const error = (entry as { error: unknown }).error;
+      if (!isRecord(error) || typeof error.message !== 'string' || error.message.trim() === '') {
+        throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `The error for tool call "${callId}" needs a non-empty "message" saying why the client could not complete it.`);
+      }
+      text = errorPayload(error.message, typeof error.code === 'string' && error.code !== '' ? error.code : ToolOutputCode.CLIENT_TOOL_FAILED);
+    } else {
+      const output = (entry as { output: unknown }).output;
+      const serialised = typeof output === 'string' ? output : JSON.stringify(output);
+      if (serialised === undefined) throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `The output for tool call "${callId}" is not JSON data: send a string or a JSON value.`);
+      text = serialised;
+    }
+    answered.add(callId);
+    items.push(functionCallOutputItem(callId, text));
+  });
+  return { items, answered };
+}
+
+/** Builds each offered tool once to read `isToolFullyExecutedOnServer`. */
+function findClientExecutedTools(registry: ReasonerToolRegistry, prompts: ReadonlyMap<string, ModePrompt>, createTool: ToolFactory): ReadonlySet<string> {
+  const names = new Set([...prompts.values()].flatMap((prompt) => prompt.toolNames));
+  const clientTools = new Set<string>();
+  for (const name of names) {
+    const toolClass = registry.get(name)!.toolClass;
+    let flag: unknown;
+    try {
+      flag = createTool(toolClass, {}).isToolFullyExecutedOnServer;
+    } catch (error) {
+      throw new ReasonerError(
+        ReasonerErrorCode.TOOL_UNAVAILABLE,
+        `Tool "${name}" cannot be built (${(error as Error).message}), so the Reasoner cannot tell whether the server or the client completes it. ` +
+          'Fix: pass createTool, the same factory the executor builds tools with (e.g. (toolClass) => container.build(toolClass)).',
+        { cause: error },
+      );
+    }
+    if (flag === false) clientTools.add(name);
+  }
+  return clientTools;
+}
