@@ -1,0 +1,482 @@
+import { CapturingAdminLogger } from '../admin-logger.js';
+import type { AgentTool, AnyAgentToolClass } from '../agent-tool.js';
+import { decodeArguments } from '../arguments.js';
+import { inspectToolClass } from '../contract-rules.js';
+import { ContractErrorCode, ExecutionErrorCode } from '../errors.js';
+import type { InvokeResult } from '../invoke-result.js';
+import { canonicalJson, toPlainJson, toStrictMode, type JsonSchema } from '../schema.js';
+import { AgentToolExecutor } from '../tool-executor.js';
+import { AgentToolRegistry, type RegisteredTool } from '../tool-registry.js';
+import { missingUsageSections } from '../usage.js';
+import { ContractCheckCode, type ContractFinding, type ContractFindingCode } from './codes.js';
+import { garbageArguments } from './garbage.js';
+import { describeMalformedResult } from './invoke-result-shape.js';
+import { schemasInFreshProcess, type ProcessSchemaEntry, type ProcessSchemas } from './process-schemas.js';
+import { jsonDifferences } from './schema-diff.js';
+import { rootPropertyNames, undescribedProperties } from './schema-walk.js';
+import { withStandIns } from './stand-ins.js';
+import { testContext } from './test-context.js';
+
+/**
+ * Builds the tool instance the garbage arguments run against. `dependencies` holds `logger` (a
+ * capturing one), whatever `dependencies` the caller gave, and stand-ins for anything else the tool reads.
+ */
+export type ContractToolFactory = (toolClass: AnyAgentToolClass, dependencies: Readonly<Record<string, unknown>>) => AgentTool;
+
+export interface VerifyToolContractOptions {
+  /** Constructor dependencies beyond `logger`, by name: real services or fakes. */
+  readonly dependencies?: Readonly<Record<string, unknown>>;
+  /** Full control over building instances; default `new ToolClass(dependencies)`. */
+  readonly createTool?: ContractToolFactory;
+  /** Stand in for dependencies nobody provided (see `withStandIns`). Default true. */
+  readonly standIns?: boolean;
+  /**
+   * The module that exports the tool (its class by name, or in a `tools` list): two separate Node
+   * processes import it to compare canonical schemas. Without it (or `otherProcessSchemas`), that check is skipped.
+   */
+  readonly modulePath?: string;
+  /** The export of `modulePath` holding the tool list. Default `tools`. */
+  readonly exportName?: string;
+  /** `node` arguments for those processes; see `schemasInFreshProcess`. */
+  readonly nodeArguments?: readonly string[];
+  /** This tool's schemas as other processes read them, when the caller already has them (`verifyToolPackage` does). */
+  readonly otherProcessSchemas?: readonly ProcessSchemaEntry[];
+  /** How long one garbage call may take. Default 10 000 ms. */
+  readonly callTimeoutMs?: number;
+  /** Run the garbage arguments. Default true. */
+  readonly garbage?: boolean;
+}
+
+/** How the tool fares with OpenAI strict mode. */
+export interface StrictModeReport {
+  /** Strict mode can take the schema (`problems` is empty). */
+  readonly ok: boolean;
+  /** What the tool declares in its schema, if anything. */
+  readonly declared: boolean | undefined;
+  /** Whether hosts offer the tool with `strict: true`. */
+  readonly offered: boolean;
+  /** Why strict mode cannot take the schema. */
+  readonly problems: readonly string[];
+  /** Keywords left out of the strict view; the server still enforces them. */
+  readonly relaxed: readonly string[];
+}
+
+/** One garbage input, sent one way, and what came back. */
+export interface GarbageRun {
+  readonly input: string;
+  /** `executor`: by name through an AgentToolExecutor; `execute`: the instance's own `execute`. */
+  readonly via: 'executor' | 'execute';
+  /** `failure` when the schema refuses the input; `any` when it accepts it (e.g. `{}` with no required argument). */
+  readonly expected: 'failure' | 'any';
+  readonly outcome: 'failed' | 'succeeded' | 'threw' | 'malformed' | 'timed-out';
+  /** The code of a failed result. */
+  readonly code?: string;
+}
+
+/** Everything `verifyToolContract` found about one tool class. */
+export interface ToolContractReport {
+  /** The ToolName, or the class name when there is none. */
+  readonly tool: string;
+  /** No violations (warnings allowed). */
+  readonly ok: boolean;
+  /** Every broken rule. */
+  readonly violations: readonly ContractFinding[];
+  /** What should be fixed but does not fail the contract (usage-metadata sections, for one). */
+  readonly warnings: readonly ContractFinding[];
+  readonly strict: StrictModeReport;
+  /** Canonical JSON of `getSchema()`, when it could be read. */
+  readonly canonicalSchema: string | undefined;
+  readonly garbage: readonly GarbageRun[];
+  /** Dependencies the kit stood in for. */
+  readonly standIns: readonly string[];
+  readonly durationMs: number;
+}
+
+/** Codes after which the tool cannot be run at all. */
+const UNRUNNABLE: ReadonlySet<ContractFindingCode> = new Set([
+  ContractErrorCode.NOT_A_CLASS,
+  ContractErrorCode.EXECUTE_MISSING,
+  ContractErrorCode.GET_SCHEMA_MISSING,
+  ContractErrorCode.GET_SCHEMA_HAS_PARAMETERS,
+  ContractErrorCode.GET_SCHEMA_THREW,
+  ContractErrorCode.SCHEMA_SHAPE_INVALID,
+  ContractErrorCode.SCHEMA_PARAMETERS_INVALID,
+]);
+const MAX_FAILURE_MESSAGE_LENGTH = 16_384;
+const USAGE_TITLE = /^\s*(\S+)\s+[—–-]\s+usage guide\s*$/i;
+
+/**
+ * Checks a tool class against the whole contract and returns every violation, not only the first:
+ * the registry's rules (`inspectToolClass`), a description on every parameter (nested ones too), OpenAI
+ * strict mode or a declared `strict: false`, the same canonical schema in two separate Node processes
+ * (with `modulePath`), the AGN-005 §7.2.2 usage sections (warnings), and garbage arguments through a
+ * real AgentToolExecutor and the tool's own `execute`: each must give a well-formed InvokeResult,
+ * failed whenever the schema refuses the input, without a throw or a polluted prototype.
+ *
+ * @example
+ * const report = await verifyToolContract(WeatherTool, { dependencies: { weatherClient: fakeClient } });
+ * expect(report.violations).toEqual([]);
+ */
+export async function verifyToolContract(toolClass: unknown, options: VerifyToolContractOptions = {}): Promise<ToolContractReport> {
+  const started = performance.now();
+  const violations: ContractFinding[] = [];
+  const warnings: ContractFinding[] = [];
+  const inspected = inspectToolClass(toolClass);
+  for (const { code, message } of inspected.violations) violations.push({ code, message });
+  const codes = new Set(inspected.violations.map((violation) => violation.code));
+  const className = typeof toolClass === 'function' && toolClass.name ? toolClass.name : '(anonymous class)';
+  const read = inspected.tool ? { schema: undefined, parameters: inspected.tool.parameters } : readSchema(toolClass, codes);
+  const name = inspected.tool?.name ?? inspected.violations[0]?.tool ?? className;
+  const parameters = read?.parameters;
+  const canonicalSchema = inspected.tool?.canonicalSchema ?? (read?.schema === undefined ? undefined : canonicalJson(read.schema));
+
+  if (parameters !== undefined) checkNestedDescriptions(name, parameters, inspected.violations, violations);
+  const strict = strictReport(name, toolClass, parameters, inspected.tool?.strictView, violations, warnings);
+  checkUsage(name, toolClass, parameters, warnings);
+  await checkOtherProcesses(name, className, canonicalSchema, options, violations);
+
+  let garbage: GarbageRun[] = [];
+  let standIns: readonly string[] = [];
+  const runnable = parameters !== undefined && typeof toolClass === 'function' && ![...codes].some((code) => UNRUNNABLE.has(code));
+  if (runnable && options.garbage !== false) {
+    ({ runs: garbage, standIns } = await runGarbage(name, toolClass as AnyAgentToolClass, parameters, inspected.tool !== undefined, options, violations, warnings));
+  }
+  return { tool: name, ok: violations.length === 0, violations, warnings, strict, canonicalSchema, garbage, standIns, durationMs: performance.now() - started };
+}
+
+/** Codes after which the schema cannot be read. */
+const UNREADABLE: ReadonlySet<ContractFindingCode> = new Set([ContractErrorCode.NOT_A_CLASS, ContractErrorCode.GET_SCHEMA_MISSING, ContractErrorCode.GET_SCHEMA_HAS_PARAMETERS, ContractErrorCode.GET_SCHEMA_THREW]);
+
+/** The schema of a class that broke a rule, when it can still be read safely. */
+function readSchema(toolClass: unknown, codes: ReadonlySet<ContractFindingCode>): { schema: unknown; parameters: JsonSchema | undefined } | undefined {
+  if (typeof toolClass !== 'function' || [...codes].some((code) => UNREADABLE.has(code))) return undefined;
+  const getSchema = (toolClass as unknown as { getSchema?: unknown }).getSchema;
+  if (typeof getSchema !== 'function' || getSchema.length !== 0) return undefined;
+  try {
+    const schema = toPlainJson(getSchema.call(toolClass)) as { parameters?: unknown };
+    const parameters = schema?.parameters;
+    return { schema, parameters: parameters !== null && typeof parameters === 'object' && !Array.isArray(parameters) ? (parameters as JsonSchema) : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+function checkNestedDescriptions(name: string, parameters: JsonSchema, reported: ReadonlyArray<{ code: string; message: string }>, violations: ContractFinding[]): void {
+  const already = reported.filter((violation) => violation.code === ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING).map((violation) => violation.message);
+  for (const path of undescribedProperties(parameters)) {
+    if (already.some((message) => message.includes(`parameter '${path}'`))) continue;
+    violations.push({
+      code: ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING,
+      message: `Tool "${name}" breaks the tool contract: parameter '${path}' has no description; the model reads every field's description, nested ones too (TUL-011 §4). Fix: add one, e.g. { description: 'What ${path.split(/[.[|]/).pop()} means to the tool.' }.`,
+    });
+  }
+}
+
+function strictReport(
+  name: string,
+  toolClass: unknown,
+  parameters: JsonSchema | undefined,
+  view: ReturnType<typeof toStrictMode> | undefined,
+  violations: ContractFinding[],
+  warnings: ContractFinding[],
+): StrictModeReport {
+  if (parameters === undefined) return { ok: false, declared: undefined, offered: false, problems: ['the schema could not be read'], relaxed: [] };
+  let strictView = view;
+  try {
+    strictView ??= toStrictMode(parameters);
+  } catch {
+    // A schema too malformed to walk: the rules have reported it already.
+    return { ok: false, declared: undefined, offered: false, problems: ['the schema could not be read'], relaxed: [] };
+  }
+  const { problems, relaxed } = strictView;
+  const declaredValue = safeSchemaStrict(toolClass);
+  const declared = typeof declaredValue === 'boolean' ? declaredValue : undefined;
+  const ok = problems.length === 0;
+  if (!ok && declared !== false) {
+    const why = declared === true ? 'it declares strict: true, so OpenAI would refuse the request' : 'it does not declare strict: false';
+    violations.push({
+      code: ContractCheckCode.STRICT_MODE_REJECTED,
+      message: `Tool "${name}": OpenAI strict mode cannot take its schema (${problems.join('; ')}), and ${why}. Fix: change the schema so strict mode can take it, or opt out with functionToolSchema(${name === '' ? 'name' : 'ToolName'}, description, Args, { strict: false }) and say why in the tool's docs.`,
+    });
+  }
+  if (ok && declared === false) {
+    warnings.push({
+      code: ContractCheckCode.STRICT_OPT_OUT_UNNEEDED,
+      message: `Tool "${name}" declares strict: false, but strict mode could take its schema: models follow strict schemas more reliably. Fix: remove { strict: false }.`,
+    });
+  }
+  return { ok, declared, offered: declared ?? ok, problems, relaxed };
+}
+
+function safeSchemaStrict(toolClass: unknown): unknown {
+  try {
+    return (toolClass as { getSchema(): { strict?: unknown } }).getSchema().strict;
+  } catch {
+    return undefined;
+  }
+}
+
+function checkUsage(name: string, toolClass: unknown, parameters: JsonSchema | undefined, warnings: ContractFinding[]): void {
+  const descriptor = typeof toolClass === 'function' ? Object.getOwnPropertyDescriptor(toolClass, 'ToolUsageMetadata') : undefined;
+  const text = descriptor && 'value' in descriptor ? descriptor.value : undefined;
+  if (typeof text !== 'string' || text.trim() === '') return; // a violation of the rules already
+  const title = USAGE_TITLE.exec(text.split('\n').find((line) => line.trim() !== '') ?? '');
+  if (title?.[1] !== name) {
+    warnings.push({ code: ContractCheckCode.USAGE_TITLE_MISSING, message: `ToolUsageMetadata of ${name} does not open with "${name} — Usage Guide" (AGN-005 §7.2.2). Fix: make that its first line.` });
+  }
+  for (const heading of missingUsageSections(text)) {
+    warnings.push({ code: ContractCheckCode.USAGE_SECTION_MISSING, message: `ToolUsageMetadata of ${name} has no "${heading}:" section (AGN-005 §7.2.2). Fix: add it, so the Reasoner shows every tool's guidance the same way.` });
+  }
+  for (const argument of parameters ? rootPropertyNames(parameters) : []) {
+    if (!new RegExp(`\\b${argument.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text)) {
+      warnings.push({ code: ContractCheckCode.USAGE_ARGUMENT_UNDOCUMENTED, message: `ToolUsageMetadata of ${name} never mentions its argument '${argument}' (AGN-005 §7.2.3: keep it in sync with the schema). Fix: describe it under "Arguments:".` });
+    }
+  }
+}
+
+async function checkOtherProcesses(name: string, className: string, canonicalSchema: string | undefined, options: VerifyToolContractOptions, violations: ContractFinding[]): Promise<void> {
+  let entries = options.otherProcessSchemas;
+  if (entries === undefined && options.modulePath !== undefined) {
+    try {
+      const processOptions = { exportName: options.exportName, nodeArguments: options.nodeArguments };
+      const reads = await Promise.all([schemasInFreshProcess(options.modulePath, processOptions), schemasInFreshProcess(options.modulePath, processOptions)]);
+      entries = reads.map((read) => findEntry(read, name, className) ?? { error: `${options.modulePath} exports neither ${className} nor a '${options.exportName ?? 'tools'}' list with a tool named "${name}"` });
+    } catch (error) {
+      entries = [{ error: error instanceof Error ? error.message : String(error) }];
+    }
+  }
+  if (entries === undefined || canonicalSchema === undefined) return;
+  const failures = new Set<string>();
+  const differing: string[] = [];
+  for (const entry of entries) {
+    if (entry.error !== undefined || entry.schema === undefined) failures.add(entry.error ?? 'no schema');
+    else if (entry.schema !== canonicalSchema) differing.push(entry.schema);
+  }
+  for (const failure of failures) {
+    violations.push({
+      code: ContractCheckCode.SCHEMA_PROCESS_FAILED,
+      message: `Tool "${name}": reading its schema in a separate Node process failed: ${failure}. Fix: the module must import cleanly on its own, and getSchema() must not depend on anything set up after import.`,
+    });
+  }
+  if (differing.length > 0) {
+    const differences = jsonDifferences(JSON.parse(canonicalSchema), JSON.parse(differing[0]!));
+    violations.push({
+      code: ContractCheckCode.SCHEMA_DIFFERS_ACROSS_PROCESSES,
+      message: `Tool "${name}": getSchema() gives a different schema in ${differing.length} of ${entries.length} separate Node processes (${differences.join('; ')}). Schemas must be built from constants only (TUL-011 §4), not from values fixed when the module loads (a timestamp, a random id, the process id, the environment). Fix: build the schema from constants.`,
+    });
+  }
+}
+
+function findEntry(read: ProcessSchemas, name: string, className: string): ProcessSchemaEntry | undefined {
+  return read.exports[className] ?? read.tools.find((entry) => entry.toolName === name);
+}
+
+interface Accumulated {
+  readonly code: ContractFindingCode;
+  readonly via: GarbageRun['via'];
+  readonly inputs: string[];
+  readonly detail: string;
+}
+
+async function runGarbage(
+  name: string,
+  toolClass: AnyAgentToolClass,
+  parameters: JsonSchema,
+  registrable: boolean,
+  options: VerifyToolContractOptions,
+  violations: ContractFinding[],
+  warnings: ContractFinding[],
+): Promise<{ runs: GarbageRun[]; standIns: readonly string[] }> {
+  const callTimeoutMs = options.callTimeoutMs ?? 10_000;
+  const logger = new CapturingAdminLogger();
+  const provided = { logger, ...options.dependencies };
+  const { dependencies, standIns } = options.standIns === false ? { dependencies: provided, standIns: new Set<string>() } : withStandIns(name, provided);
+  const build = (): AgentTool => (options.createTool ? options.createTool(toolClass, dependencies) : new toolClass(dependencies));
+  const standInNote = () => (standIns.size > 0 ? ` It was given stand-ins for: ${[...standIns].join(', ')}.` : '');
+
+  let instance: AgentTool;
+  try {
+    instance = build();
+    if (instance === null || typeof instance !== 'object' || typeof instance.execute !== 'function') throw new TypeError('createTool did not return an object with execute()');
+  } catch (error) {
+    violations.push({
+      code: ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE,
+      message: `Tool "${name}" could not be built to run garbage arguments: ${errorText(error)}.${standInNote()} Fix: give the kit its dependencies (\`dependencies\` or \`createTool\` in verifyToolContract/describeToolContract, or the package's contract setup module; see docs/contract.md).`,
+    });
+    return { runs: [], standIns: [...standIns] };
+  }
+
+  const executor = new AgentToolExecutor({ registry: registryFor(name, toolClass, parameters, registrable), logger, createTool: () => build(), defaultTimeoutMs: callTimeoutMs, cancelGraceMs: 10 });
+  const runs: GarbageRun[] = [];
+  const found = new Map<string, Accumulated>();
+  const note = (code: ContractFindingCode, via: GarbageRun['via'], input: string, detail: string) => {
+    const key = `${code}\u0000${via}`;
+    const entry = found.get(key) ?? { code, via, inputs: [], detail };
+    entry.inputs.push(input);
+    found.set(key, entry);
+  };
+
+  for (const { label, json } of garbageArguments(parameters)) {
+    const expected: GarbageRun['expected'] = decodeArguments(name, parameters, json).ok ? 'any' : 'failure';
+    for (const via of ['executor', 'execute'] as const) {
+      const exceptionsBefore = logger.exceptions().length;
+      const prototypes = takePrototypeSnapshot();
+      // Through the executor, its own time-out answers first; a direct call has only this one.
+      const settled = await settleWithin(
+        () => (via === 'executor' ? executor.execute(name, json, testContext(), { timeoutMs: callTimeoutMs }) : instance.execute(json, testContext())),
+        via === 'executor' ? callTimeoutMs + 1_000 : callTimeoutMs,
+      );
+      for (const change of restorePrototypes(prototypes)) {
+        violations.push({
+          code: ContractCheckCode.PROTOTYPE_POLLUTED,
+          message: `Tool "${name}" changed ${change} while handling ${label} (via ${viaText(via)}): an attacker-controlled key reached a prototype. Fix: never merge or assign arguments key by key into objects; read the validated arguments only (the kit restored the prototype).`,
+        });
+      }
+      const exception = logger.exceptions().slice(exceptionsBefore)[0];
+      const run = judge(settled, expected, via, exception?.message);
+      runs.push({ input: label, via, expected, outcome: run.outcome, ...(run.code === undefined ? {} : { code: run.code }) });
+      if (run.finding) note(run.finding.code, via, label, run.finding.detail);
+    }
+  }
+
+  for (const { code, via, inputs, detail } of found.values()) {
+    const { what, fix, warning } = GARBAGE_TEXT[code as keyof typeof GARBAGE_TEXT];
+    const list = inputs.length > 4 ? `${inputs.slice(0, 4).join('; ')}; and ${inputs.length - 4} more` : inputs.join('; ');
+    const message = `Tool "${name}" ${what.replace('{ms}', String(callTimeoutMs))} via ${viaText(via)}, on ${inputs.length} garbage input${inputs.length === 1 ? '' : 's'} (${list}). First: ${detail}.${code === ContractCheckCode.VALID_ARGUMENTS_THREW ? standInNote() : ''} Fix: ${fix}.`;
+    (warning ? warnings : violations).push({ code, message });
+  }
+  return { runs, standIns: [...standIns] };
+}
+
+const GARBAGE_TEXT = {
+  [ContractCheckCode.GARBAGE_ACCEPTED]: { what: 'returned a successful result for arguments its schema refuses', fix: 'validate the arguments before acting (extend TypedAgentTool, or call decodeArguments) and return InvokeResult.fromError(...) when they are invalid', warning: false },
+  [ContractCheckCode.GARBAGE_THREW]: { what: 'threw instead of returning a failed InvokeResult', fix: 'never throw from execute: validate first, and turn unexpected exceptions into a failed InvokeResult (TypedAgentTool does both)', warning: false },
+  [ContractCheckCode.GARBAGE_MALFORMED_RESULT]: { what: 'answered with something that is not a well-formed InvokeResult', fix: 'return InvokeResult.create(jsonText) or InvokeResult.fromError(message, code)', warning: false },
+  [ContractCheckCode.GARBAGE_TIMED_OUT]: { what: 'gave no answer within {ms} ms', fix: 'validate the arguments before any slow work, and observe the AbortSignal', warning: false },
+  [ContractCheckCode.FAILURE_MESSAGE_TOO_LONG]: { what: `returned failure messages longer than ${MAX_FAILURE_MESSAGE_LENGTH} characters`, fix: 'describe bad values briefly (decodeArguments cuts them to 40 characters) instead of echoing them into the model\'s context', warning: false },
+  [ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE]: { what: 'could not be built by the executor', fix: 'give the kit the tool\'s dependencies (see docs/contract.md)', warning: false },
+  [ContractCheckCode.VALID_ARGUMENTS_THREW]: { what: 'threw on arguments its schema accepts (caught as TOOL_EXCEPTION)', fix: 'if a stand-in was called, give the kit a fake for it; otherwise handle these arguments', warning: true },
+} as const;
+
+interface Judgement {
+  readonly outcome: GarbageRun['outcome'];
+  readonly code?: string;
+  readonly finding?: { readonly code: ContractFindingCode; readonly detail: string };
+}
+
+function judge(settled: Settled, expected: GarbageRun['expected'], via: GarbageRun['via'], exception: string | undefined): Judgement {
+  if (settled.kind === 'threw') return { outcome: 'threw', finding: { code: ContractCheckCode.GARBAGE_THREW, detail: errorText(settled.error) } };
+  if (settled.kind === 'timed-out') return { outcome: 'timed-out', finding: { code: ContractCheckCode.GARBAGE_TIMED_OUT, detail: 'no answer' } };
+  const malformed = describeMalformedResult(settled.value);
+  if (malformed !== undefined) return { outcome: 'malformed', finding: { code: ContractCheckCode.GARBAGE_MALFORMED_RESULT, detail: malformed } };
+  const result = settled.value as InvokeResult<string>;
+  if (result.successful) {
+    return expected === 'failure' ? { outcome: 'succeeded', finding: { code: ContractCheckCode.GARBAGE_ACCEPTED, detail: `result ${JSON.stringify(result.result.slice(0, 80))}` } } : { outcome: 'succeeded' };
+  }
+  const code = result.errors[0]?.code;
+  const outcome = { outcome: 'failed', ...(code === undefined ? {} : { code }) } as const;
+  const message = result.errors.map((error) => error.message).join(' ');
+  switch (code) {
+    case ExecutionErrorCode.MALFORMED_RESULT:
+      return { ...outcome, finding: { code: ContractCheckCode.GARBAGE_MALFORMED_RESULT, detail: `the executor replaced it: "${message}"` } };
+    case ExecutionErrorCode.TIMEOUT:
+      return { ...outcome, finding: { code: ContractCheckCode.GARBAGE_TIMED_OUT, detail: `"${message}"` } };
+    case ExecutionErrorCode.TOOL_UNAVAILABLE:
+      return { ...outcome, finding: { code: ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE, detail: `"${message}"` } };
+    case ExecutionErrorCode.TOOL_EXCEPTION: {
+      const detail = `${via === 'executor' ? 'the executor' : 'the tool'} caught ${exception === undefined ? 'an exception' : `"${exception}"`}`;
+      return { ...outcome, finding: { code: expected === 'failure' ? ContractCheckCode.GARBAGE_THREW : ContractCheckCode.VALID_ARGUMENTS_THREW, detail } };
+    }
+  }
+  if (message.length > MAX_FAILURE_MESSAGE_LENGTH) {
+    return { ...outcome, finding: { code: ContractCheckCode.FAILURE_MESSAGE_TOO_LONG, detail: `${message.length} characters: "${message.slice(0, 60)}…"` } };
+  }
+  return outcome;
+}
+
+/**
+ * The registry the executor looks the tool up in. A tool that broke a registry rule cannot be registered,
+ * yet its garbage handling still matters: it is then served from a one-entry lookup with the same fields.
+ */
+function registryFor(name: string, toolClass: AnyAgentToolClass, parameters: JsonSchema, registrable: boolean): AgentToolRegistry {
+  if (registrable) {
+    const registry = new AgentToolRegistry();
+    registry.registerTool(toolClass);
+    return registry;
+  }
+  const timeout = (toolClass as { TimeoutMs?: unknown }).TimeoutMs;
+  const entry = { name, parameters, toolClass, timeoutMs: Number.isInteger(timeout) && (timeout as number) > 0 ? timeout : undefined } as unknown as RegisteredTool;
+  // The executor reads only get() and names().
+  return { get: (wanted: string) => (wanted === name ? entry : undefined), names: () => [name] } as unknown as AgentToolRegistry;
+}
+
+type Settled = { readonly kind: 'value'; readonly value: unknown } | { readonly kind: 'threw'; readonly error: unknown } | { readonly kind: 'timed-out' };
+
+/** Calls `call`, catching a synchronous throw as well as a rejection, and gives up after `ms`. */
+function settleWithin(call: () => unknown, ms: number): Promise<Settled> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ kind: 'timed-out' }), ms);
+    const done = (settled: Settled) => {
+      clearTimeout(timer);
+      resolve(settled);
+    };
+    try {
+      Promise.resolve(call()).then(
+        (value) => done({ kind: 'value', value }),
+        (error: unknown) => done({ kind: 'threw', error }),
+      );
+    } catch (error) {
+      done({ kind: 'threw', error });
+    }
+  });
+}
+
+const PROTOTYPES: ReadonlyArray<readonly [string, object]> = [
+  ['Object.prototype', Object.prototype],
+  ['Array.prototype', Array.prototype],
+  ['Function.prototype', Function.prototype],
+  ['String.prototype', String.prototype],
+  ['Number.prototype', Number.prototype],
+  ['Boolean.prototype', Boolean.prototype],
+];
+
+type PrototypeSnapshot = ReadonlyArray<readonly [string, object, Map<PropertyKey, PropertyDescriptor>]>;
+
+function takePrototypeSnapshot(): PrototypeSnapshot {
+  return PROTOTYPES.map(([label, prototype]) => [label, prototype, new Map(Reflect.ownKeys(prototype).map((key) => [key, Reflect.getOwnPropertyDescriptor(prototype, key)!]))] as const);
+}
+
+/** What changed on the built-in prototypes since `snapshot`, put back as it was. */
+function restorePrototypes(snapshot: PrototypeSnapshot): string[] {
+  const changes: string[] = [];
+  for (const [label, prototype, before] of snapshot) {
+    for (const key of Reflect.ownKeys(prototype)) {
+      const was = before.get(key);
+      const now = Reflect.getOwnPropertyDescriptor(prototype, key)!;
+      if (was === undefined) {
+        changes.push(`${label}.${String(key)} (added)`);
+        Reflect.deleteProperty(prototype, key);
+      } else if (was.value !== now.value || was.get !== now.get || was.set !== now.set) {
+        changes.push(`${label}.${String(key)} (replaced)`);
+        Reflect.defineProperty(prototype, key, was);
+      }
+    }
+    for (const [key, was] of before) {
+      if (!Reflect.getOwnPropertyDescriptor(prototype, key)) {
+        changes.push(`${label}.${String(key)} (deleted)`);
+        Reflect.defineProperty(prototype, key, was);
+      }
+    }
+  }
+  return changes;
+}
+
+function viaText(via: GarbageRun['via']): string {
+  return via === 'executor' ? 'an AgentToolExecutor' : 'its own execute()';
+}
+
+/** An error in one line, without a final period (messages add their own punctuation). */
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error);
+  return text.replace(/\.+$/, '');
+}
