@@ -1,6 +1,7 @@
 import { call, respond, ScriptedResponsesServer } from '@aptix/reasoner/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, scratch, startHost, type RunningHost } from './support.js';
+import { spawn } from 'node:child_process';
+import { BIN, HOST_ROOT, runCli, scratch, startHost, type RunningHost } from './support.js';
 
 async function post(host: RunningHost, path: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(host.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -74,6 +75,33 @@ describe('the agent loop through the host, against a scripted Responses endpoint
     const run = await runCli(['chat', '--session', created.id, '--message', 'hello'], { env });
     expect(run.code).toBe(0);
     expect(run.json()).toMatchObject({ sessionId: created.id, mode: 'general', output: 'Hi there.', toolCalls: [] });
+  });
+
+  it('aptix chat is an interactive chat that shows tool calls as they happen', async () => {
+    const created = (await runCli(['sessions', 'create'], { env })).json<{ id: string }>();
+    model.script(respond(undefined, call('call_9', 'testing_calculator', { operation: 'multiply', a: 6, b: 7 })), respond('6 × 7 = 42.'), respond('Goodbye.'));
+    const child = spawn(process.execPath, [BIN, 'chat', '--session', created.id], { cwd: HOST_ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const waitFor = async (text: string, stream: () => string) => {
+      while (!stream().includes(text)) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    await waitFor('> ', () => stderr);
+    child.stdin.write('What is 6 times 7?\n');
+    await waitFor('6 × 7 = 42.', () => stdout);
+    child.stdin.write('Thanks, bye.\n');
+    await waitFor('Goodbye.', () => stdout);
+    child.stdin.write('/exit\n');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain(`Chatting in session ${created.id}`);
+    expect(stderr).toMatch(/→ testing_calculator .*"operation":"multiply"/);
+    expect(stderr).toContain('✓ testing_calculator');
+    // The second message continued the same conversation: the model saw the first exchange.
+    const last = model.requests.at(-1)!.body.input;
+    expect(JSON.stringify(last)).toContain('What is 6 times 7?');
   });
 });
 
