@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat } from '@aptix/tool-contract';
+import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import type { AgentSession } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner } from '@aptix/reasoner';
@@ -22,7 +22,8 @@ export interface ToolScope {
 export interface CallOptions {
   readonly sessionId?: string;
   readonly conversationId?: string;
-  readonly signal?: AbortSignal;
+  /** The caller's cancellation, or a function that makes it on demand (see `ExecuteOptions.signal`). */
+  readonly signal?: ExecuteOptions['signal'];
 }
 
 /** The outcome of a call request: the tool's InvokeResult, or why it never reached the tool. */
@@ -48,10 +49,38 @@ export class ScopeError extends Error {
  * several hosts on one database always see each other's mode changes.
  */
 export class AptixHost {
+  /** The singletons a call uses, resolved once: each read of the cradle is an awilix resolution. */
+  #services: Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog'> | undefined;
+  /** The tools each mode offers. The catalog is frozen; the cache is dropped if the registry's size changes. */
+  readonly #offered = new Map<string, readonly string[]>();
+  #offeredFor = -1;
+
   constructor(readonly container: AwilixContainer<HostCradle>) {}
 
   get cradle(): HostCradle {
     return this.container.cradle;
+  }
+
+  #use(): Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog'> {
+    if (this.#services === undefined) {
+      const { registry, executor, modeCatalog } = this.cradle;
+      this.#services = { registry, executor, modeCatalog };
+    }
+    return this.#services;
+  }
+
+  #offeredIn(mode: string): readonly string[] {
+    const { registry, modeCatalog } = this.#use();
+    if (this.#offeredFor !== registry.size) {
+      this.#offered.clear();
+      this.#offeredFor = registry.size;
+    }
+    let names = this.#offered.get(mode);
+    if (names === undefined) {
+      names = Object.freeze(toolNamesForMode(registry, modeCatalog, mode));
+      this.#offered.set(mode, names);
+    }
+    return names;
   }
 
   /** The tool names offered in a scope: a mode's, a session's current mode's, or every tool. */
@@ -73,33 +102,43 @@ export class AptixHost {
    * Calls a tool. With a session, only the tools of the session's current mode may run, and the
    * context carries the session's ids, org, user and mode.
    */
-  async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
-    const { registry, executor, modeCatalog } = this.cradle;
-    if (!registry.has(name)) {
-      return { kind: 'not_found', message: `Tool "${name}" does not exist. Available tools: ${registry.names().join(', ')}.` };
-    }
-    let session: AgentSession | undefined;
-    let context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
-    if (options.sessionId !== undefined) {
-      session = await this.cradle.sessionManager.getSession(options.sessionId);
-      if (session === undefined) return { kind: 'refused', code: 'SESSION_NOT_FOUND', message: sessionNotFound(options.sessionId) };
-      const allowed = toolNamesForMode(registry, modeCatalog, session.mode);
-      if (!allowed.includes(name)) {
-        return {
-          kind: 'refused',
-          code: 'TOOL_NOT_IN_MODE',
-          message: `Tool "${name}" is not offered in mode "${session.mode}" (session ${session.id}). Tools in this mode: ${allowed.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`,
-        };
+  call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
+    try {
+      const { registry, executor } = this.#use();
+      if (!registry.has(name)) {
+        return Promise.resolve({ kind: 'not_found', message: `Tool "${name}" does not exist. Available tools: ${registry.names().join(', ')}.` });
       }
-      context = {
-        sessionId: session.id,
-        ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
-        ...(session.org === null ? {} : { org: session.org }),
-        ...(session.user === null ? {} : { user: session.user }),
-        mode: session.mode,
+      if (options.sessionId === undefined) {
+        // No session to read, so no await: the common stateless call spares two turns of the microtask queue.
+        const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
+        return executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined).then((result) => ({ kind: 'result', result, session: undefined }));
+      }
+      return this.#callInSession(name, args, options.sessionId, options);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  async #callInSession(name: string, args: unknown, sessionId: string, options: CallOptions): Promise<CallOutcome> {
+    const { executor } = this.#use();
+    const session = await this.cradle.sessionManager.getSession(sessionId);
+    if (session === undefined) return { kind: 'refused', code: 'SESSION_NOT_FOUND', message: sessionNotFound(sessionId) };
+    const allowed = this.#offeredIn(session.mode);
+    if (!allowed.includes(name)) {
+      return {
+        kind: 'refused',
+        code: 'TOOL_NOT_IN_MODE',
+        message: `Tool "${name}" is not offered in mode "${session.mode}" (session ${session.id}). Tools in this mode: ${allowed.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`,
       };
     }
-    const result = await executor.execute(name, args, context, options.signal ? { signal: options.signal } : {});
+    const context: AgentToolExecutionContext = {
+      sessionId: session.id,
+      ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
+      ...(session.org === null ? {} : { org: session.org }),
+      ...(session.user === null ? {} : { user: session.user }),
+      mode: session.mode,
+    };
+    const result = await executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined);
     return { kind: 'result', result, session };
   }
 

@@ -1,4 +1,4 @@
-import { asFunction, asValue, AwilixResolutionError, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import { asClass, asFunction, asValue, AwilixResolutionError, createContainer, InjectionMode, type AwilixContainer, type BuildResolver } from 'awilix';
 import type { Logger } from 'pino';
 import {
   AgentToolExecutor,
@@ -82,6 +82,8 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
     throw new HostStartupError(`The mode catalog cannot be used: ${(error as Error).message}`, { cause: error });
   }
 
+  // Tools are constructor-injected and built per call, by the executor and the Reasoner alike.
+  const createTool = toolFactory(container);
   container.register({
     config: asValue(config),
     pino: asValue(logger),
@@ -94,7 +96,7 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
       logger: toolLogger,
       defaultTimeoutMs: config.toolTimeoutMs,
       // Tools are constructor-injected and built per call; they see only the names they ask for.
-      createTool: (toolClass) => container.build(toolClass as never) as AgentTool,
+      createTool,
     })).singleton(),
   });
 
@@ -133,7 +135,7 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
           logger: toolLogger,
           model: { ...optional('baseURL', config.openai.baseUrl), ...optional('apiKey', config.openai.apiKey), ...optional('model', config.openai.model) },
           // The same factory as the executor's, so the Reasoner sees the tools the calls will run.
-          createTool: (toolClass) => container.build(toolClass as never) as AgentTool,
+          createTool,
         }),
       ).singleton(),
     );
@@ -141,6 +143,23 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
 
   checkToolsResolve(container, toolPackages);
   return container;
+}
+
+/**
+ * Builds a tool per call from the container. `container.build(ToolClass)` tokenises the class's source
+ * on every call to tell a class from a function and find its parameters (about 50 µs for a small
+ * tool); the resolver it makes is kept per class instead, so a call costs one constructor on the cradle.
+ */
+function toolFactory(container: AwilixContainer<HostCradle>): (toolClass: AnyAgentToolClass) => AgentTool {
+  const resolvers = new Map<AnyAgentToolClass, BuildResolver<AgentTool>>();
+  return (toolClass) => {
+    let resolver = resolvers.get(toolClass);
+    if (resolver === undefined) {
+      resolver = asClass<AgentTool>(toolClass as never);
+      resolvers.set(toolClass, resolver);
+    }
+    return container.build(resolver);
+  };
 }
 
 /**

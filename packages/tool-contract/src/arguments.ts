@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import sjson from 'secure-json-parse';
+import type SecureJson from 'secure-json-parse';
 import { contractAjv } from './ajv.js';
 import { acceptsNull, type JsonSchema } from './schema.js';
 
@@ -82,7 +83,7 @@ export function parseArgumentsJson(toolName: string, input: unknown): DecodedArg
   }
   if (input.trim() === '') return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
   try {
-    return { ok: true, value: sjson.parse(input, undefined, { protoAction: 'error', constructorAction: 'error' }) };
+    return { ok: true, value: parseJsonSafely(input) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const problem = /prototype/i.test(reason)
@@ -90,6 +91,29 @@ export function parseArgumentsJson(toolName: string, input: unknown): DecodedArg
       : `the arguments are not valid JSON (${reason.split('\n')[0]}); send one JSON object`;
     return failure(toolName, [{ path: '(arguments)', problem }]);
   }
+}
+
+const FORBIDDEN_KEYS = { protoAction: 'error', constructorAction: 'error' } as const;
+const requireCjs = createRequire(import.meta.url);
+let secureJson: typeof SecureJson | undefined;
+
+/** secure-json-parse, loaded the first time a text needs it: most never do, and importing it costs milliseconds. */
+function sjson(): typeof SecureJson {
+  return (secureJson ??= requireCjs('secure-json-parse') as typeof SecureJson);
+}
+
+/**
+ * `JSON.parse`, refusing `__proto__` and `constructor.prototype` keys. secure-json-parse tests every
+ * text with two regular expressions; a text with no backslash (so no escaped key) and neither word in
+ * it cannot hold such a key, so only the texts that might are scanned.
+ */
+function parseJsonSafely(text: string): unknown {
+  if (text.charCodeAt(0) === 0xfeff) return sjson().parse(text, undefined, FORBIDDEN_KEYS);
+  const value: unknown = JSON.parse(text);
+  if (value !== null && typeof value === 'object' && (text.includes('\\') || text.includes('__proto__') || text.includes('constructor'))) {
+    sjson().scan(value, FORBIDDEN_KEYS);
+  }
+  return value;
 }
 
 /**

@@ -133,35 +133,71 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     fail(ContractErrorCode.SCHEMA_SHAPE_INVALID, `getSchema() does not return an OpenAI function-tool schema { type: 'function', name, description, parameters: { type: 'object', properties, required } }: ${detail}`, 'build it with functionToolSchema(ToolName, description, Args)');
     return { violations };
   }
-  const schema = toPlainJson(first) as FunctionToolSchema;
+  // The registry's own plain-JSON copy (TypeBox's symbol keys dropped), safe from later changes by the tool.
+  const firstJson = JSON.stringify(first);
+  const schema = JSON.parse(firstJson) as FunctionToolSchema;
   if (toolName !== undefined && schema.name !== toolName) {
     fail(ContractErrorCode.SCHEMA_NAME_MISMATCH, `getSchema() names the tool "${schema.name}" but ToolName is "${toolName}"`, 'use ToolName as the schema name: functionToolSchema(YourTool.ToolName, ...)');
   }
-  const canonicalSchema = canonicalJson(schema);
-  if (canonicalJson(toPlainJson(second)) !== canonicalSchema) {
+  // The same JSON text is the same schema; only texts that differ are compared key order aside.
+  if (!sameJson(first, second) && JSON.stringify(second) !== firstJson && canonicalJson(toPlainJson(second)) !== canonicalJson(schema)) {
     fail(ContractErrorCode.SCHEMA_NOT_DETERMINISTIC, 'two calls of getSchema() gave different schemas; schemas must not contain timestamps, ids or random values (TUL-011 §4)', 'build the schema from constants only');
   }
   checkParameters(schema.parameters, fail);
   if (violations.length > 0) return { violations };
 
-  const strictView = toStrictMode(schema.parameters);
   const strictDeclared = typeof schema.strict === 'boolean';
   const annotations = cls.ToolAnnotations as ToolAnnotations | undefined;
-  return {
-    violations,
-    tool: {
-      name: toolName!,
-      description: schema.description,
-      parameters: schema.parameters,
-      usageMetadata: usageMetadata as string,
-      canonicalSchema,
-      strict: strictDeclared ? schema.strict! : strictView.problems.length === 0,
-      strictDeclared,
-      strictView,
-      timeoutMs: timeoutMs as number | undefined,
-      annotations: annotations && typeof annotations === 'object' ? { ...annotations } : undefined,
+  // Derived views, made when first read: sorting every key of every schema and deriving the strict-mode
+  // view are a fifth of the cost of registering a tool, and no contract rule depends on them.
+  let canonical: string | undefined;
+  let strictView: StrictModeView | undefined;
+  const tool: InspectedTool = {
+    name: toolName!,
+    description: schema.description,
+    parameters: schema.parameters,
+    usageMetadata: usageMetadata as string,
+    get canonicalSchema() {
+      return (canonical ??= canonicalJson(schema));
     },
+    get strict() {
+      return strictDeclared ? schema.strict! : this.strictView.problems.length === 0;
+    },
+    strictDeclared,
+    get strictView() {
+      return (strictView ??= toStrictMode(schema.parameters));
+    },
+    timeoutMs: timeoutMs as number | undefined,
+    annotations: annotations && typeof annotations === 'object' ? { ...annotations } : undefined,
   };
+  return { violations, tool };
+}
+
+/**
+ * True when `a` and `b` are the same plain JSON data, keys in the same order: then JSON.stringify gives
+ * both the same text, without writing either. Anything JSON.stringify would treat specially (toJSON,
+ * undefined, functions, symbols, non-plain objects) answers false, and the caller compares the texts.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === null || typeof a !== 'object') {
+    return a === b && (a === null || typeof a === 'string' || typeof a === 'boolean' || (typeof a === 'number' && Number.isFinite(a)));
+  }
+  // One object twice proves nothing about a toJSON or a getter: left to the texts.
+  if (a === b || b === null || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  if (keysA.length !== keysB.length) return false;
+  for (let i = 0; i < keysA.length; i++) {
+    const key = keysA[i]!;
+    if (key !== keysB[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 function checkParameters(parameters: JsonSchema, fail: (code: ContractErrorCode, rule: string, fix: string) => void): void {

@@ -4,7 +4,7 @@ import { decodeArguments } from './arguments.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult, type InvokeError } from './invoke-result.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
-import { invokeTool, serialisedResults } from './typed-agent-tool.js';
+import { invokeTool, neverAborted, type Invocation, type SignalSource } from './typed-agent-tool.js';
 
 /** Builds a tool instance for one call: the host's DI. It may throw (a missing dependency): the call then fails cleanly. */
 export type ToolFactory = (toolClass: AnyAgentToolClass, context: AgentToolExecutionContext) => AgentTool;
@@ -21,17 +21,215 @@ export interface AgentToolExecutorOptions {
 }
 
 export interface ExecuteOptions {
-  /** The caller's cancellation: aborts the tool's signal; the call returns a successful result describing it (AGN-005 §8). */
-  readonly signal?: AbortSignal;
+  /**
+   * The caller's cancellation: aborts the tool's signal; the call returns a successful result describing
+   * it (AGN-005 §8). Or a function that makes the signal, called only if the call is still running after
+   * the tool's synchronous start: making an AbortSignal costs more than a whole small call, so a server
+   * can spare it to every call that answers at once (see the host's HTTP invoke route).
+   */
+  readonly signal?: AbortSignal | (() => AbortSignal);
   /** Overrides the tool's and the executor's time-out for this call. */
   readonly timeoutMs?: number;
 }
 
 const MAX_TIMER_MS = 2_147_483_647;
 const STACK_FRAME = /\n\s+at\s/;
+const ONCE = Object.freeze({ once: true });
 
 interface FastPathTool {
-  [invokeTool](input: unknown, context: AgentToolExecutionContext, signal?: AbortSignal): Promise<unknown>;
+  [invokeTool](input: unknown, context: AgentToolExecutionContext, signals: SignalSource): Invocation | Promise<Invocation>;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time-outs: one timer for every call in flight
+// ---------------------------------------------------------------------------------------------
+
+/** A call waiting for its deadline, linked into the queue of its time-out length. */
+interface Deadline {
+  readonly at: number;
+  expire(): void;
+  prev: Deadline | undefined;
+  next: Deadline | undefined;
+  queue: DeadlineList | undefined;
+}
+
+interface DeadlineList {
+  head: Deadline | undefined;
+  tail: Deadline | undefined;
+}
+
+/**
+ * The deadlines of every call in flight, behind one timer. A timer per call (or an
+ * `AbortSignal.timeout`) costs more than a small tool's whole call; here a call links itself into the
+ * queue of its time-out length and unlinks itself when it settles, both O(1). Calls with the same
+ * time-out expire in the order they started, so each queue is sorted by construction and only the
+ * heads are compared. The timer holds the process open only while a call is in flight, as a timer
+ * per call would.
+ */
+class DeadlineQueue {
+  readonly #queues = new Map<number, DeadlineList>();
+  #pending = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAt = Infinity;
+
+  add(entry: Deadline, timeoutMs: number): void {
+    let list = this.#queues.get(timeoutMs);
+    if (list === undefined) {
+      list = { head: undefined, tail: undefined };
+      this.#queues.set(timeoutMs, list);
+    }
+    entry.queue = list;
+    entry.prev = list.tail;
+    if (list.tail === undefined) list.head = entry;
+    else list.tail.next = entry;
+    list.tail = entry;
+    if (this.#pending++ === 0) this.#timer?.ref();
+    if (entry.at < this.#timerAt) this.#arm(entry.at);
+  }
+
+  /** Unlinks a call that settled; false when it was no longer queued (its deadline already fired). */
+  remove(entry: Deadline): boolean {
+    const list = entry.queue;
+    if (list === undefined) return false;
+    if (entry.prev === undefined) list.head = entry.next;
+    else entry.prev.next = entry.next;
+    if (entry.next === undefined) list.tail = entry.prev;
+    else entry.next.prev = entry.prev;
+    entry.queue = entry.prev = entry.next = undefined;
+    // Idle: the armed timer stays, but no longer keeps the process alive.
+    if (--this.#pending === 0) this.#timer?.unref();
+    return true;
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#fire(), Math.min(Math.max(1, Math.ceil(at - performance.now())), MAX_TIMER_MS));
+    if (this.#pending === 0) this.#timer.unref();
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = performance.now();
+    const due: Deadline[] = [];
+    let next = Infinity;
+    for (const [length, list] of this.#queues) {
+      while (list.head !== undefined && list.head.at <= now) {
+        const entry = list.head;
+        this.remove(entry);
+        due.push(entry);
+      }
+      if (list.head === undefined) this.#queues.delete(length);
+      else if (list.head.at < next) next = list.head.at;
+    }
+    if (next !== Infinity) this.#arm(next);
+    for (const entry of due) entry.expire();
+  }
+}
+
+const deadlines = new DeadlineQueue();
+
+// ---------------------------------------------------------------------------------------------
+// One call
+// ---------------------------------------------------------------------------------------------
+
+/** What a call needs of its executor once the tool has answered. */
+interface CallHooks {
+  /** The tool's answer as the result the caller gets; `trusted` when it came through the fast path. */
+  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean): InvokeResult<string>;
+  exception(name: string, error: unknown, context: AgentToolExecutionContext): InvokeResult<string>;
+  timedOut(name: string, timeoutMs: number, context: AgentToolExecutionContext): void;
+  readonly cancelGraceMs: number;
+}
+
+/**
+ * The state of one call: its AbortSignal, made only if the tool takes one, and, once the tool answers
+ * with a promise, the race between that promise, the deadline and the caller's cancellation.
+ */
+class Call implements SignalSource, Deadline {
+  at = 0;
+  prev: Deadline | undefined = undefined;
+  next: Deadline | undefined = undefined;
+  queue: DeadlineList | undefined = undefined;
+  #controller: AbortController | undefined;
+  #resolve: ((result: InvokeResult<string>) => void) | undefined;
+  #settled = false;
+  #started = 0;
+  #timeoutMs = 0;
+  #graceTimer: ReturnType<typeof setTimeout> | undefined;
+  #callerSignal: AbortSignal | undefined;
+
+  constructor(
+    private readonly hooks: CallHooks,
+    private readonly name: string,
+    private readonly context: AgentToolExecutionContext,
+    private readonly caller: AbortSignal | (() => AbortSignal) | undefined,
+    private readonly trusted: boolean,
+  ) {}
+
+  signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
+  }
+
+  /** Waits for the tool, at most `timeoutMs`, and for the caller's cancellation. */
+  race(pending: PromiseLike<unknown>, timeoutMs: number): Promise<InvokeResult<string>> {
+    return new Promise<InvokeResult<string>>((resolve) => {
+      this.#resolve = resolve;
+      this.#timeoutMs = timeoutMs;
+      this.#started = performance.now();
+      this.at = this.#started + timeoutMs;
+      deadlines.add(this, timeoutMs);
+      // Through Promise.resolve: a foreign thenable whose `then` throws becomes a rejection here.
+      Promise.resolve(pending).then(
+        (output) => this.#finish(this.hooks.settle(this.name, output, this.context, this.trusted)),
+        (error: unknown) => this.#finish(this.hooks.exception(this.name, error, this.context)),
+      );
+      let signal: AbortSignal | undefined;
+      try {
+        signal = typeof this.caller === 'function' ? this.caller() : this.caller;
+      } catch {
+        signal = undefined; // a caller whose signal cannot be made cannot cancel; the deadline still holds
+      }
+      this.#callerSignal = signal;
+      // A signal made on demand may come already aborted (the caller left while the call started).
+      if (signal?.aborted) this.handleEvent();
+      else signal?.addEventListener('abort', this, ONCE);
+    });
+  }
+
+  /** The deadline passed: stop the tool, and answer for it. */
+  expire(): void {
+    if (this.#settled) return;
+    const { name, context } = this;
+    this.#controller?.abort(new DOMException(`${name} timed out after ${this.#timeoutMs} ms`, 'TimeoutError'));
+    this.hooks.timedOut(name, this.#timeoutMs, context);
+    this.#finish(
+      InvokeResult.fromError(`${name} did not finish within ${this.#timeoutMs} ms and was stopped. Try a smaller request, or raise the tool's time-out.`, ExecutionErrorCode.TIMEOUT),
+    );
+  }
+
+  /** The caller cancelled (an EventListener object, so no closure is made per call). */
+  handleEvent(): void {
+    if (this.#settled) return;
+    this.#controller?.abort(this.#callerSignal?.reason);
+    // The tool may describe its own cancellation (AGN-005 §8); give it a moment before answering for it.
+    this.#graceTimer = setTimeout(() => this.#finish(cancelledResult(this.name, this.context, performance.now() - this.#started)), this.hooks.cancelGraceMs);
+  }
+
+  #finish(result: InvokeResult<string>): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    deadlines.remove(this);
+    if (this.#graceTimer !== undefined) clearTimeout(this.#graceTimer);
+    this.#callerSignal?.removeEventListener('abort', this);
+    this.#resolve!(result);
+  }
 }
 
 /**
@@ -47,7 +245,7 @@ export class AgentToolExecutor {
   readonly #createTool: ToolFactory;
   readonly #logger: AdminLogger;
   readonly #defaultTimeoutMs: number;
-  readonly #cancelGraceMs: number;
+  readonly #hooks: CallHooks;
 
   constructor(options: AgentToolExecutorOptions) {
     this.#registry = options.registry;
@@ -55,20 +253,40 @@ export class AgentToolExecutor {
     const logger = this.#logger;
     this.#createTool = options.createTool ?? ((toolClass) => new toolClass({ logger }));
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
-    this.#cancelGraceMs = options.cancelGraceMs ?? 100;
+    this.#hooks = {
+      settle: (name, output, context, trusted) => this.#settle(name, output, context, trusted),
+      exception: (name, error, context) => this.#exception(name, error, context),
+      timedOut: (name, timeoutMs, context) => this.#logger.addError(`[${name}_ExecuteAsync__Timeout]`, `${name} did not finish within ${timeoutMs} ms.`, pairs(context)),
+      cancelGraceMs: options.cancelGraceMs ?? 100,
+    };
   }
 
   /**
    * Runs one call. `args` is the model's JSON text, or an object already parsed (an HTTP body), which
    * is then not serialised again.
+   *
+   * A tool that answers synchronously is answered without a timer or a signal: nothing can interrupt
+   * synchronous JavaScript, so neither could act before it returns. A tool that answers with a promise
+   * races its deadline and the caller's cancellation.
    */
-  async execute(name: string, args: unknown, context: AgentToolExecutionContext = {}, options: ExecuteOptions = {}): Promise<InvokeResult<string>> {
+  execute(name: string, args: unknown, context: AgentToolExecutionContext = {}, options?: ExecuteOptions): Promise<InvokeResult<string>> {
+    // Not an async function: returning the race's promise from one would cost three more turns of the
+    // microtask queue. Everything below is guarded, so nothing throws past here.
+    try {
+      const outcome = this.#start(name, args, context ?? {}, options);
+      return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+    } catch (error) {
+      return Promise.resolve(this.#exception(name, error, context ?? {}));
+    }
+  }
+
+  #start(name: string, args: unknown, context: AgentToolExecutionContext, options: ExecuteOptions | undefined): InvokeResult<string> | Promise<InvokeResult<string>> {
     const entry = this.#registry.get(name);
     if (entry === undefined) {
       return InvokeResult.fromError(`Tool "${name}" does not exist. Available tools: ${this.#registry.names().join(', ') || 'none'}.`, ExecutionErrorCode.TOOL_NOT_FOUND);
     }
-    const { signal } = options;
-    if (signal?.aborted) return cancelledResult(name, context, 0);
+    const signal = options?.signal;
+    if (typeof signal === 'object' && signal.aborted) return cancelledResult(name, context, 0);
 
     // Tools built on TypedAgentTool parse and validate their own input (once); others are checked here
     // first, so invalid arguments never cost building a tool.
@@ -88,45 +306,25 @@ export class AgentToolExecutor {
       return InvokeResult.fromError(`${name} is not available: the host could not create it. The host's configuration needs fixing; calling again will not help.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
     }
 
-    let call: Promise<unknown>;
-    const controller = new AbortController();
+    const call = new Call(this.#hooks, name, context, signal, fastPath);
+    let output: unknown;
     try {
-      call = fastPath
-        ? (tool as unknown as FastPathTool)[invokeTool](input, context, controller.signal)
-        : tool.execute(input as string, context, controller.signal);
+      output = fastPath
+        ? (tool as unknown as FastPathTool)[invokeTool](input, context, call)
+        : // Like TypedAgentTool's run, an execute that declares no signal parameter gets the shared one.
+          tool.execute(input as string, context, tool.execute.length >= 3 ? call.signal() : neverAborted);
     } catch (error) {
       return this.#exception(name, error, context);
     }
+    if (!isThenable(output)) return this.#settle(name, output, context, fastPath);
+    return call.race(output, Math.min(options?.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS));
+  }
 
-    const timeoutMs = Math.min(options.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS);
-    const started = performance.now();
-    return new Promise<InvokeResult<string>>((resolve) => {
-      let settled = false;
-      let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      const finish = (result: InvokeResult<string>) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (graceTimer !== undefined) clearTimeout(graceTimer);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(result);
-      };
-      const timer = setTimeout(() => {
-        controller.abort(new DOMException(`${name} timed out after ${timeoutMs} ms`, 'TimeoutError'));
-        this.#logger.addError(`[${name}_ExecuteAsync__Timeout]`, `${name} did not finish within ${timeoutMs} ms.`, pairs(context));
-        finish(InvokeResult.fromError(`${name} did not finish within ${timeoutMs} ms and was stopped. Try a smaller request, or raise the tool's time-out.`, ExecutionErrorCode.TIMEOUT));
-      }, timeoutMs);
-      const onAbort = () => {
-        controller.abort(signal?.reason);
-        // The tool may describe its own cancellation (AGN-005 §8); give it a moment before answering for it.
-        graceTimer = setTimeout(() => finish(cancelledResult(name, context, performance.now() - started)), this.#cancelGraceMs);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      call.then(
-        (output) => finish(this.#normalise(name, output, context)),
-        (error: unknown) => finish(this.#exception(name, error, context)),
-      );
-    });
+  /** A tool's answer as the result the caller gets. */
+  #settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean): InvokeResult<string> {
+    // JSON text from TypedAgentTool's fast path: the tool serialised the value itself.
+    if (trusted && typeof output === 'string') return InvokeResult.create(output);
+    return this.#normalise(name, output, context);
   }
 
   #exception(name: string, error: unknown, context: AgentToolExecutionContext): InvokeResult<string> {
@@ -136,7 +334,6 @@ export class AgentToolExecutor {
 
   /** Accepts any object shaped like an InvokeResult; a successful one must carry valid JSON text (AGN-005 §9). */
   #normalise(name: string, output: unknown, context: AgentToolExecutionContext): InvokeResult<string> {
-    if (serialisedResults.has(output as object)) return output as InvokeResult<string>;
     if (!InvokeResult.isInvokeResult(output)) {
       this.#logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned something that is not an InvokeResult.`, pairs(context));
       return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);

@@ -64,7 +64,26 @@ export class AgentToolRegistry {
       for (const violation of violations) this.#logger.addError(`[AgentToolRegistry_RegisterTool__${violation.code}]`, violation.message, [['Tool', violation.tool]]);
       throw new ToolContractError(violations as [ContractViolation, ...ContractViolation[]]);
     }
-    const registered: RegisteredTool = Object.freeze({ ...tool, toolClass });
+    // Field by field rather than spread, so the views computed on first use (see inspectToolClass) stay lazy.
+    const registered: RegisteredTool = Object.freeze({
+      toolClass,
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      usageMetadata: tool.usageMetadata,
+      get canonicalSchema() {
+        return tool.canonicalSchema;
+      },
+      get strict() {
+        return tool.strict;
+      },
+      strictDeclared: tool.strictDeclared,
+      get strictView() {
+        return tool.strictView;
+      },
+      timeoutMs: tool.timeoutMs,
+      annotations: tool.annotations,
+    } satisfies { [K in keyof RegisteredTool]-?: unknown });
     this.#tools.set(registered.name, registered);
     this.#folded.set(registered.name.toLowerCase(), registered.name);
     this.#definitions.clear();

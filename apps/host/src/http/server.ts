@@ -57,14 +57,15 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
 
   let boundPort = config.port;
   // Every log line of a request, including the tools' own, carries its request id.
+  // The fields of a line pino would drop are not even built (at LOG_LEVEL=warn, on every request).
   app.addHook('onRequest', (request, _reply, done) =>
     requestContext.run({ reqId: request.id }, () => {
-      request.log.info({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
+      if (pino.isLevelEnabled('info')) request.log.info({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
       done();
     }),
   );
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
+    if (pino.isLevelEnabled('info')) request.log.info({ res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
   app.addHook('onRequest', hostGuard(config, () => boundPort));
@@ -141,30 +142,35 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     },
     { additionalProperties: false },
   );
-  app.post('/v1/tools/:name/invoke', { schema: { summary: 'Call a tool', params: Type.Object({ name: Type.String() }), body: InvokeBody, response: { 200: InvokeResultBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody } } }, async (request, reply) => {
-    // A client that hangs up before the answer cancels the call (the tool's signal aborts).
-    const abort = new AbortController();
+  // Not an async function (a promise chain), which spares the route two awaits; see AptixHost.call.
+  app.post('/v1/tools/:name/invoke', { schema: { summary: 'Call a tool', params: Type.Object({ name: Type.String() }), body: InvokeBody, response: { 200: InvokeResultBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody } } }, (request, reply) => {
+    // A client that hangs up before the answer cancels the call (the tool's signal aborts). The signal
+    // is made only for a call still running after its synchronous start: an AbortSignal costs about
+    // 3 µs to make on Node 20, more than the rest of a small call.
+    let abort: AbortController | undefined;
+    let hungUp = false;
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
+      if (reply.raw.writableFinished) return;
+      hungUp = true;
+      abort?.abort();
     });
+    const signal = () => {
+      abort ??= new AbortController();
+      if (hungUp) abort.abort();
+      return abort.signal;
+    };
     const { sessionId, conversationId } = request.body.context ?? {};
-    const outcome = await host.call(request.params.name, request.body.arguments, {
-      ...(sessionId === undefined ? {} : { sessionId }),
-      ...(conversationId === undefined ? {} : { conversationId }),
-      signal: abort.signal,
+    const options = { ...(sessionId === undefined ? {} : { sessionId }), ...(conversationId === undefined ? {} : { conversationId }), signal };
+    const answered = host.call(request.params.name, request.body.arguments, options).then((outcome) => {
+      if (outcome.kind === 'not_found') return reply.code(404).send({ error: { code: 'TOOL_NOT_FOUND', message: outcome.message } });
+      if (outcome.kind === 'refused') return reply.code(outcome.code === 'SESSION_NOT_FOUND' ? 404 : 403).send({ error: { code: outcome.code, message: outcome.message } });
+      const { result } = outcome;
+      // The result is already JSON text (the executor checked it): splice it in rather than parse and re-serialise.
+      const body = result.successful ? `{"successful":true,"result":${result.result},"errors":[]}` : JSON.stringify({ successful: false, result: null, errors: result.errors });
+      return reply.code(200).type('application/json; charset=utf-8').serializer((payload) => payload as string).send(body as never);
     });
-    switch (outcome.kind) {
-      case 'not_found':
-        return reply.code(404).send({ error: { code: 'TOOL_NOT_FOUND', message: outcome.message } });
-      case 'refused':
-        return reply.code(outcome.code === 'SESSION_NOT_FOUND' ? 404 : 403).send({ error: { code: outcome.code, message: outcome.message } });
-      case 'result': {
-        const { result } = outcome;
-        // The result is already JSON text (the executor checked it): splice it in rather than parse and re-serialise.
-        const body = result.successful ? `{"successful":true,"result":${result.result},"errors":[]}` : JSON.stringify({ successful: false, result: null, errors: result.errors });
-        return reply.code(200).type('application/json; charset=utf-8').serializer((payload) => payload as string).send(body as never);
-      }
-    }
+    // Fastify takes the reply itself as "already sent"; its route types only know the payload types.
+    return answered as unknown as Promise<void>;
   });
 
   const CreateSession = Type.Object(

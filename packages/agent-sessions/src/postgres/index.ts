@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Pool, escapeIdentifier, type PoolClient, type QueryResultRow } from 'pg';
 import { SessionStoreError } from '../errors.js';
+import { HistoryCache } from '../internal/history-cache.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
 import { SessionStoreBase, silentLogger, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
 import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLogger } from '../types.js';
@@ -37,6 +38,9 @@ interface SessionJoinRow extends QueryResultRow {
   user_id: string | null;
   parent_id: string | null;
   created_at: Date;
+  /** The session's highest history `seq` (0 without history), as text: a bigint. */
+  last_seq: string;
+  seq: string | null;
   from_mode: string | null;
   to_mode: string | null;
   reason: string | null;
@@ -50,10 +54,8 @@ function isForeignKeyViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION;
 }
 
-/** Session rows joined to their history, read by one statement so they share one snapshot. */
-function toSession(rows: readonly SessionJoinRow[]): AgentSession | undefined {
-  const [first] = rows;
-  if (first === undefined) return undefined;
+/** The history rows of a join (a session without newer rows gives one row of nulls). */
+function toChanges(rows: readonly SessionJoinRow[]): ModeChange[] {
   const history: ModeChange[] = [];
   for (const row of rows) {
     if (row.to_mode === null || row.from_mode === null || row.changed_at === null) continue;
@@ -67,7 +69,18 @@ function toSession(rows: readonly SessionJoinRow[]): AgentSession | undefined {
       at: row.changed_at.toISOString(),
     });
   }
-  return { id: first.id, mode: first.mode, org: first.org_id, user: first.user_id, parentId: first.parent_id, createdAt: first.created_at.toISOString(), history };
+  return history;
+}
+
+/** What a committed change statement returns: the new row, and the session it changed. */
+interface CommittedRow extends QueryResultRow {
+  seq: string;
+  changed_at: Date;
+  from_mode: string;
+  org_id: string | null;
+  user_id: string | null;
+  parent_id: string | null;
+  created_at: Date;
 }
 
 /** A 64-bit advisory-lock key of its own per schema, so stores in other schemas never wait on it. */
@@ -89,6 +102,8 @@ export class PostgresSessionStore extends SessionStoreBase {
   readonly #ownsPool: boolean;
   readonly #onPoolError: ((error: Error) => void) | undefined;
   readonly #t: { sessions: string; changes: string; bindings: string; items: string };
+  readonly #histories = new HistoryCache();
+  readonly #sql: { session: string; change: string; between: string };
 
   private constructor(modes: ModeDirectory, init: { pool: Pool; ownsPool: boolean; onPoolError: ((error: Error) => void) | undefined; schema: string; schemaVersion: number }) {
     super(modes, `PostgreSQL schema "${init.schema}"`);
@@ -99,6 +114,26 @@ export class PostgresSessionStore extends SessionStoreBase {
     this.#onPoolError = init.onPoolError;
     const s = escapeIdentifier(init.schema);
     this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
+    const { sessions, changes } = this.#t;
+    const columns = 'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';
+    this.#sql = {
+      // The session, its last seq and the history rows after $2 (those not yet held): one statement, one snapshot.
+      session:
+        `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.created_at, ` +
+        `(SELECT coalesce(max(seq), 0) FROM ${changes} WHERE session_id = s.id)::text AS last_seq, ${columns} ` +
+        `FROM ${sessions} s LEFT JOIN ${changes} h ON h.session_id = s.id AND h.seq > $2 WHERE s.id = $1 ORDER BY h.seq`,
+      // A whole mode change in one statement. Under READ COMMITTED, FOR UPDATE waits for a concurrent
+      // change of the session and then reads the row as that change committed it, so from_mode is always
+      // the mode the previous change left.
+      change:
+        `WITH locked AS (SELECT id, mode, org_id, user_id, parent_id, created_at FROM ${sessions} WHERE id = $1 FOR UPDATE), ` +
+        `ins AS (INSERT INTO ${changes} (session_id, from_mode, to_mode, reason, branch, org_id, user_id) ` +
+        `SELECT id, mode, $2, $3, $4, $5, $6 FROM locked RETURNING seq, changed_at, from_mode), ` +
+        `upd AS (UPDATE ${sessions} s SET mode = $2, updated_at = ins.changed_at FROM ins WHERE s.id = $1) ` +
+        `SELECT ins.seq::text AS seq, ins.changed_at, ins.from_mode, locked.org_id, locked.user_id, locked.parent_id, locked.created_at FROM ins, locked`,
+      // The rows before a change, read after it took the session's lock: every earlier row has committed.
+      between: `SELECT ${columns} FROM ${changes} h WHERE h.session_id = $1 AND h.seq > $2 AND h.seq < $3 ORDER BY h.seq`,
+    };
   }
 
   /** Use {@link openPostgresSessionStore}. */
@@ -127,13 +162,6 @@ export class PostgresSessionStore extends SessionStoreBase {
     }
   }
 
-  #sessionQuery(): string {
-    return (
-      `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.created_at, ` +
-      `h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at ` +
-      `FROM ${this.#t.sessions} s LEFT JOIN ${this.#t.changes} h ON h.session_id = s.id WHERE s.id = $1 ORDER BY h.seq`
-    );
-  }
 
   protected async insertSession(session: NewSession): Promise<AgentSession> {
     try {
@@ -148,27 +176,41 @@ export class PostgresSessionStore extends SessionStoreBase {
     }
   }
 
+  /** One round trip: the session with only the history rows not yet held. */
   protected async readSession(id: string): Promise<AgentSession | undefined> {
-    const { rows } = await this.#pool.query<SessionJoinRow>(this.#sessionQuery(), [id]);
-    return toSession(rows);
+    const base = this.#histories.base(id);
+    const { rows } = await this.#pool.query<SessionJoinRow>(this.#sql.session, [id, base.lastSeq]);
+    const [first] = rows;
+    if (first === undefined) {
+      this.#histories.forget(id);
+      return undefined;
+    }
+    const history = this.#histories.extend(id, base, toChanges(rows), Number(first.last_seq));
+    return { id: first.id, mode: first.mode, org: first.org_id, user: first.user_id, parentId: first.parent_id, createdAt: first.created_at.toISOString(), history };
   }
 
+  /**
+   * One transaction of two statements: the change itself (lock, insert, update), then the history rows
+   * other writers added since this store last read the session. The second sees them all: they
+   * committed before this change could take the lock. Four round trips with BEGIN and COMMIT, where
+   * one statement per step took six; the history is kept only once the transaction committed.
+   */
   protected async commitModeChange(pending: PendingModeChange): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
-    return transaction(this.#pool, async (client) => {
-      const locked = await client.query<{ mode: string }>(`SELECT mode FROM ${this.#t.sessions} WHERE id = $1 FOR UPDATE`, [pending.sessionId]);
-      const current = locked.rows[0];
-      if (current === undefined) return undefined;
-      const inserted = await client.query<{ changed_at: Date }>(
-        `INSERT INTO ${this.#t.changes} (session_id, from_mode, to_mode, reason, branch, org_id, user_id) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING changed_at`,
-        [pending.sessionId, current.mode, pending.toMode, pending.reason, pending.branch, pending.org, pending.user],
-      );
-      const changedAt = inserted.rows[0]!.changed_at;
-      await client.query(`UPDATE ${this.#t.sessions} SET mode = $1, updated_at = $2 WHERE id = $3`, [pending.toMode, changedAt, pending.sessionId]);
-      const session = toSession((await client.query<SessionJoinRow>(this.#sessionQuery(), [pending.sessionId])).rows);
-      if (session === undefined) throw new Error(`Session ${pending.sessionId} vanished inside its own mode-change transaction.`);
-      const change: ModeChange = { fromMode: current.mode, toMode: pending.toMode, reason: pending.reason, branch: pending.branch, org: pending.org, user: pending.user, at: changedAt.toISOString() };
-      return { session, change };
+    const { sessionId } = pending;
+    const base = this.#histories.base(sessionId);
+    const committed = await transaction(this.#pool, async (client) => {
+      const changed = await client.query<CommittedRow>(this.#sql.change, [sessionId, pending.toMode, pending.reason, pending.branch, pending.org, pending.user]);
+      const row = changed.rows[0];
+      if (row === undefined) return undefined;
+      const earlier = await client.query<SessionJoinRow>(this.#sql.between, [sessionId, base.lastSeq, row.seq]);
+      return { row, newer: toChanges(earlier.rows) };
     });
+    if (committed === undefined) return undefined;
+    const { row, newer } = committed;
+    const change: ModeChange = { fromMode: row.from_mode, toMode: pending.toMode, reason: pending.reason, branch: pending.branch, org: pending.org, user: pending.user, at: row.changed_at.toISOString() };
+    newer.push(change);
+    const history = this.#histories.extend(sessionId, base, newer, Number(row.seq));
+    return { session: { id: sessionId, mode: pending.toMode, org: row.org_id, user: row.user_id, parentId: row.parent_id, createdAt: row.created_at.toISOString(), history }, change };
   }
 
   protected async writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void> {

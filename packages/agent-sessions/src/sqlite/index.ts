@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { HistoryCache } from '../internal/history-cache.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
 import { SessionStoreBase, silentLogger, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
 import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLogger } from '../types.js';
@@ -33,6 +34,8 @@ interface SessionRow {
   user_id: string | null;
   parent_id: string | null;
   created_at: string;
+  /** The session's highest history `seq` (0 without history), read in the same statement. */
+  last_seq: number;
 }
 
 interface ChangeRow {
@@ -110,9 +113,13 @@ function prepareStatements(db: Database.Database) {
     insertSession: db.prepare<[string, string, string | null, string | null, string | null, string, string]>(
       'INSERT INTO agent_sessions (id, mode, org_id, user_id, parent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
-    session: db.prepare<[string], SessionRow>('SELECT id, mode, org_id, user_id, parent_id, created_at FROM agent_sessions WHERE id = ?'),
-    history: db.prepare<[string], ChangeRow>(
-      'SELECT from_mode, to_mode, reason, branch, org_id, user_id, changed_at FROM agent_session_mode_changes WHERE session_id = ? ORDER BY seq',
+    session: db.prepare<[string], SessionRow>(
+      'SELECT id, mode, org_id, user_id, parent_id, created_at, ' +
+        '(SELECT coalesce(max(seq), 0) FROM agent_session_mode_changes WHERE session_id = agent_sessions.id) AS last_seq FROM agent_sessions WHERE id = ?',
+    ),
+    /** The history rows in (after, upTo]: what a read lacks of what it holds. */
+    historyBetween: db.prepare<[string, number, number], ChangeRow>(
+      'SELECT from_mode, to_mode, reason, branch, org_id, user_id, changed_at FROM agent_session_mode_changes WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq',
     ),
     currentMode: db.prepare<[string], { mode: string }>('SELECT mode FROM agent_sessions WHERE id = ?'),
     insertChange: db.prepare<[string, string, string, string, 0 | 1, string | null, string | null, string]>(
@@ -143,6 +150,7 @@ export class SqliteSessionStore extends SessionStoreBase {
   readonly schemaVersion: number;
   readonly #db: Database.Database;
   readonly #sql: Statements;
+  readonly #histories = new HistoryCache();
 
   private constructor(modes: ModeDirectory, opened: { db: Database.Database; filename: string; schemaVersion: number }) {
     super(modes, `SQLite database ${opened.filename}`);
@@ -157,12 +165,25 @@ export class SqliteSessionStore extends SessionStoreBase {
     return new SqliteSessionStore(options.modes, openDatabase(options, options.logger ?? silentLogger));
   }
 
-  /** The session and its history; callers run it inside a transaction, so both come from one snapshot. */
+  /**
+   * The session and its history. The session row and its last `seq` come from one statement, and rows
+   * up to that `seq` never change, so the history read next (only the rows not yet held) matches the
+   * mode without a transaction around the two.
+   */
   #read(id: string): AgentSession | undefined {
     const row = this.#sql.session.get(id);
-    if (row === undefined) return undefined;
-    const history = this.#sql.history.all(id).map(toChange);
+    if (row === undefined) {
+      this.#histories.forget(id);
+      return undefined;
+    }
+    const base = this.#histories.base(id);
+    const history = this.#histories.extend(id, base, this.#rowsAfter(id, base.lastSeq, row.last_seq), row.last_seq);
     return { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, parentId: row.parent_id, createdAt: row.created_at, history };
+  }
+
+  /** The session's history rows in (after, upTo]: none to read when nothing was added since. */
+  #rowsAfter(id: string, after: number, upTo: number): ModeChange[] {
+    return after >= upTo ? [] : this.#sql.historyBetween.all(id, after, upTo).map(toChange);
   }
 
   protected async insertSession(session: NewSession): Promise<AgentSession> {
@@ -177,23 +198,34 @@ export class SqliteSessionStore extends SessionStoreBase {
   }
 
   protected async readSession(id: string): Promise<AgentSession | undefined> {
-    return this.#db.transaction(() => this.#read(id)).deferred();
+    return this.#read(id);
   }
 
+  /**
+   * One IMMEDIATE transaction: read the session (and its last `seq`) under the write lock, append the
+   * history row, update the mode. The history returned is the rows held, the rows other writers added
+   * since (usually none, so no query), and this change; it is kept only once the transaction committed.
+   */
   protected async commitModeChange(pending: PendingModeChange): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
-    return this.#db
+    const { sessionId } = pending;
+    const committed = this.#db
       .transaction(() => {
-        const current = this.#sql.currentMode.get(pending.sessionId);
+        const current = this.#sql.session.get(sessionId);
         if (current === undefined) return undefined;
+        const base = this.#histories.base(sessionId);
+        const newer = this.#rowsAfter(sessionId, base.lastSeq, current.last_seq);
         const at = new Date().toISOString();
-        this.#sql.insertChange.run(pending.sessionId, current.mode, pending.toMode, pending.reason, pending.branch ? 1 : 0, pending.org, pending.user, at);
-        this.#sql.updateMode.run(pending.toMode, at, pending.sessionId);
+        const { lastInsertRowid } = this.#sql.insertChange.run(sessionId, current.mode, pending.toMode, pending.reason, pending.branch ? 1 : 0, pending.org, pending.user, at);
+        this.#sql.updateMode.run(pending.toMode, at, sessionId);
         const change: ModeChange = { fromMode: current.mode, toMode: pending.toMode, reason: pending.reason, branch: pending.branch, org: pending.org, user: pending.user, at };
-        const session = this.#read(pending.sessionId);
-        if (session === undefined) throw new Error(`Session ${pending.sessionId} vanished inside its own mode-change transaction.`);
-        return { session, change };
+        newer.push(change);
+        return { current, base, newer, change, seq: Number(lastInsertRowid) };
       })
       .immediate();
+    if (committed === undefined) return undefined;
+    const { current, base, newer, change, seq } = committed;
+    const history = this.#histories.extend(sessionId, base, newer, seq);
+    return { session: { id: current.id, mode: pending.toMode, org: current.org_id, user: current.user_id, parentId: current.parent_id, createdAt: current.created_at, history }, change };
   }
 
   protected async writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void> {

@@ -1,0 +1,45 @@
+/**
+ * Runs one section of the bench in a process of its own and prints its result as one JSON line on
+ * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
+ * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
+ *
+ * node --import tsx src/section.ts <dispatch|http|sessions|startup> '<options json>'
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dispatchSection } from './sections/dispatch.js';
+import { httpSection, type HttpOptions } from './sections/http.js';
+import { sessionsSection, type SessionOptions } from './sections/sessions.js';
+import { coldStartRows, registrationRows } from './sections/startup.js';
+
+const [name = '', optionsJson = '{}'] = process.argv.slice(2);
+const options = JSON.parse(optionsJson) as Record<string, unknown>;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function run(): Promise<unknown> {
+  switch (name) {
+    case 'dispatch':
+      return { rows: await dispatchSection(log) };
+    case 'http': {
+      const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-http-'));
+      try {
+        return await httpSection(options as unknown as HttpOptions, log, scratch);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+    case 'sessions':
+      return { rows: await sessionsSection(options as unknown as SessionOptions, log) };
+    case 'startup': {
+      const count = Number(options.count ?? 1000);
+      const registration = await registrationRows(count, log);
+      const starts = await coldStartRows(count, log);
+      return { rows: [...registration, ...starts.rows], rss: starts.rss };
+    }
+    default:
+      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup.`);
+  }
+}
+
+process.stdout.write(`${JSON.stringify(await run())}\n`);

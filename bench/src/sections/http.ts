@@ -1,0 +1,197 @@
+/**
+ * 3. HTTP: `POST /v1/tools/testing_ping_pong/invoke` on the real host (its own process, LOG_LEVEL=warn)
+ * against a bare Fastify route answering the same JSON, with autocannon from this process; then MCP
+ * `tools/call` over Streamable HTTP, Aptix's endpoint against the SDK's own stateless transport.
+ * Also reads the host's RSS (section 5) while it runs.
+ */
+import autocannon, { type Options, type Result } from 'autocannon';
+import { median } from '../harness.js';
+import { APTIX_BIN, BARE_SERVER, WORKSPACE_ROOT } from '../paths.js';
+import { freePort, portLine, rssMiB, startServer, type Server } from '../processes.js';
+import type { Row } from '../report.js';
+
+const SECTION = '3. HTTP (autocannon, 10 connections, same machine)';
+const CONNECTIONS = 10;
+
+export interface HttpOptions {
+  /** Seconds per measured round. */
+  readonly seconds: number;
+  readonly rounds: number;
+}
+
+interface Load {
+  readonly rps: number;
+  readonly p99: number;
+}
+
+const INVOKE_BODY = JSON.stringify({ arguments: { message: 'hello', count: 2 } });
+const EXPECTED = '{"successful":true,"result":{"reply":"pong pong: hello","count":2,"sessionId":null,"conversationId":null},"errors":[]}';
+
+/** One autocannon run; its p99 from every response's own latency (autocannon's histogram keeps whole milliseconds). */
+async function fire(options: Options): Promise<{ result: Result; p99: number }> {
+  const latencies: number[] = [];
+  const instance = autocannon({ connections: CONNECTIONS, pipelining: 1, ...options });
+  instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+  const result = await instance;
+  const failed = result.errors + result.timeouts + result.non2xx;
+  if (failed > 0) throw new Error(`${options.url}: ${result.errors} errors, ${result.timeouts} time-outs, ${result.non2xx} non-2xx answers ${JSON.stringify(result.statusCodeStats)}`);
+  latencies.sort((a, b) => a - b);
+  return { result, p99: latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? NaN };
+}
+
+/** Warms every target up, then measures them in alternating rounds; the median round of each. */
+async function alternate(targets: ReadonlyArray<{ name: string; options: Options }>, { seconds, rounds }: HttpOptions, log: (line: string) => void): Promise<Load[]> {
+  for (const target of targets) await fire({ ...target.options, duration: 1 });
+  const samples = targets.map(() => [] as Load[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, target] of targets.entries()) {
+      const { result, p99 } = await fire({ ...target.options, duration: seconds });
+      samples[i]!.push({ rps: result.requests.total / result.duration, p99 });
+      log(`    ${target.name}: ${Math.round(result.requests.total / result.duration)} req/s, p99 ${p99.toFixed(2)} ms`);
+    }
+  }
+  return samples.map((s) => ({ rps: median(s.map((x) => x.rps)), p99: median(s.map((x) => x.p99)) }));
+}
+
+async function json(url: string, init: RequestInit): Promise<{ status: number; headers: Headers; text: string }> {
+  const response = await fetch(url, init);
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** Opens an MCP session on Aptix's /mcp, in an agent session whose mode offers ping-pong. */
+async function openAptixMcp(url: string): Promise<Record<string, string>> {
+  const created = await json(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) });
+  const agentSessionId = (JSON.parse(created.text) as { id: string }).id;
+  const init = await json(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, 'x-aptix-session-id': agentSessionId },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'aptix-bench', version: '0.0.0' } } }),
+  });
+  const sessionId = init.headers.get('mcp-session-id');
+  const data = /^data: (.*)$/m.exec(init.text)?.[1];
+  if (init.status !== 200 || sessionId === null || data === undefined) throw new Error(`MCP initialize failed: ${init.status} ${init.text}`);
+  const protocolVersion = (JSON.parse(data) as { result: { protocolVersion: string } }).result.protocolVersion;
+  const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion };
+  const initialized = await json(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  if (initialized.status !== 202) throw new Error(`MCP notifications/initialized answered ${initialized.status}`);
+  return headers;
+}
+
+/** tools/call requests with a fresh JSON-RPC id each, so calls in flight on one MCP session never collide. */
+function toolCalls(url: string, headers: Record<string, string>): Options {
+  let id = 1;
+  return {
+    url: `${url}/mcp`,
+    method: 'POST',
+    headers,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'testing_ping_pong', arguments: { message: 'hello', count: 2 } } }),
+        }),
+      },
+    ],
+  };
+}
+
+async function checkMcp(url: string, headers: Record<string, string>): Promise<void> {
+  const answer = await json(`${url}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'check', method: 'tools/call', params: { name: 'testing_ping_pong', arguments: { message: 'hello', count: 2 } } }),
+  });
+  if (answer.status !== 200 || !answer.text.includes('pong pong: hello')) throw new Error(`MCP tools/call on ${url} answered ${answer.status}: ${answer.text}`);
+}
+
+export interface HttpFigures {
+  readonly rows: Row[];
+  /** RSS of the host (first-party tools) after the load. */
+  readonly hostRss: { readonly loaded: number | undefined };
+}
+
+export async function httpSection(options: HttpOptions, log: (line: string) => void, dbDir: string): Promise<HttpFigures> {
+  const port = await freePort();
+  const servers: Server[] = [];
+  try {
+    const bare = await startServer([BARE_SERVER], { ready: portLine, cwd: WORKSPACE_ROOT });
+    servers.push(bare);
+    const host = await startServer([APTIX_BIN, 'serve', '--port', String(port)], { port, cwd: dbDir, env: { LOG_LEVEL: 'warn', APTIX_DB: `sqlite:${dbDir}/http.db` } });
+    servers.push(host);
+
+    // Both answer the same bytes before they are compared.
+    const invoke = { method: 'POST', headers: { 'content-type': 'application/json' }, body: INVOKE_BODY };
+    for (const [name, url] of [['bare', `${bare.url}/invoke`], ['host', `${host.url}/v1/tools/testing_ping_pong/invoke`]] as const) {
+      const answer = await json(url, invoke);
+      if (answer.text !== EXPECTED) throw new Error(`${name} answered ${answer.status} ${answer.text}`);
+    }
+
+    log('  http: invoke');
+    const [bareLoad, hostLoad] = await alternate(
+      [
+        { name: 'bare Fastify', options: { url: `${bare.url}/invoke`, ...invoke } },
+        { name: 'Aptix host', options: { url: `${host.url}/v1/tools/testing_ping_pong/invoke`, ...invoke } },
+      ],
+      options,
+      log,
+    );
+
+    log('  http: MCP tools/call');
+    const aptixMcp = await openAptixMcp(host.url);
+    await checkMcp(host.url, aptixMcp);
+    await checkMcp(bare.url, MCP_HEADERS);
+    const [sdkMcp, hostMcp] = await alternate(
+      [
+        { name: 'MCP SDK stateless transport', options: toolCalls(bare.url, MCP_HEADERS) },
+        { name: "Aptix's /mcp", options: toolCalls(host.url, aptixMcp) },
+      ],
+      options,
+      log,
+    );
+    const hostLoaded = rssMiB(host.child.pid);
+
+    const rows: Row[] = [
+      { section: SECTION, measure: 'bare Fastify route, same JSON', figure: bareLoad!.rps, unit: 'req/s', note: `p99 ${bareLoad!.p99.toFixed(2)} ms.` },
+      {
+        section: SECTION,
+        measure: 'POST /v1/tools/testing_ping_pong/invoke',
+        figure: hostLoad!.rps,
+        unit: 'req/s',
+        baseline: { name: 'bare', figure: bareLoad!.rps },
+        goal: { kind: 'ratio-at-least', value: 0.85 },
+      },
+      {
+        section: SECTION,
+        measure: '… its p99 latency',
+        figure: hostLoad!.p99,
+        unit: 'ms',
+        baseline: { name: 'bare', figure: bareLoad!.p99 },
+        goal: { kind: 'ratio-at-most', value: 1.2 },
+        note: 'Measured from every response (autocannon keeps whole milliseconds only), median of the rounds.',
+      },
+      {
+        section: SECTION,
+        measure: 'MCP tools/call, the SDK stateless transport on Fastify',
+        figure: sdkMcp!.rps,
+        unit: 'req/s',
+        baseline: { name: 'bare invoke', figure: bareLoad!.rps },
+        note: `p99 ${sdkMcp!.p99.toFixed(2)} ms. A server and a transport per request, as the SDK documents its stateless mode.`,
+      },
+      {
+        section: SECTION,
+        measure: "MCP tools/call, Aptix's /mcp (Streamable HTTP session)",
+        figure: hostMcp!.rps,
+        unit: 'req/s',
+        baseline: { name: 'SDK stateless', figure: sdkMcp!.rps },
+        goal: { kind: 'ratio-at-least', value: 0.85 },
+        note: `p99 ${hostMcp!.p99.toFixed(2)} ms; ${(hostMcp!.rps / bareLoad!.rps).toFixed(2)}× the bare invoke route. Each call also reads the agent session from SQLite (its mode decides the tools). Goal: nothing measurable on top of the SDK's transport.`,
+      },
+    ];
+    return { rows, hostRss: { loaded: hostLoaded } };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
