@@ -31,6 +31,8 @@ export interface SignalSource {
 }
 
 const NEVER_ABORTED = new AbortController().signal;
+/** Where a tool keeps its parameters schema: a key of this module's own, which no subclass can collide with. */
+const parametersKey: unique symbol = Symbol('parameters');
 const NO_SIGNAL: SignalSource = Object.freeze({ signal: () => NEVER_ABORTED });
 
 /** A signal that never aborts, for tools whose `run` or `execute` declares no `signal` parameter. @internal */
@@ -61,15 +63,20 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * }
  */
 export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool {
-  readonly isToolFullyExecutedOnServer: boolean = true;
-  protected readonly logger: AdminLogger;
-  readonly #parameters: TArgs;
+  // Assigned in the constructor rather than declared as class fields: a tool is built per call, and
+  // defining fields on instances of many subclasses (a megamorphic define per field, twice for a field
+  // declared without a value) was a tenth of a small call. A subclass may still override them as fields.
+  declare readonly isToolFullyExecutedOnServer: boolean;
+  protected declare readonly logger: AdminLogger;
+  /** The parameters as given: the compiled validator is cached per schema object, so every instance shares it. */
+  declare private readonly [parametersKey]: TArgs;
 
   constructor(parameters: TArgs, logger: AdminLogger) {
     if (logger === null || logger === undefined) throw new TypeError(`${new.target.name} requires a logger.`);
-    // Kept as given: the compiled validator is cached per schema object, so every instance shares it.
-    this.#parameters = parameters;
-    this.logger = logger;
+    const self = this as unknown as { isToolFullyExecutedOnServer: boolean; logger: AdminLogger; [parametersKey]: TArgs };
+    self.isToolFullyExecutedOnServer = true;
+    self[parametersKey] = parameters;
+    self.logger = logger;
   }
 
   /** The class's `ToolName`. */
@@ -126,7 +133,7 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
    * own messages (TUL-007 fixes such an order), then call `super.decode`.
    */
   protected decode(input: unknown, _context: AgentToolExecutionContext): DecodedArguments<Static<TArgs>> {
-    return decodeArguments<Static<TArgs>>(this.name, this.#parameters as unknown as JsonSchema, input);
+    return decodeArguments<Static<TArgs>>(this.name, this[parametersKey] as unknown as JsonSchema, input);
   }
 
   /** The generic message of an unexpected exception (AGN-005 §4.3). Never includes the exception itself. */

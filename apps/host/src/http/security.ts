@@ -15,8 +15,14 @@ export function hostGuard(config: AptixConfig, port: () => number) {
   if (!wildcard) hostnames.add(config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host);
   if (isLoopback(config.host)) for (const name of ['localhost', '127.0.0.1', '[::1]']) hostnames.add(name);
   const checkHost = !wildcard || config.allowedHosts.length > 0;
+  // The served names depend on the port, known once the server listens: built once per port, not per request.
+  let servedFor = -1;
+  let served: string[] = [];
   return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const served = [...hostnames].flatMap((name) => [name, `${name}:${port()}`]);
+    if (servedFor !== port()) {
+      servedFor = port();
+      served = [...hostnames].flatMap((name) => [name, `${name}:${servedFor}`]);
+    }
     const host = request.headers.host;
     if (checkHost && (host === undefined || !served.includes(host.toLowerCase()))) {
       void reply.code(403).send({ error: { code: 'HOST_NOT_ALLOWED', message: `Host "${host ?? ''}" is not served here. Use one of: ${served.join(', ')}, or add it to allowedHosts in the configuration.` } });
