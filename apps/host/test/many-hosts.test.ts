@@ -1,27 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHost, type RunningHost } from './support.js';
+import { postgresAvailable, postgresSchema, startHost, type RunningHost } from './support.js';
 
-const PG_URL = process.env.APTIX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function reachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const available = await reachable();
-if (!available) {
-  if (process.env.CI === 'true') throw new Error(`PostgreSQL is not reachable at ${PG_URL}, and CI=true requires it. Start it, or set APTIX_TEST_PG_URL.`);
-  console.warn(`\n!!! PostgreSQL is not reachable at ${PG_URL}: the many-hosts test is SKIPPED. Start PostgreSQL or set APTIX_TEST_PG_URL to run it. !!!\n`);
-}
+const available = await postgresAvailable('the many-hosts test is');
 
 async function post(host: RunningHost, path: string, body: unknown) {
   const response = await fetch(host.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -32,8 +12,7 @@ async function get(host: RunningHost, path: string) {
 }
 
 describe.skipIf(!available)('several hosts on one PostgreSQL database', () => {
-  const schema = `aptix_hosts_${randomBytes(4).toString('hex')}`;
-  const db = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  const { db, dispose } = postgresSchema('aptix_hosts');
   let a: RunningHost;
   let b: RunningHost;
   beforeAll(async () => {
@@ -41,10 +20,7 @@ describe.skipIf(!available)('several hosts on one PostgreSQL database', () => {
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    await dispose();
   });
 
   it('a mode change made through one host is seen by the other on its next call', async () => {

@@ -8,7 +8,6 @@
  * - 200 concurrent connections, and a 413 for an oversized body without reading it all.
  * No assertion is about time: waits are bounded only so that a broken host fails instead of hanging.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -16,7 +15,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentToolExecutionContext, InvokeResult } from '@aptix/tool-contract';
@@ -24,7 +22,7 @@ import { AptixHost } from '../src/aptix-host.js';
 import { loadConfig } from '../src/config.js';
 import { composeHost } from '../src/container.js';
 import { createMcpServer } from '../src/mcp/mcp-server.js';
-import { scratch, startHost, type RunningHost } from './support.js';
+import { postgresAvailable, postgresSchema, scratch, startHost, type RunningHost } from './support.js';
 
 const FIRST_PARTY = ['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'agent_list_modes', 'agent_change_mode'];
 const FIRST_PARTY_PACKAGES = '@aptix/tool-samples,@aptix/tool-mode-catalog,@aptix/tool-mode-change';
@@ -312,25 +310,7 @@ describe('every first-party tool, over MCP through the SDK client, under arbitra
 // PostgreSQL: a schema per test, dropped afterwards
 // ---------------------------------------------------------------------------------------------
 
-const PG_URL = process.env.APTIX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const pgAvailable = await pgReachable();
-if (!pgAvailable) {
-  if (process.env.CI === 'true') throw new Error(`PostgreSQL is not reachable at ${PG_URL}, and CI=true requires it. Start it, or set APTIX_TEST_PG_URL.`);
-  console.warn(`\n!!! PostgreSQL is not reachable at ${PG_URL}: the PostgreSQL robustness tests are SKIPPED. Start PostgreSQL or set APTIX_TEST_PG_URL to run them. !!!\n`);
-}
+const pgAvailable = await postgresAvailable('the PostgreSQL robustness tests are');
 
 interface Store {
   readonly name: string;
@@ -351,18 +331,7 @@ const STORES: Store[] = [
   {
     name: 'PostgreSQL',
     available: pgAvailable,
-    create() {
-      const schema = `aptix_robust_${randomBytes(4).toString('hex')}`;
-      return {
-        db: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`,
-        async dispose() {
-          const client = new pg.Client({ connectionString: PG_URL });
-          await client.connect();
-          await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-          await client.end();
-        },
-      };
-    },
+    create: () => postgresSchema('aptix_robust'),
   },
 ];
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,4 +98,45 @@ export function startHost(options: { env?: NodeJS.ProcessEnv; args?: readonly st
       if (!ready) reject(new Error(`aptix serve exited with ${code} before listening:\n${stderr}`));
     });
   });
+}
+
+/** The PostgreSQL server the multi-host tests use; `APTIX_TEST_PG_URL` overrides it. */
+export const PG_URL = process.env.APTIX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Whether PostgreSQL answers. Outside CI an unreachable server skips `what` with a loud notice;
+ * with `CI=true` it fails the run, so CI never passes by skipping.
+ */
+export async function postgresAvailable(what: string): Promise<boolean> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+  let reachable = false;
+  try {
+    await client.connect();
+    reachable = true;
+  } catch {
+    // reported below
+  } finally {
+    await client.end().catch(() => {});
+  }
+  if (!reachable) {
+    if (process.env.CI === 'true') throw new Error(`PostgreSQL is not reachable at ${PG_URL}, and CI=true requires it. Start it, or set APTIX_TEST_PG_URL.`);
+    console.warn(`\n!!! PostgreSQL is not reachable at ${PG_URL}: ${what} SKIPPED. Start PostgreSQL or set APTIX_TEST_PG_URL to run it. !!!\n`);
+  }
+  return reachable;
+}
+
+/** A fresh schema on the test server, as an APTIX_DB URL, and how to drop it. */
+export function postgresSchema(prefix: string): { db: string; dispose(): Promise<void> } {
+  const schema = `${prefix}_${randomBytes(4).toString('hex')}`;
+  return {
+    db: `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`,
+    async dispose() {
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
 }
