@@ -1,6 +1,7 @@
 import type { AdminLogger } from './admin-logger.js';
 import type { FunctionToolSchema } from './schema.js';
 import type { InvokeResult } from './invoke-result.js';
+import type { ApprovalPolicy } from './approval.js';
 
 /**
  * What a tool knows about the call it serves. Hosts add their own fields by declaration merging:
@@ -60,6 +61,8 @@ export interface AgentToolClass<TDeps = never> {
   readonly TimeoutMs?: number;
   /** Optional: MCP hints (`readOnlyHint`, `idempotentHint`, …). */
   readonly ToolAnnotations?: ToolAnnotations;
+  /** Optional: whether a call waits for a person's approval: `'always'`, `'never'` (the default), or a function of the validated arguments. */
+  readonly ApprovalPolicy?: ApprovalPolicy;
 }
 
 /** Any tool class, whatever its dependencies: what registries and tool packages hold. */

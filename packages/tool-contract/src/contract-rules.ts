@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { ToolAnnotations } from './agent-tool.js';
+import { approvalPolicyKind, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
 import { contractAjv } from './ajv.js';
 import { ContractErrorCode, type ContractViolation } from './errors.js';
 import { canonicalJson, toPlainJson, toStrictMode, type FunctionToolSchema, type JsonSchema, type StrictModeView } from './schema.js';
@@ -26,6 +27,10 @@ export interface InspectedTool {
   readonly strictView: StrictModeView;
   readonly timeoutMs: number | undefined;
   readonly annotations: ToolAnnotations | undefined;
+  /** Whether calls wait for a person: how listings report the policy. */
+  readonly approval: ApprovalPolicyKind;
+  /** The declared policy, evaluated per call by the host. */
+  readonly approvalPolicy: ApprovalPolicy | undefined;
 }
 
 const FUNCTION_TOOL_SHAPE = {
@@ -108,6 +113,15 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     fail(ContractErrorCode.TIMEOUT_INVALID, `TimeoutMs must be a positive whole number of milliseconds, got ${String(timeoutMs)}`, 'set static readonly TimeoutMs = 30_000, or remove it to use the default');
   }
 
+  // ApprovalPolicy, if declared: 'always', 'never', or a function of (args, context).
+  const approvalPolicy = cls.ApprovalPolicy;
+  const approval = approvalPolicyKind(approvalPolicy);
+  if (approval === undefined) {
+    fail(ContractErrorCode.APPROVAL_POLICY_INVALID, `ApprovalPolicy must be 'always', 'never' or a function (args, context) => boolean | { required, reason }, got ${JSON.stringify(approvalPolicy) ?? String(approvalPolicy)}`, "set static readonly ApprovalPolicy = 'always', or a function of the validated arguments");
+  } else if (approval === 'dynamic' && (approvalPolicy as (...args: unknown[]) => unknown).length > 2) {
+    fail(ContractErrorCode.APPROVAL_POLICY_INVALID, `ApprovalPolicy takes ${(approvalPolicy as (...args: unknown[]) => unknown).length} parameters; it gets (args, context)`, 'declare it as (args, context) => …');
+  }
+
   // getSchema: a static function without parameters, returning the function-tool shape.
   const getSchema = cls.getSchema;
   if (typeof getSchema !== 'function') {
@@ -169,6 +183,8 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     },
     timeoutMs: timeoutMs as number | undefined,
     annotations: annotations && typeof annotations === 'object' ? { ...annotations } : undefined,
+    approval: approval!,
+    approvalPolicy: approvalPolicy as ApprovalPolicy | undefined,
   };
   return { violations, tool };
 }

@@ -21,6 +21,7 @@ export const ContractErrorCode = {
   SCHEMA_NOT_DETERMINISTIC: 'SCHEMA_NOT_DETERMINISTIC',
   TIMEOUT_INVALID: 'TIMEOUT_INVALID',
   DUPLICATE_TOOL: 'DUPLICATE_TOOL',
+  APPROVAL_POLICY_INVALID: 'APPROVAL_POLICY_INVALID',
 } as const;
 export type ContractErrorCode = (typeof ContractErrorCode)[keyof typeof ContractErrorCode];
 
@@ -32,6 +33,10 @@ export const ExecutionErrorCode = {
   TOOL_EXCEPTION: 'TOOL_EXCEPTION',
   TOOL_UNAVAILABLE: 'TOOL_UNAVAILABLE',
   MALFORMED_RESULT: 'MALFORMED_RESULT',
+  /** A person declined the call (approval gates); nothing ran. */
+  APPROVAL_DENIED: 'APPROVAL_DENIED',
+  /** Nobody decided before the approval expired; nothing ran. */
+  APPROVAL_EXPIRED: 'APPROVAL_EXPIRED',
 } as const;
 export type ExecutionErrorCode = (typeof ExecutionErrorCode)[keyof typeof ExecutionErrorCode];
 

@@ -28,4 +28,5 @@ export { decodeArguments, parseArgumentsJson, validateArguments, type ArgumentIs
 export { inspectToolClass, suggestSnakeCase, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN, type InspectedTool } from './contract-rules.js';
 export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
 export { AgentToolRegistry, type AgentToolRegistryOptions, type RegisteredTool, type ToolListing } from './tool-registry.js';
+export { APPROVAL_META_KEY, approvalPolicyKind, evaluateApprovalPolicy, type ApprovalDecision, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
 export { AgentToolExecutor, type AgentToolExecutorOptions, type ExecuteOptions, type ToolFactory } from './tool-executor.js';

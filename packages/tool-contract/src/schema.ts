@@ -95,6 +95,8 @@ export interface McpToolDefinition {
   readonly description: string;
   readonly inputSchema: JsonSchema;
   readonly annotations?: { readonly [hint: string]: boolean };
+  /** Aptix's own facts about the tool, e.g. `{ "aptix/approval": "dynamic" }` for a gated tool. */
+  readonly _meta?: { readonly [key: string]: unknown };
 }
 
 export type DefinitionFormat = 'responses' | 'chat' | 'mcp';

@@ -1,5 +1,6 @@
 import { silentAdminLogger, type AdminLogger } from './admin-logger.js';
 import type { AnyAgentToolClass, ToolAnnotations } from './agent-tool.js';
+import { APPROVAL_META_KEY, type ApprovalPolicyKind } from './approval.js';
 import { inspectToolClass, TOOL_NAME_MAX_LENGTH, type InspectedTool } from './contract-rules.js';
 import { ContractErrorCode, ToolContractError, type ContractViolation } from './errors.js';
 import type { DefinitionByFormat, DefinitionFormat, JsonSchema } from './schema.js';
@@ -17,6 +18,8 @@ export interface ToolListing {
   readonly usageMetadata: string;
   readonly strict: boolean;
   readonly annotations: ToolAnnotations | undefined;
+  /** Whether calls wait for a person's approval: always, never, or depending on the arguments. */
+  readonly approval: ApprovalPolicyKind;
 }
 
 export interface AgentToolRegistryOptions {
@@ -83,6 +86,8 @@ export class AgentToolRegistry {
       },
       timeoutMs: tool.timeoutMs,
       annotations: tool.annotations,
+      approval: tool.approval,
+      approvalPolicy: tool.approvalPolicy,
     } satisfies { [K in keyof RegisteredTool]-?: unknown });
     this.#tools.set(registered.name, registered);
     this.#folded.set(registered.name.toLowerCase(), registered.name);
@@ -114,7 +119,7 @@ export class AgentToolRegistry {
 
   /** Every tool's name, description, parameter schema and usage metadata, in registration order. */
   list(): ToolListing[] {
-    return [...this.#tools.values()].map(({ name, description, parameters, usageMetadata, strict, annotations }) => ({ name, description, parameters, usageMetadata, strict, annotations }));
+    return [...this.#tools.values()].map(({ name, description, parameters, usageMetadata, strict, annotations, approval }) => ({ name, description, parameters, usageMetadata, strict, annotations, approval }));
   }
 
   unregister(name: string): boolean {
@@ -168,9 +173,11 @@ function toDefinition(tool: RegisteredTool, format: DefinitionFormat): Definitio
       return { type: 'function', function: { name: tool.name, description: tool.description, parameters, strict: tool.strict } };
     case 'mcp': {
       const annotations = tool.annotations ? Object.fromEntries(Object.entries(tool.annotations).filter(([, v]) => typeof v === 'boolean')) : undefined;
-      return annotations && Object.keys(annotations).length > 0
+      const definition = annotations && Object.keys(annotations).length > 0
         ? { name: tool.name, description: tool.description, inputSchema: tool.parameters, annotations }
         : { name: tool.name, description: tool.description, inputSchema: tool.parameters };
+      // A gated tool says so to MCP clients; tools without a policy keep their listing unchanged.
+      return tool.approval === 'never' ? definition : { ...definition, _meta: { [APPROVAL_META_KEY]: tool.approval } };
     }
   }
 }
