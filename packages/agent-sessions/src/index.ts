@@ -15,3 +15,13 @@ export type {
   SetSessionModeResult,
 } from './types.js';
 export { SessionStoreError, SessionStoreErrorCode } from './errors.js';
+export {
+  APPROVAL_NOTE_MAX_LENGTH,
+  type ApprovalCompletion,
+  type ApprovalDecisionOutcome,
+  type ApprovalFilter,
+  type ApprovalStatus,
+  type ApprovalStore,
+  type NewToolApproval,
+  type ToolApproval,
+} from './approvals.js';

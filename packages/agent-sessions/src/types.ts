@@ -1,3 +1,4 @@
+import type { ApprovalStore } from './approvals.js';
 /** One row of a session's mode history (TUL-007): a committed mode change. */
 export interface ModeChange {
   readonly fromMode: string;
@@ -68,6 +69,8 @@ export interface ModeDirectory {
  * the SQLite (`./sqlite`) and PostgreSQL (`./postgres`) stores; `openSessionStore` (`./open`) picks one by URL.
  */
 export interface AgentSessionStore extends AgentSessionManager {
+  /** Approval gates: tool calls waiting for a person, in the same database (see {@link ApprovalStore}). */
+  readonly approvals: ApprovalStore;
   /**
    * Links an MCP transport session to an agent session, replacing any earlier link of that MCP session
    * (after a branch the same transport continues in the new session). Throws a `SessionStoreError`

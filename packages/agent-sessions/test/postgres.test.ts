@@ -5,6 +5,7 @@ import { openSessionStore } from '../src/open.js';
 import { openPostgresSessionStore, PostgresSessionStore } from '../src/postgres/index.js';
 import { fixedModes } from './fixtures/modes.js';
 import { writePostgresVersion1 } from './fixtures/postgres-version1.js';
+import { describeApprovalStore } from './approvals.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
 
 const url = process.env.APTIX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -67,6 +68,7 @@ function createHarness(): SessionStoreHarness {
 
 if (unreachable === undefined) {
   describeSessionStore('PostgreSQL session store', createHarness());
+  describeApprovalStore('PostgreSQL session store', createHarness());
 
   describe('PostgreSQL specifics', () => {
     it('runs on a pool the caller owns and leaves it open on close', async () => {
@@ -75,7 +77,7 @@ if (unreachable === undefined) {
       try {
         const store = await openPostgresSessionStore({ pool, schema, modes: fixedModes() });
         expect(store.schema).toBe(schema);
-        expect(store.schemaVersion).toBe(2);
+        expect(store.schemaVersion).toBe(3);
         const session = await store.createSession({});
         await store.close();
         expect(pool.ended).toBe(false);

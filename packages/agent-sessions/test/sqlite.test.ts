@@ -7,6 +7,7 @@ import { openSessionStore } from '../src/open.js';
 import { openSqliteSessionStore, SqliteSessionStore } from '../src/sqlite/index.js';
 import { writeSqliteVersion1 } from './fixtures/sqlite-version1.js';
 import { fixedModes } from './fixtures/modes.js';
+import { describeApprovalStore } from './approvals.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aptix-agent-sessions-'));
@@ -48,6 +49,7 @@ const harness: SessionStoreHarness = {
 };
 
 describeSessionStore('SQLite session store', harness);
+describeApprovalStore('SQLite session store', harness);
 
 describe('SQLite specifics', () => {
   it('creates the file and its folders on first use, in WAL mode', async () => {
@@ -56,7 +58,7 @@ describe('SQLite specifics', () => {
     const store = await openSqliteSessionStore({ filename, modes: fixedModes() });
     try {
       expect(store.filename).toBe(filename);
-      expect(store.schemaVersion).toBe(2);
+      expect(store.schemaVersion).toBe(3);
       expect(existsSync(filename)).toBe(true);
       expect(withDatabase(filename, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
     } finally {
@@ -100,6 +102,6 @@ describe('SQLite specifics', () => {
     const filename = join(root, 'specifics', 'logged.db');
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
-    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2] }, message: 'Migrated the session database to schema version 2.' }]);
+    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2, 3] }, message: 'Migrated the session database to schema version 3.' }]);
   });
 });

@@ -1,3 +1,4 @@
+import type { ApprovalStore } from '../approvals.js';
 import { randomUUID } from 'node:crypto';
 import { SessionStoreError } from '../errors.js';
 import type { AgentSession, AgentSessionStore, CreateSessionInput, ModeChange, ModeDirectory, SessionStoreLogger, SetSessionModeOptions, SetSessionModeResult } from '../types.js';
@@ -72,6 +73,7 @@ function serializeItems(items: readonly unknown[]): string[] {
  */
 export abstract class SessionStoreBase implements AgentSessionStore {
   #closed = false;
+  abstract readonly approvals: ApprovalStore;
 
   protected constructor(
     protected readonly modes: ModeDirectory,

@@ -10,6 +10,7 @@ import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
 import { SessionStoreBase, silentLogger, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
 import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLogger } from '../types.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { PostgresApprovalStore } from './approvals.js';
 
 export interface PostgresSessionStoreOptions {
   /** `postgres://user:password@host:5432/database`; the store creates a pool and ends it on `close()`. Give this or `pool`. */
@@ -103,6 +104,8 @@ export class PostgresSessionStore extends SessionStoreBase {
   readonly #onPoolError: ((error: Error) => void) | undefined;
   readonly #t: { sessions: string; changes: string; bindings: string; items: string };
   readonly #histories = new HistoryCache();
+  /** The approval gates of tool calls, in the same schema. */
+  readonly approvals: PostgresApprovalStore;
   readonly #sql: { session: string; change: string; between: string };
 
   private constructor(modes: ModeDirectory, init: { pool: Pool; ownsPool: boolean; onPoolError: ((error: Error) => void) | undefined; schema: string; schemaVersion: number }) {
@@ -113,6 +116,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     this.#ownsPool = init.ownsPool;
     this.#onPoolError = init.onPoolError;
     const s = escapeIdentifier(init.schema);
+    this.approvals = new PostgresApprovalStore(init.pool, s);
     this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
     const { sessions, changes } = this.#t;
     const columns = 'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';

@@ -58,5 +58,31 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'tool call approvals',
+    sql: (s) => `
+      CREATE TABLE ${s}.agent_tool_approvals (
+        id text PRIMARY KEY,
+        session_id text REFERENCES ${s}.agent_sessions (id) ON DELETE CASCADE,
+        tool_name text NOT NULL,
+        arguments text NOT NULL,
+        reason text NOT NULL,
+        requested_by text,
+        requested_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        expires_at timestamptz NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'executing', 'executed', 'refused', 'outcome_unknown')),
+        decided_by text,
+        decided_at timestamptz,
+        note text,
+        claimed_by text,
+        claimed_at timestamptz,
+        result jsonb,
+        completed_at timestamptz
+      );
+      CREATE INDEX agent_tool_approvals_session ON ${s}.agent_tool_approvals (session_id, requested_at);
+      CREATE INDEX agent_tool_approvals_status ON ${s}.agent_tool_approvals (status, requested_at);
+    `,
+  },
 ];
 assertMigrationSequence('PostgreSQL', POSTGRES_MIGRATIONS);

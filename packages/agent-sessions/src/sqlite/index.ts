@@ -10,6 +10,7 @@ import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
 import { SessionStoreBase, silentLogger, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
 import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLogger } from '../types.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { SqliteApprovalStore } from './approvals.js';
 
 export interface SqliteSessionStoreOptions {
   /**
@@ -151,12 +152,15 @@ export class SqliteSessionStore extends SessionStoreBase {
   readonly #db: Database.Database;
   readonly #sql: Statements;
   readonly #histories = new HistoryCache();
+  /** The approval gates of tool calls, in the same database. */
+  readonly approvals: SqliteApprovalStore;
 
   private constructor(modes: ModeDirectory, opened: { db: Database.Database; filename: string; schemaVersion: number }) {
     super(modes, `SQLite database ${opened.filename}`);
     this.filename = opened.filename;
     this.schemaVersion = opened.schemaVersion;
     this.#db = opened.db;
+    this.approvals = new SqliteApprovalStore(opened.db);
     this.#sql = prepareStatements(opened.db);
   }
 

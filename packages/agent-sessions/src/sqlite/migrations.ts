@@ -56,5 +56,31 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 3,
+    name: 'tool call approvals',
+    sql: `
+      CREATE TABLE agent_tool_approvals (
+        id TEXT PRIMARY KEY NOT NULL,
+        session_id TEXT REFERENCES agent_sessions (id) ON DELETE CASCADE,
+        tool_name TEXT NOT NULL,
+        arguments TEXT NOT NULL CHECK (json_valid(arguments)),
+        reason TEXT NOT NULL,
+        requested_by TEXT,
+        requested_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'executing', 'executed', 'refused', 'outcome_unknown')),
+        decided_by TEXT,
+        decided_at TEXT,
+        note TEXT,
+        claimed_by TEXT,
+        claimed_at TEXT,
+        result TEXT CHECK (result IS NULL OR json_valid(result)),
+        completed_at TEXT
+      ) STRICT;
+      CREATE INDEX agent_tool_approvals_session ON agent_tool_approvals (session_id, requested_at);
+      CREATE INDEX agent_tool_approvals_status ON agent_tool_approvals (status, requested_at);
+    `,
+  },
 ];
 assertMigrationSequence('SQLite', SQLITE_MIGRATIONS);

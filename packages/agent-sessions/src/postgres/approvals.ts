@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool, QueryResultRow } from 'pg';
+import { clampLimit, type ApprovalCompletion, type ApprovalDecisionOutcome, type ApprovalFilter, type ApprovalStore, type NewToolApproval, type ToolApproval } from '../approvals.js';
+import { abandonedResult, checkNewApproval, checkNote, rowToApproval, type ApprovalRowOf } from '../internal/approval-checks.js';
+
+type ApprovalRow = ApprovalRowOf<Date> & QueryResultRow;
+
+const COLUMNS = 'id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status, decided_by, decided_at, note, result, completed_at';
+
+const toApproval = (row: ApprovalRow): ToolApproval => rowToApproval(row, (time) => time.toISOString(), (value) => value);
+
+/** A session id PostgreSQL cannot hold (NUL) names no approval. */
+const storable = (id: string) => typeof id === 'string' && id !== '' && !id.includes('\u0000');
+
+/**
+ * Approvals in the PostgreSQL session schema. Each transition is one conditional UPDATE: under READ
+ * COMMITTED a concurrent UPDATE of the same row waits, then re-checks its WHERE against the committed
+ * row, so of two hosts taking a transition at once exactly one gets the row back. Times come from the
+ * database's clock, so hosts with skewed clocks agree on expiry.
+ */
+export class PostgresApprovalStore implements ApprovalStore {
+  readonly #pool: Pool;
+  readonly #t: string;
+
+  constructor(pool: Pool, quotedSchema: string) {
+    this.#pool = pool;
+    this.#t = `${quotedSchema}.agent_tool_approvals`;
+  }
+
+  async #one(sql: string, params: unknown[]): Promise<ToolApproval | undefined> {
+    const { rows } = await this.#pool.query<ApprovalRow>(sql, params);
+    return rows[0] === undefined ? undefined : toApproval(rows[0]);
+  }
+
+  async create(input: NewToolApproval): Promise<ToolApproval> {
+    const c = checkNewApproval(input);
+    return (await this.#one(
+      `INSERT INTO ${this.#t} (id, session_id, tool_name, arguments, reason, requested_by, expires_at, status) ` +
+        `VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp() + make_interval(secs => $7::double precision / 1000), 'pending') RETURNING ${COLUMNS}`,
+      [randomUUID(), c.sessionId, c.toolName, c.arguments, c.reason, c.requestedBy, c.ttlMs],
+    ))!;
+  }
+
+  async get(id: string): Promise<ToolApproval | undefined> {
+    if (!storable(id)) return undefined;
+    return this.#one(`SELECT ${COLUMNS} FROM ${this.#t} WHERE id = $1`, [id]);
+  }
+
+  async list(filter: ApprovalFilter = {}): Promise<ToolApproval[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.sessionId !== undefined) {
+      if (!storable(filter.sessionId)) return [];
+      params.push(filter.sessionId);
+      where.push(`session_id = $${params.length}`);
+    }
+    if (filter.status !== undefined) {
+      params.push(filter.status);
+      where.push(`status = $${params.length}`);
+    }
+    params.push(clampLimit(filter.limit));
+    const { rows } = await this.#pool.query<ApprovalRow>(
+      `SELECT ${COLUMNS} FROM ${this.#t} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY requested_at DESC, id LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toApproval);
+  }
+
+  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome> {
+    const cleanNote = checkNote(note);
+    if (!storable(id)) return { kind: 'not_found' };
+    const expired = await this.#one(`UPDATE ${this.#t} SET status = 'expired' WHERE id = $1 AND status = 'pending' AND expires_at <= clock_timestamp() RETURNING ${COLUMNS}`, [id]);
+    if (expired) return { kind: 'expired', approval: expired };
+    const decided = await this.#one(
+      `UPDATE ${this.#t} SET status = $2, decided_by = $3, decided_at = clock_timestamp(), note = $4 ` +
+        `WHERE id = $1 AND status = 'pending' AND expires_at > clock_timestamp() RETURNING ${COLUMNS}`,
+      [id, decision === 'approve' ? 'approved' : 'denied', decidedBy, cleanNote],
+    );
+    if (decided) return { kind: 'decided', approval: decided };
+    const current = await this.get(id);
+    if (current === undefined) return { kind: 'not_found' };
+    if (current.status === 'pending') return this.decide(id, decision, decidedBy, note); // expired between the two statements
+    return current.status === 'expired' ? { kind: 'expired', approval: current } : { kind: 'already_decided', approval: current };
+  }
+
+  async claim(id: string, claimant: string): Promise<ToolApproval | undefined> {
+    if (!storable(id)) return undefined;
+    return this.#one(`UPDATE ${this.#t} SET status = 'executing', claimed_by = $2, claimed_at = clock_timestamp() WHERE id = $1 AND status = 'approved' RETURNING ${COLUMNS}`, [id, claimant]);
+  }
+
+  async claimOrphaned(olderThanMs: number, claimant: string, limit: number): Promise<ToolApproval[]> {
+    // SKIP LOCKED: hosts sweeping at once share the orphans instead of queueing behind each other.
+    const { rows } = await this.#pool.query<ApprovalRow>(
+      `UPDATE ${this.#t} SET status = 'executing', claimed_by = $2, claimed_at = clock_timestamp() WHERE id IN (` +
+        `SELECT id FROM ${this.#t} WHERE status = 'approved' AND decided_at <= clock_timestamp() - make_interval(secs => $1::double precision / 1000) ` +
+        `ORDER BY decided_at LIMIT $3 FOR UPDATE SKIP LOCKED) AND status = 'approved' RETURNING ${COLUMNS}`,
+      [olderThanMs, claimant, limit],
+    );
+    return rows.map(toApproval);
+  }
+
+  async complete(id: string, status: ApprovalCompletion, result: unknown): Promise<ToolApproval | undefined> {
+    return this.#one(
+      `UPDATE ${this.#t} SET status = $2, result = $3::jsonb, completed_at = clock_timestamp() WHERE id = $1 AND status = 'executing' RETURNING ${COLUMNS}`,
+      [id, status, JSON.stringify(result ?? null)],
+    );
+  }
+
+  async abandonStale(olderThanMs: number): Promise<ToolApproval[]> {
+    const { rows } = await this.#pool.query<ApprovalRow>(
+      `UPDATE ${this.#t} SET status = 'outcome_unknown', result = $2::jsonb, completed_at = clock_timestamp() ` +
+        `WHERE status = 'executing' AND claimed_at <= clock_timestamp() - make_interval(secs => $1::double precision / 1000) RETURNING ${COLUMNS}`,
+      [olderThanMs, JSON.stringify(abandonedResult())],
+    );
+    return rows.map(toApproval);
+  }
+
+  async expireDue(): Promise<number> {
+    const { rowCount } = await this.#pool.query(`UPDATE ${this.#t} SET status = 'expired' WHERE status = 'pending' AND expires_at <= clock_timestamp()`);
+    return rowCount ?? 0;
+  }
+}
