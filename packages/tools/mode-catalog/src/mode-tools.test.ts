@@ -83,8 +83,9 @@ describe('checkCatalogAgainstRegistry', () => {
     expect(error.message).toContain(catalog.source);
     expect(error.message).toContain('mode "tool_diagnostics" offers "testing_delay", which is not registered');
     expect(error.message).toContain('mode "tool_diagnostics" offers "testing_failure_injection", which is not registered');
+    expect(error.message).toContain('mode "tool_diagnostics" offers "testing_issue_refund", which is not registered');
     expect(error.message).toContain('Registered tools: agent_hello_world, testing_calculator, testing_ping_pong, agent_change_mode, agent_list_modes.');
-    expect(error.issues).toHaveLength(2);
+    expect(error.issues).toHaveLength(3);
   });
 
   it('fails when an always-on tool is not registered, since every mode must offer it', () => {

@@ -37,6 +37,7 @@ export const FIRST_PARTY_TOOL_NAMES = [
   'testing_calculator',
   'testing_delay',
   'testing_failure_injection',
+  'testing_issue_refund',
   'agent_list_modes',
   'agent_change_mode',
 ] as const;

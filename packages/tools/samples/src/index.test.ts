@@ -2,19 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { AgentToolExecutor, AgentToolRegistry, missingUsageSections } from '@aptix/tool-contract';
 import { CapturingAdminLogger } from '@aptix/tool-contract/testing';
 import * as entry from './index.js';
-import { CalculatorTool, DelayTool, FailureInjectionTool, HelloWorldTool, PingPongTool, tools } from './index.js';
+import { CalculatorTool, DelayTool, FailureInjectionTool, HelloWorldTool, IssueRefundTool, PingPongTool, tools } from './index.js';
 
 describe('@aptix/tool-samples entry', () => {
-  it('exports the five tool classes and the tools list, and nothing else', () => {
-    expect(Object.keys(entry).sort()).toEqual(['CalculatorTool', 'DelayTool', 'FailureInjectionTool', 'HelloWorldTool', 'PingPongTool', 'tools']);
-    expect(tools).toEqual([HelloWorldTool, PingPongTool, CalculatorTool, DelayTool, FailureInjectionTool]);
+  it('exports the six tool classes, the refund threshold and the tools list, and nothing else', () => {
+    expect(Object.keys(entry).sort()).toEqual(['CalculatorTool', 'DelayTool', 'FailureInjectionTool', 'HelloWorldTool', 'IssueRefundTool', 'PingPongTool', 'REFUND_APPROVAL_THRESHOLD', 'tools']);
+    expect(tools).toEqual([HelloWorldTool, PingPongTool, CalculatorTool, DelayTool, FailureInjectionTool, IssueRefundTool]);
   });
 
   it('registers every tool in an AgentToolRegistry without a contract violation', () => {
     const logger = new CapturingAdminLogger();
     const registry = new AgentToolRegistry({ logger });
     expect(() => registry.registerTools(tools)).not.toThrow();
-    expect(registry.names()).toEqual(['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection']);
+    expect(registry.names()).toEqual(['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'testing_issue_refund']);
     expect(logger.entries).toEqual([]);
   });
 
