@@ -1,4 +1,4 @@
-import type { AgentToolRegistry, ResponsesFunctionDefinition } from '@aptix/tool-contract';
+import { TOOL_GUIDANCE_TAG, toolGuidanceSection, type AgentToolRegistry, type ResponsesFunctionDefinition } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 
@@ -17,7 +17,7 @@ export const DEFAULT_BOOT_PROMPT = [
 ].join('\n');
 
 /** The opening and closing tags around one tool's usage guide in the instructions (AGN-005 §7.2.3). */
-export const TOOL_GUIDANCE_TAG = 'tool_guidance';
+export { TOOL_GUIDANCE_TAG };
 
 /** Everything a model call in one mode carries: the instructions and the tools, computed once at start-up. */
 export interface ModePrompt {
@@ -91,11 +91,7 @@ function composeInstructions(bootPrompt: string, mode: AgentModeSummary, modes: 
             'To move the work to another mode, follow the usage guide of agent_change_mode: propose the mode and wait for the user to confirm.',
           ]),
     ].join('\n'),
-    [
-      '# Tool guidance',
-      `Each tool offered in this mode has a usage guide below, in a ${TOOL_GUIDANCE_TAG} element whose name attribute is the tool's name. Follow it when deciding whether and how to call the tool.`,
-      ...guides.map(({ name, text }) => `<${TOOL_GUIDANCE_TAG} name="${name}">\n${text}\n</${TOOL_GUIDANCE_TAG}>`),
-    ].join('\n\n'),
+    toolGuidanceSection(guides, { inMode: true }),
   ];
   return sections.join('\n\n');
 }

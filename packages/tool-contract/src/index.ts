@@ -24,6 +24,7 @@ export {
   type StrictModeView,
 } from './schema.js';
 export { missingUsageSections, usage, USAGE_SECTIONS } from './usage.js';
+export { TOOL_GUIDANCE_TAG, toolGuidanceSection, type ToolGuide } from './tool-guidance.js';
 export { decodeArguments, parseArgumentsJson, validateArguments, type ArgumentIssue, type DecodedArguments } from './arguments.js';
 export { inspectToolClass, suggestSnakeCase, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN, type InspectedTool } from './contract-rules.js';
 export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';

@@ -1,0 +1,72 @@
+import { AptixToolError, createAptixTools, type AptixTools, type AptixToolsOptions } from '@aptix/adapter-core';
+import { jsonSchema, tool, type JSONSchema7, type Tool, type ToolSet } from 'ai';
+
+export interface AiSdkToolsOptions extends AptixToolsOptions {
+  /**
+   * Send each tool with `strict: true` and its strict-mode parameters where Aptix's strict-mode report
+   * allows it (providers that support strict mode then always produce valid input). Default true.
+   */
+  readonly strict?: boolean;
+}
+
+/** What `prepareStep` returns: the tools the session's current mode offers. */
+export interface AptixStepSettings {
+  readonly activeTools: string[];
+}
+
+/** Aptix tools as an AI SDK `ToolSet`, with what keeps them in step with the session's mode. */
+export interface AptixAiSdkTools {
+  /** Every tool, for `generateText`/`streamText`'s `tools`. Without a session, all are offered. */
+  readonly tools: ToolSet;
+  /**
+   * For `prepareStep`: before each step, the current mode's tools as `activeTools`, so the step after an
+   * `agent_change_mode` sees the new mode's tools. Spread it into your own `prepareStep` if you have one.
+   */
+  readonly prepareStep: () => Promise<AptixStepSettings>;
+  /** The names of the tools offered now (the session's mode's, or all). */
+  activeTools(): Promise<string[]>;
+  /** The `<tool_guidance>` fragment for the offered tools, for your `system` prompt. */
+  guidance(): Promise<string>;
+  /** The adapter underneath: the registry, the executor and `call`. */
+  readonly aptix: AptixTools;
+}
+
+/**
+ * Turns Aptix tool classes and packages into AI SDK tools. Each tool's schema is Aptix's (the strict
+ * view when `strict`), its arguments are validated by Aptix's executor (named-field errors), and a
+ * failed call throws an {@link AptixToolError}: the AI SDK reports it as a `tool-error` and sends the
+ * model `{"error":{"message","code"}}`, and the loop goes on. The call's `abortSignal` (with the AI
+ * SDK's `timeout.toolMs`) stops the tool; a time-out is a failure with code `TIMEOUT`.
+ *
+ * @example
+ * import * as samples from '@aptix/tool-samples';
+ * const { tools } = await createAiSdkTools({ tools: [samples] });
+ * const { text } = await generateText({ model, tools, stopWhen: stepCountIs(5), prompt: 'What is 6 times 7?' });
+ */
+export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<AptixAiSdkTools> {
+  const aptix = await createAptixTools(options);
+  const strictMode = options.strict ?? true;
+  const tools: Record<string, Tool> = {};
+  for (const name of aptix.names()) {
+    const { description, parameters, strict } = aptix.describe(name, strictMode);
+    tools[name] = tool({
+      description,
+      // No validate function: the AI SDK passes the model's input through, and Aptix's executor checks it.
+      inputSchema: jsonSchema<unknown>(parameters as JSONSchema7),
+      ...(strictMode ? { strict } : {}),
+      execute: async (input: unknown, { abortSignal }: { abortSignal?: AbortSignal }) => {
+        const result = await aptix.call(name, input, abortSignal);
+        if (!result.successful) throw new AptixToolError(name, result);
+        return JSON.parse(result.result) as unknown;
+      },
+    });
+  }
+  const activeTools = () => aptix.offeredToolNames();
+  return {
+    tools,
+    prepareStep: async () => ({ activeTools: await activeTools() }),
+    activeTools,
+    guidance: () => aptix.guidance(),
+    aptix,
+  };
+}

@@ -1,0 +1,237 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import { openSqliteSessionStore, type SqliteSessionStore } from '@aptix/agent-sessions/sqlite';
+import { AgentToolRegistry, ToolContractError } from '@aptix/tool-contract';
+import { loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
+import * as modeChangePackage from '@aptix/tool-mode-change';
+import * as samples from '@aptix/tool-samples';
+import { generateText, stepCountIs } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AptixToolError, createAiSdkTools } from '../src/index.js';
+
+type Turn = (options: LanguageModelV4CallOptions) => LanguageModelV4Content[];
+
+const USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+/** A model that plays `turns` in order, through the AI SDK's own mock; it records what each step was offered. */
+function scriptedModel(turns: Turn[]) {
+  const offered: string[][] = [];
+  const model = new MockLanguageModelV4({
+    doGenerate: async (options): Promise<LanguageModelV4GenerateResult> => {
+      options.abortSignal?.throwIfAborted(); // as a real provider's fetch would
+      offered.push((options.tools ?? []).map((tool) => tool.name));
+      const turn = turns[offered.length - 1];
+      if (turn === undefined) throw new Error(`the script has no step ${offered.length}`);
+      const content = turn(options);
+      const calls = content.some((part) => part.type === 'tool-call');
+      return { content, finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined }, usage: USAGE, warnings: [] };
+    },
+  });
+  return { model, offered };
+}
+
+const call = (toolName: string, input: unknown, id = `call-${toolName}`): LanguageModelV4Content => ({ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) });
+const text = (value: string): LanguageModelV4Content => ({ type: 'text', text: value });
+
+/** The output the model read back for its last tool call, from the prompt of the step after it. */
+function lastToolOutput(options: LanguageModelV4CallOptions): { type: string; value: unknown } {
+  const message = options.prompt.at(-1)!;
+  if (message.role !== 'tool') throw new Error(`the last message is a ${message.role} message, not a tool result`);
+  const part = message.content.at(-1)!;
+  if (part.type !== 'tool-result') throw new Error('no tool result');
+  return part.output as { type: string; value: unknown };
+}
+
+describe('@aptix/ai-sdk through generateText', () => {
+  let dir: string;
+  let catalog: ModeCatalog;
+  let store: SqliteSessionStore;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aptix-ai-sdk-'));
+    catalog = await loadModeCatalog();
+    store = await openSqliteSessionStore({ filename: join(dir, 'sessions.db'), modes: catalog });
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs the model's tool call through the Aptix tool and gives the model its result", async () => {
+    const { tools } = await createAiSdkTools({ tools: [samples], conversationId: 'conv-1' });
+    let readBack: unknown;
+    const { model } = scriptedModel([
+      () => [call('testing_calculator', { operation: 'multiply', a: 6, b: 7 })],
+      (options) => {
+        readBack = lastToolOutput(options);
+        return [text('42')];
+      },
+    ]);
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'What is 6 times 7?' });
+    expect(result.text).toBe('42');
+    expect(result.steps[0]!.toolResults[0]!.output).toEqual({ value: 42, expression: '6 * 7 = 42', sessionId: null, conversationId: 'conv-1' });
+    expect(readBack).toEqual({ type: 'json', value: { value: 42, expression: '6 * 7 = 42', sessionId: null, conversationId: 'conv-1' } });
+  });
+
+  it('sends the strict view where Aptix allows strict mode, and reads null as "not sent"', async () => {
+    const { tools } = await createAiSdkTools({ tools: [samples] });
+    let sent: LanguageModelV4CallOptions['tools'];
+    const { model } = scriptedModel([
+      (options) => {
+        sent = options.tools;
+        return [call('testing_ping_pong', { message: 'hi', count: null })];
+      },
+      () => [text('done')],
+    ]);
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'ping' });
+    const ping = sent!.find((tool) => tool.name === 'testing_ping_pong')! as unknown as { strict?: boolean; inputSchema: { required: string[]; properties: { count: { type: unknown } } } };
+    expect(ping.strict).toBe(true);
+    expect(ping.inputSchema.required).toEqual(['message', 'count']);
+    expect(ping.inputSchema.properties.count.type).toEqual(['integer', 'null']);
+    expect(result.steps[0]!.toolResults[0]!.output).toMatchObject({ reply: 'pong: hi' });
+  });
+
+  it('answers invalid arguments with a tool error naming the field, and the loop goes on', async () => {
+    const { tools } = await createAiSdkTools({ tools: [samples] });
+    let readBack: { type: string; value: unknown } | undefined;
+    const { model } = scriptedModel([
+      () => [call('testing_calculator', { operation: 'multiply', a: 'six', b: 7 })],
+      (options) => {
+        readBack = lastToolOutput(options);
+        return [text('Sorry, I sent a bad number.')];
+      },
+    ]);
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'six times seven' });
+    expect(result.text).toBe('Sorry, I sent a bad number.');
+    const error = result.steps[0]!.content.find((part) => part.type === 'tool-error')!;
+    expect(error.error).toBeInstanceOf(AptixToolError);
+    expect((error.error as AptixToolError).code).toBe('INVALID_ARGUMENTS');
+    expect(readBack!.type).toBe('error-text');
+    const payload = JSON.parse(readBack!.value as string) as { error: { message: string; code: string } };
+    expect(payload.error.code).toBe('INVALID_ARGUMENTS');
+    expect(payload.error.message).toContain("'a'");
+  });
+
+  it("a tool's failed result reaches the model with its message and code", async () => {
+    const { tools } = await createAiSdkTools({ tools: [samples] });
+    let readBack: { type: string; value: unknown } | undefined;
+    const { model } = scriptedModel([
+      () => [call('testing_calculator', { operation: 'divide', a: 1, b: 0 })],
+      (options) => {
+        readBack = lastToolOutput(options);
+        return [text('Cannot divide by zero.')];
+      },
+    ]);
+    await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: '1/0' });
+    expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'DIVIDE_BY_ZERO' } });
+  });
+
+  it("a tool stopped by the AI SDK's tool time-out is a TIMEOUT failure, and the loop goes on", async () => {
+    const { tools } = await createAiSdkTools({ tools: [samples] });
+    let readBack: { type: string; value: unknown } | undefined;
+    const { model } = scriptedModel([
+      () => [call('testing_delay', { milliseconds: 60_000 })],
+      (options) => {
+        readBack = lastToolOutput(options);
+        return [text('It took too long.')];
+      },
+    ]);
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), timeout: { toolMs: 50 }, prompt: 'wait a minute' });
+    expect(result.text).toBe('It took too long.');
+    expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'TIMEOUT' } });
+  });
+
+  it('cancelling generateText stops the running tool', async () => {
+    const { tools } = await createAiSdkTools({ tools: [samples] });
+    const controller = new AbortController();
+    const { model } = scriptedModel([() => [call('testing_delay', { milliseconds: 60_000 })], () => [text('never reached')]]);
+    let toolOutput: unknown;
+    const run = generateText({
+      model,
+      tools,
+      stopWhen: stepCountIs(3),
+      abortSignal: controller.signal,
+      prompt: 'wait a minute',
+      onToolExecutionStart: () => void setImmediate(() => controller.abort()),
+      onToolExecutionEnd: (event) => void (toolOutput = event.toolOutput),
+    });
+    await expect(run).rejects.toThrow();
+    // The delay tool saw the abort and stopped at once: AGN-005 §8's successful "cancelled" result.
+    expect(toolOutput).toMatchObject({ type: 'tool-result', output: { wasCancelled: true, requestedMs: 60_000 } });
+  });
+
+  it('offers the session mode\'s tools, and the step after agent_change_mode sees the new mode\'s', async () => {
+    const session = await store.createSession({ mode: 'general', user: 'ada' });
+    const aptix = await createAiSdkTools({
+      tools: [samples, modeCatalogPackage, modeChangePackage],
+      session: { sessionManager: store, sessionId: session.id, modeCatalog: catalog },
+    });
+    expect(await aptix.guidance()).toContain('<tool_guidance name="testing_calculator">');
+    expect(await aptix.guidance()).not.toContain('<tool_guidance name="testing_delay">');
+    const { model, offered } = scriptedModel([
+      () => [call('testing_ping_pong', { message: 'too early' }, 'c1')],
+      () => [call('agent_change_mode', { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' }, 'c2')],
+      () => [call('testing_ping_pong', { message: 'hi', count: 2 }, 'c3')],
+      () => [text('pong')],
+    ]);
+    const result = await generateText({ model, tools: aptix.tools, prepareStep: aptix.prepareStep, stopWhen: stepCountIs(5), prompt: 'ping me' });
+
+    expect(offered[0]).toEqual(['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode']);
+    // prepareStep's activeTools: the AI SDK itself refuses a tool the mode does not offer, and runs nothing.
+    expect(result.steps[0]!.toolResults).toEqual([]);
+    expect(String(result.steps[0]!.content.find((part) => part.type === 'tool-error')!.error)).toContain("unavailable tool 'testing_ping_pong'");
+    expect(result.steps[1]!.toolResults[0]!.output).toMatchObject({ success: true, mode: 'tool_diagnostics', sessionId: session.id });
+    expect(offered[2]).toContain('testing_ping_pong');
+    expect(offered[2]).toContain('testing_delay');
+    expect(result.steps[2]!.toolResults[0]!.output).toMatchObject({ reply: 'pong pong: hi', sessionId: session.id });
+    expect((await store.getSession(session.id))!.mode).toBe('tool_diagnostics');
+    expect(await aptix.guidance()).toContain('<tool_guidance name="testing_delay">');
+  });
+
+  it('without prepareStep, a tool outside the mode is still refused, by the adapter (TOOL_NOT_IN_MODE)', async () => {
+    const session = await store.createSession({ mode: 'general' });
+    const { tools } = await createAiSdkTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: store, sessionId: session.id, modeCatalog: catalog } });
+    let readBack: { type: string; value: unknown } | undefined;
+    const { model } = scriptedModel([
+      () => [call('testing_delay', { milliseconds: 1 })],
+      (options) => {
+        readBack = lastToolOutput(options);
+        return [text('not here')];
+      },
+    ]);
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'wait' });
+    expect(result.steps[0]!.toolResults).toEqual([]);
+    expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'TOOL_NOT_IN_MODE', message: expect.stringContaining('not offered in mode "general"') } });
+  });
+
+  it('refuses a tool that breaks the contract at creation, with the message the host gives', async () => {
+    class BrokenTool {
+      static readonly ToolName = 'Broken Tool';
+      static readonly ToolUsageMetadata = 'x';
+      static getSchema() {
+        return { type: 'function', name: 'Broken Tool', description: 'd', parameters: { type: 'object', properties: {}, required: [] } };
+      }
+      readonly name = 'Broken Tool';
+      readonly isToolFullyExecutedOnServer = true;
+      execute() {
+        return Promise.resolve({ successful: true, result: '{}', errors: [] });
+      }
+    }
+    let expected: unknown;
+    try {
+      new AgentToolRegistry().registerTool(BrokenTool as never);
+    } catch (error) {
+      expected = error;
+    }
+    const creation = createAiSdkTools({ tools: [BrokenTool as never] });
+    await expect(creation).rejects.toBeInstanceOf(ToolContractError);
+    await expect(creation).rejects.toThrow((expected as Error).message);
+  });
+});

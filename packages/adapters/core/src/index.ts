@@ -1,0 +1,7 @@
+/**
+ * @aptix/adapter-core: what the framework adapters share. Tools checked by the registry and built once,
+ * run by the executor, scoped by an agent session's mode, with their usage guidance as a prompt
+ * fragment. Everything exported here is public API.
+ */
+export { AdapterErrorCode, AptixToolError, AptixTools, createAptixTools, failureText, type AptixSessionScope, type AptixToolsOptions, type ToolDescription } from './aptix-tools.js';
+export { AdapterSetupError, PROVIDED_DEPENDENCIES, type ToolSource } from './tool-sources.js';
