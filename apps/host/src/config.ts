@@ -23,6 +23,15 @@ export const AptixConfigFile = Type.Object(
     logLevel: Type.Optional(LogLevel),
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'Largest request body accepted.' })),
     toolTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Default time-out of a tool call.' })),
+    mcp: Type.Optional(
+      Type.Object(
+        {
+          sessionIdleSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'A 2025-era MCP session unused for this long is closed (default 1800).' })),
+          maxSessions: Type.Optional(Type.Integer({ minimum: 1, description: 'Live 2025-era MCP sessions per host; a new one over the cap is refused with 503 (default 10000).' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Host header values to accept (e.g. a public name behind a proxy).' })),
     allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Origin header values to accept.' })),
     openai: Type.Optional(
@@ -52,6 +61,8 @@ export interface AptixConfig {
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly toolTimeoutMs: number;
+  /** 2025-era MCP sessions: idle time-out and the cap on live sessions per host. */
+  readonly mcp: { readonly sessionIdleMs: number; readonly maxSessions: number };
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly openai: { readonly baseUrl?: string; readonly apiKey?: string; readonly model?: string };
@@ -128,6 +139,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     logLevel,
     bodyLimitBytes: file.bodyLimitBytes ?? 1024 * 1024,
     toolTimeoutMs: file.toolTimeoutMs ?? 30_000,
+    mcp: {
+      sessionIdleMs: (positiveInt(fromEnv('APTIX_MCP_SESSION_IDLE_SECONDS'), 'APTIX_MCP_SESSION_IDLE_SECONDS') ?? file.mcp?.sessionIdleSeconds ?? 1800) * 1000,
+      maxSessions: positiveInt(fromEnv('APTIX_MCP_MAX_SESSIONS'), 'APTIX_MCP_MAX_SESSIONS') ?? file.mcp?.maxSessions ?? 10_000,
+    },
     allowedHosts: file.allowedHosts ?? [],
     allowedOrigins: file.allowedOrigins ?? [],
     openai: {
@@ -175,4 +190,11 @@ function isNotFound(error: unknown): boolean {
 /** True for addresses that only this machine can reach. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function positiveInt(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new ConfigError(`${name} "${value}" is not a whole number of at least 1. Fix: set it to a positive whole number, or unset it for the default.`);
+  return parsed;
 }

@@ -4,12 +4,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AptixHost } from '../src/aptix-host.js';
 import { loadConfig } from '../src/config.js';
 import { composeHost } from '../src/container.js';
 import { createMcpServer } from '../src/mcp/mcp-server.js';
-import { BIN, HOST_ROOT, runCli, scratch, startHost, type RunningHost } from './support.js';
+import { BIN, HOST_ROOT, hostForSuite, runCli, scratch } from './support.js';
 
 const GENERAL_TOOLS = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
 
@@ -24,6 +24,10 @@ function listChanged(client: Client): { count: () => number; next: () => Promise
   return { count: () => count, next: () => new Promise((resolve) => waiters.push(resolve)) };
 }
 
+function text(result: Record<string, unknown>): string {
+  return (result.content as Array<{ text: string }>)[0]!.text;
+}
+
 async function exerciseModes(client: Client) {
   const changes = listChanged(client);
   const before = await client.listTools();
@@ -32,7 +36,9 @@ async function exerciseModes(client: Client) {
 
   const sum = await client.callTool({ name: 'testing_calculator', arguments: { operation: 'add', a: 2, b: 3 } });
   expect(sum.isError).toBeFalsy();
-  expect(sum.structuredContent).toMatchObject({ value: 5 });
+  // The result goes out once, as text: structuredContent is only for tools that declare an output schema.
+  expect(JSON.parse(text(sum))).toMatchObject({ value: 5 });
+  expect(sum.structuredContent).toBeUndefined();
 
   const failed = await client.callTool({ name: 'testing_calculator', arguments: { operation: 'divide', a: 1, b: 0 } });
   expect(failed.isError).toBe(true);
@@ -50,8 +56,8 @@ async function exerciseModes(client: Client) {
   const after = await client.listTools();
   expect(after.tools.map((t) => t.name)).toContain('testing_delay');
   const delay = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 1 } });
-  expect(delay.structuredContent).toMatchObject({ wasCancelled: false });
-  return (change.structuredContent as { sessionId: string }).sessionId;
+  expect(JSON.parse(text(delay))).toMatchObject({ wasCancelled: false });
+  return (JSON.parse(text(change)) as { sessionId: string }).sessionId;
 }
 
 describe('MCP over stdio, through the SDK client', () => {
@@ -85,15 +91,7 @@ describe('MCP over stdio, through the SDK client', () => {
 });
 
 describe('MCP over Streamable HTTP, through the SDK client', () => {
-  const space = scratch();
-  let host: RunningHost;
-  beforeAll(async () => {
-    host = await startHost({ env: { APTIX_DB: space.db } });
-  });
-  afterAll(async () => {
-    await host?.stop();
-    space.cleanup();
-  });
+  const host = hostForSuite();
 
   it('binds each MCP session to a persisted agent session, and announces mode changes', async () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`));
@@ -136,7 +134,7 @@ describe('MCP cancellation', () => {
     try {
       const session = await host.createSession({ mode: 'tool_diagnostics' });
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await createMcpServer(host, { agentSessionId: session.id }, 'test').connect(serverSide);
+      await createMcpServer(host, { era: 'legacy', agentSessionId: session.id }, 'test').connect(serverSide);
       const client = new Client({ name: 'aptix-test', version: '1.0.0' });
       await client.connect(clientSide);
       // Record what the tool itself answered: only a tool whose signal was aborted reports wasCancelled.

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -138,5 +139,31 @@ export function postgresSchema(prefix: string): { db: string; dispose(): Promise
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await client.end();
     },
+  };
+}
+
+/**
+ * One `aptix serve` on its own SQLite file for the enclosing `describe`: started before its tests,
+ * stopped (and the file removed) after them. Read `.url` inside the tests.
+ */
+export function hostForSuite(options: { env?: NodeJS.ProcessEnv; args?: readonly string[] } = {}): { readonly url: string; readonly host: RunningHost; readonly db: string } {
+  const space = scratch();
+  let host: RunningHost | undefined;
+  beforeAll(async () => {
+    host = await startHost({ ...options, env: { APTIX_DB: space.db, ...options.env } });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    space.cleanup();
+  });
+  return {
+    get host() {
+      if (host === undefined) throw new Error('the host starts in beforeAll: use it inside a test');
+      return host;
+    },
+    get url() {
+      return this.host.url;
+    },
+    db: space.db,
   };
 }

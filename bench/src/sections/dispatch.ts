@@ -51,7 +51,7 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
   );
   const sdkClient = await connect(sdkServer);
   // Aptix's own MCP server over the same in-memory transport, in a session whose mode offers the tool.
-  const aptixMcpClient = await connect(createMcpServer(host, { agentSessionId: session.id }, '0.0.0'));
+  const aptixMcpClient = await connect(createMcpServer(host, { era: 'legacy', agentSessionId: session.id }, '0.0.0'));
 
   const lcTool = langchainTool(async (args: { message: string; count?: number }) => JSON.stringify(pong(args, CONTEXT)), {
     name: 'testing_ping_pong',

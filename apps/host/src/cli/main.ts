@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ToolContractError } from '@aptix/tool-contract';
 import { ReasonerError } from '@aptix/reasoner';
 import { AptixHost, presentResult, ScopeError } from '../aptix-host.js';
 import { ConfigError, isLoopback, loadConfig, type AptixConfig } from '../config.js';
 import { composeHost, HostStartupError, redactUrl, ToolPackageError, type ComposeOptions } from '../container.js';
 import { createHttpServer } from '../http/server.js';
-import { createMcpServer } from '../mcp/mcp-server.js';
+import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
 import { chat } from './chat.js';
 import { Output, table } from './output.js';
 
@@ -32,6 +32,8 @@ function port(value: string): number {
 /** Runs the `aptix` CLI and resolves with its exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   let exitCode: number = ExitCode.OK;
+  /** Set by `aptix mcp`, whose stdout is the protocol's: nothing else may be written there. */
+  let protocolStdout = false;
   const program = new Command('aptix')
     .description('Host Aptix tool packages over HTTP, MCP and the OpenAI function formats.')
     .version(VERSION)
@@ -41,7 +43,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
-  const output = () => new Output(Boolean(program.opts<GlobalOptions>().json) || !process.stdout.isTTY);
+  const output = () => new Output(!protocolStdout && (Boolean(program.opts<GlobalOptions>().json) || !process.stdout.isTTY));
 
   /** Composes the host, runs `work`, and always closes the host. */
   const withHost = async (work: (host: AptixHost, out: Output) => Promise<number | void>, overrides?: AptixConfigOverrides, compose?: ComposeOptions) => {
@@ -83,18 +85,30 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
 
   program
     .command('mcp')
-    .description('serve the tools over MCP on stdio')
-    .option('--session <id>', 'continue this agent session (default: a new session in the default mode)')
-    .action(async (options: { session?: string }) => {
+    .description('serve the tools over MCP on stdio (protocol 2026-07-28, and 2025-era clients)')
+    .option('--session <id>', 'work in this agent session (default: a new session in the default mode for 2025-era clients; none for 2026-07-28 clients until agent_change_mode)')
+    .option('--mode <mode>', "the mode whose tools 2026-07-28 clients are offered (default: the session's mode, else the default mode)")
+    .action(async (options: { session?: string; mode?: string }) => {
+      // stdout carries protocol messages only: failures go to stderr.
+      protocolStdout = true;
       await withHost(async (host) => {
-        const agentSessionId = options.session === undefined ? (await host.createSession()).id : (await host.requireSession(options.session)).id;
-        host.cradle.pino.info({ agentSessionId }, 'MCP over stdio');
-        const server = createMcpServer(host, { agentSessionId }, VERSION);
+        const session = options.session === undefined ? undefined : await host.requireSession(options.session);
+        const listMode = options.mode ?? session?.mode ?? host.cradle.modeCatalog.defaultMode.key;
+        await host.toolNames({ mode: listMode });
         const closed = new Promise<void>((resolve) => {
-          server.onclose = resolve;
+          const handle = serveStdio(
+            async ({ era }) => {
+              if (era === 'modern') return createMcpServer(host, { era, agentSessionId: session?.id, listMode }, VERSION);
+              const agentSessionId = session?.id ?? (await host.createSession()).id;
+              host.cradle.pino.info({ agentSessionId }, 'MCP over stdio, 2025-era client');
+              const scope: McpScope = { era, agentSessionId };
+              return createMcpServer(host, scope, VERSION);
+            },
+            { onerror: (error) => host.cradle.pino.debug({ err: error }, 'MCP stdio error') },
+          );
+          process.stdin.once('end', () => void handle.close().finally(resolve));
+          process.stdin.once('close', () => void handle.close().finally(resolve));
         });
-        await server.connect(new StdioServerTransport());
-        process.stdin.once('end', () => void server.close());
         await closed;
       });
     });

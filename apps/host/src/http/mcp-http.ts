@@ -1,86 +1,254 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback } from '@modelcontextprotocol/server';
 import type { AnyFastifyInstance } from './server.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AptixHost } from '../aptix-host.js';
-import { createMcpServer } from '../mcp/mcp-server.js';
+import { LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
+import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
 
-/** The header a client sends to continue an agent session (and that the host answers with). */
+/** The header that names an agent session: sent by a client to continue one, and answered by the host. */
 export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
 
-interface LiveSession {
-  readonly transport: StreamableHTTPServerTransport;
-  readonly agentSessionId: string;
+export interface McpRoutesOptions {
+  readonly idleMs: number;
+  readonly maxSessions: number;
+}
+
+type JsonRpcId = string | number | null;
+
+function jsonRpcError(status: number, code: number, message: string, id: JsonRpcId = null, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/** The JSON-RPC id of a parsed request body, when it has a usable one. */
+function requestId(body: unknown): JsonRpcId {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function parseBody(text: string | undefined): { ok: true; value: unknown } | { ok: false } {
+  if (text === undefined || text.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade']);
+
+/** The Fastify request as a web-standard Request (the v2 SDK's serving face), its body the raw text. */
+function toWebRequest(request: FastifyRequest, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  const body = request.method === 'POST' || request.method === 'DELETE' ? (request.body as string | undefined) : undefined;
+  const path = request.url.startsWith('/') ? request.url : '/mcp';
+  return new Request(`http://aptix.local${path}`, { method: request.method, headers, ...(body ? { body } : {}), signal });
+}
+
+async function send(reply: FastifyReply, response: Response, extraHeaders: Record<string, string> = {}): Promise<FastifyReply> {
+  void reply.code(response.status);
+  response.headers.forEach((value, name) => void reply.header(name, value));
+  for (const [name, value] of Object.entries(extraHeaders)) void reply.header(name, value);
+  return reply.send(response.body ?? '');
 }
 
 /**
- * MCP over Streamable HTTP at `/mcp`, mounted in Fastify with `reply.hijack()`. Each MCP session is
- * bound to a persisted agent session: a new one, or the one named by `X-Aptix-Session-Id` on
- * `initialize`. The binding is stored, so a host that does not know an MCP session id can say which
- * agent session to continue in.
+ * MCP over Streamable HTTP at `/mcp` and `/mcp/modes/<mode>`, through the v2 SDK.
+ *
+ * - 2026-07-28 requests (stateless) are served by the SDK's `createMcpHandler`, one server instance
+ *   per request. The endpoint's URL decides the mode listed; `X-Aptix-Session-Id` names the agent
+ *   session calls run in (see docs/mcp.md).
+ * - 2025-era requests get sessions: `initialize` opens an MCP session bound to a persisted agent
+ *   session (a new one, or the one named by `X-Aptix-Session-Id`). Each later request is answered by
+ *   a fresh server instance over the SDK's stateless legacy transport, so a session costs no transport
+ *   and survives a restart or a move to another host that shares the store.
  */
-export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, version: string): { close(): Promise<void> } {
-  const live = new Map<string, LiveSession>();
+export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, version: string, options: McpRoutesOptions): { close(): Promise<void> } {
+  const { config, sessionManager, pino } = host.cradle;
+  const sessions = new LegacySessions(sessionManager, options);
+  const onerror = (error: Error) => pino.debug({ err: error }, 'MCP request refused or failed');
+  const maxRequestBodySize = config.bodyLimitBytes;
+  /** In-flight 2025-era calls by session and JSON-RPC id, so `notifications/cancelled` (a separate request) reaches them. */
+  const inFlight = new Map<string, AbortController>();
+  const scopes = new WeakMap<Request, McpScope>();
 
-  const refuse = (reply: FastifyReply, status: number, code: number, message: string) =>
-    reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
-
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    const mcpSessionId = request.headers['mcp-session-id'];
-    if (typeof mcpSessionId === 'string') {
-      const session = live.get(mcpSessionId);
-      if (session === undefined) {
-        const agentSessionId = await host.cradle.sessionManager.getMcpBinding(mcpSessionId);
-        const hint = agentSessionId
-          ? ` It was bound to agent session ${agentSessionId}: initialize a new MCP session with the header "X-Aptix-Session-Id: ${agentSessionId}" to continue in it.`
-          : '';
-        return refuse(reply, 404, -32001, `MCP session ${mcpSessionId} is not open on this host.${hint}`);
-      }
-      reply.hijack();
-      reply.raw.setHeader(AGENT_SESSION_HEADER, session.agentSessionId);
-      await session.transport.handleRequest(request.raw, reply.raw, request.body);
-      return reply;
-    }
-    if (request.method !== 'POST' || !isInitializeRequest(request.body)) {
-      return refuse(reply, 400, -32000, 'No MCP session: send an initialize request first (without an Mcp-Session-Id header).');
-    }
-    const requested = request.headers[AGENT_SESSION_HEADER];
-    let agentSessionId: string;
-    if (typeof requested === 'string' && requested !== '') {
-      const existing = await host.getSession(requested);
-      if (existing === undefined) return refuse(reply, 404, -32002, `Agent session ${requested} does not exist. Omit ${AGENT_SESSION_HEADER} to start a new one.`);
-      agentSessionId = existing.id;
-    } else {
-      agentSessionId = (await host.createSession()).id;
-    }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: async (id) => {
-        live.set(id, { transport, agentSessionId });
-        await host.cradle.sessionManager.bindMcpSession(id, agentSessionId);
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) live.delete(transport.sessionId);
-    };
-    const server = createMcpServer(host, { agentSessionId }, version);
-    await server.connect(transport);
-    reply.hijack();
-    reply.raw.setHeader(AGENT_SESSION_HEADER, agentSessionId);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
-    return reply;
+  const modeOf = (url: string): string => {
+    const match = /^\/mcp\/modes\/([^/?]+)/.exec(new URL(url).pathname);
+    return match ? decodeURIComponent(match[1]!) : host.cradle.modeCatalog.defaultMode.key;
   };
 
-  const routeOptions = { schema: { hide: true } };
-  app.post('/mcp', routeOptions, handle);
-  app.get('/mcp', routeOptions, handle);
-  app.delete('/mcp', routeOptions, handle);
+  const modern = createMcpHandler(
+    (ctx) => {
+      const request = ctx.requestInfo!;
+      const handle = request.headers.get(AGENT_SESSION_HEADER)?.trim();
+      const scope: McpScope = { era: 'modern', agentSessionId: handle || undefined, listMode: modeOf(request.url) };
+      scopes.set(request, scope);
+      return createMcpServer(host, scope, version);
+    },
+    { legacy: 'reject', onerror, maxRequestBodySize },
+  );
+
+  const serveLegacySession = async (request: Request, session: LegacySession, body: unknown): Promise<Response> => {
+    const id = requestId(body);
+    const method = (body as { method?: unknown } | null)?.method;
+    if (method === 'notifications/cancelled') {
+      const cancelled = (body as { params?: { requestId?: unknown } }).params?.requestId;
+      inFlight.get(`${session.id}\u0000${String(cancelled)}`)?.abort();
+    }
+    const controller = new AbortController();
+    const key = `${session.id}\u0000${String(id)}`;
+    if (id !== null) inFlight.set(key, controller);
+    const scope: McpScope = {
+      era: 'legacy',
+      agentSessionId: session.agentSessionId,
+      ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
+      cancel: controller.signal,
+      onAgentSession: (agentSessionId) => sessions.rebind(session, agentSessionId),
+    };
+    try {
+      const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(request, { parsedBody: body });
+      if (scope.logLevel !== undefined) session.logLevel = scope.logLevel;
+      return withBody(response, () => inFlight.delete(key));
+    } catch (error) {
+      inFlight.delete(key);
+      throw error;
+    }
+  };
+
+  const initialize = async (request: Request, body: unknown): Promise<Response> => {
+    const requested = request.headers.get(AGENT_SESSION_HEADER)?.trim();
+    if (requested) {
+      const existing = await host.getSession(requested);
+      if (existing === undefined) return jsonRpcError(404, -32002, `Agent session ${requested} does not exist. Omit the ${AGENT_SESSION_HEADER} header to start a new one.`, requestId(body));
+    }
+    if (sessions.size >= options.maxSessions) sessions.sweep();
+    if (sessions.size >= options.maxSessions) return capReached(body);
+    const scope: McpScope = { era: 'legacy', agentSessionId: requested || undefined };
+    const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(request, { parsedBody: body });
+    // Only an initialize the SDK accepted opens a session, and only then is an agent session made.
+    if (response.status !== 200) return response;
+    let session: LegacySession;
+    try {
+      session = await sessions.open(requested || (await host.createSession()).id);
+    } catch (error) {
+      if (error instanceof SessionCapError) return capReached(body);
+      throw error;
+    }
+    const headers = new Headers(response.headers);
+    headers.set('mcp-session-id', session.id);
+    headers.set(AGENT_SESSION_HEADER, session.agentSessionId);
+    return new Response(response.body, { status: response.status, headers });
+  };
+
+  const capReached = (body: unknown) => jsonRpcError(503, -32000, sessions.capMessage(), requestId(body), { 'retry-after': '30' });
+
+  const legacy = async (request: Request, text: string | undefined): Promise<Response> => {
+    const parsed = parseBody(text);
+    const header = request.headers.get('mcp-session-id');
+    if (header === null) {
+      if (request.method === 'POST' && parsed.ok && isInitializeRequest(parsed.value)) return initialize(request, parsed.value);
+      if (request.method === 'POST' && !parsed.ok) return jsonRpcError(400, -32700, 'Parse error: the body is not valid JSON. Send one JSON-RPC message as application/json.');
+      const id = parsed.ok ? requestId(parsed.value) : null;
+      return jsonRpcError(400, -32600, 'No MCP session: send an initialize request first (without an Mcp-Session-Id header), or use protocol revision 2026-07-28, which needs no session.', id);
+    }
+    const sessionId = header.trim();
+    if (sessionId === '') return jsonRpcError(400, -32600, 'The Mcp-Session-Id header is empty. Send the id the initialize response gave, or omit the header to initialize.');
+    const session = await sessions.find(sessionId).catch((error: unknown) => {
+      if (error instanceof SessionCapError) return 'full' as const;
+      throw error;
+    });
+    if (session === 'full') return capReached(parsed.ok ? parsed.value : undefined);
+    if (session === undefined) {
+      const agentSessionId = await sessionManager.getMcpBinding(sessionId);
+      const hint = agentSessionId ? ` It was bound to agent session ${agentSessionId}: initialize a new MCP session with the header "X-Aptix-Session-Id: ${agentSessionId}" to continue in it.` : ' Initialize a new MCP session.';
+      return jsonRpcError(404, -32001, `MCP session ${sessionId} is not open on this host (ended, expired or never opened).${hint}`, parsed.ok ? requestId(parsed.value) : null);
+    }
+    const agentHeader = { [AGENT_SESSION_HEADER]: session.agentSessionId };
+    if (request.method === 'DELETE') {
+      sessions.close(session.id);
+      return new Response(null, { status: 200, headers: agentHeader });
+    }
+    if (request.method === 'GET') {
+      // Every notification goes out on the stream of the request it belongs to; there is no standalone stream.
+      return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this host sends no server-initiated messages outside a request; POST requests to /mcp.' }, id: null }), {
+        status: 405,
+        headers: { 'content-type': 'application/json', allow: 'POST, DELETE', ...agentHeader },
+      });
+    }
+    if (!parsed.ok) return jsonRpcError(400, -32700, 'Parse error: the body is not valid JSON. Send one JSON-RPC message as application/json.');
+    const response = await serveLegacySession(request, session, parsed.value);
+    const headers = new Headers(response.headers);
+    headers.set(AGENT_SESSION_HEADER, session.agentSessionId);
+    return new Response(response.body, { status: response.status, headers });
+  };
+
+  const handle = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply) => {
+    const abort = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    const mode = request.params.mode;
+    if (mode !== undefined && host.cradle.modeCatalog.getMode(mode) === undefined) {
+      return send(reply, jsonRpcError(404, -32602, `Mode "${mode}" does not exist. Modes: ${host.cradle.modeCatalog.keys.join(', ')}. Each is served at /mcp/modes/<mode>; /mcp serves the default mode.`));
+    }
+    const web = toWebRequest(request, abort.signal);
+    const text = request.body as string | undefined;
+    const parsed = parseBody(text);
+    if (await isLegacyRequest(web.clone(), parsed.ok ? parsed.value : undefined, { maxRequestBodySize })) {
+      return send(reply, await legacy(web, text));
+    }
+    const response = await modern.fetch(web, parsed.ok && parsed.value !== undefined ? { parsedBody: parsed.value } : {});
+    const scope = scopes.get(web);
+    return send(reply, response, scope?.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {});
+  };
+
+  void app.register(async (scope) => {
+    // The SDK reads the body itself: a body Fastify cannot parse must still get a JSON-RPC answer.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+      const status = error.statusCode ?? 500;
+      if (status >= 500) request.log.error({ err: error }, 'MCP request failed');
+      const message = status === 413 ? `The request body is larger than the limit of ${maxRequestBodySize} bytes.` : status >= 500 ? 'The host failed to answer this request. See the host logs for the request id.' : error.message;
+      return reply.code(status).send({ jsonrpc: '2.0', error: { code: status >= 500 ? -32603 : -32600, message }, id: null });
+    });
+    for (const url of ['/mcp', '/mcp/modes/:mode']) {
+      scope.route({ method: ['GET', 'POST', 'DELETE'], url, schema: { hide: true }, handler: handle });
+    }
+  });
 
   return {
     async close() {
-      await Promise.allSettled([...live.values()].map((session) => session.transport.close()));
-      live.clear();
+      for (const controller of inFlight.values()) controller.abort();
+      inFlight.clear();
+      sessions.clear();
+      await modern.close();
     },
   };
+}
+
+/** The same response, running `done` once its body has been read to the end (or cancelled). */
+function withBody(response: Response, done: () => void): Response {
+  if (response.body === null) {
+    done();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done: finished, value } = await reader.read();
+      if (finished) {
+        done();
+        controller.close();
+      } else controller.enqueue(value);
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
 }

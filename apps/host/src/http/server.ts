@@ -193,7 +193,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   });
 
   registerReasonerRoutes(app, host);
-  const mcp = registerMcpRoutes(app, host, version);
+  const mcp = registerMcpRoutes(app, host, version, { idleMs: config.mcp.sessionIdleMs, maxSessions: config.mcp.maxSessions });
   app.addHook('onClose', async () => {
     await mcp.close();
   });

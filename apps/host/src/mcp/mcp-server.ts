@@ -1,46 +1,126 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { InvokeResult } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 
-export interface McpBinding {
-  /** The persisted agent session this MCP session works in: its mode decides the tools offered. */
-  readonly agentSessionId: string;
-}
-
-const MODE_CHANGE_TOOL = 'agent_change_mode';
+export const MODE_CHANGE_TOOL = 'agent_change_mode';
 
 /**
- * An MCP server over the host, bound to one agent session. `tools/list` gives the session's current
- * mode's tools, read from the store on every request; a successful mode change announces
- * `notifications/tools/list_changed`. `notifications/cancelled` aborts the tool's signal.
+ * Which agent session an MCP server instance works in, and which mode's tools it lists.
+ *
+ * - A 2025-era MCP session is bound to one agent session: `tools/list` gives that session's current
+ *   mode, read from the store on every request, and a mode change announces `list_changed`.
+ * - A 2026-07-28 request is stateless: `tools/list` is a function of the request (the endpoint's
+ *   `listMode`), never of earlier calls. Its calls run in the agent session the request names
+ *   explicitly (`agentSessionId`), or in none; either way a tool outside the mode is refused.
  */
-export function createMcpServer(host: AptixHost, binding: McpBinding, version: string): Server {
+export interface McpScope {
+  readonly era: 'legacy' | 'modern';
+  /** The agent session calls run in. Mutable: a first `agent_change_mode` without one creates it, a branch moves it. */
+  agentSessionId: string | undefined;
+  /** 2026-07-28: the mode this endpoint lists (and, without a session, allows). */
+  readonly listMode?: string;
+  /** Aborts the session's call when a `notifications/cancelled` for it arrives on another request. */
+  readonly cancel?: AbortSignal;
+  /** 2025 sessions: the level `logging/setLevel` chose (kept by the caller across requests). */
+  logLevel?: LoggingLevel;
+  /** Called after the scope moved to another agent session (a branch, or a session made on first use). */
+  onAgentSession?(agentSessionId: string): void | Promise<void>;
+}
+
+const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+function errorText(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * A v2 SDK server over the host, for one serving unit: one HTTP request, or one stdio connection.
+ * The same factory serves both protocol eras (see {@link McpScope}).
+ */
+export function createMcpServer(host: AptixHost, scope: McpScope, version: string): Server {
+  const mode = () => (scope.listMode ?? 'the session mode');
   const server = new Server(
     { name: 'aptix', version },
     {
-      capabilities: { tools: { listChanged: true } },
-      instructions: `Aptix tools for agent session ${binding.agentSessionId}. The tools offered depend on the session's mode; use agent_list_modes to see the modes and agent_change_mode (after the user agrees) to switch.`,
+      capabilities: { tools: { listChanged: scope.era === 'legacy' }, logging: {} },
+      // A 2026-07-28 list is a function of the endpoint and the loaded tool packages, fixed for the process.
+      cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
+      instructions:
+        scope.era === 'legacy'
+          ? `Aptix tools for one agent session (over HTTP its id is in the X-Aptix-Session-Id response header). The tools offered depend on the session's mode; use agent_list_modes to see the modes and agent_change_mode (after the user agrees) to switch.`
+          : `Aptix tools of mode "${mode()}". Other modes are served at /mcp/modes/<mode>; agent_list_modes lists them and agent_change_mode (after the user agrees) switches the agent session's mode.`,
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools = await host.definitions('mcp', { sessionId: binding.agentSessionId });
+  const listScope = () => (scope.era === 'modern' || scope.agentSessionId === undefined ? { mode: scope.listMode } : { sessionId: scope.agentSessionId });
+
+  server.setRequestHandler('tools/list', async () => {
+    const tools = await host.definitions('mcp', listScope());
     return { tools: tools as never };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  if (scope.era === 'legacy') {
+    server.setRequestHandler('logging/setLevel', (request) => {
+      scope.logLevel = request.params.level;
+      return {};
+    });
+  }
+
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
-    const outcome = await host.call(name, args ?? {}, { sessionId: binding.agentSessionId, signal: extra.signal });
-    if (outcome.kind !== 'result') return { content: [{ type: 'text', text: outcome.message }], isError: true };
+    if (scope.era === 'modern' && scope.agentSessionId === undefined) {
+      const offered = await host.toolNames({ mode: scope.listMode });
+      if (!offered.includes(name)) return unknownOrOutside(host, name, offered, `mode "${scope.listMode}"`);
+      // The mode change tool works on an agent session: the first one without a handle starts one in this endpoint's mode.
+      if (name === MODE_CHANGE_TOOL) {
+        scope.agentSessionId = (await host.createSession({ mode: scope.listMode })).id;
+        await scope.onAgentSession?.(scope.agentSessionId);
+      }
+    }
+    const outcome = await host.call(name, args ?? {}, { ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }), signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : ctx.mcpReq.signal });
+    if (outcome.kind === 'not_found') {
+      const offered = await host.toolNames(listScope());
+      return unknownOrOutside(host, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
+    }
+    if (outcome.kind !== 'result') return errorText(outcome.message);
     const { result } = outcome;
-    if (!result.successful) return { content: [{ type: 'text', text: InvokeResult.errorMessage(result) }], isError: true };
-    if (name === MODE_CHANGE_TOOL) await server.sendToolListChanged();
-    const parsed: unknown = JSON.parse(result.result);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? { content: [{ type: 'text', text: result.result }], structuredContent: parsed as Record<string, unknown> }
-      : { content: [{ type: 'text', text: result.result }] };
+    if (!result.successful) return errorText(InvokeResult.errorMessage(result));
+    if (name === MODE_CHANGE_TOOL) {
+      const guidance = await afterModeChange(scope, result.result, ctx);
+      if (guidance !== undefined) return { content: [{ type: 'text', text: result.result }, { type: 'text', text: guidance }] };
+    }
+    return { content: [{ type: 'text', text: result.result }] };
   });
 
   return server;
+}
+
+/** The answer for a tool the scope does not offer: unknown tools are a protocol error (-32602), as the specification says. */
+async function unknownOrOutside(host: AptixHost, name: string, offered: readonly string[], where: string): Promise<CallToolResult> {
+  const exists = (await host.toolNames({})).includes(name);
+  if (!exists) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${name}". Tools in ${where}: ${offered.join(', ')}.`);
+  return errorText(`Tool "${name}" is not offered in ${where}. Tools in this mode: ${offered.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`);
+}
+
+/**
+ * Follows a successful mode change: a branch moves the scope to the new agent session; a 2025 session's
+ * list follows the mode, which `list_changed` announces on this request's stream. A 2026-07-28 list is
+ * a function of the endpoint, so the answer says where the new mode's tools are (the returned guidance).
+ */
+async function afterModeChange(scope: McpScope, resultJson: string, ctx: ServerContext): Promise<string | undefined> {
+  const { sessionId, mode } = JSON.parse(resultJson) as { sessionId?: unknown; mode?: unknown };
+  if (typeof sessionId === 'string' && sessionId !== scope.agentSessionId) {
+    scope.agentSessionId = sessionId;
+    await scope.onAgentSession?.(sessionId);
+  }
+  if (scope.era === 'legacy') {
+    await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
+    return undefined;
+  }
+  return `Agent session ${String(sessionId)} is now in mode "${String(mode)}". Its tools are listed at /mcp/modes/${String(mode)} (over stdio: aptix mcp --session ${String(sessionId)}); send the header "X-Aptix-Session-Id: ${String(sessionId)}" with each request so calls run in this session.`;
+}
+
+/** Whether a log entry at `level` passes the filter `threshold` (no threshold: nothing is sent). */
+export function passesLogLevel(level: LoggingLevel, threshold: LoggingLevel | undefined): boolean {
+  return threshold !== undefined && LEVELS.indexOf(level) >= LEVELS.indexOf(threshold);
 }

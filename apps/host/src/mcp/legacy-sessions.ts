@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { LoggingLevel } from '@modelcontextprotocol/server';
+import type { AgentSessionStore } from '@aptix/agent-sessions';
+
+/** A 2025-era MCP session as this host knows it: little more than the agent session it is bound to. */
+export interface LegacySession {
+  readonly id: string;
+  agentSessionId: string;
+  /** The level `logging/setLevel` chose; kept on this host only. */
+  logLevel?: LoggingLevel;
+  lastSeen: number;
+}
+
+export interface LegacySessionLimits {
+  /** A session unused for this long is forgotten: its id then answers 404 on this host. */
+  readonly idleMs: number;
+  /** At most this many sessions are live on this host; a new one over the cap is refused. */
+  readonly maxSessions: number;
+}
+
+/** Raised when the cap on live sessions is reached. */
+export class SessionCapError extends Error {
+  override readonly name = 'SessionCapError';
+}
+
+/**
+ * The 2025-era MCP sessions of one host. A session holds no transport or server between requests
+ * (each request is served by a fresh server instance), so an open session costs one small record.
+ * The binding to the agent session is stored, so a session opened on another host that shares the
+ * store, or before a restart, is adopted on its first request here; no sticky routing is needed.
+ * Idle sessions are swept on every open and lookup, oldest first (the map is kept in last-use order).
+ */
+export class LegacySessions {
+  readonly #live = new Map<string, LegacySession>();
+  /** Ids this host closed or expired, so a stored binding does not bring them back here. Bounded like the live map. */
+  readonly #ended = new Set<string>();
+
+  constructor(
+    private readonly store: Pick<AgentSessionStore, 'bindMcpSession' | 'getMcpBinding'>,
+    readonly limits: LegacySessionLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.#live.size;
+  }
+
+  /** Opens a session bound to `agentSessionId`. Throws {@link SessionCapError} when the host is full. */
+  async open(agentSessionId: string): Promise<LegacySession> {
+    this.#admit();
+    const session: LegacySession = { id: randomUUID(), agentSessionId, lastSeen: this.now() };
+    await this.store.bindMcpSession(session.id, agentSessionId);
+    this.#live.set(session.id, session);
+    return session;
+  }
+
+  /** Throws {@link SessionCapError} when a new session would go over the cap. */
+  #admit(): void {
+    this.sweep();
+    if (this.#live.size >= this.limits.maxSessions) {
+      throw new SessionCapError(this.capMessage());
+    }
+  }
+
+  capMessage(): string {
+    return `This host already serves ${this.limits.maxSessions} MCP sessions, its limit. Retry later, close sessions you no longer use (DELETE /mcp), or use the stateless 2026-07-28 revision, which needs no session.`;
+  }
+
+  /** The live session with this id, adopted from the store when another host (or this one before a restart) opened it. */
+  async find(id: string): Promise<LegacySession | undefined> {
+    this.sweep();
+    const known = this.#live.get(id);
+    if (known !== undefined) {
+      this.#touch(known);
+      return known;
+    }
+    if (this.#ended.has(id)) return undefined;
+    const agentSessionId = await this.store.getMcpBinding(id);
+    if (agentSessionId === undefined) return undefined;
+    this.#admit();
+    const adopted: LegacySession = { id, agentSessionId, lastSeen: this.now() };
+    this.#live.set(id, adopted);
+    return adopted;
+  }
+
+  /** Moves a session to another agent session (after a branch). */
+  async rebind(session: LegacySession, agentSessionId: string): Promise<void> {
+    await this.store.bindMcpSession(session.id, agentSessionId);
+    session.agentSessionId = agentSessionId;
+  }
+
+  /** Ends a session on this host; true when it was live. */
+  close(id: string): boolean {
+    const had = this.#live.delete(id);
+    this.#remember(id);
+    return had;
+  }
+
+  /** Forgets every session idle longer than the limit. */
+  sweep(): void {
+    const cutoff = this.now() - this.limits.idleMs;
+    for (const session of this.#live.values()) {
+      if (session.lastSeen > cutoff) break;
+      this.#live.delete(session.id);
+      this.#remember(session.id);
+    }
+  }
+
+  clear(): void {
+    this.#live.clear();
+  }
+
+  #touch(session: LegacySession): void {
+    session.lastSeen = this.now();
+    this.#live.delete(session.id);
+    this.#live.set(session.id, session);
+  }
+
+  #remember(id: string): void {
+    this.#ended.add(id);
+    if (this.#ended.size > this.limits.maxSessions) this.#ended.delete(this.#ended.values().next().value as string);
+  }
+}
