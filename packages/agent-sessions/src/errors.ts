@@ -12,6 +12,23 @@ export const SessionStoreErrorCode = {
   UNSUPPORTED_URL: 'UNSUPPORTED_URL',
   DRIVER_MISSING: 'DRIVER_MISSING',
   STORE_CLOSED: 'STORE_CLOSED',
+  /** A persisted string (reason, org, user, a mode key, an id) is longer than the store's bound. Nothing was written. */
+  VALUE_TOO_LONG: 'VALUE_TOO_LONG',
+  /** The call's signal was aborted before anything was committed. Nothing was written. */
+  CANCELLED: 'CANCELLED',
+  /** The database did not answer within a configured time-out (connection, lock, statement, query). Nothing was committed. */
+  TIMEOUT: 'TIMEOUT',
+  /** The database cannot be reached, or the connection broke before anything was committed. */
+  UNAVAILABLE: 'UNAVAILABLE',
+  /** SQLite: another process held the database's write lock for longer than the store waits. Nothing was written. */
+  DATABASE_LOCKED: 'DATABASE_LOCKED',
+  /** SQLite: the database file or its folder cannot be written by this process; refused when the store opens. */
+  NOT_WRITABLE: 'NOT_WRITABLE',
+  /**
+   * The connection broke while the database was committing: the change may or may not have been saved.
+   * Read the session again (GET /v1/sessions/:id, `aptix sessions show <id>`) to learn which.
+   */
+  OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
 } as const;
 export type SessionStoreErrorCode = (typeof SessionStoreErrorCode)[keyof typeof SessionStoreErrorCode];
 

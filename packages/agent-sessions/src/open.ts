@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { SessionStoreError } from './errors.js';
-import type { AgentSessionStore, ModeDirectory, SessionStoreLogger } from './types.js';
+import type { AgentSessionStore, ModeDirectory, PostgresTimeouts, SessionStoreLimits, SessionStoreLogger } from './types.js';
 
 /** The store a host uses when it is given no URL: a SQLite file under the working directory. */
 export const DEFAULT_SESSION_STORE_URL = 'sqlite:./.aptix/aptix.db';
@@ -19,10 +19,12 @@ export interface OpenSessionStoreOptions {
   /** The catalog: which modes exist and which one new sessions start in. */
   readonly modes: ModeDirectory;
   readonly logger?: SessionStoreLogger;
-  /** Used for `sqlite:` URLs only. */
+  /** Bounds on the strings a store persists and the history pages it returns (both stores). */
+  readonly limits?: SessionStoreLimits;
+  /** Used for `sqlite:` URLs only: how long a call waits for another process's lock (default 5000 ms, without blocking). */
   readonly sqlite?: { readonly busyTimeoutMs?: number };
-  /** Used for `postgres:` URLs only: the schema holding the tables (default `public`) and the pool size (default 10). */
-  readonly postgres?: { readonly schema?: string; readonly poolSize?: number };
+  /** Used for `postgres:` URLs only: the schema holding the tables (default `public`), the pool size (default 10) and the time-outs. */
+  readonly postgres?: { readonly schema?: string; readonly poolSize?: number; readonly timeouts?: PostgresTimeouts };
 }
 
 const ACCEPTED_FORMS =
@@ -93,7 +95,7 @@ export async function openSessionStore(url: string, options: OpenSessionStoreOpt
     const { openSqliteSessionStore } = await import('./sqlite/index.js').catch((error: unknown) => {
       throw explainDriverImportFailure(error, 'better-sqlite3', '^12.11.1');
     });
-    return openSqliteSessionStore({ filename: location.filename, modes: options.modes, logger: options.logger, busyTimeoutMs: options.sqlite?.busyTimeoutMs });
+    return openSqliteSessionStore({ filename: location.filename, modes: options.modes, logger: options.logger, busyTimeoutMs: options.sqlite?.busyTimeoutMs, limits: options.limits });
   }
   const { openPostgresSessionStore } = await import('./postgres/index.js').catch((error: unknown) => {
     throw explainDriverImportFailure(error, 'pg', '^8.23.1');
@@ -104,5 +106,7 @@ export async function openSessionStore(url: string, options: OpenSessionStoreOpt
     logger: options.logger,
     schema: options.postgres?.schema,
     poolSize: options.postgres?.poolSize,
+    timeouts: options.postgres?.timeouts,
+    limits: options.limits,
   });
 }

@@ -34,6 +34,39 @@ export interface CreateSessionInput {
 export interface SetSessionModeOptions {
   /** TUL-007's intent flag: the caller means to continue the work in a new session in this mode. */
   readonly branch?: boolean;
+  /**
+   * Ends the call early. An abort before the change commits rolls it back and answers `CANCELLED`
+   * (nothing saved); once the commit is under way the answer is what the database did: the applied
+   * change, or `OUTCOME_UNKNOWN` when the connection broke before the database said.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** Bounds on what a store persists and returns. Every one is in characters or rows. */
+export interface SessionStoreLimits {
+  /** The longest `reason` of a mode change. Default 1000. */
+  readonly maxReasonLength?: number;
+  /** The longest org, user, mode key or id (session, parent, MCP session). Default 256. */
+  readonly maxKeyLength?: number;
+  /** History rows in a page when the caller names no limit. Default 100. */
+  readonly defaultHistoryPageSize?: number;
+  /** The most history rows one page may hold. Default 1000. */
+  readonly maxHistoryPageSize?: number;
+}
+
+/** Which page of a session's history to read, oldest change first. */
+export interface HistoryPageRequest {
+  /** Rows in the page, 1 to the store's `maxHistoryPageSize`; the store's `defaultHistoryPageSize` when omitted. */
+  readonly limit?: number;
+  /** The `nextCursor` of the previous page; omit for the first page. Opaque: pass it back as it came. */
+  readonly cursor?: string | null;
+}
+
+/** A session with one page of its history (`session.history` holds the page). */
+export interface SessionPage {
+  readonly session: AgentSession;
+  /** Pass it as `cursor` for the next page; `null` when this page holds the newest change. */
+  readonly nextCursor: string | null;
 }
 
 /**
@@ -42,7 +75,13 @@ export interface SetSessionModeOptions {
  */
 export type SetSessionModeResult =
   | { readonly applied: true; readonly session: AgentSession; readonly change: ModeChange }
-  | { readonly applied: false; readonly code: 'UNKNOWN_MODE' | 'SESSION_NOT_FOUND'; readonly message: string };
+  /** Nothing was saved: the mode or session is unknown, or the call was cancelled (`options.signal`) before the change committed. */
+  | { readonly applied: false; readonly code: 'UNKNOWN_MODE' | 'SESSION_NOT_FOUND' | 'CANCELLED'; readonly message: string }
+  /**
+   * The connection broke while the change was being committed: it may or may not have been saved, and
+   * the message says how to check (read the session again). Never report this as either outcome.
+   */
+  | { readonly applied: 'unknown'; readonly code: 'OUTCOME_UNKNOWN'; readonly message: string };
 
 /**
  * The session manager tools depend on (the records' `IAgentSessionManager`). Importing it pulls in no
@@ -85,8 +124,19 @@ export interface AgentSessionStore extends AgentSessionManager {
    * (`SESSION_NOT_FOUND`, or `INVALID_ARGUMENT` for an item JSON cannot represent).
    */
   appendConversationItems(sessionId: string, items: readonly unknown[]): Promise<void>;
+  /**
+   * The session with one page of its history, oldest change first; `undefined` for an unknown session.
+   * Throws `INVALID_ARGUMENT` for a limit out of range or a cursor the store did not give out.
+   */
+  getSessionPage(id: string, page?: HistoryPageRequest): Promise<SessionPage | undefined>;
   /** The session's conversation items in the order they were appended; `[]` for an unknown session. */
   listConversationItems(sessionId: string): Promise<unknown[]>;
+  /**
+   * Resolves when the database answers a trivial read, within the store's time-outs (and `signal`);
+   * rejects with a `SessionStoreError` (`TIMEOUT`, `UNAVAILABLE`, `DATABASE_LOCKED`, `CANCELLED`,
+   * `STORE_CLOSED`) when it does not. For readiness checks (`/readyz`): it writes nothing.
+   */
+  ping(signal?: AbortSignal): Promise<void>;
   /** Releases the database (closes the file, or ends the pool the store created). Idempotent; later calls throw `STORE_CLOSED`. */
   close(): Promise<void>;
 }
@@ -99,4 +149,22 @@ export interface SessionStoreLogger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
   error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** The PostgreSQL time-outs, in milliseconds. 0 turns one off (not advised). */
+export interface PostgresTimeouts {
+  /** Opening a connection, or waiting for a free one in the pool. Default 5000. */
+  readonly connectionTimeoutMs?: number;
+  /** Server side (`statement_timeout`): the longest one statement may run. Default 10000. */
+  readonly statementTimeoutMs?: number;
+  /** Server side (`lock_timeout`): the longest a statement waits for a lock, e.g. a session row another transaction holds. Default 5000. */
+  readonly lockTimeoutMs?: number;
+  /**
+   * Client side: the longest the store waits for any answer to a statement. Past it the store asks the
+   * server to cancel the statement and drops the connection. It catches a server that stopped answering;
+   * keep it above `statementTimeoutMs`, whose error is clearer. Default 15000.
+   */
+  readonly queryTimeoutMs?: number;
+  /** Server side (`idle_in_transaction_session_timeout`): a transaction left idle this long is ended, releasing its locks. Default 60000. */
+  readonly idleInTransactionTimeoutMs?: number;
 }

@@ -82,7 +82,7 @@ function describeTwoStores(name: string, open: () => Promise<{ stores: [AgentSes
 
         await b.setSessionMode(session.id, 'code_review', 'b4', null, null);
         const result = await a.setSessionMode(session.id, 'ddr_authoring', 'a5', null, null);
-        if (!result.applied) throw new Error(result.message);
+        if (result.applied !== true) throw new Error(result.message);
         expect(result.session.history.map((c) => c.reason)).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'b1', 'b2', 'b3', 'b4', 'a5']);
         expect(result.change.fromMode).toBe('code_review');
         expect(result.session).toEqual(await b.getSession(session.id));

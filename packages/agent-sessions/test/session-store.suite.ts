@@ -53,7 +53,7 @@ export function expectUnbrokenHistory(session: AgentSession | undefined, initial
 }
 
 function applied(result: SetSessionModeResult): Extract<SetSessionModeResult, { applied: true }> {
-  if (!result.applied) throw new Error(`expected the mode change to be applied; it was refused: ${result.code}: ${result.message}`);
+  if (result.applied !== true) throw new Error(`expected the mode change to be applied; it was refused: ${result.code}: ${result.message}`);
   return result;
 }
 
@@ -236,6 +236,17 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         const [a, b] = await Promise.all([store.createSession({}), store.createSession({})]);
         applied(await store.setSessionMode(a.id, 'code_review', 'review time', 'acme', 'kevin'));
         expect(await store.getSession(b.id)).toEqual(b);
+      });
+    });
+
+    describe('ping', () => {
+      it('answers while the database does, refuses once closed, and honours an aborted signal', async () => {
+        const { store } = await freshStore();
+        await expect(store.ping()).resolves.toBeUndefined();
+        await expect(store.ping(new AbortController().signal)).resolves.toBeUndefined();
+        await expectStoreError(store.ping(AbortSignal.abort()), 'CANCELLED');
+        await store.close();
+        await expectStoreError(store.ping(), 'STORE_CLOSED');
       });
     });
 

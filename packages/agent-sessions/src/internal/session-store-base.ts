@@ -1,7 +1,20 @@
 import type { ApprovalStore } from '../approvals.js';
 import { randomUUID } from 'node:crypto';
 import { SessionStoreError } from '../errors.js';
-import type { AgentSession, AgentSessionStore, CreateSessionInput, ModeChange, ModeDirectory, SessionStoreLogger, SetSessionModeOptions, SetSessionModeResult } from '../types.js';
+import type {
+  AgentSession,
+  AgentSessionStore,
+  CreateSessionInput,
+  HistoryPageRequest,
+  ModeChange,
+  ModeDirectory,
+  SessionPage,
+  SessionStoreLimits,
+  SessionStoreLogger,
+  SetSessionModeOptions,
+  SetSessionModeResult,
+} from '../types.js';
+import { checkStoredString, isUnstorableKey, resolveLimits, resolvePage, type BoundedField } from './limits.js';
 
 /** A session row about to be written. */
 export interface NewSession {
@@ -32,6 +45,25 @@ export function unknownModeMessage(mode: string, keys: readonly string[]): strin
 
 export function sessionNotFoundMessage(sessionId: string): string {
   return `Session "${sessionId}" does not exist, so its mode was not changed.`;
+}
+
+/** What a store read of one history page gives back. */
+export interface HistoryPageRead {
+  /** The session, its `history` holding the page. */
+  readonly session: AgentSession;
+  /** The `seq` of the page's last row, when rows after it exist. */
+  readonly nextSeq: number | null;
+}
+
+/** The answer to a mode change whose outcome the database never told. */
+function outcomeUnknown(sessionId: string): SetSessionModeResult {
+  return {
+    applied: 'unknown',
+    code: 'OUTCOME_UNKNOWN',
+    message:
+      `The connection to the session store broke while the mode change of session "${sessionId}" was being committed, so it may or may not have been saved. ` +
+      `Check the session's mode before doing anything else: GET /v1/sessions/${encodeURIComponent(sessionId)} or aptix sessions show ${sessionId}.`,
+  };
 }
 
 function requireId(what: string, value: unknown): string {
@@ -74,15 +106,32 @@ function serializeItems(items: readonly unknown[]): string[] {
 export abstract class SessionStoreBase implements AgentSessionStore {
   #closed = false;
   abstract readonly approvals: ApprovalStore;
+  protected readonly limits: Required<SessionStoreLimits>;
 
   protected constructor(
     protected readonly modes: ModeDirectory,
     /** Names the database in error messages, e.g. `SQLite database /srv/.aptix/aptix.db`. */
     protected readonly location: string,
-  ) {}
+    limits: SessionStoreLimits | undefined,
+  ) {
+    this.limits = resolveLimits(limits);
+  }
+
+  #bounded(field: BoundedField, value: string): string {
+    checkStoredString(this.limits, field, value);
+    return value;
+  }
+
+  #optionalBounded(field: 'org' | 'user', value: unknown): string | null {
+    const text = optionalText(field, value);
+    return text === null ? null : this.#bounded(field, text);
+  }
 
   async createSession(input: CreateSessionInput = {}): Promise<AgentSession> {
     this.#assertOpen();
+    const org = this.#optionalBounded('org', input.org);
+    const user = this.#optionalBounded('user', input.user);
+    if (typeof input.mode === 'string') this.#bounded('mode', input.mode);
     const keys = await this.modes.modeKeys();
     let mode = input.mode;
     if (mode === undefined) {
@@ -93,14 +142,23 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     } else if (!keys.includes(mode)) {
       throw new SessionStoreError('UNKNOWN_MODE', `Cannot create a session in unknown mode "${mode}". Valid mode keys: ${keys.join(', ')}; or omit mode to use the catalog's default.`);
     }
-    const parentId = input.parentId === undefined || input.parentId === null ? null : requireId('parentId', input.parentId);
-    return this.insertSession({ id: randomUUID(), mode, org: optionalText('org', input.org), user: optionalText('user', input.user), parentId });
+    const parentId = input.parentId === undefined || input.parentId === null ? null : this.#bounded('parentId', requireId('parentId', input.parentId));
+    return this.insertSession({ id: randomUUID(), mode, org, user, parentId });
   }
 
   async getSession(id: string): Promise<AgentSession | undefined> {
     this.#assertOpen();
-    if (typeof id !== 'string' || id === '') return undefined;
+    if (typeof id !== 'string' || id === '' || isUnstorableKey(this.limits, id)) return undefined;
     return this.readSession(id);
+  }
+
+  async getSessionPage(id: string, page?: HistoryPageRequest): Promise<SessionPage | undefined> {
+    this.#assertOpen();
+    const { limit, afterSeq } = resolvePage(this.limits, page);
+    if (typeof id !== 'string' || id === '' || isUnstorableKey(this.limits, id)) return undefined;
+    const read = await this.readSessionPage(id, afterSeq, limit);
+    if (read === undefined) return undefined;
+    return { session: read.session, nextCursor: read.nextSeq === null ? null : String(read.nextSeq) };
   }
 
   async setSessionMode(
@@ -115,39 +173,62 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     if (typeof reason !== 'string') throw new SessionStoreError('INVALID_ARGUMENT', `reason must be a string; got ${typeof reason}.`);
     const branch = options.branch ?? false;
     if (typeof branch !== 'boolean') throw new SessionStoreError('INVALID_ARGUMENT', `options.branch must be a boolean; got ${typeof branch}.`);
-    const keys = await this.modes.modeKeys();
+    const { signal } = options;
+    // Every bound is checked before anything else, so an oversized value never reaches a message or the database.
+    this.#bounded('reason', reason);
+    if (typeof mode === 'string') this.#bounded('mode', mode);
+    if (typeof sessionId === 'string') this.#bounded('sessionId', sessionId);
+    const pending = { sessionId, toMode: mode, reason, branch, org: this.#optionalBounded('org', org), user: this.#optionalBounded('user', user) };
+    const cancelled = (): SetSessionModeResult => ({ applied: false, code: 'CANCELLED', message: `The mode change was cancelled before it was saved; the mode of session "${sessionId}" is unchanged.` });
+    if (signal?.aborted) return cancelled();
+    const keys = await this.modes.modeKeys(signal);
     if (typeof mode !== 'string' || !keys.includes(mode)) {
       return { applied: false, code: 'UNKNOWN_MODE', message: unknownModeMessage(String(mode), keys) };
     }
     if (typeof sessionId !== 'string' || sessionId === '') {
       return { applied: false, code: 'SESSION_NOT_FOUND', message: sessionNotFoundMessage(String(sessionId)) };
     }
-    const pending = { sessionId, toMode: mode, reason, branch, org: optionalText('org', org), user: optionalText('user', user) };
-    const committed = await this.commitModeChange(pending);
+    if (signal?.aborted) return cancelled();
+    let committed: { session: AgentSession; change: ModeChange } | undefined;
+    try {
+      committed = await this.commitModeChange(pending, signal);
+    } catch (error) {
+      if (error instanceof SessionStoreError && error.code === 'CANCELLED') return cancelled();
+      if (error instanceof SessionStoreError && error.code === 'OUTCOME_UNKNOWN') return outcomeUnknown(sessionId);
+      throw error;
+    }
     if (committed === undefined) return { applied: false, code: 'SESSION_NOT_FOUND', message: sessionNotFoundMessage(sessionId) };
     return { applied: true, session: committed.session, change: committed.change };
   }
 
   async bindMcpSession(mcpSessionId: string, agentSessionId: string): Promise<void> {
     this.#assertOpen();
-    await this.writeMcpBinding(requireId('mcpSessionId', mcpSessionId), requireId('agentSessionId', agentSessionId));
+    await this.writeMcpBinding(this.#bounded('mcpSessionId', requireId('mcpSessionId', mcpSessionId)), this.#bounded('agentSessionId', requireId('agentSessionId', agentSessionId)));
   }
 
   async getMcpBinding(mcpSessionId: string): Promise<string | undefined> {
     this.#assertOpen();
-    return this.readMcpBinding(requireId('mcpSessionId', mcpSessionId));
+    const id = requireId('mcpSessionId', mcpSessionId);
+    if (isUnstorableKey(this.limits, id)) return undefined;
+    return this.readMcpBinding(id);
   }
 
   async appendConversationItems(sessionId: string, items: readonly unknown[]): Promise<void> {
     this.#assertOpen();
-    const id = requireId('sessionId', sessionId);
+    const id = this.#bounded('sessionId', requireId('sessionId', sessionId));
     await this.insertConversationItems(id, serializeItems(items));
   }
 
   async listConversationItems(sessionId: string): Promise<unknown[]> {
     this.#assertOpen();
-    if (typeof sessionId !== 'string' || sessionId === '') return [];
+    if (typeof sessionId !== 'string' || sessionId === '' || isUnstorableKey(this.limits, sessionId)) return [];
     return this.readConversationItems(sessionId);
+  }
+
+  async ping(signal?: AbortSignal): Promise<void> {
+    this.#assertOpen();
+    if (signal?.aborted) throw new SessionStoreError('CANCELLED', `The ping of the ${this.location} was cancelled.`);
+    await this.probe(signal);
   }
 
   async close(): Promise<void> {
@@ -169,14 +250,22 @@ export abstract class SessionStoreBase implements AgentSessionStore {
   protected abstract insertSession(session: NewSession): Promise<AgentSession>;
   /** One consistent snapshot of the session and its history, oldest change first. */
   protected abstract readSession(id: string): Promise<AgentSession | undefined>;
-  /** One transaction; `undefined` (and nothing written) when the session does not exist. */
-  protected abstract commitModeChange(change: PendingModeChange): Promise<{ session: AgentSession; change: ModeChange } | undefined>;
+  /** The session and the history rows after `afterSeq`, at most `limit`, in one consistent snapshot. */
+  protected abstract readSessionPage(id: string, afterSeq: number, limit: number): Promise<HistoryPageRead | undefined>;
+  /**
+   * One transaction; `undefined` (and nothing written) when the session does not exist. Checks `signal`
+   * before it commits, and throws `CANCELLED` when it was aborted (nothing written); throws
+   * `OUTCOME_UNKNOWN` when the commit went unanswered.
+   */
+  protected abstract commitModeChange(change: PendingModeChange, signal: AbortSignal | undefined): Promise<{ session: AgentSession; change: ModeChange } | undefined>;
   /** Upserts the binding; throws {@link sessionNotFound} when the agent session does not exist. */
   protected abstract writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void>;
   protected abstract readMcpBinding(mcpSessionId: string): Promise<string | undefined>;
   /** One transaction, after every item already stored; throws {@link sessionNotFound} for an unknown session. */
   protected abstract insertConversationItems(sessionId: string, items: readonly string[]): Promise<void>;
   protected abstract readConversationItems(sessionId: string): Promise<unknown[]>;
+  /** One trivial read, bounded by the store's time-outs and `signal`; throws a {@link SessionStoreError} when the database does not answer. */
+  protected abstract probe(signal: AbortSignal | undefined): Promise<void>;
   /** Frees the database resources; called once. */
   protected abstract release(): Promise<void>;
 }

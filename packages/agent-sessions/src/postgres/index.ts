@@ -3,14 +3,17 @@
  * sessions. Everything exported here is public API.
  */
 import { createHash } from 'node:crypto';
-import { Pool, escapeIdentifier, type PoolClient, type QueryResultRow } from 'pg';
+import { Pool, escapeIdentifier, type QueryResultRow } from 'pg';
 import { SessionStoreError } from '../errors.js';
 import { HistoryCache } from '../internal/history-cache.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
-import { SessionStoreBase, silentLogger, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
-import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLogger } from '../types.js';
+import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
+import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLimits, SessionStoreLogger } from '../types.js';
+import { PgGateway, resolveTimeouts, type PostgresTimeouts } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresApprovalStore } from './approvals.js';
+
+export { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from './connection.js';
 
 export interface PostgresSessionStoreOptions {
   /** `postgres://user:password@host:5432/database`; the store creates a pool and ends it on `close()`. Give this or `pool`. */
@@ -27,6 +30,13 @@ export interface PostgresSessionStoreOptions {
   readonly logger?: SessionStoreLogger;
   /** Connections in the pool the store creates (pg's `max`). Default 10. */
   readonly poolSize?: number;
+  /**
+   * Bounds on every round trip: connecting, lock waits, statements, and the wait for any answer. The
+   * server-side ones are set on each transaction (`SET LOCAL`), so they hold on a pool the caller owns too.
+   */
+  readonly timeouts?: PostgresTimeouts;
+  /** Bounds on the strings it stores and the history pages it returns. */
+  readonly limits?: SessionStoreLimits;
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -100,23 +110,28 @@ export class PostgresSessionStore extends SessionStoreBase {
   /** The schema version of the database after start-up migrations. */
   readonly schemaVersion: number;
   readonly #pool: Pool;
+  readonly #db: PgGateway;
   readonly #ownsPool: boolean;
   readonly #onPoolError: ((error: Error) => void) | undefined;
   readonly #t: { sessions: string; changes: string; bindings: string; items: string };
   readonly #histories = new HistoryCache();
   /** The approval gates of tool calls, in the same schema. */
   readonly approvals: PostgresApprovalStore;
-  readonly #sql: { session: string; change: string; between: string };
+  readonly #sql: { session: string; change: string; between: string; sessionRow: string; page: string };
 
-  private constructor(modes: ModeDirectory, init: { pool: Pool; ownsPool: boolean; onPoolError: ((error: Error) => void) | undefined; schema: string; schemaVersion: number }) {
-    super(modes, `PostgreSQL schema "${init.schema}"`);
+  private constructor(
+    modes: ModeDirectory,
+    init: { db: PgGateway; ownsPool: boolean; onPoolError: ((error: Error) => void) | undefined; schema: string; schemaVersion: number; limits: SessionStoreLimits | undefined },
+  ) {
+    super(modes, `PostgreSQL schema "${init.schema}"`, init.limits);
     this.schema = init.schema;
     this.schemaVersion = init.schemaVersion;
-    this.#pool = init.pool;
+    this.#db = init.db;
+    this.#pool = init.db.pool;
     this.#ownsPool = init.ownsPool;
     this.#onPoolError = init.onPoolError;
     const s = escapeIdentifier(init.schema);
-    this.approvals = new PostgresApprovalStore(init.pool, s);
+    this.approvals = new PostgresApprovalStore(init.db.pool, s);
     this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
     const { sessions, changes } = this.#t;
     const columns = 'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';
@@ -137,6 +152,9 @@ export class PostgresSessionStore extends SessionStoreBase {
         `SELECT ins.seq::text AS seq, ins.changed_at, ins.from_mode, locked.org_id, locked.user_id, locked.parent_id, locked.created_at FROM ins, locked`,
       // The rows before a change, read after it took the session's lock: every earlier row has committed.
       between: `SELECT ${columns} FROM ${changes} h WHERE h.session_id = $1 AND h.seq > $2 AND h.seq < $3 ORDER BY h.seq`,
+      // A page: the session and its last seq, then the rows after the cursor up to that seq (rows up to it never change).
+      sessionRow: `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.created_at, (SELECT coalesce(max(seq), 0) FROM ${changes} WHERE session_id = s.id)::text AS last_seq FROM ${sessions} s WHERE s.id = $1`,
+      page: `SELECT ${columns} FROM ${changes} h WHERE h.session_id = $1 AND h.seq > $2 AND h.seq <= $3 ORDER BY h.seq LIMIT $4`,
     };
   }
 
@@ -151,15 +169,30 @@ export class PostgresSessionStore extends SessionStoreBase {
     }
     const logger = options.logger ?? silentLogger;
     const ownsPool = options.pool === undefined;
-    const pool = options.pool ?? new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10, application_name: 'aptix-agent-sessions' });
+    const timeouts = resolveTimeouts(options.timeouts);
+    const pool =
+      options.pool ??
+      new Pool({
+        connectionString: options.connectionString,
+        max: options.poolSize ?? 10,
+        application_name: 'aptix-agent-sessions',
+        connectionTimeoutMillis: timeouts.connectionTimeoutMs,
+        // Server-side bounds for every statement, also outside transactions (which set them again with SET LOCAL).
+        statement_timeout: timeouts.statementTimeoutMs,
+        lock_timeout: timeouts.lockTimeoutMs,
+        idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+        // Notices a peer that vanished without closing the connection (a frozen or unplugged server).
+        keepAlive: true,
+      });
     // An idle client's error is emitted on the pool; unhandled, it would crash the host.
     const onPoolError = ownsPool
       ? (error: Error) => logger.error({ store: 'postgres', schema, err: error }, 'An idle PostgreSQL connection of the session store failed; the pool replaces it.')
       : undefined;
     if (onPoolError) pool.on('error', onPoolError);
     try {
-      const schemaVersion = await migrate(pool, schema, logger);
-      return new PostgresSessionStore(options.modes, { pool, ownsPool, onPoolError, schema, schemaVersion });
+      const db = new PgGateway(pool, timeouts, `PostgreSQL schema "${schema}"`);
+      const schemaVersion = await migrate(db, schema, logger);
+      return new PostgresSessionStore(options.modes, { db, ownsPool, onPoolError, schema, schemaVersion, limits: options.limits });
     } catch (error) {
       if (ownsPool) await pool.end().catch(() => undefined);
       throw error;
@@ -169,7 +202,7 @@ export class PostgresSessionStore extends SessionStoreBase {
 
   protected async insertSession(session: NewSession): Promise<AgentSession> {
     try {
-      const { rows } = await this.#pool.query<{ created_at: Date }>(
+      const { rows } = await this.#db.query<{ created_at: Date }>(
         `INSERT INTO ${this.#t.sessions} (id, mode, org_id, user_id, parent_id) VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
         [session.id, session.mode, session.org, session.user, session.parentId],
       );
@@ -183,7 +216,7 @@ export class PostgresSessionStore extends SessionStoreBase {
   /** One round trip: the session with only the history rows not yet held. */
   protected async readSession(id: string): Promise<AgentSession | undefined> {
     const base = this.#histories.base(id);
-    const { rows } = await this.#pool.query<SessionJoinRow>(this.#sql.session, [id, base.lastSeq]);
+    const { rows } = await this.#db.query<SessionJoinRow>(this.#sql.session, [id, base.lastSeq]);
     const [first] = rows;
     if (first === undefined) {
       this.#histories.forget(id);
@@ -193,20 +226,39 @@ export class PostgresSessionStore extends SessionStoreBase {
     return { id: first.id, mode: first.mode, org: first.org_id, user: first.user_id, parentId: first.parent_id, createdAt: first.created_at.toISOString(), history };
   }
 
+  /** Two statements on one connection; consistent without a transaction, since rows up to the session's last seq never change. */
+  protected async readSessionPage(id: string, afterSeq: number, limit: number): Promise<HistoryPageRead | undefined> {
+    return this.#db.withConnection(undefined, async (connection) => {
+      const { rows } = await connection.query<SessionJoinRow>(this.#sql.sessionRow, [id]);
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      const page = await connection.query<SessionJoinRow>(this.#sql.page, [id, afterSeq, row.last_seq, limit + 1]);
+      const more = page.rows.length > limit;
+      const held = more ? page.rows.slice(0, limit) : page.rows;
+      const session: AgentSession = { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, parentId: row.parent_id, createdAt: row.created_at.toISOString(), history: toChanges(held) };
+      return { session, nextSeq: more ? Number(held.at(-1)!.seq) : null };
+    });
+  }
+
   /**
    * One transaction of two statements: the change itself (lock, insert, update), then the history rows
    * other writers added since this store last read the session. The second sees them all: they
    * committed before this change could take the lock. Four round trips with BEGIN and COMMIT, where
    * one statement per step took six; the history is kept only once the transaction committed.
+   *
+   * The signal reaches every statement before COMMIT: an abort cancels the lock wait or the statement
+   * on the server, drops the connection and rolls back (`CANCELLED`); the transaction also checks the
+   * signal just before COMMIT. COMMIT itself is not cancelled: it answers committed, or, when the
+   * connection breaks first, `OUTCOME_UNKNOWN`.
    */
-  protected async commitModeChange(pending: PendingModeChange): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
+  protected async commitModeChange(pending: PendingModeChange, signal: AbortSignal | undefined): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
     const { sessionId } = pending;
     const base = this.#histories.base(sessionId);
-    const committed = await transaction(this.#pool, async (client) => {
-      const changed = await client.query<CommittedRow>(this.#sql.change, [sessionId, pending.toMode, pending.reason, pending.branch, pending.org, pending.user]);
+    const committed = await this.#db.transaction(signal, async (connection) => {
+      const changed = await connection.query<CommittedRow>(this.#sql.change, [sessionId, pending.toMode, pending.reason, pending.branch, pending.org, pending.user], { signal });
       const row = changed.rows[0];
       if (row === undefined) return undefined;
-      const earlier = await client.query<SessionJoinRow>(this.#sql.between, [sessionId, base.lastSeq, row.seq]);
+      const earlier = await connection.query<SessionJoinRow>(this.#sql.between, [sessionId, base.lastSeq, row.seq], { signal });
       return { row, newer: toChanges(earlier.rows) };
     });
     if (committed === undefined) return undefined;
@@ -219,7 +271,7 @@ export class PostgresSessionStore extends SessionStoreBase {
 
   protected async writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void> {
     try {
-      await this.#pool.query(
+      await this.#db.query(
         `INSERT INTO ${this.#t.bindings} (mcp_session_id, agent_session_id) VALUES ($1, $2) ` +
           `ON CONFLICT (mcp_session_id) DO UPDATE SET agent_session_id = excluded.agent_session_id, bound_at = clock_timestamp()`,
         [mcpSessionId, agentSessionId],
@@ -231,12 +283,12 @@ export class PostgresSessionStore extends SessionStoreBase {
   }
 
   protected async readMcpBinding(mcpSessionId: string): Promise<string | undefined> {
-    const { rows } = await this.#pool.query<{ agent_session_id: string }>(`SELECT agent_session_id FROM ${this.#t.bindings} WHERE mcp_session_id = $1`, [mcpSessionId]);
+    const { rows } = await this.#db.query<{ agent_session_id: string }>(`SELECT agent_session_id FROM ${this.#t.bindings} WHERE mcp_session_id = $1`, [mcpSessionId]);
     return rows[0]?.agent_session_id;
   }
 
   protected async insertConversationItems(sessionId: string, items: readonly string[]): Promise<void> {
-    await transaction(this.#pool, async (client) => {
+    await this.#db.transaction(undefined, async (client) => {
       // The session's row lock orders concurrent appends, so positions never collide.
       const locked = await client.query(`SELECT 1 FROM ${this.#t.sessions} WHERE id = $1 FOR UPDATE`, [sessionId]);
       if (locked.rowCount === 0) throw this.sessionNotFound('Session', sessionId);
@@ -252,8 +304,12 @@ export class PostgresSessionStore extends SessionStoreBase {
   }
 
   protected async readConversationItems(sessionId: string): Promise<unknown[]> {
-    const { rows } = await this.#pool.query<{ item: unknown }>(`SELECT item FROM ${this.#t.items} WHERE session_id = $1 ORDER BY position`, [sessionId]);
+    const { rows } = await this.#db.query<{ item: unknown }>(`SELECT item FROM ${this.#t.items} WHERE session_id = $1 ORDER BY position`, [sessionId]);
     return rows.map((row) => row.item);
+  }
+
+  protected async probe(signal: AbortSignal | undefined): Promise<void> {
+    await this.#db.query('SELECT 1', [], signal);
   }
 
   protected async release(): Promise<void> {
@@ -262,36 +318,14 @@ export class PostgresSessionStore extends SessionStoreBase {
   }
 }
 
-/** Runs `work` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when it throws. */
-async function transaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    try {
-      await client.query('ROLLBACK');
-    } catch (rollbackError) {
-      // The connection is unusable: let the pool discard it rather than hand it out again.
-      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-    }
-    throw error;
-  } finally {
-    client.release(broken);
-  }
-}
-
 /**
  * Applies pending migrations in one transaction that first takes a transaction-scoped advisory lock
  * for the schema, so hosts starting at once run them one after another: the first migrates, the others
  * then find the versions it recorded. DDL is transactional in PostgreSQL: a failed step leaves nothing.
  */
-async function migrate(pool: Pool, schema: string, logger: SessionStoreLogger): Promise<number> {
+async function migrate(db: PgGateway, schema: string, logger: SessionStoreLogger): Promise<number> {
   const s = escapeIdentifier(schema);
-  return transaction(pool, async (client) => {
+  return db.transaction(undefined, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [migrationLockKey(schema)]);
     // Checked first: CREATE SCHEMA IF NOT EXISTS still demands the CREATE privilege on the database.
     const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);

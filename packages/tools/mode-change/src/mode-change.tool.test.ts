@@ -27,7 +27,7 @@ describe('agent_change_mode: the four tests of TUL-007 §6', () => {
   it.each([false, true])('1. happy path (branch=%s): calls setSessionMode once with the expected arguments and echoes them', async (branch) => {
     const { tool, sessionManager } = setup();
     const result = await tool.execute(args({ ...valid, branch }), context);
-    expect(sessionManager.calls).toEqual([['session-1', 'ddr_authoring', valid.reason, 'acme', 'ada', { branch }]]);
+    expect(sessionManager.calls).toEqual([['session-1', 'ddr_authoring', valid.reason, 'acme', 'ada', { branch, signal: expect.any(AbortSignal) }]]);
     expect(result.successful).toBe(true);
     const payload = JSON.parse(result.result as string) as ModeChangeResult;
     expect(payload).toEqual({ success: true, mode: 'ddr_authoring', branch, reason: valid.reason, sessionId: 'session-1', conversationId: 'conversation-1' });
@@ -198,8 +198,8 @@ describe('agent_change_mode: contract and registration (TUL-011 §5)', () => {
     expect(InvokeResult.errorMessage(await executor.execute('agent_change_mode', { mode: 'general', branch: true }, ctx))).toBe(ModeChangeMessage.REASON_REQUIRED);
     expect(InvokeResult.errorMessage(await executor.execute('agent_change_mode', valid, {}))).toBe(ModeChangeMessage.SESSION_ID_MISSING);
     expect(sessionManager.calls.map((call) => [call[1], call[5]])).toEqual([
-      ['ddr_authoring', { branch: false }],
-      ['general', { branch: true }],
+      ['ddr_authoring', { branch: false, signal: expect.any(AbortSignal) }],
+      ['general', { branch: true, signal: expect.any(AbortSignal) }],
     ]);
     expect((await sessionManager.getSession('session-1'))?.history.map((change) => change.toMode)).toEqual(['ddr_authoring', 'general']);
   });

@@ -1,4 +1,4 @@
-import type { AgentSessionManager } from '@aptix/agent-sessions';
+import type { AgentSessionManager, SetSessionModeResult } from '@aptix/agent-sessions';
 import {
   ExecutionErrorCode,
   functionToolSchema,
@@ -62,9 +62,32 @@ export const ModeChangeLogTag = {
   EXCEPTION: '[agent_change_mode_ExecuteAsync__Exception]',
   /** Called without a session id in the context: a host bug, logged as an error (TUL-007 §3.4). */
   MISSING_SESSION_ID: '[agent_change_mode_ExecuteAsync__MissingSessionId]',
-  /** The session manager refused the change (unknown mode, unknown session): nothing was persisted. */
+  /** The session manager refused the change (unknown mode, unknown session, a value too long, a busy store): nothing was persisted. */
   REFUSED: '[agent_change_mode_ExecuteAsync__Refused]',
+  /** The store cannot tell whether the change was committed (the connection broke during COMMIT). */
+  OUTCOME_UNKNOWN: '[agent_change_mode_ExecuteAsync__OutcomeUnknown]',
 } as const;
+
+/**
+ * The store failures after which nothing was saved, with what the model is told. The store's own
+ * message is logged, not sent: it can name the database file or server.
+ */
+const NOTHING_SAVED: Readonly<Record<string, (storeMessage: string) => string>> = {
+  VALUE_TOO_LONG: (message) => `${message} The session's mode was not changed.`,
+  INVALID_ARGUMENT: (message) => `${message} The session's mode was not changed.`,
+  TIMEOUT: () => "The session store did not answer in time (the session may be busy with another change). The session's mode was not changed; try again in a moment.",
+  DATABASE_LOCKED: () => "The session store is locked by another process. The session's mode was not changed; try again in a moment.",
+  UNAVAILABLE: () => "The session store cannot be reached. The session's mode was not changed; tell the user, and try again later.",
+  STORE_CLOSED: () => "The session store is shutting down. The session's mode was not changed.",
+};
+
+/** A thrown store failure after which nothing was saved, as the code and message the model gets; else undefined. */
+function nothingSaved(error: unknown): { code: string; message: string; storeMessage: string } | undefined {
+  if (!(error instanceof Error) || error.name !== 'SessionStoreError') return undefined;
+  const code = (error as Error & { code?: unknown }).code;
+  const explain = typeof code === 'string' ? NOTHING_SAVED[code] : undefined;
+  return explain === undefined ? undefined : { code: code as string, message: explain(error.message), storeMessage: error.message };
+}
 
 /**
  * `agent_change_mode` (TUL-007): changes the current session's mode, after the user has confirmed the
@@ -108,8 +131,17 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
     - SESSION_NOT_FOUND: the current session does not exist; the mode was not changed.
     - INVALID_ARGUMENTS: mode, branch or reason is missing or empty, an extra argument was sent, or the
       session id is missing from the context. Nothing was changed.
+    - VALUE_TOO_LONG: the reason (or mode) is longer than the session store keeps; the message gives the
+      limit. Nothing was changed: call again with a shorter reason.
+    - TIMEOUT, DATABASE_LOCKED, UNAVAILABLE: the session store was busy or unreachable. Nothing was
+      changed; try again in a moment, or tell the user.
+    - OUTCOME_UNKNOWN: the session store lost its connection while saving, so the change may or may not
+      have been saved. Do not claim either: tell the user, and check the session's mode (the message
+      says how) before doing anything that depends on it.
     - TOOL_EXCEPTION: "ModeChangeTool failed to change the session mode." The mode was not changed;
       tell the user and do not claim the switch happened.
+    - TIMEOUT (from the host) and a cancelled call: a result with "wasCancelled": true means the call was
+      cancelled before anything was saved; the mode is unchanged.
 
     Good usage:
     - User: "Yes, switch this session to DDR authoring."
@@ -180,21 +212,47 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
     return ModeChangeMessage.FAILED;
   }
 
-  /** Exceptions propagate to the base, which logs them under {@link ModeChangeLogTag.EXCEPTION} and answers {@link ModeChangeMessage.FAILED}. */
+  /**
+   * Passes the call's signal to the session store. On an abort the store answers promptly with what
+   * happened: cancelled before the change committed (reported as cancelled, AGN-005 §8), committed
+   * (reported as the success it is), or unknown (reported as OUTCOME_UNKNOWN, claiming neither).
+   * Other exceptions propagate to the base, which logs them under {@link ModeChangeLogTag.EXCEPTION}
+   * and answers {@link ModeChangeMessage.FAILED}.
+   */
   protected async run({ mode, branch, reason }: ModeChangeArgs, context: AgentToolExecutionContext, signal: AbortSignal): Promise<RunOutput> {
     const sessionId = context.sessionId!;
-    if (signal.aborted) {
-      // AGN-005 §8: cancelled before anything was written; say so, successfully.
-      return { wasCancelled: true, message: 'The mode change was cancelled before it was applied; the session mode is unchanged.', sessionId, conversationId: context.conversationId ?? null };
+    if (signal.aborted) return cancelled(context);
+    let outcome: SetSessionModeResult;
+    try {
+      outcome = await this.#sessions.setSessionMode(sessionId, mode, reason, context.org, context.user, { branch, signal });
+    } catch (error) {
+      const refusal = nothingSaved(error);
+      if (refusal === undefined) throw error;
+      this.logger.addCustomEvent('warn', ModeChangeLogTag.REFUSED, refusal.storeMessage, [...pairs(context), ['Mode', mode], ['Code', refusal.code]]);
+      return InvokeResult.fromError(refusal.message, refusal.code);
     }
-    const outcome = await this.#sessions.setSessionMode(sessionId, mode, reason, context.org, context.user, { branch });
+    if (outcome.applied === 'unknown') {
+      this.logger.addCustomEvent('warn', ModeChangeLogTag.OUTCOME_UNKNOWN, outcome.message, [...pairs(context), ['Mode', mode], ['Code', outcome.code]]);
+      return InvokeResult.fromError(outcome.message, outcome.code);
+    }
     if (!outcome.applied) {
+      if (outcome.code === 'CANCELLED') return cancelled(context);
       this.logger.addCustomEvent('info', ModeChangeLogTag.REFUSED, outcome.message, [...pairs(context), ['Mode', mode], ['Code', outcome.code]]);
       return InvokeResult.fromError(outcome.message, outcome.code);
     }
     const result: ModeChangeResult = { success: true, mode: outcome.change.toMode, branch, reason, sessionId, conversationId: context.conversationId ?? null };
     return result;
   }
+}
+
+/** AGN-005 §8's cancelled result, given only when nothing was saved. */
+function cancelled(context: AgentToolExecutionContext): RunOutput {
+  return {
+    wasCancelled: true,
+    message: 'The mode change was cancelled before it was applied; the session mode is unchanged.',
+    sessionId: context.sessionId ?? null,
+    conversationId: context.conversationId ?? null,
+  };
 }
 
 function isBlank(input: unknown): boolean {

@@ -1,0 +1,58 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { SessionStoreError } from '../errors.js';
+
+/**
+ * How long one attempt may block the thread waiting for another process's lock (SQLite's
+ * `busy_timeout`). better-sqlite3 is synchronous: a long busy timeout freezes the whole event loop
+ * (every request, `/healthz` too) while another process holds the write lock. So each attempt waits
+ * only this long, and {@link retryWhileBusy} waits between attempts without blocking.
+ */
+export const BUSY_SLICE_MS = 10;
+
+/** The longest pause between two attempts. */
+const MAX_BACKOFF_MS = 100;
+
+function isBusy(error: unknown): boolean {
+  return error instanceof Database.SqliteError && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'));
+}
+
+export interface BusyRetry {
+  /** The whole wait for the lock, in milliseconds, across attempts. */
+  readonly waitMs: number;
+  /** Names the database in messages. */
+  readonly location: string;
+  /** Checked before each attempt; an aborted call has written nothing. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs `operation` (one statement or one transaction, all or nothing), and while SQLite answers
+ * "busy" (another process holds the lock), runs it again after a pause that doubles up to 100 ms, until
+ * `waitMs` has passed: then throws `DATABASE_LOCKED`. An aborted signal ends the wait with `CANCELLED`.
+ */
+export async function retryWhileBusy<T>(operation: () => T, retry: BusyRetry): Promise<T> {
+  const deadline = performance.now() + retry.waitMs;
+  let pause = 2;
+  for (;;) {
+    if (retry.signal?.aborted) {
+      throw new SessionStoreError('CANCELLED', `The call was cancelled before anything was written to the ${retry.location}; nothing was changed.`);
+    }
+    try {
+      return operation();
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        throw new SessionStoreError(
+          'DATABASE_LOCKED',
+          `The ${retry.location} is locked: another process held its lock for longer than busyTimeoutMs (${retry.waitMs} ms). Nothing was written; ` +
+            'try again, and check for another program (a backup, an sqlite3 shell) keeping a transaction open on the file.',
+          { cause: error },
+        );
+      }
+      await sleep(Math.min(pause, left), undefined, { signal: retry.signal }).catch(() => undefined);
+      pause = Math.min(pause * 2, MAX_BACKOFF_MS);
+    }
+  }
+}
