@@ -51,7 +51,8 @@ function contractNode(packageJsonPath, options, context) {
       [root]: {
         targets: {
           [targetName]: {
-            command: `node ${runner} ${root === '' ? '.' : root}`,
+            // The report names this target, not the bare `npx aptix-contract --update`, to update a snapshot.
+            command: `node ${runner} ${root === '' ? '.' : root} --update-command ${JSON.stringify(`npx nx run ${projectName(pkg, root)}:${targetName} --update`)}`,
             cache: true,
             // The runner imports the built entry of the package and of the kit.
             dependsOn: ['build', '^build'],
@@ -77,6 +78,11 @@ function contractNode(packageJsonPath, options, context) {
       },
     },
   };
+}
+
+/** The project's name as Nx gives it to a package.json project: `nx.name`, else the package name, else the folder. */
+function projectName(pkg, root) {
+  return pkg.nx?.name ?? pkg.name ?? (root === '' ? '.' : root);
 }
 
 /** Matches package.json files of the package manager's workspaces, as Nx's own package.json plugin does. */

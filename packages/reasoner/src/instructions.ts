@@ -70,7 +70,7 @@ export function buildModePrompts(registry: ReasonerToolRegistry, catalog: ModeCa
   if (problems.length > 0) {
     throw new ReasonerError(
       ReasonerErrorCode.USAGE_METADATA_MISSING,
-      `The Reasoner cannot build its tool guidance (AGN-005 §7.2.3): ${[...new Set(problems)].join('; ')}. ` +
+      `The Reasoner cannot build its tool guidance (the system prompt holds the usage guide of every tool the mode offers): ${[...new Set(problems)].join('; ')}. ` +
         'Fix: give each tool a non-empty static ToolUsageMetadata (usage`...` with its purpose, rules, arguments, error codes, good and bad usage), or stop offering it in that mode.',
     );
   }

@@ -12,11 +12,13 @@ const { values, positionals } = parseArgs({
     update: { type: 'boolean', short: 'u', default: false },
     entry: { type: 'string' },
     json: { type: 'boolean', default: false },
+    // The command the report names to update the snapshot; the Nx target passes its own.
+    'update-command': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 const USAGE = `Usage: aptix-contract [package-dir] [options]
-  (the package folder defaults to the current one; in this repository: npx nx run <project>:contract [options])
+  (the package folder defaults to the current one; in an Nx workspace with @aptix/nx-plugin: npx nx run <project>:contract [options])
 
 Checks every tool the package's built entry exports against the Aptix tool contract, and compares
 their schemas with the package's committed tool-schemas.json.
@@ -41,7 +43,7 @@ async function loadKit() {
   try {
     return await import('../dist/testing/index.js');
   } catch (error) {
-    throw new Error('@aptix/tool-contract is not built: dist/testing/index.js is missing. In the Aptix repository, run `npx nx run @aptix/tool-contract:build`.', { cause: error });
+    throw new Error('@aptix/tool-contract is not built: dist/testing/index.js is missing. Install @aptix/tool-contract from npm, or in the Aptix repository run `npx nx run @aptix/tool-contract:build`.', { cause: error });
   }
 }
 
@@ -50,6 +52,7 @@ try {
   const report = await kit.verifyToolPackage(packageDir, {
     update: values.update,
     entry: values.entry,
+    updateCommand: values['update-command'],
   });
   console.log(values.json ? JSON.stringify(report, null, 2) : kit.formatToolPackageReport(report));
   process.exitCode = report.ok ? 0 : 1;

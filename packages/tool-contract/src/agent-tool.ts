@@ -63,6 +63,11 @@ export interface AgentToolClass<TDeps = never> {
   readonly ToolAnnotations?: ToolAnnotations;
   /** Optional: whether a call waits for a person's approval: `'always'`, `'never'` (the default), or a function of the validated arguments. */
   readonly ApprovalPolicy?: ApprovalPolicy;
+  /**
+   * Optional: the modes whose sessions offer this tool, by mode key (`['general']`). A host adds the tool
+   * to each of these modes of its catalog; a mode the host does not have is skipped with a warning.
+   */
+  readonly Modes?: readonly string[];
 }
 
 /** Any tool class, whatever its dependencies: what registries and tool packages hold. */

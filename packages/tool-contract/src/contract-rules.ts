@@ -99,7 +99,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   const usageDescriptor = Object.getOwnPropertyDescriptor(cls, 'ToolUsageMetadata');
   const usageMetadata = usageDescriptor && 'value' in usageDescriptor ? usageDescriptor.value : undefined;
   if (typeof usageMetadata !== 'string' || usageMetadata.trim() === '') {
-    fail(ContractErrorCode.USAGE_METADATA_MISSING, 'ToolUsageMetadata is missing or empty; the Reasoner needs it for the system prompt (AGN-005 §7.2)', 'add static readonly ToolUsageMetadata = usage`...` with the purpose, rules, arguments, error codes, good and bad usage');
+    fail(ContractErrorCode.USAGE_METADATA_MISSING, 'ToolUsageMetadata is missing or empty; the agent loop puts it in the system prompt so the model knows when and how to call the tool', 'add static readonly ToolUsageMetadata = usage`...` with the purpose, rules, arguments, error codes, good and bad usage');
   }
 
   // execute on the instance side.
@@ -141,6 +141,12 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     fail(ContractErrorCode.GET_SCHEMA_THREW, `getSchema() threw: ${error instanceof Error ? error.message : String(error)}`, 'make getSchema() return the schema without side effects');
     return { violations };
   }
+  // An empty description is the one shape problem functionToolSchema cannot fix: say to write one.
+  const description = (first as { description?: unknown } | null)?.description;
+  if (typeof description === 'string' && description.trim() === '') {
+    fail(ContractErrorCode.SCHEMA_SHAPE_INVALID, 'getSchema() gives the tool no description, and models choose a tool by its description', "write one sentence saying what the tool does, as functionToolSchema's second argument: functionToolSchema(ToolName, 'Converts a temperature between units.', Args)");
+    return { violations };
+  }
   shapeValidator ??= contractAjv().compile(FUNCTION_TOOL_SHAPE);
   if (!shapeValidator(first)) {
     const detail = formatSchemaErrors(shapeValidator.errors ?? [], 'schema');
@@ -155,7 +161,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   }
   // The same JSON text is the same schema; only texts that differ are compared key order aside.
   if (!sameJson(first, second) && JSON.stringify(second) !== firstJson && canonicalJson(toPlainJson(second)) !== canonicalJson(schema)) {
-    fail(ContractErrorCode.SCHEMA_NOT_DETERMINISTIC, 'two calls of getSchema() gave different schemas; schemas must not contain timestamps, ids or random values (TUL-011 §4)', 'build the schema from constants only');
+    fail(ContractErrorCode.SCHEMA_NOT_DETERMINISTIC, 'two calls of getSchema() gave different schemas; schemas must not contain timestamps, ids or random values', 'build the schema from constants only');
   }
   checkParameters(schema.parameters, fail);
   if (violations.length > 0) return { violations };
@@ -231,7 +237,7 @@ function checkParameters(parameters: JsonSchema, fail: (code: ContractErrorCode,
       fail(ContractErrorCode.SCHEMA_PROPERTY_TYPE_MISSING, `parameter '${name}' declares no simple JSON type (string, number, integer, boolean, object, array)`, `give it a type, e.g. Type.String({ description: '...' })`);
     }
     if (typeof property.description !== 'string' || property.description.trim() === '') {
-      fail(ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING, `parameter '${name}' has no description (TUL-011 §4)`, `add one: { description: 'What ${name} means to the tool.' }`);
+      fail(ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING, `parameter '${name}' has no description; the model reads it to know what to send`, `add one: { description: 'What ${name} means to the tool.' }`);
     }
   }
 }

@@ -155,6 +155,17 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
     expect(registrationError(NoRequired).message).toContain("required property 'required'");
   });
 
+  it('refuses an empty or blank description by saying to write one', () => {
+    for (const description of ['', '   ']) {
+      const error = registrationError(validTool('blank_description', { getSchema: () => functionToolSchema('blank_description', description, Args) }));
+      expect(error.code).toBe(ContractErrorCode.SCHEMA_SHAPE_INVALID);
+      expect(error.message).toBe(
+        'Tool "blank_description" (ValidTool) breaks the tool contract: getSchema() gives the tool no description, and models choose a tool by its description. ' +
+          "Fix: write one sentence saying what the tool does, as functionToolSchema's second argument: functionToolSchema(ToolName, 'Converts a temperature between units.', Args).",
+      );
+    }
+  });
+
   it('refuses a schema whose name differs from ToolName', () => {
     const Mismatch = validTool('real_name', { getSchema: () => functionToolSchema('other_name', 'x', Args) });
     const error = registrationError(Mismatch);

@@ -18,17 +18,20 @@ export function usage(strings: TemplateStringsArray, ...values: unknown[]): stri
   return lines.map((line) => line.slice(Number.isFinite(indent) ? indent : 0).trimEnd()).join('\n');
 }
 
-/** The sections AGN-005 §7.2.2 recommends, in order, with the headings the Reasoner and the contract kit look for. */
+/**
+ * The six sections of a usage guide, in order, with the headings the Reasoner and the contract kit look for
+ * (each written as `Heading:` on its own line, as docs/tool-packages.md shows).
+ */
 export const USAGE_SECTIONS = [
   { key: 'purpose', heading: 'Primary purpose', pattern: /^\s*primary purpose\s*:/im },
-  { key: 'rules', heading: 'Rules (when to use, when not)', pattern: /^\s*rules\s*:/im },
+  { key: 'rules', heading: 'Rules', pattern: /^\s*rules\s*:/im },
   { key: 'arguments', heading: 'Arguments', pattern: /^\s*arguments\s*:/im },
   { key: 'errors', heading: 'Error codes', pattern: /^\s*error codes\s*:/im },
   { key: 'good', heading: 'Good usage', pattern: /^\s*good usage\s*:/im },
   { key: 'bad', heading: 'Bad usage', pattern: /^\s*bad usage\s*:/im },
 ] as const;
 
-/** The §7.2.2 sections that `text` lacks (an empty list when it follows the format). */
+/** The usage-guide sections that `text` lacks (an empty list when it follows the format). */
 export function missingUsageSections(text: string): string[] {
   return USAGE_SECTIONS.filter((section) => !section.pattern.test(text)).map((section) => section.heading);
 }

@@ -42,7 +42,8 @@ describe('the contract target on the deliberately malformed fixture package', ()
   let json: Run;
   let report: JsonReport;
   beforeAll(async () => {
-    [text, json] = await Promise.all([runContract(fixture), runContract(fixture, '--json')]);
+    const asTheTarget = ['--update-command', 'npx nx run @aptix-fixtures/malformed-tool-package:contract --update'];
+    [text, json] = await Promise.all([runContract(fixture, ...asTheTarget), runContract(fixture, ...asTheTarget, '--json')]);
     report = JSON.parse(json.stdout) as JsonReport;
   });
 
@@ -68,14 +69,14 @@ describe('the contract target on the deliberately malformed fixture package', ()
     expect(report.snapshot).toMatchObject({ status: 'differs', changed: ['fixture_drifting', 'fixture_removed', 'fixture_stale'] });
   });
 
-  it('warns, without failing on them alone, about usage metadata missing AGN-005 §7.2.2 sections', () => {
+  it('warns, without failing on them alone, about usage-guide sections that are missing', () => {
     expect(report.tools[1]!.warnings.map((finding) => finding.message)).toEqual([
-      'ToolUsageMetadata of fixture_loose does not open with "fixture_loose — Usage Guide" (AGN-005 §7.2.2). Fix: make that its first line.',
-      'ToolUsageMetadata of fixture_loose has no "Arguments:" section (AGN-005 §7.2.2). Fix: add it, so the Reasoner shows every tool\'s guidance the same way.',
-      'ToolUsageMetadata of fixture_loose has no "Error codes:" section (AGN-005 §7.2.2). Fix: add it, so the Reasoner shows every tool\'s guidance the same way.',
-      'ToolUsageMetadata of fixture_loose has no "Good usage:" section (AGN-005 §7.2.2). Fix: add it, so the Reasoner shows every tool\'s guidance the same way.',
-      'ToolUsageMetadata of fixture_loose has no "Bad usage:" section (AGN-005 §7.2.2). Fix: add it, so the Reasoner shows every tool\'s guidance the same way.',
-      "ToolUsageMetadata of fixture_loose never mentions its argument 'options' (AGN-005 §7.2.3: keep it in sync with the schema). Fix: describe it under \"Arguments:\".",
+      'ToolUsageMetadata of fixture_loose does not open with "fixture_loose — Usage Guide". Fix: make that its first line.',
+      'ToolUsageMetadata of fixture_loose has no "Arguments:" section. Fix: add a "Arguments:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
+      'ToolUsageMetadata of fixture_loose has no "Error codes:" section. Fix: add a "Error codes:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
+      'ToolUsageMetadata of fixture_loose has no "Good usage:" section. Fix: add a "Good usage:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
+      'ToolUsageMetadata of fixture_loose has no "Bad usage:" section. Fix: add a "Bad usage:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
+      "ToolUsageMetadata of fixture_loose never mentions its argument 'options' (keep the guide in sync with the schema). Fix: describe it under \"Arguments:\".",
     ]);
   });
 
@@ -85,7 +86,7 @@ describe('the contract target on the deliberately malformed fixture package', ()
       '  ✗ Misnamed-Tool     strict, 21 garbage inputs × 2 ways, ',
       '    ✗ TOOL_NAME_INVALID: Tool "Misnamed-Tool" (MisnamedTool) breaks the tool contract: ToolName "Misnamed-Tool" is not lowercase_snake_case (^[a-z0-9]+(_[a-z0-9]+)*$). Fix: rename it, for example to "misnamed_tool".',
       '    ✗ USAGE_METADATA_MISSING: Tool "Misnamed-Tool" (MisnamedTool) breaks the tool contract: ToolUsageMetadata is missing or empty;',
-      "    ✗ SCHEMA_PROPERTY_DESCRIPTION_MISSING: Tool \"fixture_loose\" breaks the tool contract: parameter 'options.verbose' has no description; the model reads every field's description, nested ones too (TUL-011 §4).",
+      "    ✗ SCHEMA_PROPERTY_DESCRIPTION_MISSING: Tool \"fixture_loose\" breaks the tool contract: parameter 'options.verbose' has no description; the model reads every field's description, nested ones too.",
       "    ✗ STRICT_MODE_REJECTED: Tool \"fixture_loose\": OpenAI strict mode cannot take its schema (parameters: open objects ('additionalProperties' other than false) are not supported in strict mode), and it does not declare strict: false.",
       '    ✗ PROTOTYPE_POLLUTED: Tool "fixture_careless" changed Object.prototype.aptixContractPolluted (added) while handling a __proto__ key (via its own execute()): an attacker-controlled key reached a prototype.',
       '    ✗ GARBAGE_THREW: Tool "fixture_careless" threw instead of returning a failed InvokeResult via its own execute(), on 19 garbage inputs (invalid JSON (cut off); text that is not JSON; JSON null; a JSON array; and 15 more). First: SyntaxError: Unexpected end of JSON input.',
@@ -104,6 +105,13 @@ describe('the contract target on the deliberately malformed fixture package', ()
     expect(stale.message).toContain('A schema change is an API change for every model using the tool');
     expect(stale.message).toContain('It needs a changeset (npx changeset');
     expect(stale.message).toContain('run npx nx run @aptix-fixtures/malformed-tool-package:contract --update, then commit tool-schemas.json with the changeset.');
+  });
+
+  it('outside Nx (the bare runner, as aptix-contract), names npx aptix-contract --update instead of a target', async () => {
+    const bare = JSON.parse((await runContract(fixture, '--json')).stdout) as JsonReport;
+    const stale = bare.violations.find((finding) => finding.message.startsWith('The schema of fixture_stale'))!;
+    expect(stale.message).toContain('run npx aptix-contract --update, then commit tool-schemas.json with the changeset.');
+    expect(JSON.stringify(bare)).not.toContain('nx run');
   });
 
   it('leaves the committed snapshot alone without --update', () => {
@@ -148,7 +156,7 @@ describe('the plugin: createNodes', () => {
       'packages/tools/samples': {
         targets: {
           contract: {
-            command: 'node tools/nx-plugin/src/run-contract.mjs packages/tools/samples',
+            command: 'node tools/nx-plugin/src/run-contract.mjs packages/tools/samples --update-command "npx nx run @aptix/tool-samples:contract --update"',
             cache: true,
             dependsOn: ['build', '^build'],
             inputs: ['production', '^production', '{workspaceRoot}/tools/nx-plugin/src/run-contract.mjs', { externalDependencies: ['typebox', 'ajv'] }],

@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline/promises';
 import { ReasonerError, toMessageResponse, type ReasonerEvent, type TurnResult } from '@aptix/reasoner';
 import type { AptixHost } from '../aptix-host.js';
 import type { Output } from './output.js';
@@ -54,16 +54,15 @@ export async function chat(host: AptixHost, out: Output, options: { session?: st
     }
   }
 
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: '> ' });
+  const lines = new LineQueue(rl);
   process.stderr.write(`Chatting in session ${sessionId}. Ctrl-C stops a turn; Ctrl-D or /exit leaves.\n`);
   try {
     for (;;) {
-      let line: string;
-      try {
-        line = (await rl.question('> ')).trim();
-      } catch {
-        return 0; // input closed
-      }
+      // Lines typed (or pasted) while a turn ran are kept, and answered in order.
+      const next = await lines.next();
+      if (next === undefined) return 0; // input closed
+      const line = next.trim();
       if (line === '/exit') return 0;
       if (line === '') continue;
       const controller = new AbortController();
@@ -82,5 +81,33 @@ export async function chat(host: AptixHost, out: Output, options: { session?: st
     }
   } finally {
     rl.close();
+  }
+}
+
+/** Every line the terminal or a pipe gives, in order, kept until asked for; a prompt when none is waiting. */
+class LineQueue {
+  readonly #waiting: string[] = [];
+  #closed = false;
+  #wake: (() => void) | undefined;
+
+  constructor(private readonly rl: Interface) {
+    rl.on('line', (line) => {
+      this.#waiting.push(line);
+      this.#wake?.();
+    });
+    rl.once('close', () => {
+      this.#closed = true;
+      this.#wake?.();
+    });
+  }
+
+  /** The next line, or undefined once the input has closed and every line was taken. */
+  async next(): Promise<string | undefined> {
+    if (this.#waiting.length === 0 && !this.#closed) {
+      this.rl.prompt();
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = undefined;
+    }
+    return this.#waiting.shift();
   }
 }

@@ -25,7 +25,7 @@ describe('schema snapshots', () => {
   it('fails when there is no snapshot, saying how to make one', () => {
     const result = checkSchemaSnapshot({ file, schemas: { agent_hello: helloCanonical }, packageName: '@acme/tools' });
     expect(result.status).toBe('missing');
-    expect(result.violations).toEqual([{ code: ContractCheckCode.SCHEMA_SNAPSHOT_MISSING, message: expect.stringMatching(/^@acme\/tools has no schema snapshot \(.*tool-schemas\.json\)\. .* Fix: run npx nx run @acme\/tools:contract --update and commit the file\.$/) }]);
+    expect(result.violations).toEqual([{ code: ContractCheckCode.SCHEMA_SNAPSHOT_MISSING, message: expect.stringMatching(/^@acme\/tools has no schema snapshot \(.*tool-schemas\.json\)\. .* Fix: run npx aptix-contract --update and commit the file\.$/) }]);
     expect(existsSync(file)).toBe(false);
   });
 

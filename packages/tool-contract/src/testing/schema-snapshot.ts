@@ -7,6 +7,9 @@ import { jsonDifferences } from './schema-diff.js';
 /** The file, at a tool package's root, that holds its committed schema snapshot. */
 export const SCHEMA_SNAPSHOT_FILE = 'tool-schemas.json';
 
+/** The command that rewrites the snapshot, run in the package's folder: works in any project, with or without Nx. */
+export const DEFAULT_UPDATE_COMMAND = 'npx aptix-contract --update';
+
 /**
  * The snapshot text of canonical schemas by tool name: keys sorted at every level, two-space
  * indentation and a final newline, so a schema change shows as a small, reviewable diff.
@@ -29,7 +32,7 @@ export interface SchemaSnapshotOptions {
   readonly update?: boolean;
   /** Some tools' schemas could not be read: do not report their absence, and refuse to update. */
   readonly incomplete?: boolean;
-  /** The command that updates the snapshot, for messages. Default `npx nx run <packageName>:contract --update`. */
+  /** The command that updates the snapshot, for messages. Default `npx aptix-contract --update` (the Nx target passes its own). */
   readonly updateCommand?: string;
 }
 
@@ -48,7 +51,7 @@ export interface SchemaSnapshotResult {
  */
 export function checkSchemaSnapshot(options: SchemaSnapshotOptions): SchemaSnapshotResult {
   const { file, schemas, packageName, incomplete = false } = options;
-  const update = options.updateCommand ?? `npx nx run ${packageName}:contract --update`;
+  const update = options.updateCommand ?? DEFAULT_UPDATE_COMMAND;
   const text = schemaSnapshotText(schemas);
   const violations: ContractFinding[] = [];
   const warnings: ContractFinding[] = [];

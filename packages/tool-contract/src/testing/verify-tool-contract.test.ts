@@ -187,13 +187,23 @@ describe('verifyToolContract', () => {
     const report = await verifyToolContract(Terse);
     expect(report.ok).toBe(true);
     expect(report.warnings.map((finding) => `${finding.code} ${finding.message}`)).toEqual([
-      'USAGE_TITLE_MISSING ToolUsageMetadata of kit_terse does not open with "kit_terse — Usage Guide" (AGN-005 §7.2.2). Fix: make that its first line.',
+      'USAGE_TITLE_MISSING ToolUsageMetadata of kit_terse does not open with "kit_terse — Usage Guide". Fix: make that its first line.',
       expect.stringMatching(/^USAGE_SECTION_MISSING .*no "Arguments:" section/),
       expect.stringMatching(/^USAGE_SECTION_MISSING .*no "Error codes:" section/),
       expect.stringMatching(/^USAGE_SECTION_MISSING .*no "Good usage:" section/),
       expect.stringMatching(/^USAGE_SECTION_MISSING .*no "Bad usage:" section/),
       expect.stringMatching(/^USAGE_ARGUMENT_UNDOCUMENTED .*never mentions its argument 'text'/),
     ]);
+  });
+
+  it('names a missing section by the heading the docs use ("Rules:"), with no record code a user cannot look up', async () => {
+    const NoRules = typedTool('kit_no_rules', TextArgs);
+    Object.defineProperty(NoRules, 'ToolUsageMetadata', { value: 'kit_no_rules — Usage Guide\n\nPrimary purpose:\n- echo.\n\nArguments:\n- text.\n\nError codes:\n- none.\n\nGood usage:\n- x\n\nBad usage:\n- y' });
+    const report = await verifyToolContract(NoRules);
+    expect(report.warnings.map((finding) => finding.message)).toEqual([
+      'ToolUsageMetadata of kit_no_rules has no "Rules:" section. Fix: add a "Rules:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
+    ]);
+    expect(JSON.stringify(report)).not.toMatch(/(TUL|AGN)-\d{3}/);
   });
 
   describe('garbage arguments', () => {

@@ -167,7 +167,7 @@ function checkNestedDescriptions(name: string, parameters: JsonSchema, reported:
     if (already.some((message) => message.includes(`parameter '${path}'`))) continue;
     violations.push({
       code: ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING,
-      message: `Tool "${name}" breaks the tool contract: parameter '${path}' has no description; the model reads every field's description, nested ones too (TUL-011 §4). Fix: add one, e.g. { description: 'What ${path.split(/[.[|]/).pop()} means to the tool.' }.`,
+      message: `Tool "${name}" breaks the tool contract: parameter '${path}' has no description; the model reads every field's description, nested ones too. Fix: add one, e.g. { description: 'What ${path.split(/[.[|]/).pop()} means to the tool.' }.`,
     });
   }
 }
@@ -222,14 +222,14 @@ function checkUsage(name: string, toolClass: unknown, parameters: JsonSchema | u
   if (typeof text !== 'string' || text.trim() === '') return; // a violation of the rules already
   const title = USAGE_TITLE.exec(text.split('\n').find((line) => line.trim() !== '') ?? '');
   if (title?.[1] !== name) {
-    warnings.push({ code: ContractCheckCode.USAGE_TITLE_MISSING, message: `ToolUsageMetadata of ${name} does not open with "${name} — Usage Guide" (AGN-005 §7.2.2). Fix: make that its first line.` });
+    warnings.push({ code: ContractCheckCode.USAGE_TITLE_MISSING, message: `ToolUsageMetadata of ${name} does not open with "${name} — Usage Guide". Fix: make that its first line.` });
   }
   for (const heading of missingUsageSections(text)) {
-    warnings.push({ code: ContractCheckCode.USAGE_SECTION_MISSING, message: `ToolUsageMetadata of ${name} has no "${heading}:" section (AGN-005 §7.2.2). Fix: add it, so the Reasoner shows every tool's guidance the same way.` });
+    warnings.push({ code: ContractCheckCode.USAGE_SECTION_MISSING, message: `ToolUsageMetadata of ${name} has no "${heading}:" section. Fix: add a "${heading}:" line and its points, so the Reasoner shows every tool's guidance the same way.` });
   }
   for (const argument of parameters ? rootPropertyNames(parameters) : []) {
     if (!new RegExp(`\\b${argument.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text)) {
-      warnings.push({ code: ContractCheckCode.USAGE_ARGUMENT_UNDOCUMENTED, message: `ToolUsageMetadata of ${name} never mentions its argument '${argument}' (AGN-005 §7.2.3: keep it in sync with the schema). Fix: describe it under "Arguments:".` });
+      warnings.push({ code: ContractCheckCode.USAGE_ARGUMENT_UNDOCUMENTED, message: `ToolUsageMetadata of ${name} never mentions its argument '${argument}' (keep the guide in sync with the schema). Fix: describe it under "Arguments:".` });
     }
   }
 }
@@ -262,7 +262,7 @@ async function checkOtherProcesses(name: string, className: string, canonicalSch
     const differences = jsonDifferences(JSON.parse(canonicalSchema), JSON.parse(differing[0]!));
     violations.push({
       code: ContractCheckCode.SCHEMA_DIFFERS_ACROSS_PROCESSES,
-      message: `Tool "${name}": getSchema() gives a different schema in ${differing.length} of ${entries.length} separate Node processes (${differences.join('; ')}). Schemas must be built from constants only (TUL-011 §4), not from values fixed when the module loads (a timestamp, a random id, the process id, the environment). Fix: build the schema from constants.`,
+      message: `Tool "${name}": getSchema() gives a different schema in ${differing.length} of ${entries.length} separate Node processes (${differences.join('; ')}). Schemas must be built from constants only, not from values fixed when the module loads (a timestamp, a random id, the process id, the environment). Fix: build the schema from constants.`,
     });
   }
 }

@@ -20,8 +20,8 @@ export interface DescribeToolContractOptions extends Omit<VerifyToolContractOpti
 }
 
 const CHECKS: ReadonlyArray<readonly [ContractCheck, string]> = [
-  ['rules', 'follows the registry rules (TUL-011 §2, AGN-005 §2.2)'],
-  ['descriptions', 'describes every parameter, nested ones too (TUL-011 §4)'],
+  ['rules', 'follows the registry rules (name, usage guide, execute, schema, time-out)'],
+  ['descriptions', 'describes every parameter, nested ones too'],
   ['strict', 'is accepted by OpenAI strict mode, or declares strict: false'],
   ['garbage', 'answers garbage arguments with well-formed failed InvokeResults, never a throw'],
   ['prototypes', 'leaves every built-in prototype untouched'],
