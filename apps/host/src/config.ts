@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
+import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 
 /** The first-party tool packages a host loads when the configuration names none. */
 export const DEFAULT_TOOL_PACKAGES = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'] as const;
@@ -17,7 +18,11 @@ export const AptixConfigFile = Type.Object(
     host: Type.Optional(Type.String({ minLength: 1, description: 'Address to listen on. Without an apiKey only loopback is allowed.' })),
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'TCP port; 0 picks a free one.' })),
     db: Type.Optional(Type.String({ minLength: 1, description: 'Session store URL: sqlite:<path> or postgres://…' })),
-    modes: Type.Optional(Type.String({ minLength: 1, description: 'Path of the mode catalog JSON file.' })),
+    modes: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, description: 'Path of the mode catalog JSON file.' }), ModeCatalogChanges], {
+        description: 'The mode catalog: a file path, or { catalog?, extend?, add? } to add tools and modes to the shipped catalog without copying it.',
+      }),
+    ),
     apiKey: Type.Optional(Type.String({ minLength: 16, description: 'Bearer key required on /v1/* and /mcp. At least 16 characters.' })),
     toolPackages: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Tool packages by npm name or path; replaces the default list.' })),
     logLevel: Type.Optional(LogLevel),
@@ -56,6 +61,8 @@ export interface AptixConfig {
   readonly db: string;
   /** Path of the mode catalog, or undefined for the catalog shipped with @aptix/tool-mode-catalog. */
   readonly modes: string | undefined;
+  /** Tools added to the catalog's modes, and modes added to it (`modes: { extend, add }` in the file). */
+  readonly modeChanges: Omit<ModeCatalogChanges, 'catalog'> | undefined;
   readonly apiKey: string | undefined;
   readonly toolPackages: readonly string[];
   readonly logLevel: string;
@@ -128,12 +135,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     if (seen.has(entry)) throw new ConfigError(`toolPackages lists "${entry}" twice${envPackages ? ' (in APTIX_TOOL_PACKAGES)' : source ? ` (in ${source})` : ''}. Fix: list each tool package once.`);
     seen.add(entry);
   }
-  const modes = fromEnv('APTIX_MODES') ?? file.modes;
+  const { catalog: fileCatalog, ...modeChanges } = typeof file.modes === 'object' ? file.modes : { catalog: file.modes };
+  const modes = fromEnv('APTIX_MODES') ?? fileCatalog;
   return {
     host: options.overrides?.host ?? fromEnv('APTIX_HOST') ?? file.host ?? '127.0.0.1',
     port: options.overrides?.port ?? envPort ?? file.port ?? 8787,
     db: fromEnv('APTIX_DB') ?? file.db ?? 'sqlite:./.aptix/aptix.db',
     modes: modes === undefined ? undefined : isAbsolute(modes) ? modes : resolve(fromEnv('APTIX_MODES') ? cwd : baseDir, modes),
+    modeChanges: Object.keys(modeChanges).length > 0 ? modeChanges : undefined,
     apiKey,
     toolPackages,
     logLevel,

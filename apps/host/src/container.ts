@@ -9,12 +9,13 @@ import {
   type AgentTool,
   type AnyAgentToolClass,
 } from '@aptix/tool-contract';
-import { checkCatalogAgainstRegistry, defaultCatalogPath, loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type { AgentSessionStore } from '@aptix/agent-sessions';
 import { openSessionStore, type OpenSessionStoreOptions } from '@aptix/agent-sessions/open';
 import { createReasoner, type Reasoner } from '@aptix/reasoner';
 import type { AptixConfig } from './config.js';
 import { createHostLogger } from './logger.js';
+import { composeHostCatalog } from './mode-wiring.js';
 import { loadToolPackages, ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
 
 /** Everything the composition root holds. Tools receive this cradle, and read only what they name. */
@@ -29,6 +30,8 @@ export interface HostCradle {
   readonly modeCatalog: ModeCatalog;
   readonly sessionManager: AgentSessionStore;
   readonly toolPackages: readonly LoadedToolPackage[];
+  /** What start-up found questionable but not fatal: a tool offered in no mode, a tool package joining a mode this host lacks. */
+  readonly warnings: readonly string[];
   /** The agent loop. Built on first use, so a host without a model still serves tools; resolving it then throws a ReasonerError saying what to set. */
   readonly reasoner: Reasoner;
 }
@@ -47,7 +50,7 @@ export interface ComposeOptions {
   readonly withoutSessions?: boolean;
 }
 
-const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'sessionManager', 'toolPackages', 'reasoner']);
+const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'warnings', 'sessionManager', 'toolPackages', 'reasoner']);
 
 /**
  * The composition root: builds the strict awilix container from the configuration, loads every tool
@@ -60,7 +63,8 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
   const container = createContainer<HostCradle>({ injectionMode: InjectionMode.PROXY, strict: true });
 
   const toolPackages = await loadToolPackages(config.toolPackages, config.baseDir);
-  const registry = new AgentToolRegistry({ logger: adminLogger });
+  // No logger: a violation stops start-up with a HostStartupError that says it all, printed once by the caller.
+  const registry = new AgentToolRegistry();
   for (const toolPackage of toolPackages) {
     for (const toolClass of toolPackage.tools) {
       try {
@@ -75,9 +79,9 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
   }
 
   let modeCatalog: ModeCatalog;
+  let warnings: readonly string[];
   try {
-    modeCatalog = await loadModeCatalog(config.modes ?? defaultCatalogPath);
-    checkCatalogAgainstRegistry(registry, modeCatalog);
+    ({ catalog: modeCatalog, warnings } = await composeHostCatalog(config, toolPackages, registry));
   } catch (error) {
     throw new HostStartupError(`The mode catalog cannot be used: ${(error as Error).message}`, { cause: error });
   }
@@ -90,6 +94,7 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
     logger: asValue(adminLogger),
     registry: asValue(registry),
     modeCatalog: asValue(modeCatalog),
+    warnings: asValue(warnings),
     toolPackages: asValue(toolPackages),
     executor: asFunction(({ registry: tools, logger: toolLogger }: HostCradle) => new AgentToolExecutor({
       registry: tools,

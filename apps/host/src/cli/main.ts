@@ -69,6 +69,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
       const server = await createHttpServer(host, VERSION);
       const url = await server.app.listen({ host: config.host, port: config.port });
       const packages = host.cradle.toolPackages.map((p) => `${p.name}${p.version ? `@${p.version}` : ''}`);
+      for (const warning of host.cradle.warnings) host.cradle.pino.warn(warning);
       host.cradle.pino.info({ url, docs: `${url}/docs`, mcp: `${url}/mcp`, toolPackages: packages, tools: host.cradle.registry.size, db: redactUrl(config.db) }, `Aptix listening on ${url} (docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
@@ -118,13 +119,15 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .description("the startup contract check: load every tool package, check every tool and build each from the container")
     .action(async () => {
       await withHost(async (host, out) => {
-        const { toolPackages, registry, modeCatalog } = host.cradle;
+        const { toolPackages, registry, modeCatalog, warnings } = host.cradle;
         const report = {
           ok: true,
           toolPackages: toolPackages.map((p) => ({ name: p.name, version: p.version ?? null, tools: p.tools.map((t) => t.ToolName) })),
           tools: registry.size,
           modes: modeCatalog.keys,
+          warnings,
         };
+        for (const warning of warnings) process.stderr.write(`aptix: warning: ${warning}\n`);
         out.print(report, (r: typeof report) => `ok: ${r.tools} tools from ${r.toolPackages.length} packages satisfy the contract\n${table(r.toolPackages.map((p) => [p.name, p.tools.join(', ')]))}`);
       });
     });
@@ -156,6 +159,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .option('--session <id>', "call within this session (only its current mode's tools are allowed)")
     .option('--conversation <id>', 'the conversation id to put in the context')
     .action(async (name: string, args: string, options: { session?: string; conversation?: string }) => {
+      checkJsonArgument(args);
       await withHost(async (host, out) => {
         const outcome = await host.call(name, args, { ...(options.session ? { sessionId: options.session } : {}), ...(options.conversation ? { conversationId: options.conversation } : {}) });
         if (outcome.kind !== 'result') {
@@ -227,6 +231,18 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
 }
 
 type AptixConfigOverrides = { host?: string; port?: number };
+
+/** The arguments of `tools call` must be JSON text: anything else is a mistake on the command line, not a tool failure. */
+function checkJsonArgument(text: string): void {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `The arguments ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} are not valid JSON (${(error as Error).message}). ` +
+        `Fix: pass one JSON object in single quotes, e.g. aptix tools call testing_calculator '{"operation":"add","a":1,"b":2}'.`,
+    );
+  }
+}
 
 function optionalFile(file: string | undefined): { file?: string } {
   return file === undefined ? {} : { file };

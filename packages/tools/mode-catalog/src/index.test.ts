@@ -5,6 +5,7 @@ describe('the package entry', () => {
   it('exports exactly its public API: a change here is a change for every user', () => {
     expect(Object.keys(entry).sort()).toEqual([
       'ALWAYS_OFFERED_TOOLS',
+      'ALWAYS_OFFERED_TOOL_PACKAGES',
       'AgentModeSummary',
       'ListModesErrorCode',
       'ListModesTool',
@@ -12,15 +13,19 @@ describe('the package entry', () => {
       'MODE_KEY_MAX_LENGTH',
       'MODE_KEY_PATTERN',
       'ModeCatalog',
+      'ModeCatalogChanges',
       'ModeCatalogError',
       'ModeCatalogErrorCode',
       'ModeCatalogFile',
+      'ModeToAdd',
       'checkCatalogAgainstRegistry',
+      'composeModeCatalog',
       'defaultCatalogPath',
       'loadModeCatalog',
       'loadModeCatalogSync',
       'toolNamesForMode',
       'tools',
+      'toolsInNoMode',
     ]);
   });
 

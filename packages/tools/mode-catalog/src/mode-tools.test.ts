@@ -90,7 +90,9 @@ describe('checkCatalogAgainstRegistry', () => {
 
   it('fails when an always-on tool is not registered, since every mode must offer it', () => {
     const error = thrown(() => checkCatalogAgainstRegistry(registryWith(['agent_hello_world', 'testing_calculator', 'agent_list_modes']), sampleModes()));
-    expect(error.message).toContain('"agent_change_mode" is offered in every mode (TUL-007 §3.1), but it is not registered');
+    expect(error.message).toContain('"agent_change_mode" is offered in every mode, so the model can always see and change modes, but it is not registered (it comes from @aptix/tool-mode-change)');
+    expect(error.message).toContain('Every mode also offers agent_list_modes (from @aptix/tool-mode-catalog) and agent_change_mode (from @aptix/tool-mode-change): keep both packages in toolPackages.');
+    expect(error.message).not.toMatch(/(TUL|AGN)-\d{3}/);
   });
 
   it('accepts the shipped catalog against the first-party tools', async () => {

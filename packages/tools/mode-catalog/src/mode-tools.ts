@@ -10,6 +10,12 @@ import type { AgentModeSummary } from './mode-summary.js';
  */
 export const ALWAYS_OFFERED_TOOLS = Object.freeze(['agent_list_modes', 'agent_change_mode'] as const);
 
+/** The package that provides each always-offered tool: a host must load both, whatever else it loads. */
+export const ALWAYS_OFFERED_TOOL_PACKAGES: Readonly<Record<(typeof ALWAYS_OFFERED_TOOLS)[number], string>> = Object.freeze({
+  agent_list_modes: '@aptix/tool-mode-catalog',
+  agent_change_mode: '@aptix/tool-mode-change',
+});
+
 /** What the selection needs of a registry: `AgentToolRegistry` fits, and so does a test double. */
 export type ToolNameLookup = Pick<AgentToolRegistry, 'has' | 'names'>;
 
@@ -72,7 +78,7 @@ function unregisteredTools(registry: ToolNameLookup, modes: readonly AgentModeSu
   });
   for (const name of ALWAYS_OFFERED_TOOLS) {
     if (!registry.has(name) && !(only !== undefined && named.has(name))) {
-      issues.push({ path: '(always offered)', problem: `${JSON.stringify(name)} is offered in every mode (TUL-007 §3.1), but it is not registered` });
+      issues.push({ path: '(always offered)', problem: `${JSON.stringify(name)} is offered in every mode, so the model can always see and change modes, but it is not registered (it comes from ${ALWAYS_OFFERED_TOOL_PACKAGES[name]})` });
     }
   }
   return issues;
@@ -87,7 +93,8 @@ function unregistered(registry: ToolNameLookup, source: string, issues: readonly
   return new ModeCatalogError(
     ModeCatalogErrorCode.UNREGISTERED_TOOL,
     `Mode catalog ${source} names tools that are not registered: ${listed}. Registered tools: ${registry.names().join(', ') || 'none'}. ` +
-      `Fix: register the package that provides each tool, or remove it from the mode's "tools".`,
+      `Fix: add the tool package that provides each tool to toolPackages, or remove the tool from the mode. ` +
+      `Every mode also offers ${ALWAYS_OFFERED_TOOLS.map((tool) => `${tool} (from ${ALWAYS_OFFERED_TOOL_PACKAGES[tool]})`).join(' and ')}: keep both packages in toolPackages.`,
     { source, issues },
   );
 }

@@ -1,0 +1,60 @@
+import type { AgentToolRegistry } from '@aptix/tool-contract';
+import {
+  checkCatalogAgainstRegistry,
+  composeModeCatalog,
+  defaultCatalogPath,
+  loadModeCatalog,
+  MODE_KEY_PATTERN,
+  toolsInNoMode,
+  type ComposedModeCatalog,
+  type ModeCatalogExtension,
+} from '@aptix/tool-mode-catalog';
+import type { AptixConfig } from './config.js';
+import type { LoadedToolPackage } from './tool-packages.js';
+
+const MODE_KEY = new RegExp(MODE_KEY_PATTERN);
+
+/**
+ * The host's mode catalog: the configured catalog file (or the shipped one), plus the modes the
+ * configuration adds, plus the modes each tool class asks to join (`static Modes`), plus the tools the
+ * configuration adds to modes. Then every mode's tools are checked against the registry.
+ *
+ * Warnings, not errors: a tool package joining a mode this host does not have, and a tool that no mode
+ * offers (served over HTTP, MCP and the CLI, but never offered to a model in a session).
+ * @throws {Error} a ModeCatalogError, or an Error naming the tool package and the tool whose `Modes` is malformed.
+ */
+export async function composeHostCatalog(config: AptixConfig, toolPackages: readonly LoadedToolPackage[], registry: AgentToolRegistry): Promise<ComposedModeCatalog> {
+  const base = await loadModeCatalog(config.modes ?? defaultCatalogPath);
+  const configSource = config.file ? `the "modes" of ${config.file}` : 'the configuration';
+  const extensions: ModeCatalogExtension[] = [];
+  if (config.modeChanges) extensions.push({ source: configSource, ...config.modeChanges, unknownMode: 'error' });
+  for (const toolPackage of toolPackages) extensions.push({ source: `tool package "${toolPackage.name}"`, extend: packageJoins(toolPackage), unknownMode: 'warning' });
+
+  const { catalog, warnings } = composeModeCatalog(base, extensions);
+  checkCatalogAgainstRegistry(registry, catalog);
+  const idle = toolsInNoMode(registry.names(), catalog).map((name) => {
+    const owner = toolPackages.find((toolPackage) => toolPackage.tools.some((tool) => tool.ToolName === name));
+    return (
+      `Tool "${name}"${owner ? ` from "${owner.name}"` : ''} is offered in no mode, so no session's model is offered it (HTTP, MCP and the CLI still serve it). ` +
+      `Fix: add static readonly Modes = ['general'] to its class, or "modes": { "extend": { "general": ["${name}"] } } to aptix.config.json.`
+    );
+  });
+  return { catalog, warnings: [...warnings, ...idle] };
+}
+
+/** The modes each tool of a package asks to join, as `{ modeKey: [toolName, …] }`. */
+function packageJoins(toolPackage: LoadedToolPackage): Record<string, string[]> {
+  const joins: Record<string, string[]> = {};
+  for (const tool of toolPackage.tools) {
+    const modes: unknown = (tool as { Modes?: unknown }).Modes;
+    if (modes === undefined) continue;
+    if (!Array.isArray(modes) || modes.some((key) => typeof key !== 'string' || !MODE_KEY.test(key))) {
+      throw new Error(
+        `tool package "${toolPackage.name}": Tool "${tool.ToolName}" declares Modes = ${JSON.stringify(modes) ?? String(modes)}, which is not a list of mode keys. ` +
+          `Fix: declare static readonly Modes = ['general'], with snake_case mode keys.`,
+      );
+    }
+    for (const key of modes as string[]) (joins[key] ??= []).push(tool.ToolName);
+  }
+  return joins;
+}
