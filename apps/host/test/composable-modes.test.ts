@@ -69,11 +69,16 @@ describe('composable modes: tool packages and the configuration add to the shipp
 
   it('offers each tool in the modes it joined, after the shipped tools, without a copy of the catalog', async () => {
     const file = composed();
-    const { modes } = (await runCli(['--config', file, 'modes', 'list'], { env })).json<{ modes: Array<{ key: string; tools: string[]; isDefault: boolean }> }>();
+    type Modes = { modes: Array<{ key: string; tools: string[]; isDefault: boolean }> };
+    const [shipped, { modes }] = await Promise.all([
+      runCli(['modes', 'list'], { env }).then((run) => run.json<Modes>().modes),
+      runCli(['--config', file, 'modes', 'list'], { env }).then((run) => run.json<Modes>()),
+    ]);
+    const tools = (key: string) => shipped.find((mode) => mode.key === key)!.tools;
     expect(modes.map((mode) => [mode.key, mode.tools])).toEqual([
-      ['general', ['agent_hello_world', 'testing_calculator', 'acme_joining']],
-      ['ddr_authoring', []],
-      ['tool_diagnostics', ['testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'agent_hello_world', 'acme_configured']],
+      ['general', [...tools('general'), 'acme_joining']],
+      ['ddr_authoring', tools('ddr_authoring')],
+      ['tool_diagnostics', [...tools('tool_diagnostics'), 'acme_configured']],
       ['weather', ['acme_added']],
     ]);
     expect(modes.filter((mode) => mode.isDefault).map((mode) => mode.key)).toEqual(['general']);
