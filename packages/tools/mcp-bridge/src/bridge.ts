@@ -1,0 +1,248 @@
+import type { Tool } from '@modelcontextprotocol/client';
+import { canonicalJson, inspectToolClass, silentAdminLogger, type AdminLogger, type ToolAnnotations } from '@aptix/tool-contract';
+import { bridgedToolClass, type BridgedToolClass, type BridgeRuntime, type RemoteToolStatus } from './bridged-tool.js';
+import { McpBridgeError } from './codes.js';
+import { ServerConnection } from './connection.js';
+import { convertInputSchema } from './convert-schema.js';
+import { aptixNames, defaultPrefix } from './naming.js';
+import type { McpBridgeOptions } from './options.js';
+import { boundedText, generatedUsage } from './usage-text.js';
+
+/** What became of one remote tool at start-up. */
+export interface BridgedToolReport {
+  readonly remoteName: string;
+  /** The Aptix name, when the tool is offered. */
+  readonly name: string | undefined;
+  readonly offered: boolean;
+  /** Offered with OpenAI `strict: true`. */
+  readonly strict: boolean;
+  /** Why strict mode cannot take the schema (the tool is then offered with `strict: false`). */
+  readonly strictProblems: readonly string[];
+  /** What the schema conversion changed. */
+  readonly notes: readonly string[];
+  /** Why the tool is not offered. */
+  readonly skipped: readonly string[];
+}
+
+/** Calls run through the executor's deadline; the SDK's own time-out only backs it up. */
+const NO_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+const ANNOTATION_KEYS = ['readOnlyHint', 'idempotentHint', 'destructiveHint', 'openWorldHint'] as const;
+
+/**
+ * One MCP server's tools as Aptix tool classes. `McpBridge.start` connects, lists the tools and wraps
+ * each; `tools` is what a host registers. While the host runs, the bridge follows the server: a
+ * re-listed tool whose schema changed is logged and checked before calls use it, a removed tool
+ * answers REMOTE_TOOL_GONE, and a dead server is reconnected with backoff.
+ *
+ * @example
+ * const bridge = await McpBridge.start(parseBridgeOptions({ name: 'everything', stdio: { command: 'npx', args: ['mcp-server-everything'] } }), { logger });
+ * registry.registerTools(bridge.tools);
+ */
+export class McpBridge {
+  readonly #options: McpBridgeOptions;
+  readonly #logger: AdminLogger;
+  readonly #connection: ServerConnection;
+  readonly #status = new Map<string, RemoteToolStatus>();
+  /** The canonical input schema each offered tool had at start-up, and the last one seen. */
+  readonly #offeredSchemas = new Map<string, string>();
+  readonly #seenSchemas = new Map<string, string>();
+  readonly #announced = new Set<string>();
+  readonly #reports: BridgedToolReport[] = [];
+  #tools: readonly BridgedToolClass[] = [];
+  #started = false;
+
+  private constructor(options: McpBridgeOptions, logger: AdminLogger) {
+    this.#options = options;
+    this.#logger = logger;
+    this.#connection = new ServerConnection(options, logger, (tools) => this.#relisted(tools));
+  }
+
+  /** Connects to the server and wraps its tools; throws an McpBridgeError naming the server when it cannot. */
+  static async start(options: McpBridgeOptions, dependencies: { readonly logger?: AdminLogger } = {}): Promise<McpBridge> {
+    const bridge = new McpBridge(options, dependencies.logger ?? silentAdminLogger);
+    const tools = await bridge.#connection.start();
+    try {
+      bridge.#wrap(tools);
+    } catch (error) {
+      await bridge.close();
+      throw error;
+    }
+    bridge.#started = true;
+    return bridge;
+  }
+
+  /** The tool classes to register, fixed at start-up. */
+  get tools(): readonly BridgedToolClass[] {
+    return this.#tools;
+  }
+
+  get serverName(): string {
+    return this.#options.name;
+  }
+
+  get connected(): boolean {
+    return this.#connection.connected;
+  }
+
+  /** The process id of a stdio server, while connected. */
+  get pid(): number | undefined {
+    return this.#connection.connected ? this.#connection.pid : undefined;
+  }
+
+  /** The protocol revision spoken with the server now, when connected. */
+  get protocolVersion(): string | undefined {
+    return this.#connection.protocolVersion;
+  }
+
+  /** What became of every remote tool at start-up: offered or skipped, strict or not, and why. */
+  report(): readonly BridgedToolReport[] {
+    return this.#reports;
+  }
+
+  /** The current standing of a bridged tool, by its remote name. */
+  status(remoteName: string): RemoteToolStatus {
+    return this.#status.get(remoteName) ?? { kind: 'gone' };
+  }
+
+  /** Closes the connection (a stdio server is stopped); the tools then answer REMOTE_UNAVAILABLE. */
+  close(): Promise<void> {
+    return this.#connection.close();
+  }
+
+  #wrap(remoteTools: readonly Tool[]): void {
+    const { name: server, include, exclude, rename, invalidTools } = this.#options;
+    const prefix = this.#options.prefix ?? defaultPrefix(server);
+    const wanted = remoteTools.filter((tool) => (include === undefined || include.includes(tool.name)) && !(exclude ?? []).includes(tool.name));
+    for (const missing of (include ?? []).filter((remote) => !remoteTools.some((tool) => tool.name === remote))) {
+      this.#logger.addCustomEvent('warn', '[McpBridge_IncludeMissing]', `MCP server "${server}" offers no tool "${missing}", which its options include.`, [['Server', server]]);
+    }
+    const names = aptixNames(prefix, wanted.map((tool) => tool.name), rename);
+    const byName = new Map<string, string>();
+    const runtime: BridgeRuntime = { connection: this.#connection, status: (remote) => this.status(remote), defaultTimeoutMs: NO_TIMEOUT_MS };
+    const classes: BridgedToolClass[] = [];
+    for (const remote of wanted) {
+      const name = names.get(remote.name)!;
+      const other = byName.get(name);
+      if (other !== undefined) {
+        throw new McpBridgeError(`MCP server "${server}": the tools "${other}" and "${remote.name}" would both be called "${name}". Fix: give one of them another name in the options' "rename".`);
+      }
+      byName.set(name, remote.name);
+      const built = this.#build(remote, name, runtime);
+      this.#reports.push(built.report);
+      if (built.toolClass === undefined) {
+        const why = built.report.skipped.join('; ');
+        if (invalidTools === 'fail') throw new McpBridgeError(`MCP server "${server}": its tool "${remote.name}" cannot be offered: ${why}. Fix: exclude it in the options, or set "invalidTools": "skip".`);
+        this.#logger.addCustomEvent('warn', '[McpBridge_ToolSkipped]', `MCP server "${server}": its tool "${remote.name}" is not offered: ${why}.`, [['Server', server], ['Tool', remote.name]]);
+        continue;
+      }
+      classes.push(built.toolClass);
+      this.#status.set(remote.name, { kind: 'offered' });
+      const schema = canonicalJson(remote.inputSchema);
+      this.#offeredSchemas.set(remote.name, schema);
+      this.#seenSchemas.set(remote.name, schema);
+      const strictNote = built.report.strict ? 'strict' : `strict: false (${built.report.strictProblems.join('; ')})`;
+      this.#logger.addCustomEvent('info', '[McpBridge_ToolBridged]', `MCP server "${server}": "${remote.name}" is offered as ${name}, ${strictNote}${built.report.notes.length > 0 ? `; schema adjusted: ${built.report.notes.join('; ')}` : ''}.`, [['Server', server], ['Tool', name]]);
+    }
+    for (const remote of remoteTools) this.#announced.add(remote.name);
+    this.#tools = Object.freeze(classes);
+  }
+
+  /** Wraps one remote tool, and checks the class against the contract as the host's registry will. */
+  #build(remote: Tool, name: string, runtime: BridgeRuntime): { toolClass?: BridgedToolClass; report: BridgedToolReport } {
+    const skip = (why: readonly string[], notes: readonly string[] = []) => ({ report: { remoteName: remote.name, name: undefined, offered: false, strict: false, strictProblems: [], notes, skipped: why } });
+    if (remote.execution?.taskSupport === 'required') return skip(['it runs only as an MCP task (execution.taskSupport "required"), which the bridge does not run']);
+    const converted = convertInputSchema(remote.inputSchema);
+    if (converted.parameters === undefined) return skip(converted.problems.map((problem) => `its input schema cannot be converted: ${problem}`), converted.notes);
+    const description = boundedText(remote.description?.trim() || remote.title?.trim() || `Calls the tool "${remote.name}" of the MCP server "${this.#options.name}".`);
+    const annotations = pickAnnotations(remote.annotations);
+    const toolClass = bridgedToolClass(
+      {
+        name,
+        remoteName: remote.name,
+        server: this.#options.name,
+        schema: { type: 'function', name, description, parameters: converted.parameters, strict: converted.strict },
+        usage: generatedUsage({ name, remoteName: remote.name, server: this.#options.name, description, parameters: converted.parameters, annotations }),
+        timeoutMs: this.#options.timeoutMs,
+        annotations,
+      },
+      runtime,
+    );
+    const { violations } = inspectToolClass(toolClass);
+    if (violations.length > 0) return skip(violations.map((violation) => violation.message), converted.notes);
+    return { toolClass, report: { remoteName: remote.name, name, offered: true, strict: converted.strict, strictProblems: converted.strictProblems, notes: converted.notes, skipped: [] } };
+  }
+
+  /** A new tool list (tools/list_changed, or a reconnect): follow it for the tools offered at start-up. */
+  #relisted(remoteTools: readonly Tool[]): void {
+    if (!this.#started) return; // the start-up listing itself is handled by #wrap
+    const server = this.#options.name;
+    const byName = new Map(remoteTools.map((tool) => [tool.name, tool]));
+    for (const [remoteName, offered] of this.#offeredSchemas) {
+      const remote = byName.get(remoteName);
+      const previous = this.#status.get(remoteName);
+      if (remote === undefined) {
+        if (previous?.kind !== 'gone') this.#logger.addCustomEvent('warn', '[McpBridge_ToolGone]', `MCP server "${server}" no longer offers "${remoteName}"; it answers REMOTE_TOOL_GONE.`, [['Server', server], ['Tool', remoteName]]);
+        this.#status.set(remoteName, { kind: 'gone' });
+        this.#seenSchemas.delete(remoteName);
+        continue;
+      }
+      const schema = canonicalJson(remote.inputSchema);
+      if (schema === this.#seenSchemas.get(remoteName) && previous?.kind !== 'gone') continue;
+      this.#seenSchemas.set(remoteName, schema);
+      if (schema === offered) {
+        this.#status.set(remoteName, { kind: 'offered' });
+        if (previous?.kind !== 'offered') this.#logger.addCustomEvent('info', '[McpBridge_ToolRestored]', `MCP server "${server}" offers "${remoteName}" again with the schema it had at start-up.`, [['Server', server], ['Tool', remoteName]]);
+        continue;
+      }
+      this.#status.set(remoteName, this.#check(remote));
+    }
+    for (const remote of remoteTools) {
+      if (this.#announced.has(remote.name)) continue;
+      this.#announced.add(remote.name);
+      this.#logger.addCustomEvent('info', '[McpBridge_ToolAdded]', `MCP server "${server}" now offers "${remote.name}"; the host offers it after a restart (bridged tools are registered at start-up).`, [['Server', server], ['Tool', remote.name]]);
+    }
+  }
+
+  /** A changed schema, logged and checked before calls use it. */
+  #check(remote: Tool): RemoteToolStatus {
+    const server = this.#options.name;
+    const converted = convertInputSchema(remote.inputSchema);
+    let problems = [...converted.problems];
+    if (converted.parameters !== undefined) {
+      const probe = bridgedToolClass(
+        { name: 'bridge_schema_check', remoteName: remote.name, server, schema: { type: 'function', name: 'bridge_schema_check', description: 'check', parameters: converted.parameters, strict: converted.strict }, usage: 'check', timeoutMs: undefined, annotations: undefined },
+        { connection: this.#connection, status: () => ({ kind: 'gone' }), defaultTimeoutMs: NO_TIMEOUT_MS },
+      );
+      problems = inspectToolClass(probe).violations.map((violation) => violation.message);
+    }
+    if (problems.length > 0 || converted.parameters === undefined) {
+      const why = problems.join('; ');
+      this.#logger.addCustomEvent('error', '[McpBridge_SchemaRejected]', `MCP server "${server}" changed the input schema of "${remote.name}", and the new one fails the contract: ${why}. Calls answer REMOTE_SCHEMA_REJECTED.`, [['Server', server], ['Tool', remote.name]]);
+      return { kind: 'rejected', why };
+    }
+    this.#logger.addCustomEvent('warn', '[McpBridge_SchemaChanged]', `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(this.#offeredSchemas.get(remote.name)!, converted.parameters)}. The new schema passed the contract check; calls are checked against it from now on, and models see it after the host restarts.`, [['Server', server], ['Tool', remote.name]]);
+    return { kind: 'changed', parameters: converted.parameters };
+  }
+}
+
+function pickAnnotations(annotations: Tool['annotations']): ToolAnnotations | undefined {
+  if (annotations === undefined || annotations === null) return undefined;
+  const picked: Record<string, boolean> = {};
+  for (const key of ANNOTATION_KEYS) if (typeof annotations[key] === 'boolean') picked[key] = annotations[key];
+  return Object.keys(picked).length > 0 ? (picked as ToolAnnotations) : undefined;
+}
+
+/** Added and removed arguments, and changes to `required`, for the log. */
+function describeChange(before: string, after: { readonly properties: object; readonly required: readonly string[] }): string {
+  const old = JSON.parse(before) as { properties?: object; required?: string[] };
+  const oldNames = Object.keys(old.properties ?? {});
+  const newNames = Object.keys(after.properties);
+  const parts: string[] = [];
+  const added = newNames.filter((name) => !oldNames.includes(name));
+  const removed = oldNames.filter((name) => !newNames.includes(name));
+  const nowRequired = after.required.filter((name) => !(old.required ?? []).includes(name));
+  if (added.length > 0) parts.push(`arguments added: ${added.join(', ')}`);
+  if (removed.length > 0) parts.push(`arguments removed: ${removed.join(', ')}`);
+  if (nowRequired.length > 0) parts.push(`now required: ${nowRequired.join(', ')}`);
+  return parts.length > 0 ? parts.join('; ') : 'the argument types or constraints changed';
+}

@@ -1,0 +1,200 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import {
+  ExecutionErrorCode,
+  InvokeResult,
+  parseArgumentsJson,
+  validateArguments,
+  type AdminLogger,
+  type AgentTool,
+  type AgentToolClass,
+  type AgentToolExecutionContext,
+  type FunctionToolSchema,
+  type JsonSchema,
+  type ToolAnnotations,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
+import { BridgeErrorCode } from './codes.js';
+import { reason, ServerUnavailableError, type ServerConnection } from './connection.js';
+
+const MAX_MESSAGE_LENGTH = 4_000;
+
+/** Everything a bridged tool class is made from. */
+export interface BridgedToolSpec {
+  readonly name: string;
+  readonly remoteName: string;
+  readonly server: string;
+  readonly schema: FunctionToolSchema;
+  readonly usage: string;
+  readonly timeoutMs: number | undefined;
+  readonly annotations: ToolAnnotations | undefined;
+}
+
+/** How a bridged tool stands now, after the server's later tool lists. */
+export type RemoteToolStatus =
+  | { readonly kind: 'offered' }
+  | { readonly kind: 'changed'; readonly parameters: JsonSchema }
+  | { readonly kind: 'rejected'; readonly why: string }
+  | { readonly kind: 'gone' };
+
+/** What a bridged tool needs of its bridge at call time. */
+export interface BridgeRuntime {
+  readonly connection: ServerConnection;
+  status(remoteName: string): RemoteToolStatus;
+  /** The time-out a call gets when the tool declares none (the executor's default). */
+  readonly defaultTimeoutMs: number;
+}
+
+/** A bridged tool class: an ordinary AgentToolClass, plus where it came from. */
+export type BridgedToolClass = AgentToolClass<ToolDependencies> & {
+  readonly RemoteToolName: string;
+  readonly McpServerName: string;
+  readonly UsageMetadataGenerated: true;
+};
+
+/**
+ * Makes the Aptix tool class of one remote tool. The host builds it like any tool (its constructor
+ * takes `{ logger }`), registers it, and checks it against the contract; the connection to the server
+ * is reached through the closure, so several bridges (one per configured server) never share a
+ * dependency name.
+ */
+export function bridgedToolClass(spec: BridgedToolSpec, runtime: BridgeRuntime): BridgedToolClass {
+  const schemaText = JSON.stringify(spec.schema);
+  const toolClass = class implements AgentTool {
+    static readonly ToolName = spec.name;
+    static readonly ToolUsageMetadata = spec.usage;
+    static readonly TimeoutMs = spec.timeoutMs;
+    static readonly ToolAnnotations = spec.annotations;
+    static readonly RemoteToolName = spec.remoteName;
+    static readonly McpServerName = spec.server;
+    /** The usage metadata was generated from the server's description and schema (see the README). */
+    static readonly UsageMetadataGenerated = true as const;
+    static getSchema(): FunctionToolSchema {
+      return JSON.parse(schemaText) as FunctionToolSchema;
+    }
+
+    readonly name = spec.name;
+    readonly isToolFullyExecutedOnServer = true;
+    readonly #logger: AdminLogger;
+
+    constructor(dependencies: ToolDependencies) {
+      this.#logger = dependencies.logger;
+    }
+
+    execute(argumentsJson: string, context: AgentToolExecutionContext, signal: AbortSignal): Promise<InvokeResult<string>> {
+      return forward(spec, runtime, this.#logger, argumentsJson, context ?? {}, signal);
+    }
+  };
+  Object.defineProperty(toolClass, 'name', { value: `${spec.name.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase())}BridgedTool` });
+  return toolClass;
+}
+
+async function forward(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLogger, argumentsJson: string, context: AgentToolExecutionContext, signal: AbortSignal | undefined): Promise<InvokeResult<string>> {
+  const { name, remoteName, server } = spec;
+  const status = runtime.status(remoteName);
+  if (status.kind === 'gone') return InvokeResult.fromError(`${name}: MCP server "${server}" no longer offers the tool "${remoteName}".`, BridgeErrorCode.REMOTE_TOOL_GONE);
+  if (status.kind === 'rejected') return InvokeResult.fromError(`${name}: MCP server "${server}" changed the arguments of "${remoteName}" and the new schema cannot be offered (${status.why}). Restart the host once the server is fixed.`, BridgeErrorCode.REMOTE_SCHEMA_REJECTED);
+  const parsed = parseArgumentsJson(name, argumentsJson);
+  if (!parsed.ok) return InvokeResult.fromError(parsed.message, ExecutionErrorCode.INVALID_ARGUMENTS);
+  let args = parsed.value;
+  if (status.kind === 'changed') {
+    // The executor checked the arguments against the schema offered at start-up; the server now wants the new one.
+    const checked = validateArguments<Record<string, unknown>>(name, status.parameters, args);
+    if (!checked.ok) return InvokeResult.fromError(`${checked.message} (MCP server "${server}" changed this tool's arguments since the host started.)`, ExecutionErrorCode.INVALID_ARGUMENTS);
+    args = checked.value;
+  }
+  const started = performance.now();
+  const abort = signal ?? new AbortController().signal;
+  let result: CallToolResult;
+  try {
+    result = await runtime.connection.call(remoteName, args as Record<string, unknown>, {
+      signal: abort,
+      timeoutMs: spec.timeoutMs ?? runtime.defaultTimeoutMs,
+      onprogress: (progress) =>
+        logger.addCustomEvent('debug', `[${name}_Progress]`, `${progress.progress}${progress.total === undefined ? '' : `/${progress.total}`}${progress.message ? `: ${progress.message}` : ''}`, pairs(context)),
+    });
+  } catch (error) {
+    if (abort.aborted) return aborted(spec, abort, context, performance.now() - started);
+    return failure(spec, runtime, logger, error, context);
+  }
+  if (abort.aborted) return aborted(spec, abort, context, performance.now() - started);
+  return toInvokeResult(spec, result, context);
+}
+
+/** A tool result as an InvokeResult: `isError` becomes a failure with the server's text, anything else JSON text. */
+export function toInvokeResult(spec: Pick<BridgedToolSpec, 'name' | 'server'>, result: CallToolResult, context: AgentToolExecutionContext): InvokeResult<string> {
+  if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
+    return InvokeResult.fromError(`${spec.name}: MCP server "${spec.server}" answered with something that is not a tool result.`, BridgeErrorCode.REMOTE_MALFORMED_RESULT);
+  }
+  if (result.isError === true) {
+    const text = bounded(contentText(result.content));
+    return InvokeResult.fromError(`${spec.name}: ${text || `MCP server "${spec.server}" reported an error without a message.`}`, BridgeErrorCode.REMOTE_TOOL_ERROR);
+  }
+  const body: Record<string, unknown> = { content: result.content };
+  if (result.structuredContent !== undefined) body.structuredContent = result.structuredContent;
+  body.sessionId = context.sessionId ?? null;
+  body.conversationId = context.conversationId ?? null;
+  return InvokeResult.create(JSON.stringify(body));
+}
+
+function failure(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLogger, error: unknown, context: AgentToolExecutionContext): InvokeResult<string> {
+  const { name, server } = spec;
+  if (error instanceof ServerUnavailableError) return InvokeResult.fromError(`${name}: ${error.message}. Try again later.`, BridgeErrorCode.REMOTE_UNAVAILABLE);
+  if (error instanceof ProtocolError) return InvokeResult.fromError(`${name}: MCP server "${server}" refused the call: ${bounded(reason(error))}`, BridgeErrorCode.REMOTE_PROTOCOL_ERROR);
+  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+    return InvokeResult.fromError(`${name}: MCP server "${server}" answered with a result that does not match the tool's own output schema: ${bounded(reason(error))}`, BridgeErrorCode.REMOTE_MALFORMED_RESULT);
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return InvokeResult.fromError(`${name}: MCP server "${server}" did not answer in time; the call was cancelled on the server.`, ExecutionErrorCode.TIMEOUT);
+  }
+  // Anything else is the connection's trouble (a dead process, a refused or reset HTTP connection, an
+  // unknown session after the server restarted): reconnect, and say honestly that the outcome is unknown.
+  logger.addException(`[${name}_ExecuteAsync__RemoteUnavailable]`, error, pairs(context));
+  runtime.connection.lost(reason(error));
+  return InvokeResult.fromError(
+    `${name}: the connection to MCP server "${server}" failed during the call (${bounded(reason(error), 300)}); whether the call took effect on the server is unknown. The host is reconnecting; try again later.`,
+    BridgeErrorCode.REMOTE_UNAVAILABLE,
+  );
+}
+
+/**
+ * The caller's cancellation (AGN-005 §8): a successful result that says so. The server was sent
+ * notifications/cancelled, but it may have finished first, so unless the server marks the tool
+ * read-only the result says the outcome is unknown instead of promising that nothing happened.
+ * A time-out also aborts the signal; the executor answers TIMEOUT itself then, and this is unused.
+ */
+function aborted(spec: BridgedToolSpec, signal: AbortSignal, context: AgentToolExecutionContext, elapsedMs: number): InvokeResult<string> {
+  const timedOut = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
+  if (timedOut) return InvokeResult.fromError(`${spec.name} did not finish in time and was cancelled on MCP server "${spec.server}".`, ExecutionErrorCode.TIMEOUT);
+  const readOnly = spec.annotations?.readOnlyHint === true;
+  return InvokeResult.create(
+    JSON.stringify({
+      wasCancelled: true,
+      message: readOnly
+        ? `${spec.name} was cancelled by the caller before it finished; MCP server "${spec.server}" was told to stop (the tool changes nothing).`
+        : `${spec.name} was cancelled by the caller before it finished; MCP server "${spec.server}" was told to stop, but whether the call took effect there is unknown.`,
+      outcome: readOnly ? 'no_effect' : 'unknown',
+      elapsedMs: Math.round(elapsedMs),
+      sessionId: context.sessionId ?? null,
+      conversationId: context.conversationId ?? null,
+    }),
+  );
+}
+
+function contentText(content: CallToolResult['content']): string {
+  return content
+    .map((block) => (block && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+    .filter((text) => text.trim() !== '')
+    .join('\n');
+}
+
+function bounded(text: string, max = MAX_MESSAGE_LENGTH): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function pairs(context: AgentToolExecutionContext): Array<[string, string]> {
+  return [
+    ['SessionId', context.sessionId ?? ''],
+    ['ConversationId', context.conversationId ?? ''],
+  ];
+}

@@ -1,0 +1,226 @@
+import type { ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type ProgressCallback, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { AdminLogger } from '@aptix/tool-contract';
+import { McpBridgeError } from './codes.js';
+import { resolveValues, type McpBridgeOptions } from './options.js';
+
+const CLIENT_INFO = { name: 'aptix-mcp-bridge', version: '0.1.0' };
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_INITIAL_DELAY_MS = 250;
+const DEFAULT_MAX_DELAY_MS = 30_000;
+const MAX_STDERR_LINE = 2_000;
+
+/** Thrown by {@link ServerConnection.call} when there is no connection to call through. */
+export class ServerUnavailableError extends Error {
+  override readonly name = 'ServerUnavailableError';
+}
+
+export interface CallOptions {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  readonly onprogress?: ProgressCallback;
+}
+
+/**
+ * One MCP server, through the v2 SDK's client: connects (2026-07-28 or the 2025 handshake), lists the
+ * tools, reports list changes, and when the connection drops (the process died, the HTTP server went
+ * away) connects again with exponential backoff, reporting the tool list of each new connection.
+ */
+export class ServerConnection {
+  readonly #options: McpBridgeOptions;
+  readonly #logger: AdminLogger;
+  readonly #onTools: (tools: readonly Tool[]) => void;
+  #client: Client | undefined;
+  /** Bumped per connection, so a late close event of an old one is ignored. */
+  #generation = 0;
+  #state: 'idle' | 'connected' | 'reconnecting' | 'closed' = 'idle';
+  #attempts = 0;
+  #lastError = '';
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #pid: number | undefined;
+
+  constructor(options: McpBridgeOptions, logger: AdminLogger, onTools: (tools: readonly Tool[]) => void) {
+    this.#options = options;
+    this.#logger = logger;
+    this.#onTools = onTools;
+  }
+
+  /** Where the server is, for messages: the command or the URL (never a header or an environment value). */
+  get target(): string {
+    const { stdio, http } = this.#options;
+    return stdio ? `stdio: ${[stdio.command, ...(stdio.args ?? [])].join(' ')}` : `Streamable HTTP: ${http!.url}`;
+  }
+
+  /** The process id of a stdio server while connected (for operators and tests). */
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  get connected(): boolean {
+    return this.#state === 'connected';
+  }
+
+  /** The protocol revision of the current connection (`2026-07-28`, `2025-11-25`…), when connected. */
+  get protocolVersion(): string | undefined {
+    return this.#state === 'connected' ? this.#client?.getNegotiatedProtocolVersion() : undefined;
+  }
+
+  /** Connects and lists the tools; throws an McpBridgeError naming the server and the reason. */
+  async start(): Promise<readonly Tool[]> {
+    try {
+      const tools = await this.#connect();
+      this.#state = 'connected';
+      return tools;
+    } catch (error) {
+      this.#state = 'closed';
+      throw new McpBridgeError(
+        `MCP server "${this.#options.name}" (${this.target}) cannot be reached: ${reason(error)}. Fix: check that the server starts and answers there, or mark its toolPackages entry "optional": true to start without it.`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** Calls a tool; throws ServerUnavailableError when not connected, and whatever the SDK throws otherwise. */
+  async call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    const client = this.#client;
+    if (this.#state !== 'connected' || client === undefined) throw new ServerUnavailableError(this.describeUnavailable());
+    // The SDK's own time-out sits just past Aptix's, so the executor's TIMEOUT is what callers see;
+    // aborting the signal sends notifications/cancelled to the server.
+    return client.callTool({ name, arguments: args }, { signal: options.signal, timeout: options.timeoutMs + 1_000, ...(options.onprogress ? { onprogress: options.onprogress } : {}) });
+  }
+
+  /** Why calls cannot go through now, for failed results. */
+  describeUnavailable(): string {
+    if (this.#state === 'closed') return `the bridge to MCP server "${this.#options.name}" is closed`;
+    const last = this.#lastError ? ` (last error: ${this.#lastError})` : '';
+    return `MCP server "${this.#options.name}" is not connected; the host is reconnecting (attempt ${this.#attempts})${last}`;
+  }
+
+  /** The connection is known to be broken (a call failed at the transport): close it and reconnect. */
+  lost(why: string): void {
+    if (this.#state !== 'connected') return;
+    this.#state = 'reconnecting';
+    this.#lastError = why;
+    this.#generation++;
+    const old = this.#client;
+    this.#client = undefined;
+    this.#logger.addCustomEvent('warn', '[McpBridge_ConnectionLost]', `MCP server "${this.#options.name}" (${this.target}): the connection was lost (${why}); its tools fail with REMOTE_UNAVAILABLE until it is back.`, [['Server', this.#options.name]]);
+    void old?.close().catch(() => undefined);
+    this.#schedule();
+  }
+
+  async close(): Promise<void> {
+    this.#state = 'closed';
+    this.#generation++;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  #schedule(): void {
+    const initial = this.#options.reconnect?.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
+    const max = this.#options.reconnect?.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    const delay = Math.min(initial * 2 ** Math.min(this.#attempts, 30), max);
+    this.#attempts++;
+    this.#timer = setTimeout(() => void this.#reconnect(), delay);
+    // A reconnect loop never keeps the host process alive on its own.
+    this.#timer.unref();
+  }
+
+  async #reconnect(): Promise<void> {
+    this.#timer = undefined;
+    if (this.#state !== 'reconnecting') return;
+    try {
+      const tools = await this.#connect();
+      if (this.#state !== 'reconnecting') return; // closed meanwhile
+      this.#state = 'connected';
+      this.#logger.addCustomEvent('info', '[McpBridge_Reconnected]', `MCP server "${this.#options.name}" is back after ${this.#attempts} attempt(s), speaking ${this.protocolVersion ?? 'an unknown revision'}.`, [['Server', this.#options.name]]);
+      this.#attempts = 0;
+      this.#lastError = '';
+      this.#onTools(tools);
+    } catch (error) {
+      if (this.#state !== 'reconnecting') return;
+      this.#lastError = reason(error);
+      this.#logger.addCustomEvent('warn', '[McpBridge_ReconnectFailed]', `MCP server "${this.#options.name}" (${this.target}): reconnect attempt ${this.#attempts} failed: ${this.#lastError}.`, [['Server', this.#options.name]]);
+      this.#schedule();
+    }
+  }
+
+  async #connect(): Promise<readonly Tool[]> {
+    const generation = ++this.#generation;
+    const timeout = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const protocol = this.#options.protocol ?? 'auto';
+    const client = new Client(CLIENT_INFO, {
+      versionNegotiation: { mode: protocol === '2026-07-28' ? { pin: protocol } : protocol },
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (generation !== this.#generation) return;
+            if (error) this.#logger.addCustomEvent('warn', '[McpBridge_RelistFailed]', `MCP server "${this.#options.name}" said its tools changed, but listing them failed: ${reason(error)}.`, [['Server', this.#options.name]]);
+            else if (tools) this.#onTools(tools);
+          },
+        },
+      },
+    });
+    client.onclose = () => {
+      if (generation === this.#generation) this.lost('the connection closed');
+    };
+    client.onerror = (error) => {
+      if (generation === this.#generation) this.#logger.addCustomEvent('debug', '[McpBridge_TransportError]', `MCP server "${this.#options.name}": ${reason(error)}`, [['Server', this.#options.name]]);
+    };
+    const transport = this.#transport();
+    try {
+      await client.connect(transport, { timeout });
+      this.#pid = detach(transport);
+      const { tools } = await client.listTools(undefined, { timeout });
+      if (generation !== this.#generation) throw new Error('the bridge was closed while connecting');
+      this.#client = client;
+      return tools;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  #transport(): Transport {
+    const { stdio, http, name } = this.#options;
+    if (stdio) {
+      const env = resolveValues(stdio.env, 'the environment variable', name);
+      const transport = new StdioClientTransport({ command: stdio.command, args: [...(stdio.args ?? [])], env, ...(stdio.cwd ? { cwd: stdio.cwd } : {}), stderr: 'pipe' });
+      const stderr = transport.stderr as Readable | null;
+      if (stderr) {
+        // The server's stderr goes to the host's log, a line per event, never to the host's own stdio (which may carry MCP).
+        createInterface({ input: stderr }).on('line', (line) => {
+          this.#logger.addCustomEvent('debug', '[McpBridge_ServerStderr]', line.slice(0, MAX_STDERR_LINE), [['Server', name]]);
+        });
+      }
+      return transport;
+    }
+    const headers = resolveValues(http!.headers, 'the header', name);
+    return new StreamableHTTPClientTransport(new URL(http!.url), { requestInit: { headers } });
+  }
+}
+
+/**
+ * Lets the host exit while a stdio server runs: the child and its pipes no longer keep the event loop
+ * alive (the server gets end-of-file on its stdin when the host goes, and stops). The SDK keeps the
+ * child in a private field; if a later SDK moves it, nothing breaks but this.
+ */
+function detach(transport: Transport): number | undefined {
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  if (child === undefined || typeof child.unref !== 'function') return undefined;
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+  return child.pid;
+}
+
+/** An error's message, without a stack, bounded. */
+export function reason(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const cut = text.split('\n    at ')[0]!.trim();
+  return cut.length > 500 ? `${cut.slice(0, 499)}…` : cut || 'unknown error';
+}

@@ -1,0 +1,29 @@
+/**
+ * @aptix/tool-mcp-bridge: a remote MCP server's tools as Aptix tools, under the same contract, modes,
+ * time-outs and result envelope as any tool package. Everything exported here is public API.
+ */
+import type { ToolList, ToolPackageHost } from '@aptix/tool-contract';
+import { McpBridge } from './bridge.js';
+import { parseBridgeOptions } from './options.js';
+
+export { McpBridge, type BridgedToolReport } from './bridge.js';
+export { toInvokeResult, type BridgedToolClass, type RemoteToolStatus } from './bridged-tool.js';
+export { BRIDGE_ERROR_MEANINGS, BridgeErrorCode, McpBridgeError } from './codes.js';
+export { convertInputSchema, type ConvertedSchema } from './convert-schema.js';
+export { aptixNames, defaultPrefix, snakeCase } from './naming.js';
+export { McpBridgeOptionsSchema, parseBridgeOptions, resolveValues, type FromEnv, type McpBridgeOptions } from './options.js';
+export { GENERATED_MARKER } from './usage-text.js';
+
+/**
+ * The tool-package entry a host calls at start-up with the options of its `toolPackages` entry:
+ * connects to the server, lists its tools and returns their classes. An unreachable server throws an
+ * McpBridgeError naming it (the host stops, or skips an entry marked `optional`).
+ *
+ * @example
+ * // aptix.config.json
+ * { "toolPackages": [{ "package": "@aptix/tool-mcp-bridge", "options": { "name": "files", "stdio": { "command": "npx", "args": ["mcp-server-filesystem", "/srv/docs"] } } }] }
+ */
+export async function createTools(host: ToolPackageHost & { readonly options?: unknown }): Promise<ToolList> {
+  const bridge = await McpBridge.start(parseBridgeOptions(host.options), { logger: host.logger });
+  return bridge.tools;
+}

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AgentToolExecutor, AgentToolRegistry, CapturingAdminLogger } from '@aptix/tool-contract';
+import { McpBridge, parseBridgeOptions } from '../src/index.js';
+
+const require = createRequire(import.meta.url);
+const packageMain = (name: string) => {
+  const manifest = require.resolve(`${name}/package.json`);
+  const { bin } = require(manifest) as { bin: Record<string, string> };
+  return join(dirname(manifest), Object.values(bin)[0]!);
+};
+
+/** The reference servers from the npm registry, and the fixture that changes its tool list. */
+export const EVERYTHING = packageMain('@modelcontextprotocol/server-everything');
+export const FILESYSTEM = packageMain('@modelcontextprotocol/server-filesystem');
+export const CHANGING = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'changing-server.mjs');
+
+/** A TCP port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** server-everything over Streamable HTTP on `port`, as its own process; resolves once it listens. */
+export async function startEverythingHttp(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let text = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('listening on port')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${text}`)));
+  });
+  return child;
+}
+
+export async function stop(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  await exited;
+}
+
+/** A bridge registered in a real registry and run by a real executor, as a host does. */
+export async function bridgeHarness(options: unknown) {
+  const logger = new CapturingAdminLogger();
+  const bridge = await McpBridge.start(parseBridgeOptions(options), { logger });
+  const registry = new AgentToolRegistry({ logger });
+  registry.registerTools(bridge.tools);
+  const executor = new AgentToolExecutor({ registry, logger });
+  const call = async (name: string, args: unknown, options?: Parameters<AgentToolExecutor['execute']>[3]) => {
+    const result = await executor.execute(name, JSON.stringify(args), { sessionId: 's-1', conversationId: 'c-1' }, options);
+    return { ...result, value: result.successful ? (JSON.parse(result.result) as Record<string, unknown>) : undefined };
+  };
+  return { bridge, registry, executor, logger, call };
+}
+
+export function text(value: Record<string, unknown> | undefined): string {
+  const content = (value?.content ?? []) as Array<{ type: string; text?: string }>;
+  return content.map((block) => block.text ?? '').join('\n');
+}
