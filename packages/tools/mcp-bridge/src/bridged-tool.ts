@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import {
   ExecutionErrorCode,
   InvokeResult,
@@ -94,20 +94,21 @@ async function forward(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: Ad
   const status = runtime.status(remoteName);
   if (status.kind === 'gone') return InvokeResult.fromError(`${name}: MCP server "${server}" no longer offers the tool "${remoteName}".`, BridgeErrorCode.REMOTE_TOOL_GONE);
   if (status.kind === 'rejected') return InvokeResult.fromError(`${name}: MCP server "${server}" changed the arguments of "${remoteName}" and the new schema cannot be offered (${status.why}). Restart the host once the server is fixed.`, BridgeErrorCode.REMOTE_SCHEMA_REJECTED);
+  // Checked here too, not only by the executor: `execute` may be called directly, and nothing the
+  // schema refuses is sent to the server. After a change, the server's new schema is the one checked.
   const parsed = parseArgumentsJson(name, argumentsJson);
   if (!parsed.ok) return InvokeResult.fromError(parsed.message, ExecutionErrorCode.INVALID_ARGUMENTS);
-  let args = parsed.value;
-  if (status.kind === 'changed') {
-    // The executor checked the arguments against the schema offered at start-up; the server now wants the new one.
-    const checked = validateArguments<Record<string, unknown>>(name, status.parameters, args);
-    if (!checked.ok) return InvokeResult.fromError(`${checked.message} (MCP server "${server}" changed this tool's arguments since the host started.)`, ExecutionErrorCode.INVALID_ARGUMENTS);
-    args = checked.value;
+  const checked = validateArguments<Record<string, unknown>>(name, status.kind === 'changed' ? status.parameters : spec.schema.parameters, parsed.value);
+  if (!checked.ok) {
+    const note = status.kind === 'changed' ? ` (MCP server "${server}" changed this tool's arguments since the host started.)` : '';
+    return InvokeResult.fromError(`${checked.message}${note}`, ExecutionErrorCode.INVALID_ARGUMENTS);
   }
+  const args = checked.value;
   const started = performance.now();
   const abort = signal ?? new AbortController().signal;
   let result: CallToolResult;
   try {
-    result = await runtime.connection.call(remoteName, args as Record<string, unknown>, {
+    result = await runtime.connection.call(remoteName, args, {
       signal: abort,
       timeoutMs: spec.timeoutMs ?? runtime.defaultTimeoutMs,
       onprogress: (progress) =>
@@ -147,8 +148,12 @@ function failure(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLog
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     return InvokeResult.fromError(`${name}: MCP server "${server}" did not answer in time; the call was cancelled on the server.`, ExecutionErrorCode.TIMEOUT);
   }
-  // Anything else is the connection's trouble (a dead process, a refused or reset HTTP connection, an
-  // unknown session after the server restarted): reconnect, and say honestly that the outcome is unknown.
+  if (!isConnectionTrouble(error)) {
+    logger.addException(`[${name}_ExecuteAsync__Exception]`, error, pairs(context));
+    return InvokeResult.fromError(`${name} failed to forward the call to MCP server "${server}"; whether it reached the server is unknown.`, ExecutionErrorCode.TOOL_EXCEPTION);
+  }
+  // The connection's trouble (a dead process, a refused or reset HTTP connection, an unknown session
+  // after the server restarted): reconnect, and say honestly that the outcome is unknown.
   logger.addException(`[${name}_ExecuteAsync__RemoteUnavailable]`, error, pairs(context));
   runtime.connection.lost(reason(error));
   return InvokeResult.fromError(
@@ -179,6 +184,17 @@ function aborted(spec: BridgedToolSpec, signal: AbortSignal, context: AgentToolE
       conversationId: context.conversationId ?? null,
     }),
   );
+}
+
+const CONNECTION_CODES: ReadonlySet<string> = new Set([SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed]);
+
+/** Errors that say the connection, not the call, is broken. */
+function isConnectionTrouble(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return true;
+  if (error instanceof SdkError) return CONNECTION_CODES.has(error.code);
+  // fetch failures (ECONNREFUSED, ECONNRESET…) surface as TypeError('fetch failed') with a cause carrying the code.
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return error instanceof TypeError && /fetch failed/i.test(error.message) || typeof cause?.code === 'string' && /^E[A-Z]+$/.test(cause.code);
 }
 
 function contentText(content: CallToolResult['content']): string {
