@@ -90,6 +90,7 @@ export function convertInputSchema(inputSchema: unknown): ConvertedSchema {
     const out: Node = {};
     for (const [keyword, value] of Object.entries(node)) {
       if (keyword === '$defs' || keyword === 'definitions') continue; // inlined where used
+      if (keyword === '$schema' || keyword === '$id') continue; // dialect and identity markers: the contract's validator sets its own
       if (!KNOWN_KEYWORDS.has(keyword)) {
         notes.push(`${path}: dropped the keyword '${keyword}'`);
         continue;

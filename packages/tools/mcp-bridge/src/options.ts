@@ -19,7 +19,7 @@ const Stdio = Type.Object(
   {
     command: Type.String({ minLength: 1, description: 'The program that starts the server.' }),
     args: Type.Optional(Type.Array(Type.String(), { description: 'Its arguments.' })),
-    env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Value, { description: 'Environment of the server, on top of a safe default set (PATH, HOME…); never the whole host environment.' })),
+    env: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Value, { additionalProperties: false, description: 'Environment of the server, on top of a safe default set (PATH, HOME…); never the whole host environment.' })),
     cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working directory; relative to the host process\'s working directory.' })),
   },
   { additionalProperties: false },
@@ -28,7 +28,7 @@ const Stdio = Type.Object(
 const Http = Type.Object(
   {
     url: Type.String({ pattern: '^https?://', description: 'The Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp.' }),
-    headers: Type.Optional(Type.Record(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }), Value, { description: 'Headers sent on every request; credentials only as { env }.' })),
+    headers: Type.Optional(Type.Record(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }), Value, { additionalProperties: false, description: 'Headers sent on every request; credentials only as { env }.' })),
   },
   { additionalProperties: false },
 );
@@ -45,7 +45,7 @@ export const McpBridgeOptionsSchema = Type.Object(
     connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'How long connecting and listing may take at start-up. Default 10 000.' })),
     include: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Only these remote tools (by their remote names).' })),
     exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Never these remote tools.' })),
-    rename: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.String({ pattern: SNAKE, maxLength: 64 }), { description: 'Remote name → full Aptix name (no prefix added).' })),
+    rename: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.String({ pattern: SNAKE, maxLength: 64 }), { additionalProperties: false, description: 'Remote name → full Aptix name (no prefix added).' })),
     invalidTools: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('fail')], { description: 'A remote tool that cannot be made to meet the contract: skip it with a logged reason (default), or stop start-up.' })),
     reconnect: Type.Optional(
       Type.Object(

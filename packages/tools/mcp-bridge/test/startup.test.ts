@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { AgentToolRegistry, CapturingAdminLogger } from '@aptix/tool-contract';
+import { createTools, McpBridge, McpBridgeError, parseBridgeOptions } from '../src/index.js';
+import { CHANGING, EVERYTHING, freePort } from './servers.js';
+
+describe('start-up', () => {
+  it('createTools takes the options a host hands it and returns tool classes a registry accepts', async () => {
+    const logger = new CapturingAdminLogger();
+    const tools = await createTools({ logger, options: { name: 'calc', stdio: { command: process.execPath, args: [CHANGING] }, include: ['add'] } });
+    // The server process lives as long as the host; it is not kept alive by it, and stops when the host's process ends.
+    expect(tools.map((tool) => tool.ToolName)).toEqual(['calc_add']);
+    expect((tools[0] as unknown as { McpServerName: string }).McpServerName).toBe('calc');
+    new AgentToolRegistry().registerTools(tools);
+    expect(logger.events().find((event) => event.tag === '[McpBridge_ToolBridged]')?.message).toContain('"add" is offered as calc_add, strict');
+  });
+
+  it('stops with a message naming the server when its command cannot start', async () => {
+    const error = await McpBridge.start(parseBridgeOptions({ name: 'missing', stdio: { command: '/nonexistent/mcp-server' } })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(McpBridgeError);
+    expect((error as Error).message).toMatch(/^MCP server "missing" \(stdio: \/nonexistent\/mcp-server\) cannot be reached: .*ENOENT.*Fix: .*"optional": true/);
+  });
+
+  it('stops with a message naming the server when nothing answers at its URL', async () => {
+    const port = await freePort();
+    const error = await McpBridge.start(parseBridgeOptions({ name: 'remote', http: { url: `http://127.0.0.1:${port}/mcp` }, connectTimeoutMs: 5_000 })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(McpBridgeError);
+    expect((error as Error).message).toContain(`MCP server "remote" (Streamable HTTP: http://127.0.0.1:${port}/mcp) cannot be reached`);
+  });
+
+  it('stops when a credential variable is unset, naming the variable and not a value', async () => {
+    delete process.env.BRIDGE_TEST_UNSET_TOKEN;
+    const error = await McpBridge.start(parseBridgeOptions({ name: 'remote', http: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: { env: 'BRIDGE_TEST_UNSET_TOKEN', prefix: 'Bearer ' } } } })).catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain('The environment variable BRIDGE_TEST_UNSET_TOKEN (for the header Authorization of MCP server "remote") is not set');
+  });
+
+  it('skips a tool that cannot be offered with a logged reason, or stops start-up when told to', async () => {
+    const logger = new CapturingAdminLogger();
+    const bridge = await McpBridge.start(parseBridgeOptions({ name: 'everything', stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }), { logger });
+    await bridge.close();
+    const skipped = logger.events().find((event) => event.tag === '[McpBridge_ToolSkipped]');
+    expect(skipped?.message).toContain('"simulate-research-query" is not offered');
+    const error = await McpBridge.start(parseBridgeOptions({ name: 'everything', invalidTools: 'fail', stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] } })).catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain('its tool "simulate-research-query" cannot be offered');
+  });
+
+  it('refuses a rename that makes two tools share a name', async () => {
+    const error = await McpBridge.start(parseBridgeOptions({ name: 'calc', stdio: { command: process.execPath, args: [CHANGING] }, rename: { add: 'calc_sum', retire: 'calc_sum' } })).catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain('would both be called "calc_sum"');
+  });
+});
