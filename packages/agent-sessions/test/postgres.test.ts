@@ -6,6 +6,7 @@ import { openPostgresSessionStore, PostgresSessionStore } from '../src/postgres/
 import { fixedModes } from './fixtures/modes.js';
 import { writePostgresVersion1 } from './fixtures/postgres-version1.js';
 import { describeApprovalStore } from './approvals.suite.js';
+import { describeSessionStoreLimits } from './session-store-limits.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
 
 const url = process.env.APTIX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -69,6 +70,7 @@ function createHarness(): SessionStoreHarness {
 if (unreachable === undefined) {
   describeSessionStore('PostgreSQL session store', createHarness());
   describeApprovalStore('PostgreSQL session store', createHarness());
+  describeSessionStoreLimits('PostgreSQL session store', createHarness());
 
   describe('PostgreSQL specifics', () => {
     it('runs on a pool the caller owns and leaves it open on close', async () => {

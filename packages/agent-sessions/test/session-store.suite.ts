@@ -52,12 +52,12 @@ export function expectUnbrokenHistory(session: AgentSession | undefined, initial
   expect(session!.mode, "the session's mode is the last history row's toMode").toBe(previous);
 }
 
-function applied(result: SetSessionModeResult): Extract<SetSessionModeResult, { applied: true }> {
+export function applied(result: SetSessionModeResult): Extract<SetSessionModeResult, { applied: true }> {
   if (result.applied !== true) throw new Error(`expected the mode change to be applied; it was refused: ${result.code}: ${result.message}`);
   return result;
 }
 
-async function expectStoreError(promise: Promise<unknown>, code: string, ...fragments: string[]): Promise<SessionStoreError> {
+export async function expectStoreError(promise: Promise<unknown>, code: string, ...fragments: string[]): Promise<SessionStoreError> {
   const error = await promise.then(
     () => {
       throw new Error(`expected a SessionStoreError ${code}, but the call succeeded`);

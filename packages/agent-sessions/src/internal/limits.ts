@@ -18,6 +18,8 @@ export function resolveLimits(given: SessionStoreLimits = {}): Required<SessionS
     if (!Number.isSafeInteger(value) || value < 1) throw new SessionStoreError('INVALID_ARGUMENT', `limits.${key} must be a whole number, 1 or more; got ${JSON.stringify(value)}.`);
     resolved[key] = value;
   }
+  // A smaller maximum alone lowers the default with it.
+  if (given.defaultHistoryPageSize === undefined) resolved.defaultHistoryPageSize = Math.min(resolved.defaultHistoryPageSize, resolved.maxHistoryPageSize);
   if (resolved.defaultHistoryPageSize > resolved.maxHistoryPageSize) {
     throw new SessionStoreError(
       'INVALID_ARGUMENT',

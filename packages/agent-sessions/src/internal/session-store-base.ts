@@ -177,7 +177,7 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     // Every bound is checked before anything else, so an oversized value never reaches a message or the database.
     this.#bounded('reason', reason);
     if (typeof mode === 'string') this.#bounded('mode', mode);
-    if (typeof sessionId === 'string') this.#bounded('sessionId', sessionId);
+    if (typeof sessionId === 'string' && sessionId.length > this.limits.maxKeyLength) this.#bounded('sessionId', sessionId);
     const pending = { sessionId, toMode: mode, reason, branch, org: this.#optionalBounded('org', org), user: this.#optionalBounded('user', user) };
     const cancelled = (): SetSessionModeResult => ({ applied: false, code: 'CANCELLED', message: `The mode change was cancelled before it was saved; the mode of session "${sessionId}" is unchanged.` });
     if (signal?.aborted) return cancelled();
@@ -185,7 +185,7 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     if (typeof mode !== 'string' || !keys.includes(mode)) {
       return { applied: false, code: 'UNKNOWN_MODE', message: unknownModeMessage(String(mode), keys) };
     }
-    if (typeof sessionId !== 'string' || sessionId === '') {
+    if (typeof sessionId !== 'string' || sessionId === '' || isUnstorableKey(this.limits, sessionId)) {
       return { applied: false, code: 'SESSION_NOT_FOUND', message: sessionNotFoundMessage(String(sessionId)) };
     }
     if (signal?.aborted) return cancelled();
