@@ -1,35 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { Client, Pool, escapeIdentifier } from 'pg';
+import { Pool, escapeIdentifier } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openSessionStore } from '../src/open.js';
 import { openPostgresSessionStore, PostgresSessionStore } from '../src/postgres/index.js';
 import { fixedModes } from './fixtures/modes.js';
+import { describeWithPostgres, PG_URL, RUN_ID } from './fixtures/postgres.js';
 import { writePostgresVersion1 } from './fixtures/postgres-version1.js';
 import { describeApprovalStore } from './approvals.suite.js';
 import { describeSessionStoreLimits } from './session-store-limits.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
 
-const url = process.env.APTIX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-/** The URL for messages, without its password. */
-const shownUrl = url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/, '$1***@');
-const inCi = process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase());
-
-/** Why PostgreSQL cannot be used, or undefined when it can. */
-async function unreachableBecause(): Promise<string | undefined> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message || error.name : String(error);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-const unreachable = await unreachableBecause();
-const runId = `aptix_test_${process.pid}_${randomBytes(3).toString('hex')}`;
+const url = PG_URL;
+const runId = RUN_ID;
 
 /** Each database is a fresh schema in the test database, dropped when the suite ends. */
 function createHarness(): SessionStoreHarness {
@@ -67,7 +48,7 @@ function createHarness(): SessionStoreHarness {
   };
 }
 
-if (unreachable === undefined) {
+describeWithPostgres('PostgreSQL session store', () => {
   describeSessionStore('PostgreSQL session store', createHarness());
   describeApprovalStore('PostgreSQL session store', createHarness());
   describeSessionStoreLimits('PostgreSQL session store', createHarness());
@@ -123,19 +104,4 @@ if (unreachable === undefined) {
       }
     });
   });
-} else if (inCi) {
-  describe('PostgreSQL session store', () => {
-    it(`needs PostgreSQL at ${shownUrl}`, () => {
-      throw new Error(`PostgreSQL at ${shownUrl} is unreachable (${unreachable}), and CI is set, so the PostgreSQL suite cannot be skipped. Start the server or set APTIX_TEST_PG_URL.`);
-    });
-  });
-} else {
-  const bar = '!'.repeat(100);
-  console.warn(
-    `\n${bar}\n  SKIPPED: the PostgreSQL session-store suite. PostgreSQL at ${shownUrl} is unreachable: ${unreachable}\n` +
-      `  Start it (pg_ctlcluster --skip-systemctl-redirect <version> main start) or set APTIX_TEST_PG_URL. With CI=true this fails the run.\n${bar}\n`,
-  );
-  describe.skip('PostgreSQL session store (PostgreSQL unreachable)', () => {
-    it.skip(`needs PostgreSQL at ${shownUrl}`, () => undefined);
-  });
-}
+});
