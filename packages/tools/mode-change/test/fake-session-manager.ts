@@ -11,6 +11,7 @@ export class FakeSessionManager implements AgentSessionManager {
   readonly calls: SetSessionModeCall[] = [];
   readonly #sessions = new Map<string, AgentSession>();
   #failWith: unknown;
+  #delayMs = 0;
 
   constructor(
     readonly modes: readonly string[] = ['general', 'ddr_authoring', 'tool_diagnostics'],
@@ -22,6 +23,15 @@ export class FakeSessionManager implements AgentSessionManager {
   /** Makes every later `setSessionMode` call throw (or reject with) `error`. */
   failWith(error: unknown): this {
     this.#failWith = error;
+    return this;
+  }
+
+  /**
+   * Makes every later `setSessionMode` take `ms` before it saves, ignoring its signal: a session manager
+   * that does not take the signal, so an abort cannot stop it.
+   */
+  slowBy(ms: number): this {
+    this.#delayMs = ms;
     return this;
   }
 
@@ -38,6 +48,7 @@ export class FakeSessionManager implements AgentSessionManager {
   async setSessionMode(sessionId: string, mode: string, reason: string, org: string | null | undefined, user: string | null | undefined, options?: SetSessionModeOptions): Promise<SetSessionModeResult> {
     this.calls.push([sessionId, mode, reason, org, user, options]);
     if (this.#failWith !== undefined) throw this.#failWith;
+    if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
     const session = this.#sessions.get(sessionId);
     if (session === undefined) return { applied: false, code: 'SESSION_NOT_FOUND', message: `Session "${sessionId}" does not exist; the mode was not changed.` };
     if (!this.modes.includes(mode)) return { applied: false, code: 'UNKNOWN_MODE', message: `Unknown mode "${mode}". Valid modes: ${this.modes.join(', ')}.` };
