@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteSessionStore, type SqliteSessionStore } from '@aptix/agent-sessions/sqlite';
+import { loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
+import * as modeChangePackage from '@aptix/tool-mode-change';
+import * as samples from '@aptix/tool-samples';
+import { Agent, run, setTracingDisabled, Usage, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentsTools } from '../src/index.js';
+
+setTracingDisabled(true);
+
+type Turn = (request: ModelRequest) => AgentOutputItem[];
+
+/** A model written against the Agents SDK's public `Model` interface: it plays `turns` in order and records what each turn was offered. */
+class ScriptedModel implements Model {
+  readonly offered: string[][] = [];
+  readonly requests: ModelRequest[] = [];
+  constructor(private readonly turns: Turn[]) {}
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    request.signal?.throwIfAborted(); // as a real provider's fetch would
+    this.requests.push(request);
+    this.offered.push(request.tools.map((tool) => tool.name));
+    const turn = this.turns[this.requests.length - 1];
+    if (turn === undefined) throw new Error(`the script has no turn ${this.requests.length}`);
+    return { usage: new Usage(), output: turn(request) };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *getStreamedResponse(): AsyncIterable<StreamEvent> {
+    throw new Error('this test model does not stream');
+  }
+}
+
+const call = (name: string, args: unknown, callId = `call-${name}`): AgentOutputItem => ({ type: 'function_call', callId, name, arguments: JSON.stringify(args), status: 'completed' });
+const say = (text: string): AgentOutputItem => ({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] });
+
+/** What the model read back for its last tool call, from the input of the turn after it. */
+function lastToolOutput(request: ModelRequest): string {
+  const items = request.input as Array<{ type: string; output?: unknown }>;
+  const result = items.filter((item) => item.type === 'function_call_result').at(-1);
+  if (result === undefined) throw new Error('no tool result in the input');
+  const output = result.output as string | { type: string; text: string };
+  return typeof output === 'string' ? output : output.text;
+}
+
+describe('@aptix/openai-agents through run()', () => {
+  let dir: string;
+  let catalog: ModeCatalog;
+  let store: SqliteSessionStore;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aptix-agents-'));
+    catalog = await loadModeCatalog();
+    store = await openSqliteSessionStore({ filename: join(dir, 'sessions.db'), modes: catalog });
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs the model's tool call through the Aptix tool, strict where Aptix says so", async () => {
+    const { tools } = await createAgentsTools({ tools: [samples], conversationId: 'conv-1' });
+    let readBack: string | undefined;
+    const model = new ScriptedModel([
+      () => [call('testing_calculator', { operation: 'multiply', a: 6, b: 7 })],
+      (request) => {
+        readBack = lastToolOutput(request);
+        return [say('42')];
+      },
+    ]);
+    const result = await run(new Agent({ name: 'calc', instructions: 'Be brief.', tools, model }), 'What is 6 times 7?');
+    expect(result.finalOutput).toBe('42');
+    expect(JSON.parse(readBack!)).toEqual({ value: 42, expression: '6 * 7 = 42', sessionId: null, conversationId: 'conv-1' });
+    const ping = model.requests[0]!.tools.find((tool) => tool.name === 'testing_ping_pong') as unknown as { strict: boolean; parameters: { required: string[] } };
+    expect(ping.strict).toBe(true);
+    expect(ping.parameters.required).toEqual(['message', 'count']);
+  });
+
+  it('answers invalid arguments with a tool error naming the field, and the run goes on', async () => {
+    const { tools } = await createAgentsTools({ tools: [samples] });
+    let readBack: string | undefined;
+    const model = new ScriptedModel([
+      () => [call('testing_calculator', { operation: 'multiply', a: 'six', b: 7 })],
+      (request) => {
+        readBack = lastToolOutput(request);
+        return [say('I sent a bad number.')];
+      },
+    ]);
+    const result = await run(new Agent({ name: 'calc', tools, model }), 'six times seven');
+    expect(result.finalOutput).toBe('I sent a bad number.');
+    const payload = JSON.parse(readBack!) as { error: { message: string; code: string } };
+    expect(payload.error.code).toBe('INVALID_ARGUMENTS');
+    expect(payload.error.message).toContain("'a'");
+  });
+
+  it("a tool's failed result reaches the model with its message and code", async () => {
+    const { tools } = await createAgentsTools({ tools: [samples] });
+    let readBack: string | undefined;
+    const model = new ScriptedModel([
+      () => [call('testing_failure_injection', { mode: 'error' })],
+      (request) => {
+        readBack = lastToolOutput(request);
+        return [say('It failed as asked.')];
+      },
+    ]);
+    await run(new Agent({ name: 'diag', tools, model }), 'inject a failure');
+    const payload = JSON.parse(readBack!) as { error: { message: string; code: string } };
+    expect(payload.error.code).toBe('INTENTIONAL_FAILURE');
+    expect(payload.error.message).toMatch(/\S/);
+  });
+
+  it("a call the Agents SDK's time-out stops is a TIMEOUT failure, and the run goes on", async () => {
+    const { tools } = await createAgentsTools({ tools: [samples], timeoutMs: 50 });
+    let readBack: string | undefined;
+    const model = new ScriptedModel([
+      () => [call('testing_delay', { milliseconds: 60_000 })],
+      (request) => {
+        readBack = lastToolOutput(request);
+        return [say('It took too long.')];
+      },
+    ]);
+    const result = await run(new Agent({ name: 'diag', tools, model }), 'wait a minute');
+    expect(result.finalOutput).toBe('It took too long.');
+    expect(JSON.parse(readBack!)).toMatchObject({ error: { code: 'TIMEOUT' } });
+  });
+
+  it("cancelling the run stops the running tool", async () => {
+    const { tools, aptix } = await createAgentsTools({ tools: [samples] });
+    const controller = new AbortController();
+    const outcomes: unknown[] = [];
+    // Watch the tool itself: the result the executor gives back for the call the run's signal stops.
+    const call0 = aptix.call.bind(aptix);
+    aptix.call = async (name, args, signal) => {
+      setImmediate(() => controller.abort());
+      const outcome = await call0(name, args, signal);
+      outcomes.push(outcome);
+      return outcome;
+    };
+    const model = new ScriptedModel([() => [call('testing_delay', { milliseconds: 60_000 })], () => [say('never reached')]]);
+    await expect(run(new Agent({ name: 'diag', tools, model }), 'wait a minute', { signal: controller.signal })).rejects.toThrow();
+    await expect.poll(() => outcomes.length).toBe(1);
+    expect(JSON.parse((outcomes[0] as { result: string }).result)).toMatchObject({ wasCancelled: true, requestedMs: 60_000 });
+  });
+
+  it("offers the session mode's tools, and the turn after agent_change_mode sees the new mode's", async () => {
+    const session = await store.createSession({ mode: 'general' });
+    const aptix = await createAgentsTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: store, sessionId: session.id, modeCatalog: catalog } });
+    const model = new ScriptedModel([
+      () => [call('agent_change_mode', { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' })],
+      () => [call('testing_ping_pong', { message: 'hi', count: null })],
+      (request) => [say(lastToolOutput(request))],
+    ]);
+    const instructions: string[] = [];
+    const agent = new Agent({
+      name: 'modes',
+      instructions: async () => {
+        const text = `Be brief.\n\n${await aptix.guidance()}`;
+        instructions.push(text);
+        return text;
+      },
+      tools: aptix.tools,
+      model,
+    });
+    const result = await run(agent, 'ping me');
+    expect(model.offered[0]).toEqual(['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode']);
+    expect(model.offered[1]).toEqual(expect.arrayContaining(['testing_ping_pong', 'testing_delay', 'agent_change_mode']));
+    expect(JSON.parse(result.finalOutput!)).toMatchObject({ reply: 'pong: hi', sessionId: session.id });
+    expect((await store.getSession(session.id))!.mode).toBe('tool_diagnostics');
+    expect(instructions[0]).not.toContain('<tool_guidance name="testing_delay">');
+    expect(instructions[1]).toContain('<tool_guidance name="testing_delay">');
+  });
+});
