@@ -1,16 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
-import { openSqliteSessionStore, type SqliteSessionStore } from '@aptix/agent-sessions/sqlite';
 import { AgentToolRegistry, ToolContractError } from '@aptix/tool-contract';
-import { loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
 import * as modeChangePackage from '@aptix/tool-mode-change';
 import * as samples from '@aptix/tool-samples';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openScratchSessions, type ScratchSessions } from '@aptix/adapter-core/testing';
 import { AptixToolError, createAiSdkTools } from '../src/index.js';
 
 type Turn = (options: LanguageModelV4CallOptions) => LanguageModelV4Content[];
@@ -50,19 +46,9 @@ function lastToolOutput(options: LanguageModelV4CallOptions): { type: string; va
 }
 
 describe('@aptix/ai-sdk through generateText', () => {
-  let dir: string;
-  let catalog: ModeCatalog;
-  let store: SqliteSessionStore;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'aptix-ai-sdk-'));
-    catalog = await loadModeCatalog();
-    store = await openSqliteSessionStore({ filename: join(dir, 'sessions.db'), modes: catalog });
-  });
-  afterAll(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let sessions: ScratchSessions;
+  beforeAll(async () => void (sessions = await openScratchSessions()));
+  afterAll(() => sessions.close());
 
   it("runs the model's tool call through the Aptix tool and gives the model its result", async () => {
     const { tools } = await createAiSdkTools({ tools: [samples], conversationId: 'conv-1' });
@@ -168,10 +154,10 @@ describe('@aptix/ai-sdk through generateText', () => {
   });
 
   it('offers the session mode\'s tools, and the step after agent_change_mode sees the new mode\'s', async () => {
-    const session = await store.createSession({ mode: 'general', user: 'ada' });
+    const session = await sessions.store.createSession({ mode: 'general', user: 'ada' });
     const aptix = await createAiSdkTools({
       tools: [samples, modeCatalogPackage, modeChangePackage],
-      session: { sessionManager: store, sessionId: session.id, modeCatalog: catalog },
+      session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog },
     });
     expect(await aptix.guidance()).toContain('<tool_guidance name="testing_calculator">');
     expect(await aptix.guidance()).not.toContain('<tool_guidance name="testing_delay">');
@@ -191,13 +177,13 @@ describe('@aptix/ai-sdk through generateText', () => {
     expect(offered[2]).toContain('testing_ping_pong');
     expect(offered[2]).toContain('testing_delay');
     expect(result.steps[2]!.toolResults[0]!.output).toMatchObject({ reply: 'pong pong: hi', sessionId: session.id });
-    expect((await store.getSession(session.id))!.mode).toBe('tool_diagnostics');
+    expect((await sessions.store.getSession(session.id))!.mode).toBe('tool_diagnostics');
     expect(await aptix.guidance()).toContain('<tool_guidance name="testing_delay">');
   });
 
   it('without prepareStep, a tool outside the mode is still refused, by the adapter (TOOL_NOT_IN_MODE)', async () => {
-    const session = await store.createSession({ mode: 'general' });
-    const { tools } = await createAiSdkTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: store, sessionId: session.id, modeCatalog: catalog } });
+    const session = await sessions.store.createSession({ mode: 'general' });
+    const { tools } = await createAiSdkTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });
     let readBack: { type: string; value: unknown } | undefined;
     const { model } = scriptedModel([
       () => [call('testing_delay', { milliseconds: 1 })],

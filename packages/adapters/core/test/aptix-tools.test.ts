@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openSqliteSessionStore, type SqliteSessionStore } from '@aptix/agent-sessions/sqlite';
 import { functionToolSchema, TypedAgentTool, usage, type AdminLogger, type ToolList, type ToolPackage } from '@aptix/tool-contract';
-import { loadModeCatalog, ModeCatalogError, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import { ModeCatalogError } from '@aptix/tool-mode-catalog';
 import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
 import * as modeChangePackage from '@aptix/tool-mode-change';
 import * as samples from '@aptix/tool-samples';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openScratchSessions, type ScratchSessions } from '../src/testing/index.js';
 import { AdapterSetupError, createAptixTools } from '../src/index.js';
 
 const Args = Type.Object({ city: Type.String({ minLength: 1, description: 'The city.' }) }, { additionalProperties: false });
@@ -51,19 +48,9 @@ const weatherPackage = {
 } satisfies ToolPackage;
 
 describe('createAptixTools', () => {
-  let dir: string;
-  let catalog: ModeCatalog;
-  let store: SqliteSessionStore;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'aptix-adapter-core-'));
-    catalog = await loadModeCatalog();
-    store = await openSqliteSessionStore({ filename: join(dir, 'sessions.db'), modes: catalog });
-  });
-  afterAll(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let sessions: ScratchSessions;
+  beforeAll(async () => void (sessions = await openScratchSessions()));
+  afterAll(() => sessions.close());
 
   it("builds each tool once, with its package's createDependencies", async () => {
     WeatherTool.built = 0;
@@ -95,21 +82,21 @@ describe('createAptixTools', () => {
   });
 
   it('with a session, every tool the mode catalog names must be given', async () => {
-    const session = await store.createSession({});
-    const creation = createAptixTools({ tools: [samples], session: { sessionManager: store, sessionId: session.id, modeCatalog: catalog } });
+    const session = await sessions.store.createSession({});
+    const creation = createAptixTools({ tools: [samples], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });
     await expect(creation).rejects.toBeInstanceOf(ModeCatalogError);
     await expect(creation).rejects.toThrow(/"agent_change_mode".*not registered/);
   });
 
   it("gives the <tool_guidance> of the session's mode, and refuses calls once the session is gone", async () => {
-    const session = await store.createSession({ mode: 'ddr_authoring' });
-    const aptix = await createAptixTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: store, sessionId: session.id, modeCatalog: catalog } });
+    const session = await sessions.store.createSession({ mode: 'ddr_authoring' });
+    const aptix = await createAptixTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });
     const guidance = await aptix.guidance();
     expect(guidance).toMatch(/^# Tool guidance\n\nEach tool offered in this mode has a usage guide below/);
     expect([...guidance.matchAll(/<tool_guidance name="([a-z_]+)">/g)].map((match) => match[1])).toEqual(['agent_list_modes', 'agent_change_mode']);
     expect(guidance).toContain(modeChangePackage.ModeChangeTool.ToolUsageMetadata);
 
-    const stranger = await createAptixTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: store, sessionId: 'no-such-session', modeCatalog: catalog } });
+    const stranger = await createAptixTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: 'no-such-session', modeCatalog: sessions.catalog } });
     expect(await stranger.call('agent_list_modes', {})).toMatchObject({ successful: false, errors: [{ code: 'SESSION_NOT_FOUND' }] });
     await expect(stranger.offeredToolNames()).rejects.toThrow(/Session no-such-session does not exist/);
   });

@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openSqliteSessionStore, type SqliteSessionStore } from '@aptix/agent-sessions/sqlite';
-import { loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
 import * as modeChangePackage from '@aptix/tool-mode-change';
 import * as samples from '@aptix/tool-samples';
 import { Agent, run, setTracingDisabled, Usage, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openScratchSessions, recordCalls, type ScratchSessions } from '@aptix/adapter-core/testing';
 import { createAgentsTools } from '../src/index.js';
 
 setTracingDisabled(true);
@@ -48,19 +44,9 @@ function lastToolOutput(request: ModelRequest): string {
 }
 
 describe('@aptix/openai-agents through run()', () => {
-  let dir: string;
-  let catalog: ModeCatalog;
-  let store: SqliteSessionStore;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'aptix-agents-'));
-    catalog = await loadModeCatalog();
-    store = await openSqliteSessionStore({ filename: join(dir, 'sessions.db'), modes: catalog });
-  });
-  afterAll(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let sessions: ScratchSessions;
+  beforeAll(async () => void (sessions = await openScratchSessions()));
+  afterAll(() => sessions.close());
 
   it("runs the model's tool call through the Aptix tool, strict where Aptix says so", async () => {
     const { tools } = await createAgentsTools({ tools: [samples], conversationId: 'conv-1' });
@@ -131,15 +117,8 @@ describe('@aptix/openai-agents through run()', () => {
   it("cancelling the run stops the running tool", async () => {
     const { tools, aptix } = await createAgentsTools({ tools: [samples] });
     const controller = new AbortController();
-    const outcomes: unknown[] = [];
-    // Watch the tool itself: the result the executor gives back for the call the run's signal stops.
-    const call0 = aptix.call.bind(aptix);
-    aptix.call = async (name, args, signal) => {
-      setImmediate(() => controller.abort());
-      const outcome = await call0(name, args, signal);
-      outcomes.push(outcome);
-      return outcome;
-    };
+    // The tool's own answer: the run rejects, so its results never reach the caller.
+    const outcomes = recordCalls(aptix, () => setImmediate(() => controller.abort()));
     const model = new ScriptedModel([() => [call('testing_delay', { milliseconds: 60_000 })], () => [say('never reached')]]);
     await expect(run(new Agent({ name: 'diag', tools, model }), 'wait a minute', { signal: controller.signal })).rejects.toThrow();
     await expect.poll(() => outcomes.length).toBe(1);
@@ -147,8 +126,8 @@ describe('@aptix/openai-agents through run()', () => {
   });
 
   it("offers the session mode's tools, and the turn after agent_change_mode sees the new mode's", async () => {
-    const session = await store.createSession({ mode: 'general' });
-    const aptix = await createAgentsTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: store, sessionId: session.id, modeCatalog: catalog } });
+    const session = await sessions.store.createSession({ mode: 'general' });
+    const aptix = await createAgentsTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });
     const model = new ScriptedModel([
       () => [call('agent_change_mode', { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' })],
       () => [call('testing_ping_pong', { message: 'hi', count: null })],
@@ -169,7 +148,7 @@ describe('@aptix/openai-agents through run()', () => {
     expect(model.offered[0]).toEqual(['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode']);
     expect(model.offered[1]).toEqual(expect.arrayContaining(['testing_ping_pong', 'testing_delay', 'agent_change_mode']));
     expect(JSON.parse(result.finalOutput!)).toMatchObject({ reply: 'pong: hi', sessionId: session.id });
-    expect((await store.getSession(session.id))!.mode).toBe('tool_diagnostics');
+    expect((await sessions.store.getSession(session.id))!.mode).toBe('tool_diagnostics');
     expect(instructions[0]).not.toContain('<tool_guidance name="testing_delay">');
     expect(instructions[1]).toContain('<tool_guidance name="testing_delay">');
   });
