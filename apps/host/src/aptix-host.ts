@@ -1,7 +1,7 @@
 import type { AwilixContainer } from 'awilix';
 import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
-import type { AgentSession } from '@aptix/agent-sessions';
+import { SessionStoreError, type AgentSession, type HistoryPageRequest } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
 
@@ -11,6 +11,11 @@ export interface SessionView {
   readonly mode: string;
   readonly parentId?: string | null;
   readonly history: Array<{ fromMode: string; toMode: string; reason: string; branch: boolean; at: string }>;
+}
+
+/** A session with one page of its mode history, and the cursor of the next page (`null` on the last). */
+export interface SessionPageView extends SessionView {
+  readonly nextCursor: string | null;
 }
 
 /** Which tools to show or allow: one mode's, one session's current mode's, or all. */
@@ -32,11 +37,14 @@ export type CallOutcome =
   | { readonly kind: 'not_found'; readonly message: string }
   | { readonly kind: 'refused'; readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE' | 'TOOL_NOT_IN_MODE'; readonly message: string };
 
-/** A request the host refuses before any tool runs (unknown mode or session). */
+/**
+ * A request the host refuses before any tool runs: an unknown mode or session, or a value the session
+ * store refuses (`VALUE_TOO_LONG`, `INVALID_ARGUMENT`: a string over its bound, a bad page cursor).
+ */
 export class ScopeError extends Error {
   override readonly name = 'ScopeError';
   constructor(
-    readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE',
+    readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE' | 'VALUE_TOO_LONG' | 'INVALID_ARGUMENT',
     message: string,
   ) {
     super(message);
@@ -147,7 +155,13 @@ export class AptixHost {
     if (input.mode !== undefined && modeCatalog.getMode(input.mode) === undefined) {
       throw new ScopeError('UNKNOWN_MODE', `Mode "${input.mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
     }
-    return toSessionView(await sessionManager.createSession(input));
+    return toSessionView(await sessionManager.createSession(input).catch(refusedInput));
+  }
+
+  /** The session with one page of its mode history (`limit` rows after `cursor`, oldest first). */
+  async getSessionPage(id: string, page: HistoryPageRequest = {}): Promise<SessionPageView | undefined> {
+    const read = await this.cradle.sessionManager.getSessionPage(id, page).catch(refusedInput);
+    return read === undefined ? undefined : { ...toSessionView(read.session), nextCursor: read.nextCursor };
   }
 
   async getSession(id: string): Promise<SessionView | undefined> {
@@ -185,6 +199,12 @@ export class AptixHost {
     const sessions = this.container.hasRegistration('sessionManager') ? this.cradle.sessionManager : undefined;
     await sessions?.close();
   }
+}
+
+/** A session store's refusal of what the caller sent, as the ScopeError every surface answers with 400; other errors pass. */
+function refusedInput(error: unknown): never {
+  if (error instanceof SessionStoreError && (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')) throw new ScopeError(error.code, error.message);
+  throw error;
 }
 
 function sessionNotFound(id: string): string {

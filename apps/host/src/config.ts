@@ -37,6 +37,30 @@ export const AptixConfigFile = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    sessions: Type.Optional(
+      Type.Object(
+        {
+          maxReasonLength: Type.Optional(Type.Integer({ minimum: 1, description: 'Longest mode-change reason stored, in characters (default 1000).' })),
+          maxKeyLength: Type.Optional(Type.Integer({ minimum: 1, description: 'Longest org, user, mode key or id stored, in characters (default 256).' })),
+          historyPageSize: Type.Optional(Type.Integer({ minimum: 1, description: 'Mode-history rows per page when a read names no limit (default 100).' })),
+          maxHistoryPageSize: Type.Optional(Type.Integer({ minimum: 1, description: 'Most mode-history rows one page may hold (default 1000).' })),
+          sqliteBusyTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: "SQLite: how long a call waits for another process's lock, without blocking (default 5000)." })),
+          postgres: Type.Optional(
+            Type.Object(
+              {
+                connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Opening or waiting for a pooled connection (default 5000).' })),
+                statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'statement_timeout (default 10000).' })),
+                lockTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'lock_timeout: a wait for a locked session (default 5000).' })),
+                queryTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Longest wait for any answer from the server (default 15000).' })),
+                idleInTransactionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'idle_in_transaction_session_timeout (default 60000).' })),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false, description: 'Session store bounds and time-outs; see docs/hosting.md.' },
+      ),
+    ),
     allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Host header values to accept (e.g. a public name behind a proxy).' })),
     allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Origin header values to accept.' })),
     openai: Type.Optional(
@@ -70,6 +94,8 @@ export interface AptixConfig {
   readonly toolTimeoutMs: number;
   /** 2025-era MCP sessions: idle time-out and the cap on live sessions per host. */
   readonly mcp: { readonly sessionIdleMs: number; readonly maxSessions: number };
+  /** The `sessions` section of the file, as given: bounds and time-outs of the session store (its defaults apply to what is unset). */
+  readonly sessions: NonNullable<AptixConfigFile['sessions']>;
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly openai: { readonly baseUrl?: string; readonly apiKey?: string; readonly model?: string };
@@ -152,6 +178,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
       sessionIdleMs: (positiveInt(fromEnv('APTIX_MCP_SESSION_IDLE_SECONDS'), 'APTIX_MCP_SESSION_IDLE_SECONDS') ?? file.mcp?.sessionIdleSeconds ?? 1800) * 1000,
       maxSessions: positiveInt(fromEnv('APTIX_MCP_MAX_SESSIONS'), 'APTIX_MCP_MAX_SESSIONS') ?? file.mcp?.maxSessions ?? 10_000,
     },
+    sessions: file.sessions ?? {},
     allowedHosts: file.allowedHosts ?? [],
     allowedOrigins: file.allowedOrigins ?? [],
     openai: {

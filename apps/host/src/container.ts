@@ -121,7 +121,14 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
   if (!options.withoutSessions) {
     try {
       const { url, schema } = splitSchema(config.db);
-      const storeOptions: OpenSessionStoreOptions = { modes: modeCatalog, logger, ...(schema ? { postgres: { schema } } : {}) };
+      const { maxReasonLength, maxKeyLength, historyPageSize, maxHistoryPageSize, sqliteBusyTimeoutMs, postgres: timeouts } = config.sessions;
+      const storeOptions: OpenSessionStoreOptions = {
+        modes: modeCatalog,
+        logger,
+        limits: { maxReasonLength, maxKeyLength, defaultHistoryPageSize: historyPageSize, maxHistoryPageSize },
+        sqlite: { busyTimeoutMs: sqliteBusyTimeoutMs },
+        postgres: { ...(schema ? { schema } : {}), timeouts },
+      };
       container.register('sessionManager', asValue(await openSessionStore(url, storeOptions)));
     } catch (error) {
       throw new HostStartupError(`The session store ${redactUrl(config.db)} cannot be opened: ${(error as Error).message}`, { cause: error });

@@ -97,6 +97,7 @@ describe('the aptix CLI, as a child process', () => {
         id: sessionId,
         mode: 'tool_diagnostics',
         history: [{ fromMode: 'general', toMode: 'tool_diagnostics', reason: 'The user wants to debug a tool.', branch: false, at: expect.any(String) }],
+        nextCursor: null,
       });
     });
 

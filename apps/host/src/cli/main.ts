@@ -29,6 +29,12 @@ function port(value: string): number {
   return parsed;
 }
 
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError('must be a whole number, 1 or more.');
+  return parsed;
+}
+
 /** Runs the `aptix` CLI and resolves with its exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   let exitCode: number = ExitCode.OK;
@@ -186,17 +192,19 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     });
   sessions
     .command('show')
-    .description('print a session: { id, mode, history }')
+    .description('print a session: { id, mode, history, nextCursor }, one page of its mode history at a time')
     .argument('<id>', 'the session id')
-    .action(async (id: string) => {
+    .option('--limit <n>', "history rows to print (default: the host's sessions.historyPageSize, 100)", positiveInteger)
+    .option('--cursor <cursor>', 'print the page after this one: the nextCursor of the previous page')
+    .action(async (id: string, options: { limit?: number; cursor?: string }) => {
       await withHost(async (host, out) => {
-        const session = await host.getSession(id);
+        const session = await host.getSessionPage(id, options);
         if (session === undefined) {
           out.fail('SESSION_NOT_FOUND', `Session "${id}" does not exist.`);
           return ExitCode.FAILED;
         }
-        const { id: sessionId, mode, history } = session;
-        out.print({ id: sessionId, mode, history });
+        const { id: sessionId, mode, history, nextCursor } = session;
+        out.print({ id: sessionId, mode, history, nextCursor });
         return ExitCode.OK;
       });
     });

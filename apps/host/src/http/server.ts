@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ScopeError, toSessionView, type AptixHost, type ToolScope } from '../aptix-host.js';
+import { ScopeError, type AptixHost, type ToolScope } from '../aptix-host.js';
 import { requestContext } from '../request-context.js';
 import { registerMcpRoutes } from './mcp-http.js';
 import { registerReasonerRoutes } from './reasoner-routes.js';
@@ -186,11 +186,28 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     }
   });
 
-  app.get('/v1/sessions/:id', { schema: { summary: 'A session, its mode and its mode history', params: Type.Object({ id: Type.String() }), response: { 200: SessionBody, 404: ErrorBody } } }, async (request, reply) => {
-    const session = await host.cradle.sessionManager.getSession(request.params.id);
-    if (session === undefined) return reply.code(404).send({ error: { code: 'SESSION_NOT_FOUND', message: `Session "${request.params.id}" does not exist.` } });
-    return toSessionView(session);
-  });
+  const SessionPage = Type.Object({ ...SessionBody.properties, nextCursor: Type.Union([Type.String(), Type.Null()]) });
+  const PageQuery = Type.Object(
+    {
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: 'History rows in this page (default and maximum: the host\'s sessions.historyPageSize and sessions.maxHistoryPageSize).' })),
+      cursor: Type.Optional(Type.String({ maxLength: 32, description: 'The nextCursor of the previous page; omit for the first page.' })),
+    },
+    { additionalProperties: false },
+  );
+  app.get(
+    '/v1/sessions/:id',
+    { schema: { summary: 'A session, its mode and one page of its mode history', params: Type.Object({ id: Type.String() }), querystring: PageQuery, response: { 200: SessionPage, 400: ErrorBody, 404: ErrorBody } } },
+    async (request, reply) => {
+      try {
+        const session = await host.getSessionPage(request.params.id, request.query);
+        if (session === undefined) return reply.code(404).send({ error: { code: 'SESSION_NOT_FOUND', message: `Session "${request.params.id}" does not exist.` } });
+        return session;
+      } catch (error) {
+        if (error instanceof ScopeError) return reply.code(400).send({ error: { code: error.code, message: error.message } });
+        throw error;
+      }
+    },
+  );
 
   registerReasonerRoutes(app, host);
   const mcp = registerMcpRoutes(app, host, version, { idleMs: config.mcp.sessionIdleMs, maxSessions: config.mcp.maxSessions });
