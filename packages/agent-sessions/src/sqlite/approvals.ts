@@ -16,9 +16,12 @@ const iso = (ms: number = Date.now()) => new Date(ms).toISOString();
 export class SqliteApprovalStore implements ApprovalStore {
   readonly #db: Database.Database;
   readonly #get: Database.Statement<[string], ApprovalRow>;
+  /** Runs one statement or transaction, waiting (without blocking the thread) while another process holds the lock. */
+  readonly #run: <T>(operation: () => T) => Promise<T>;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, run: <T>(operation: () => T) => Promise<T> = async (operation) => operation()) {
     this.#db = db;
+    this.#run = run;
     this.#get = db.prepare<[string], ApprovalRow>('SELECT * FROM agent_tool_approvals WHERE id = ?');
   }
 
@@ -41,18 +44,17 @@ export class SqliteApprovalStore implements ApprovalStore {
       result: null,
       completed_at: null,
     };
-    this.#db
-      .prepare(
-        'INSERT INTO agent_tool_approvals (id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status) ' +
-          'VALUES (@id, @session_id, @tool_name, @arguments, @reason, @requested_by, @requested_at, @expires_at, @status)',
-      )
-      .run(row);
+    const insert = this.#db.prepare(
+      'INSERT INTO agent_tool_approvals (id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status) ' +
+        'VALUES (@id, @session_id, @tool_name, @arguments, @reason, @requested_by, @requested_at, @expires_at, @status)',
+    );
+    await this.#run(() => insert.run(row));
     return toApproval(row);
   }
 
   async get(id: string): Promise<ToolApproval | undefined> {
     if (typeof id !== 'string' || id === '') return undefined;
-    const row = this.#get.get(id);
+    const row = await this.#run(() => this.#get.get(id));
     return row === undefined ? undefined : toApproval(row);
   }
 
@@ -69,65 +71,76 @@ export class SqliteApprovalStore implements ApprovalStore {
     }
     params.push(clampLimit(filter.limit));
     const sql = `SELECT * FROM agent_tool_approvals ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY requested_at DESC, id LIMIT ?`;
-    return (this.#db.prepare(sql).all(...params) as ApprovalRow[]).map(toApproval);
+    return (await this.#run(() => this.#db.prepare(sql).all(...params) as ApprovalRow[])).map(toApproval);
   }
 
   async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome> {
     const cleanNote = checkNote(note);
-    return this.#db
-      .transaction((): ApprovalDecisionOutcome => {
-        const now = iso();
-        const expired = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'expired' WHERE id = ? AND status = 'pending' AND expires_at <= ?").run(id, now);
-        if (expired.changes === 1) return { kind: 'expired', approval: toApproval(this.#get.get(id)!) };
-        const decided = this.#db
-          .prepare("UPDATE agent_tool_approvals SET status = ?, decided_by = ?, decided_at = ?, note = ? WHERE id = ? AND status = 'pending'")
-          .run(decision === 'approve' ? 'approved' : 'denied', decidedBy, now, cleanNote, id);
-        const row = this.#get.get(id);
-        if (row === undefined) return { kind: 'not_found' };
-        if (decided.changes === 1) return { kind: 'decided', approval: toApproval(row) };
-        return row.status === 'expired' ? { kind: 'expired', approval: toApproval(row) } : { kind: 'already_decided', approval: toApproval(row) };
-      })
-      .immediate();
+    return this.#run(() =>
+      this.#db
+        .transaction((): ApprovalDecisionOutcome => {
+          const now = iso();
+          const expired = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'expired' WHERE id = ? AND status = 'pending' AND expires_at <= ?").run(id, now);
+          if (expired.changes === 1)
+            return {
+              kind: 'expired',
+              approval: toApproval(this.#get.get(id)!),
+            };
+          const decided = this.#db
+            .prepare("UPDATE agent_tool_approvals SET status = ?, decided_by = ?, decided_at = ?, note = ? WHERE id = ? AND status = 'pending'")
+            .run(decision === 'approve' ? 'approved' : 'denied', decidedBy, now, cleanNote, id);
+          const row = this.#get.get(id);
+          if (row === undefined) return { kind: 'not_found' };
+          if (decided.changes === 1) return { kind: 'decided', approval: toApproval(row) };
+          return row.status === 'expired' ? { kind: 'expired', approval: toApproval(row) } : { kind: 'already_decided', approval: toApproval(row) };
+        })
+        .immediate(),
+    );
   }
 
   async claim(id: string, claimant: string): Promise<ToolApproval | undefined> {
-    const claimed = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'").run(claimant, iso(), id);
-    return claimed.changes === 1 ? toApproval(this.#get.get(id)!) : undefined;
+    const claim = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'");
+    const claimed = await this.#run(() => claim.run(claimant, iso(), id));
+    return claimed.changes === 1 ? toApproval((await this.#run(() => this.#get.get(id)))!) : undefined;
   }
 
   async claimOrphaned(olderThanMs: number, claimant: string, limit: number): Promise<ToolApproval[]> {
-    return this.#db
-      .transaction(() => {
-        const now = iso();
-        const rows = this.#db
-          .prepare("SELECT id FROM agent_tool_approvals WHERE status = 'approved' AND decided_at <= ? ORDER BY decided_at LIMIT ?")
-          .all(iso(Date.now() - olderThanMs), limit) as Array<{ id: string }>;
-        const claim = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'");
-        return rows.filter((row) => claim.run(claimant, now, row.id).changes === 1).map((row) => toApproval(this.#get.get(row.id)!));
-      })
-      .immediate();
+    return this.#run(() =>
+      this.#db
+        .transaction(() => {
+          const now = iso();
+          const rows = this.#db
+            .prepare("SELECT id FROM agent_tool_approvals WHERE status = 'approved' AND decided_at <= ? ORDER BY decided_at LIMIT ?")
+            .all(iso(Date.now() - olderThanMs), limit) as Array<{ id: string }>;
+          const claim = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'");
+          return rows.filter((row) => claim.run(claimant, now, row.id).changes === 1).map((row) => toApproval(this.#get.get(row.id)!));
+        })
+        .immediate(),
+    );
   }
 
   async complete(id: string, status: ApprovalCompletion, result: unknown): Promise<ToolApproval | undefined> {
-    const done = this.#db
-      .prepare("UPDATE agent_tool_approvals SET status = ?, result = ?, completed_at = ? WHERE id = ? AND status = 'executing'")
-      .run(status, JSON.stringify(result ?? null), iso(), id);
-    return done.changes === 1 ? toApproval(this.#get.get(id)!) : undefined;
+    const finish = this.#db.prepare("UPDATE agent_tool_approvals SET status = ?, result = ?, completed_at = ? WHERE id = ? AND status = 'executing'");
+    const done = await this.#run(() => finish.run(status, JSON.stringify(result ?? null), iso(), id));
+    return done.changes === 1 ? toApproval((await this.#run(() => this.#get.get(id)))!) : undefined;
   }
 
   async abandonStale(olderThanMs: number): Promise<ToolApproval[]> {
-    return this.#db
-      .transaction(() => {
-        const rows = this.#db.prepare("SELECT id FROM agent_tool_approvals WHERE status = 'executing' AND claimed_at <= ?").all(iso(Date.now() - olderThanMs)) as Array<{ id: string }>;
-        const mark = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'outcome_unknown', result = ?, completed_at = ? WHERE id = ? AND status = 'executing'");
-        const result = JSON.stringify(abandonedResult());
-        const now = iso();
-        return rows.filter((row) => mark.run(result, now, row.id).changes === 1).map((row) => toApproval(this.#get.get(row.id)!));
-      })
-      .immediate();
+    return this.#run(() =>
+      this.#db
+        .transaction(() => {
+          const rows = this.#db.prepare("SELECT id FROM agent_tool_approvals WHERE status = 'executing' AND claimed_at <= ?").all(iso(Date.now() - olderThanMs)) as Array<{ id: string }>;
+          const mark = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'outcome_unknown', result = ?, completed_at = ? WHERE id = ? AND status = 'executing'");
+          const result = JSON.stringify(abandonedResult());
+          const now = iso();
+          return rows.filter((row) => mark.run(result, now, row.id).changes === 1).map((row) => toApproval(this.#get.get(row.id)!));
+        })
+        .immediate(),
+    );
   }
 
   async expireDue(): Promise<number> {
-    return this.#db.prepare("UPDATE agent_tool_approvals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?").run(iso()).changes;
+    const expire = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?");
+    return (await this.#run(() => expire.run(iso()))).changes;
   }
 }

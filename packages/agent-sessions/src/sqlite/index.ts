@@ -90,7 +90,7 @@ export class SqliteSessionStore extends SessionStoreBase {
     this.filename = opened.filename;
     this.schemaVersion = opened.schemaVersion;
     this.#db = opened.db;
-    this.approvals = new SqliteApprovalStore(opened.db);
+    this.approvals = new SqliteApprovalStore(opened.db, (operation) => this.#run(operation));
     this.#sql = prepareStatements(opened.db);
     this.#busyTimeoutMs = busyTimeoutMs;
   }
