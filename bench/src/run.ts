@@ -20,6 +20,8 @@ const MISSED_WHY: Record<string, string> = {
     'it sits at the goal within the run-to-run noise of this shared machine (±0.05; runs here gave 0.64 to 0.75). The executor does, per call, what the bare baseline skips: a registry lookup, a tool instance, a prototype-key scan of the text, the ajv check, the InvokeResult and a promise (1a shows each part), and several tool classes in one process, as in a host, make its call sites polymorphic (1c runs one). What is left is small and spread out: no timer, signal, container build, field definition or WeakSet remains on this path.',
   '3. HTTP (autocannon, 10 connections, same machine)':
     "the call itself is no longer the cost: the host's invoke route answering a constant, without calling anything, measured about 0.65× bare here as well. The gap is the host's per-request machinery around it: the AsyncLocalStorage that puts the request id on every log line (on Node 20 it switches on promise hooks for the whole process, see 1c), the DNS-rebinding guard (`http/security.ts` rebuilds its list of accepted Host values on every request), the request id and its header hook, and the body schema. Switching the first two off measured roughly +0.05 to +0.15× each, within this machine's noise of ±0.08 between identical runs. What would reach the goal: a request-scoped logger passed explicitly to the executor, the MCP endpoint and the reasoner routes instead of the AsyncLocalStorage (Node 24's AsyncLocalStorage no longer uses promise hooks), the guard's Host list computed once per port, and the request-id header set in the onRequest hook rather than in an onSend hook.",
+  '6. MCP bridge: a bridged call against a direct SDK client call to the same server':
+    "over stdio a whole round trip to server-everything is only about 75 µs, so the bridge's fixed cost shows: the executor (about 5 µs: the lookup, the argument check, the deadline, the InvokeResult) and the request options the bridge gives the SDK on every call, an AbortSignal (so a caller's cancellation and Aptix's time-out reach the server as notifications/cancelled) and a progress token (so the server's progress reaches the log), together 10 to 20 µs in runs here; the bridge's own code is about 1 µs. Identical runs on this shared machine vary by ±20 %. Over Streamable HTTP, where a call costs milliseconds, the bridge is within the noise. What would reach the goal on stdio: asking for progress only when the host logs at debug level, and letting the SDK share the executor's signal instead of listening to one per call.",
   '5. Memory and import cost':
     "importing @aptix/tool-contract loads ajv with ajv-formats and pino at once (about four fifths of its import time; see the ajv and pino rows), and the goal's margin shrinks with the machine's load. Loading them on first use would bring it near 20 ms: ajv and ajv-formats in `contractAjv()` (`ajv.ts`), pino only when `createAdminLogger` is given no logger (`admin-logger.ts`). secure-json-parse is already loaded only when a text needs it.",
 };
@@ -99,6 +101,9 @@ rows.push(...http.rows);
 
 log('4. sessions');
 rows.push(...(await section<{ rows: Row[] }>('sessions', quick ? { changes: 300, rounds: 1 } : { changes: 1500, rounds: 3 })).rows);
+
+log('6. MCP bridge');
+rows.push(...(await section<{ rows: Row[] }>('mcp-bridge', quick ? { rounds: 3, roundMs: 100 } : { rounds: 9, roundMs: 300 })).rows);
 
 log('5. memory');
 rows.push(...(await memoryRows({ ...starts.rss, loaded: http.hostRss.loaded }, TOOL_COUNT, log)));

@@ -3,13 +3,14 @@
  * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
  * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
  *
- * node --import tsx src/section.ts <dispatch|http|sessions|startup> '<options json>'
+ * node --import tsx src/section.ts <dispatch|http|sessions|startup|mcp-bridge> '<options json>'
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dispatchSection } from './sections/dispatch.js';
 import { httpSection, type HttpOptions } from './sections/http.js';
+import { mcpBridgeSection, type BridgeBenchOptions } from './sections/mcp-bridge.js';
 import { sessionsSection, type SessionOptions } from './sections/sessions.js';
 import { coldStartRows, registrationRows } from './sections/startup.js';
 
@@ -37,8 +38,10 @@ async function run(): Promise<unknown> {
       const starts = await coldStartRows(count, log);
       return { rows: [...registration, ...starts.rows], rss: starts.rss };
     }
+    case 'mcp-bridge':
+      return { rows: await mcpBridgeSection(options as BridgeBenchOptions, log) };
     default:
-      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup.`);
+      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup, mcp-bridge.`);
   }
 }
 
