@@ -164,6 +164,7 @@ export class McpBridge {
         usage: generatedUsage({ name, remoteName: remote.name, server: this.#options.name, description, parameters: converted.parameters, annotations }),
         timeoutMs: this.#options.timeoutMs,
         annotations,
+        modes: this.#options.modes === undefined ? undefined : Object.freeze([...this.#options.modes]),
       },
       runtime,
     );
@@ -210,7 +211,7 @@ export class McpBridge {
     let problems = [...converted.problems];
     if (converted.parameters !== undefined) {
       const probe = bridgedToolClass(
-        { name: 'bridge_schema_check', remoteName: remote.name, server, schema: { type: 'function', name: 'bridge_schema_check', description: 'check', parameters: converted.parameters, strict: converted.strict }, usage: 'check', timeoutMs: undefined, annotations: undefined },
+        { name: 'bridge_schema_check', remoteName: remote.name, server, schema: { type: 'function', name: 'bridge_schema_check', description: 'check', parameters: converted.parameters, strict: converted.strict }, usage: 'check', timeoutMs: undefined, annotations: undefined, modes: undefined },
         { connection: this.#connection, status: () => ({ kind: 'gone' }), defaultTimeoutMs: NO_TIMEOUT_MS },
       );
       problems = inspectToolClass(probe).violations.map((violation) => violation.message);

@@ -28,6 +28,8 @@ export interface BridgedToolSpec {
   readonly usage: string;
   readonly timeoutMs: number | undefined;
   readonly annotations: ToolAnnotations | undefined;
+  /** The modes the tool joins (its static `Modes`), when the options name any. */
+  readonly modes: readonly string[] | undefined;
 }
 
 /** How a bridged tool stands now, after the server's later tool lists. */
@@ -65,6 +67,7 @@ export function bridgedToolClass(spec: BridgedToolSpec, runtime: BridgeRuntime):
     static readonly ToolUsageMetadata = spec.usage;
     static readonly TimeoutMs = spec.timeoutMs;
     static readonly ToolAnnotations = spec.annotations;
+    static readonly Modes = spec.modes;
     static readonly RemoteToolName = spec.remoteName;
     static readonly McpServerName = spec.server;
     /** The usage metadata was generated from the server's description and schema (see the README). */

@@ -14,6 +14,9 @@ export { aptixNames, defaultPrefix, snakeCase } from './naming.js';
 export { McpBridgeOptionsSchema, parseBridgeOptions, resolveValues, type FromEnv, type McpBridgeOptions } from './options.js';
 export { GENERATED_MARKER } from './usage-text.js';
 
+/** No tools are known before a server is asked: every tool comes from {@link createTools}. */
+export const tools = [] as const satisfies ToolList;
+
 /**
  * The tool-package entry a host calls at start-up with the options of its `toolPackages` entry:
  * connects to the server, lists its tools and returns their classes. An unreachable server throws an

@@ -49,6 +49,7 @@ describe('parseBridgeOptions', () => {
     expect(() => parseBridgeOptions({ name: 'r', http: { url: 'https://x/mcp', headers: { 'X-Bad\r\nInjected': 'v' } } })).toThrow(/options\.http\.headers/);
     expect(() => parseBridgeOptions({ name: 'r', stdio: { ...stdio, env: { 'A=B': 'v' } } })).toThrow(/options\.stdio\.env/);
     expect(() => parseBridgeOptions({ name: 'r', stdio, rename: { echo: 'Echo Tool' } })).toThrow(/options\.rename/);
+    expect(() => parseBridgeOptions({ name: 'r', stdio, modes: ['General Mode'] })).toThrow(/options\.modes/);
   });
 });
 

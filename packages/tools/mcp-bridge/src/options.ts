@@ -46,6 +46,7 @@ export const McpBridgeOptionsSchema = Type.Object(
     include: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Only these remote tools (by their remote names).' })),
     exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Never these remote tools.' })),
     rename: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.String({ pattern: SNAKE, maxLength: 64 }), { additionalProperties: false, description: 'Remote name → full Aptix name (no prefix added).' })),
+    modes: Type.Optional(Type.Array(Type.String({ pattern: SNAKE }), { description: 'The modes whose sessions offer the bridged tools (each tool class declares them as its static Modes).' })),
     invalidTools: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('fail')], { description: 'A remote tool that cannot be made to meet the contract: skip it with a logged reason (default), or stop start-up.' })),
     reconnect: Type.Optional(
       Type.Object(

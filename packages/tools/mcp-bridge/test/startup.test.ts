@@ -6,10 +6,12 @@ import { CHANGING, EVERYTHING, freePort } from './servers.js';
 describe('start-up', () => {
   it('createTools takes the options a host hands it and returns tool classes a registry accepts', async () => {
     const logger = new CapturingAdminLogger();
-    const tools = await createTools({ logger, options: { name: 'calc', stdio: { command: process.execPath, args: [CHANGING] }, include: ['add'] } });
+    const tools = await createTools({ logger, options: { name: 'calc', stdio: { command: process.execPath, args: [CHANGING] }, include: ['add'], modes: ['general', 'tool_diagnostics'] } });
     // The server process lives as long as the host; it is not kept alive by it, and stops when the host's process ends.
     expect(tools.map((tool) => tool.ToolName)).toEqual(['calc_add']);
     expect((tools[0] as unknown as { McpServerName: string }).McpServerName).toBe('calc');
+    // The modes join through the host's composable modes: each class declares them as its static Modes.
+    expect(tools[0]!.Modes).toEqual(['general', 'tool_diagnostics']);
     new AgentToolRegistry().registerTools(tools);
     expect(logger.events().find((event) => event.tag === '[McpBridge_ToolBridged]')?.message).toContain('"add" is offered as calc_add, strict');
   });
