@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { AwilixContainer } from 'awilix';
 import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import { SessionStoreError, type AgentSession, type HistoryPageRequest } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
+import { requestContext } from './request-context.js';
 
 /** A session as the CLI and HTTP show it. */
 export interface SessionView {
@@ -27,6 +29,11 @@ export interface ToolScope {
 export interface CallOptions {
   readonly sessionId?: string;
   readonly conversationId?: string;
+  /**
+   * Who asked: over HTTP, the name of the API key that authenticated the request (never the key).
+   * Every log line of the call carries it as `actor`.
+   */
+  readonly actor?: string;
   /** The caller's cancellation, or a function that makes it on demand (see `ExecuteOptions.signal`). */
   readonly signal?: ExecuteOptions['signal'];
 }
@@ -111,6 +118,15 @@ export class AptixHost {
    * context carries the session's ids, org, user and mode.
    */
   call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
+    const context = requestContext.getStore();
+    if (options.actor !== undefined && context?.actor !== options.actor) {
+      // Not inside a request that already names the actor (HTTP sets it when it checks the key): give the call a context that does.
+      return requestContext.run({ reqId: context?.reqId ?? randomUUID(), actor: options.actor }, () => this.#call(name, args, options));
+    }
+    return this.#call(name, args, options);
+  }
+
+  #call(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
     try {
       const { registry, executor } = this.#use();
       if (!registry.has(name)) {

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
+import { parseApiKeys, splitKeyList, type ApiKey } from './api-keys.js';
 
 /** The first-party tool packages a host loads when the configuration names none. */
 export const DEFAULT_TOOL_PACKAGES = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'] as const;
@@ -23,7 +24,8 @@ export const AptixConfigFile = Type.Object(
         description: 'The mode catalog: a file path, or { catalog?, extend?, add? } to add tools and modes to the shipped catalog without copying it.',
       }),
     ),
-    apiKey: Type.Optional(Type.String({ minLength: 16, description: 'Bearer key required on /v1/* and /mcp. At least 16 characters.' })),
+    apiKey: Type.Optional(Type.String({ minLength: 16, description: 'Bearer key required on every route but /healthz, /readyz, /docs and /openapi.json. At least 16 characters.' })),
+    apiKeys: Type.Optional(Type.Array(Type.String({ minLength: 16 }), { description: 'More accepted keys, each "<key>" or "<name>=<key>"; the name appears in logs. For rotation.' })),
     toolPackages: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Tool packages by npm name or path; replaces the default list.' })),
     logLevel: Type.Optional(LogLevel),
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'Largest request body accepted.' })),
@@ -61,6 +63,21 @@ export const AptixConfigFile = Type.Object(
         { additionalProperties: false, description: 'Session store bounds and time-outs; see docs/hosting.md.' },
       ),
     ),
+    requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Longest time a client may take to send a whole request (headers and body); then 408 and the connection closes.' })),
+    headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: "Longest time a client may take to send a request's headers. At most requestTimeoutMs." })),
+    keepAliveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long an idle keep-alive connection stays open.' })),
+    shutdownTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'On SIGTERM, how long calls in flight may finish before every connection is closed.' })),
+    readinessTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long /readyz waits for the session store before answering 503.' })),
+    maxUrlLength: Type.Optional(Type.Integer({ minimum: 64, description: 'Longest request URL, query included; longer ones get 414.' })),
+    rateLimit: Type.Optional(
+      Type.Object(
+        {
+          max: Type.Integer({ minimum: 1, description: 'Requests each client may make per window.' }),
+          timeWindowMs: Type.Optional(Type.Integer({ minimum: 1, description: 'The window, in milliseconds (default 60000).' })),
+        },
+        { additionalProperties: false, description: 'Per-client rate limit, keyed by API key name (or address without a key). Off when absent.' },
+      ),
+    ),
     allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Host header values to accept (e.g. a public name behind a proxy).' })),
     allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Origin header values to accept.' })),
     openai: Type.Optional(
@@ -87,7 +104,8 @@ export interface AptixConfig {
   readonly modes: string | undefined;
   /** Tools added to the catalog's modes, and modes added to it (`modes: { extend, add }` in the file). */
   readonly modeChanges: Omit<ModeCatalogChanges, 'catalog'> | undefined;
-  readonly apiKey: string | undefined;
+  /** The accepted API keys; empty when the host needs none. */
+  readonly apiKeys: readonly ApiKey[];
   readonly toolPackages: readonly string[];
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
@@ -96,6 +114,14 @@ export interface AptixConfig {
   readonly mcp: { readonly sessionIdleMs: number; readonly maxSessions: number };
   /** The `sessions` section of the file, as given: bounds and time-outs of the session store (its defaults apply to what is unset). */
   readonly sessions: NonNullable<AptixConfigFile['sessions']>;
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly readinessTimeoutMs: number;
+  readonly maxUrlLength: number;
+  /** Per-client rate limit; undefined when off. */
+  readonly rateLimit: { readonly max: number; readonly timeWindowMs: number } | undefined;
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly openai: { readonly baseUrl?: string; readonly apiKey?: string; readonly model?: string };
@@ -123,7 +149,7 @@ export interface LoadConfigOptions {
 
 /**
  * Reads the configuration: defaults, then `aptix.config.json`, then the environment
- * (`APTIX_HOST`, `APTIX_PORT`, `APTIX_DB`, `APTIX_MODES`, `APTIX_API_KEY`, `APTIX_TOOL_PACKAGES`,
+ * (`APTIX_HOST`, `APTIX_PORT`, `APTIX_DB`, `APTIX_MODES`, `APTIX_API_KEY`, `APTIX_API_KEYS`, `APTIX_TOOL_PACKAGES`,
  * `LOG_LEVEL`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `APTIX_MODEL`), then command-line flags.
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<AptixConfig> {
@@ -152,8 +178,12 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL "${logLevel}" is not a log level. Fix: use one of fatal, error, warn, info, debug, trace, silent.`);
   }
-  const apiKey = fromEnv('APTIX_API_KEY') ?? file.apiKey;
-  if (apiKey !== undefined && apiKey.length < 16) throw new ConfigError('APTIX_API_KEY is shorter than 16 characters. Fix: use a long random key, e.g. `openssl rand -hex 32`.');
+  const apiKeys = readApiKeys(fromEnv('APTIX_API_KEY'), fromEnv('APTIX_API_KEYS'), file, source);
+  const requestTimeoutMs = file.requestTimeoutMs ?? 30_000;
+  const headersTimeoutMs = file.headersTimeoutMs ?? Math.min(10_000, requestTimeoutMs);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`headersTimeoutMs (${headersTimeoutMs}) is longer than requestTimeoutMs (${requestTimeoutMs}), which already includes the headers. Fix: make headersTimeoutMs at most requestTimeoutMs.`);
+  }
 
   const toolPackages = envPackages ?? file.toolPackages ?? [...DEFAULT_TOOL_PACKAGES];
   const seen = new Set<string>();
@@ -164,12 +194,12 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
   const { catalog: fileCatalog, ...modeChanges } = typeof file.modes === 'object' ? file.modes : { catalog: file.modes };
   const modes = fromEnv('APTIX_MODES') ?? fileCatalog;
   return {
-    host: options.overrides?.host ?? fromEnv('APTIX_HOST') ?? file.host ?? '127.0.0.1',
+    host: unbracket(options.overrides?.host ?? fromEnv('APTIX_HOST') ?? file.host ?? '127.0.0.1'),
     port: options.overrides?.port ?? envPort ?? file.port ?? 8787,
     db: fromEnv('APTIX_DB') ?? file.db ?? 'sqlite:./.aptix/aptix.db',
     modes: modes === undefined ? undefined : isAbsolute(modes) ? modes : resolve(fromEnv('APTIX_MODES') ? cwd : baseDir, modes),
     modeChanges: Object.keys(modeChanges).length > 0 ? modeChanges : undefined,
-    apiKey,
+    apiKeys,
     toolPackages,
     logLevel,
     bodyLimitBytes: file.bodyLimitBytes ?? 1024 * 1024,
@@ -179,6 +209,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
       maxSessions: positiveInt(fromEnv('APTIX_MCP_MAX_SESSIONS'), 'APTIX_MCP_MAX_SESSIONS') ?? file.mcp?.maxSessions ?? 10_000,
     },
     sessions: file.sessions ?? {},
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: file.keepAliveTimeoutMs ?? 5_000,
+    shutdownTimeoutMs: file.shutdownTimeoutMs ?? 10_000,
+    readinessTimeoutMs: file.readinessTimeoutMs ?? 2_000,
+    maxUrlLength: file.maxUrlLength ?? 4096,
+    rateLimit: file.rateLimit === undefined ? undefined : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
     allowedHosts: file.allowedHosts ?? [],
     allowedOrigins: file.allowedOrigins ?? [],
     openai: {
@@ -211,6 +248,22 @@ export function parseConfigFile(text: string, path: string): AptixConfigFile {
     throw new ConfigError(`Config file ${path} is invalid: ${problems.join('; ')}. Fix these fields; the fields and their meaning are in the host's README.`);
   }
   return data as AptixConfigFile;
+}
+
+/** APTIX_API_KEY / APTIX_API_KEYS replace the file's apiKey / apiKeys; together they are the accepted keys. */
+function readApiKeys(envKey: string | undefined, envKeys: string | undefined, file: AptixConfigFile, source: string | undefined): ApiKey[] {
+  const single = envKey !== undefined ? { key: envKey, source: 'APTIX_API_KEY' } : file.apiKey !== undefined ? { key: file.apiKey, source: `apiKey in ${source}` } : undefined;
+  const [entries, from] = envKeys !== undefined ? [splitKeyList(envKeys), 'APTIX_API_KEYS'] : [file.apiKeys ?? [], `apiKeys in ${source}`];
+  try {
+    return parseApiKeys(single, entries, from);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+/** `[::1]` (as in a URL) listens on `::1`. */
+function unbracket(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
 function parsePort(value: string, name: string): number {

@@ -1,10 +1,20 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** The request a piece of work belongs to; pino's mixin adds it to every log line written for it. */
-export const requestContext = new AsyncLocalStorage<{ readonly reqId: string }>();
+/**
+ * The request a piece of work belongs to, and who asked for it (the name of the API key that
+ * authenticated the request). pino's mixin adds both to every log line written for it.
+ */
+export interface RequestContext {
+  readonly reqId: string;
+  /** The API key's name, set once the key is checked; never the key. */
+  actor?: string;
+}
 
-/** A pino mixin adding the current request id, if any. */
+export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+/** A pino mixin adding the current request id and actor, if any. */
 export function requestIdMixin(): Record<string, unknown> {
   const store = requestContext.getStore();
-  return store === undefined ? {} : { reqId: store.reqId };
+  if (store === undefined) return {};
+  return store.actor === undefined ? { reqId: store.reqId } : { reqId: store.reqId, actor: store.actor };
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -57,6 +58,10 @@ export interface RunningHost {
   readonly child: ChildProcess;
   /** Every log line the host wrote to stdout, parsed. */
   readonly logs: Array<Record<string, unknown>>;
+  /** Everything the host wrote to stdout and stderr so far, as text. */
+  output(): string;
+  /** Resolves with the exit code once the process has exited. */
+  readonly exited: Promise<number | null>;
   /** Sends SIGTERM and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -71,7 +76,9 @@ export function startHost(options: { env?: NodeJS.ProcessEnv; args?: readonly st
     });
     const logs: Array<Record<string, unknown>> = [];
     let stderr = '';
+    let stdout = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     let ready = false;
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -88,6 +95,8 @@ export function startHost(options: { env?: NodeJS.ProcessEnv; args?: readonly st
           url: entry.url,
           child,
           logs,
+          output: () => stdout + stderr,
+          exited,
           async stop(signal = 'SIGTERM') {
             if (child.exitCode === null) child.kill(signal);
             return exited;
@@ -166,4 +175,49 @@ export function hostForSuite(options: { env?: NodeJS.ProcessEnv; args?: readonly
     },
     db: space.db,
   };
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly head: string;
+  readonly body: string;
+  /** The body parsed, when it is JSON. */
+  readonly json: Record<string, any> | undefined;
+}
+
+/**
+ * Sends `text` as it is over a new TCP connection (a request fetch would refuse to send: duplicate
+ * headers, absolute-form targets, undecodable paths) and reads the answer until the server closes.
+ */
+export function rawHttp(url: string, text: string | Buffer): Promise<RawResponse> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () => socket.end(text));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const split = raw.indexOf('\r\n\r\n');
+      const head = split === -1 ? raw : raw.slice(0, split);
+      const body = split === -1 ? '' : raw.slice(split + 4);
+      let json: Record<string, any> | undefined;
+      try {
+        json = JSON.parse(body) as Record<string, any>;
+      } catch {
+        json = undefined;
+      }
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0), head, body, json });
+    });
+  });
+}
+
+/** A GET (or another method) as raw text, with `Connection: close` so the answer ends the exchange. */
+export function rawRequest(url: string, method: string, target: string, headers: Record<string, string | string[]> = {}, body?: string): string {
+  const lines = [`${method} ${target} HTTP/1.1`];
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'host')) lines.push(`Host: ${new URL(url).host}`);
+  for (const [name, value] of Object.entries(headers)) for (const one of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${one}`);
+  if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  lines.push('Connection: close');
+  return `${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
 }

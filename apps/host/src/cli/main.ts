@@ -4,12 +4,12 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ToolContractError } from '@aptix/tool-contract';
 import { ReasonerError } from '@aptix/reasoner';
 import { AptixHost, presentResult, ScopeError } from '../aptix-host.js';
-import { ConfigError, isLoopback, loadConfig, type AptixConfig } from '../config.js';
-import { composeHost, HostStartupError, redactUrl, ToolPackageError, type ComposeOptions } from '../container.js';
-import { createHttpServer } from '../http/server.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { composeHost, HostStartupError, ToolPackageError, type ComposeOptions } from '../container.js';
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
 import { chat } from './chat.js';
 import { Output, table } from './output.js';
+import { ListenError, serve, SERVE_HELP } from './serve.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -66,28 +66,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   program
     .command('serve')
     .description('serve the tools over HTTP, with MCP at /mcp')
-    .option('--host <address>', 'address to listen on (default 127.0.0.1)')
-    .addOption(new Option('--port <port>', 'port to listen on (default 8787)').argParser(port))
+    .option('--host <address>', 'address to listen on (default 127.0.0.1, or APTIX_HOST)')
+    .addOption(new Option('--port <port>', 'port to listen on (default 8787, or APTIX_PORT)').argParser(port))
+    .addHelpText('after', SERVE_HELP)
     .action(async (options: { host?: string; port?: number }) => {
-      const config = await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), overrides: options });
-      refuseOpenBinding(config);
-      const host = new AptixHost(await composeHost(config, { logDestination: 1 }));
-      const server = await createHttpServer(host, VERSION);
-      const url = await server.app.listen({ host: config.host, port: config.port });
-      const packages = host.cradle.toolPackages.map((p) => `${p.name}${p.version ? `@${p.version}` : ''}`);
-      for (const warning of host.cradle.warnings) host.cradle.pino.warn(warning);
-      host.cradle.pino.info({ url, docs: `${url}/docs`, mcp: `${url}/mcp`, toolPackages: packages, tools: host.cradle.registry.size, db: redactUrl(config.db) }, `Aptix listening on ${url} (docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`);
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          host.cradle.pino.info({ signal }, 'shutting down: finishing the calls in flight');
-          void server
-            .close()
-            .then(() => host.close())
-            .finally(resolve);
-        };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
-      });
+      await serve(await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), overrides: options }), VERSION);
     });
 
   program
@@ -256,13 +239,6 @@ function optionalFile(file: string | undefined): { file?: string } {
   return file === undefined ? {} : { file };
 }
 
-/** Without an API key, only loopback: anyone who can reach the port could otherwise call every tool. */
-function refuseOpenBinding(config: AptixConfig): void {
-  if (config.apiKey === undefined && !isLoopback(config.host)) {
-    throw new ConfigError(`Refusing to listen on ${config.host} without an API key: anyone who can reach it could call every tool. Fix: set APTIX_API_KEY (or apiKey in the configuration), or listen on 127.0.0.1.`);
-  }
-}
-
 function report(error: unknown, out: Output): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return ExitCode.OK;
@@ -281,6 +257,10 @@ function report(error: unknown, out: Output): number {
     return ExitCode.FAILED;
   }
   if (error instanceof ScopeError) {
+    out.fail(error.code, error.message);
+    return ExitCode.FAILED;
+  }
+  if (error instanceof ListenError) {
     out.fail(error.code, error.message);
     return ExitCode.FAILED;
   }
