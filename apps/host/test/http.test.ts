@@ -43,12 +43,12 @@ describe('HTTP, over real sockets', () => {
   });
 
   it('answers /healthz', async () => {
-    expect((await call(host, '/healthz')).body).toEqual({ status: 'ok', tools: 7, modes: 3 });
+    expect((await call(host, '/healthz')).body).toEqual({ status: 'ok', tools: 8, modes: 3 });
   });
 
   it('lists tools in both OpenAI formats, for all or for one mode', async () => {
     const all = await call(host, '/v1/tools');
-    expect(all.body!.tools).toHaveLength(7);
+    expect(all.body!.tools).toHaveLength(8);
     expect(all.body!.tools[0]).toMatchObject({ type: 'function', name: 'agent_hello_world', strict: true });
     const chat = await call(host, '/v1/tools?format=chat&mode=ddr_authoring');
     expect(chat.body!.tools.every((t: any) => t.type === 'function' && typeof t.function.name === 'string' && typeof t.function.strict === 'boolean')).toBe(true);
