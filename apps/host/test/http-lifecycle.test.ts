@@ -4,20 +4,11 @@
  * the rest at the deadline; /readyz follows the session store while /healthz only says the process lives.
  * No assertion is about time: waits are bounded only so that a broken host fails instead of hanging.
  */
-import { writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PG_URL, postgresAvailable, postgresSchema, scratch, startHost, type RunningHost } from './support.js';
+import { PG_URL, postgresAvailable, postgresSchema, scratch, startHostWithConfig, type RunningHost } from './support.js';
 
-/** Starts a host with these configuration fields (written to a config file). */
-async function hostWith(fields: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
-  const space = scratch();
-  const file = join(space.dir, 'aptix.config.json');
-  writeFileSync(file, JSON.stringify(fields));
-  const host = await startHost({ args: ['--config', file], env: { APTIX_DB: space.db, ...env } });
-  return { host, space };
-}
+const hostWith = startHostWithConfig;
 
 interface Drip {
   readonly received: () => string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,6 +175,15 @@ export function hostForSuite(options: { env?: NodeJS.ProcessEnv; args?: readonly
     },
     db: space.db,
   };
+}
+
+/** Starts `aptix serve` with these configuration-file fields (written to a scratch config file) on a scratch SQLite store. */
+export async function startHostWithConfig(fields: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<{ host: RunningHost; space: ReturnType<typeof scratch> }> {
+  const space = scratch();
+  const file = join(space.dir, 'aptix.config.json');
+  writeFileSync(file, JSON.stringify(fields));
+  const host = await startHost({ args: ['--config', file], env: { APTIX_DB: space.db, ...env } });
+  return { host, space };
 }
 
 export interface RawResponse {

@@ -9,6 +9,7 @@ import { requestContext } from '../request-context.js';
 import { clientErrorHandler, frameworkErrors, handleError, parseJsonBody, sendError } from './errors.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { registerMcpRoutes } from './mcp-http.js';
+import { registerRateLimit } from './rate-limit.js';
 import { registerReasonerRoutes } from './reasoner-routes.js';
 import { apiKeyGuard, hostGuard } from './security.js';
 import { registerSessionRoutes } from './session-routes.js';
@@ -99,6 +100,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   app.setErrorHandler(handleError(config));
   app.setNotFoundHandler((request, reply) => sendError(reply, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. The API is described at /docs.`));
 
+  await registerRateLimit(app, config);
   await app.register(swagger, {
     openapi: {
       info: { title: 'Aptix host', version, description: 'Tools for LLM agents, over HTTP, OpenAI function formats and MCP (at /mcp).' },
