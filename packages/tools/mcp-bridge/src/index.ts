@@ -28,5 +28,18 @@ export const tools = [] as const satisfies ToolList;
  */
 export async function createTools(host: ToolPackageHost & { readonly options?: unknown }): Promise<ToolList> {
   const bridge = await McpBridge.start(parseBridgeOptions(host.options), { logger: host.logger });
+  started.add(bridge);
   return bridge.tools;
+}
+
+const started = new Set<McpBridge>();
+
+/**
+ * Closes every bridge `createTools` started: stdio servers are stopped, HTTP connections (whose
+ * notification stream would otherwise keep the process alive) are closed. A host calls it when it stops.
+ */
+export async function close(): Promise<void> {
+  const bridges = [...started];
+  started.clear();
+  await Promise.all(bridges.map((bridge) => bridge.close()));
 }

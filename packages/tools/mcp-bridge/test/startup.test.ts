@@ -1,19 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { AgentToolRegistry, CapturingAdminLogger } from '@aptix/tool-contract';
-import { createTools, McpBridge, McpBridgeError, parseBridgeOptions } from '../src/index.js';
+import { AgentToolExecutor, AgentToolRegistry, CapturingAdminLogger } from '@aptix/tool-contract';
+import { BridgeErrorCode, close, createTools, McpBridge, McpBridgeError, parseBridgeOptions } from '../src/index.js';
 import { CHANGING, EVERYTHING, freePort } from './servers.js';
 
 describe('start-up', () => {
   it('createTools takes the options a host hands it and returns tool classes a registry accepts', async () => {
     const logger = new CapturingAdminLogger();
     const tools = await createTools({ logger, options: { name: 'calc', stdio: { command: process.execPath, args: [CHANGING] }, include: ['add'], modes: ['general', 'tool_diagnostics'] } });
-    // The server process lives as long as the host; it is not kept alive by it, and stops when the host's process ends.
     expect(tools.map((tool) => tool.ToolName)).toEqual(['calc_add']);
     expect((tools[0] as unknown as { McpServerName: string }).McpServerName).toBe('calc');
     // The modes join through the host's composable modes: each class declares them as its static Modes.
     expect(tools[0]!.Modes).toEqual(['general', 'tool_diagnostics']);
-    new AgentToolRegistry().registerTools(tools);
+    const registry = new AgentToolRegistry();
+    registry.registerTools(tools);
     expect(logger.events().find((event) => event.tag === '[McpBridge_ToolBridged]')?.message).toContain('"add" is offered as calc_add, strict');
+    const executor = new AgentToolExecutor({ registry, logger });
+    expect((await executor.execute('calc_add', '{"a":1,"b":1}')).successful).toBe(true);
+
+    // A host that stops calls the package's close: every bridge createTools started is closed.
+    await close();
+    const after = await executor.execute('calc_add', '{"a":1,"b":1}');
+    expect(after.errors[0]).toEqual({ code: BridgeErrorCode.REMOTE_UNAVAILABLE, message: expect.stringContaining('the bridge to MCP server "calc" is closed') });
   });
 
   it('stops with a message naming the server when its command cannot start', async () => {
