@@ -42,7 +42,7 @@ export const McpBridgeOptionsSchema = Type.Object(
     http: Type.Optional(Http),
     protocol: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('legacy'), Type.Literal('2026-07-28')], { description: 'auto (default) probes for 2026-07-28 and falls back to the 2025 handshake.' })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Time-out of each bridged tool (its TimeoutMs); default the host\'s.' })),
-    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'How long connecting and listing may take at start-up. Default 10 000.' })),
+    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'How long connecting, and then listing the tools, may each take. Default 5 000.' })),
     include: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Only these remote tools (by their remote names).' })),
     exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Never these remote tools.' })),
     rename: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.String({ pattern: SNAKE, maxLength: 64 }), { additionalProperties: false, description: 'Remote name → full Aptix name (no prefix added).' })),
