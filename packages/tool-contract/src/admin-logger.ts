@@ -1,3 +1,4 @@
+import { describeThrown } from './describe-thrown.js';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 /** Key/value pairs for log events: an array of pairs, never a dictionary (AGN-005 §6.2). */
@@ -35,12 +36,28 @@ export function createAdminLogger(logger?: Logger, options?: LoggerOptions): Adm
     addException(tag, error, pairs) {
       const entry = fields(tag, pairs);
       entry.err = error;
-      target.error(entry, error instanceof Error ? error.message : String(error));
+      try {
+        target.error(entry, exceptionMessage(error));
+      } catch {
+        // A thrown value pino cannot serialise (a Proxy whose traps throw, a getter that throws): log what it was instead.
+        delete entry.err;
+        target.error(entry, describeThrown(error));
+      }
     },
     addCustomEvent(level, tag, message, pairs) {
       target[level](fields(tag, pairs), message);
     },
   };
+}
+
+/** The message logged for an exception: an Error's own message, or what was thrown described safely. */
+function exceptionMessage(error: unknown): string {
+  try {
+    if (error instanceof Error && typeof error.message === 'string') return error.message;
+  } catch {
+    // fall through: describeThrown guards every read
+  }
+  return describeThrown(error);
 }
 
 /** An AdminLogger that writes nothing: for benchmarks and callers that do their own logging. */
@@ -71,7 +88,7 @@ export class CapturingAdminLogger implements AdminLogger {
   }
 
   addException(tag: string, error: unknown, pairs: LogPairs = []): void {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = exceptionMessage(error);
     this.entries.push({ kind: 'exception', level: 'error', tag, message, error, pairs });
   }
 

@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { ToolAnnotations } from './agent-tool.js';
 import { approvalPolicyKind, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
 import { contractAjv } from './ajv.js';
+import { describeThrown } from './describe-thrown.js';
 import { ContractErrorCode, type ContractViolation } from './errors.js';
 import { canonicalJson, toPlainJson, toStrictMode, type FunctionToolSchema, type JsonSchema, type StrictModeView } from './schema.js';
 
@@ -10,6 +11,12 @@ export const TOOL_NAME_PATTERN = /^[a-z0-9]+(_[a-z0-9]+)*$/;
 export const TOOL_NAME_MAX_LENGTH = 64;
 const SIMPLE_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 const MAX_TIMEOUT_MS = 2_147_483_647;
+/**
+ * The longest `ToolUsageMetadata`, in characters. The Reasoner puts every offered tool's guide in the
+ * system prompt, so a guide past this (a generated manual, a file read by mistake) would crowd out the
+ * conversation; the first-party guides are a few kilobytes.
+ */
+export const USAGE_METADATA_MAX_LENGTH = 65_536;
 
 /** What the registry keeps about a tool class that passed every rule. */
 export interface InspectedTool {
@@ -100,6 +107,12 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   const usageMetadata = usageDescriptor && 'value' in usageDescriptor ? usageDescriptor.value : undefined;
   if (typeof usageMetadata !== 'string' || usageMetadata.trim() === '') {
     fail(ContractErrorCode.USAGE_METADATA_MISSING, 'ToolUsageMetadata is missing or empty; the agent loop puts it in the system prompt so the model knows when and how to call the tool', 'add static readonly ToolUsageMetadata = usage`...` with the purpose, rules, arguments, error codes, good and bad usage');
+  } else if (usageMetadata.length > USAGE_METADATA_MAX_LENGTH) {
+    fail(
+      ContractErrorCode.USAGE_METADATA_TOO_LARGE,
+      `ToolUsageMetadata is ${usageMetadata.length} characters long; at most ${USAGE_METADATA_MAX_LENGTH} are allowed, because the agent loop puts it in every system prompt`,
+      'keep the guide to the purpose, rules, arguments, error codes and a few examples, and move reference material elsewhere',
+    );
   }
 
   // execute on the instance side.
@@ -138,7 +151,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     first = getSchema.call(cls);
     second = getSchema.call(cls);
   } catch (error) {
-    fail(ContractErrorCode.GET_SCHEMA_THREW, `getSchema() threw: ${error instanceof Error ? error.message : String(error)}`, 'make getSchema() return the schema without side effects');
+    fail(ContractErrorCode.GET_SCHEMA_THREW, `getSchema() threw ${describeThrown(error)}`, 'make getSchema() return the schema without side effects');
     return { violations };
   }
   // An empty description is the one shape problem functionToolSchema cannot fix: say to write one.

@@ -9,6 +9,7 @@ export const ContractErrorCode = {
   TOOL_NAME_INVALID: 'TOOL_NAME_INVALID',
   TOOL_NAME_TOO_LONG: 'TOOL_NAME_TOO_LONG',
   USAGE_METADATA_MISSING: 'USAGE_METADATA_MISSING',
+  USAGE_METADATA_TOO_LARGE: 'USAGE_METADATA_TOO_LARGE',
   EXECUTE_MISSING: 'EXECUTE_MISSING',
   GET_SCHEMA_MISSING: 'GET_SCHEMA_MISSING',
   GET_SCHEMA_HAS_PARAMETERS: 'GET_SCHEMA_HAS_PARAMETERS',
@@ -37,6 +38,10 @@ export const ExecutionErrorCode = {
   APPROVAL_DENIED: 'APPROVAL_DENIED',
   /** Nobody decided before the approval expired; nothing ran. */
   APPROVAL_EXPIRED: 'APPROVAL_EXPIRED',
+  /** The result is larger than the executor's bound (`maxResultBytes`); nothing of it is sent. */
+  RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
+  /** The tool's isolated worker ran out of memory, or hit another of its resource limits, and was replaced. */
+  RESOURCE_LIMIT: 'RESOURCE_LIMIT',
 } as const;
 export type ExecutionErrorCode = (typeof ExecutionErrorCode)[keyof typeof ExecutionErrorCode];
 

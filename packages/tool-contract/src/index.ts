@@ -26,8 +26,9 @@ export {
 export { missingUsageSections, usage, USAGE_SECTIONS } from './usage.js';
 export { TOOL_GUIDANCE_TAG, toolGuidanceSection, type ToolGuide } from './tool-guidance.js';
 export { decodeArguments, parseArgumentsJson, validateArguments, type ArgumentIssue, type DecodedArguments } from './arguments.js';
-export { inspectToolClass, suggestSnakeCase, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN, type InspectedTool } from './contract-rules.js';
+export { inspectToolClass, suggestSnakeCase, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN, USAGE_METADATA_MAX_LENGTH, type InspectedTool } from './contract-rules.js';
+export { describeThrown } from './describe-thrown.js';
 export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
 export { AgentToolRegistry, type AgentToolRegistryOptions, type RegisteredTool, type ToolListing } from './tool-registry.js';
 export { APPROVAL_META_KEY, approvalPolicyKind, evaluateApprovalPolicy, type ApprovalDecision, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
-export { AgentToolExecutor, type AgentToolExecutorOptions, type ExecuteOptions, type ToolFactory } from './tool-executor.js';
+export { AgentToolExecutor, DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES, type AgentToolExecutorOptions, type ExecuteOptions, type ToolFactory } from './tool-executor.js';

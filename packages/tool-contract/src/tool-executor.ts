@@ -1,10 +1,11 @@
 import { silentAdminLogger, type AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass } from './agent-tool.js';
 import { decodeArguments } from './arguments.js';
+import { describeThrown } from './describe-thrown.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult, type InvokeError } from './invoke-result.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
-import { invokeTool, neverAborted, type Invocation, type SignalSource } from './typed-agent-tool.js';
+import { invokeTool, neverAborted, ownInvokeTool, type Invocation, type SignalSource } from './typed-agent-tool.js';
 
 /** Builds a tool instance for one call: the host's DI. It may throw (a missing dependency): the call then fails cleanly. */
 export type ToolFactory = (toolClass: AnyAgentToolClass, context: AgentToolExecutionContext) => AgentTool;
@@ -18,7 +19,21 @@ export interface AgentToolExecutorOptions {
   readonly defaultTimeoutMs?: number;
   /** How long a cancelled call waits for the tool to describe its own cancellation. Default 100 ms. */
   readonly cancelGraceMs?: number;
+  /**
+   * The largest successful result, in UTF-8 bytes of its JSON text. A larger one becomes a failed result
+   * with the code RESULT_TOO_LARGE, and nothing of it is sent on. Default {@link DEFAULT_MAX_RESULT_BYTES} (1 MiB).
+   */
+  readonly maxResultBytes?: number;
+  /** The longest error message a tool may return, in characters; longer ones are cut. Default {@link DEFAULT_MAX_ERROR_MESSAGE_LENGTH}. */
+  readonly maxErrorMessageLength?: number;
 }
+
+/** The executor's default bound on a result: 1 MiB of JSON text. */
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+/** The executor's default bound on one error message, in characters. */
+export const DEFAULT_MAX_ERROR_MESSAGE_LENGTH = 8192;
+/** At most this many errors of a failed result are kept. */
+const MAX_ERRORS = 20;
 
 export interface ExecuteOptions {
   /**
@@ -246,6 +261,8 @@ export class AgentToolExecutor {
   readonly #logger: AdminLogger;
   readonly #defaultTimeoutMs: number;
   readonly #hooks: CallHooks;
+  readonly #maxResultBytes: number;
+  readonly #maxErrorMessageLength: number;
 
   constructor(options: AgentToolExecutorOptions) {
     this.#registry = options.registry;
@@ -253,6 +270,8 @@ export class AgentToolExecutor {
     const logger = this.#logger;
     this.#createTool = options.createTool ?? ((toolClass) => new toolClass({ logger }));
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    this.#maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    this.#maxErrorMessageLength = options.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH;
     this.#hooks = {
       settle: (name, output, context, trusted) => this.#settle(name, output, context, trusted),
       exception: (name, error, context) => this.#exception(name, error, context),
@@ -306,29 +325,59 @@ export class AgentToolExecutor {
       return InvokeResult.fromError(`${name} is not available: the host could not create it. The host's configuration needs fixing; calling again will not help.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
     }
 
-    const call = new Call(this.#hooks, name, context, signal, fastPath);
+    // Raw JSON text is taken unchecked only from TypedAgentTool's own method, which serialised it itself.
+    // Any other (a subclass's override, an instance's own property, another copy of this package) is
+    // checked like every result, so no tool can put text that is not JSON into a reply.
+    const invoke = fastPath ? (tool as unknown as Partial<FastPathTool>)[invokeTool] : undefined;
+    const trusted = invoke !== undefined && invoke === ownInvokeTool;
+    const call = new Call(this.#hooks, name, context, signal, trusted);
     let output: unknown;
     try {
-      output = fastPath
-        ? (tool as unknown as FastPathTool)[invokeTool](input, context, call)
-        : // Like TypedAgentTool's run, an execute that declares no signal parameter gets the shared one.
-          tool.execute(input as string, context, tool.execute.length >= 3 ? call.signal() : neverAborted);
+      if (invoke !== undefined) {
+        output = invoke.call(tool, input, context, call);
+        if (!trusted) output = isThenable(output) ? Promise.resolve(output).then(textAsResult) : textAsResult(output);
+      } else {
+        // Like TypedAgentTool's run, an execute that declares no signal parameter gets the shared one.
+        output = tool.execute(input as string, context, tool.execute.length >= 3 ? call.signal() : neverAborted);
+      }
     } catch (error) {
       return this.#exception(name, error, context);
     }
-    if (!isThenable(output)) return this.#settle(name, output, context, fastPath);
+    if (!isThenable(output)) return this.#settle(name, output, context, trusted);
     return call.race(output, Math.min(options?.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS));
   }
 
   /** A tool's answer as the result the caller gets. */
   #settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean): InvokeResult<string> {
-    // JSON text from TypedAgentTool's fast path: the tool serialised the value itself.
-    if (trusted && typeof output === 'string') return InvokeResult.create(output);
-    return this.#normalise(name, output, context);
+    // JSON text from TypedAgentTool's own fast path: the tool serialised the value itself.
+    if (trusted && typeof output === 'string') return this.#bounded(name, output, context);
+    try {
+      return this.#normalise(name, output, context);
+    } catch (error) {
+      // A result whose getters throw (a Proxy, an accessor): malformed, and the call still answers.
+      this.#logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a result that could not be read: ${describeThrown(error)}.`, pairs(context));
+      return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
+    }
+  }
+
+  /** A successful result, unless its text is over the size bound. */
+  #bounded(name: string, text: string, context: AgentToolExecutionContext): InvokeResult<string> {
+    const max = this.#maxResultBytes;
+    // A UTF-16 unit is 1 to 3 UTF-8 bytes: only text in between needs counting.
+    if (text.length * 3 <= max || (text.length <= max && Buffer.byteLength(text, 'utf8') <= max)) return InvokeResult.create(text);
+    this.#logger.addError(`[${name}_ExecuteAsync__ResultTooLarge]`, `${name} returned a result over ${max} bytes; it was not sent.`, pairs(context));
+    return InvokeResult.fromError(
+      `${name} returned a result larger than this host's limit of ${max} bytes, so it was not sent. Ask for less (narrow the request, or page through the data); if results this large are expected, the host's operator can raise maxResultBytes.`,
+      ExecutionErrorCode.RESULT_TOO_LARGE,
+    );
   }
 
   #exception(name: string, error: unknown, context: AgentToolExecutionContext): InvokeResult<string> {
-    this.#logger.addException(`[${name}_ExecuteAsync__Exception]`, error, pairs(context));
+    try {
+      this.#logger.addException(`[${name}_ExecuteAsync__Exception]`, error, pairs(context));
+    } catch {
+      // A logger that throws must not turn a failed call into one that never answers.
+    }
     return InvokeResult.fromError(`${name} failed to process arguments.`, ExecutionErrorCode.TOOL_EXCEPTION);
   }
 
@@ -341,33 +390,46 @@ export class AgentToolExecutor {
     if (output.successful) {
       const text = output.result;
       if (typeof text === 'string') {
+        let json = true;
         try {
           JSON.parse(text);
-          return InvokeResult.create(text);
         } catch {
-          // fall through: not JSON
+          json = false;
         }
+        if (json) return this.#bounded(name, text, context);
       }
       this.#logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a successful result that is not JSON text.`, pairs(context));
       return InvokeResult.fromError(`${name} returned a result that is not valid JSON.`, ExecutionErrorCode.MALFORMED_RESULT);
     }
-    const errors = cleanErrors(output.errors);
+    const errors = cleanErrors(output.errors, this.#maxErrorMessageLength);
     return errors.length > 0 ? { successful: false, result: null, errors } : InvokeResult.fromError(`${name} failed without saying why.`);
   }
 }
 
-/** Keeps only well-formed errors, and cuts any stack trace out of their messages. */
-function cleanErrors(errors: readonly unknown[] | undefined): InvokeError[] {
+/**
+ * Keeps only well-formed errors, at most {@link MAX_ERRORS} of them, cuts any stack trace out of their
+ * messages, and cuts a message (and a code) past the bound: a failure is still a failure, so it is sent
+ * shortened rather than refused.
+ */
+function cleanErrors(errors: readonly unknown[] | undefined, maxLength: number): InvokeError[] {
   const out: InvokeError[] = [];
-  for (const error of errors ?? []) {
+  const list = Array.isArray(errors) ? errors : [];
+  for (let i = 0; i < list.length && out.length < MAX_ERRORS; i++) {
+    const error: unknown = list[i];
     if (error === null || typeof error !== 'object') continue;
     const { message, code } = error as { message?: unknown; code?: unknown };
     if (typeof message !== 'string' || message.trim() === '') continue;
     const frame = message.search(STACK_FRAME);
     const clean = frame === -1 ? message : message.slice(0, frame);
-    out.push(typeof code === 'string' ? { message: clean, code } : { message: clean });
+    const bounded = clean.length > maxLength ? `${clean.slice(0, maxLength)}… (cut: the message was ${clean.length} characters, over the limit of ${maxLength})` : clean;
+    out.push(typeof code === 'string' ? { message: bounded, code: code.length > 128 ? code.slice(0, 128) : code } : { message: bounded });
   }
   return out;
+}
+
+/** Raw text from a fast path that is not TypedAgentTool's own: checked as a successful result like any other. */
+function textAsResult(output: unknown): unknown {
+  return typeof output === 'string' ? InvokeResult.create(output) : output;
 }
 
 function cancelledResult(name: string, context: AgentToolExecutionContext, elapsedMs: number): InvokeResult<string> {

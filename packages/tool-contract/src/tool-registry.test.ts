@@ -4,6 +4,7 @@ import { EchoTool, PlainTool } from '../test/fixtures/tools.js';
 import { CapturingAdminLogger } from './admin-logger.js';
 import { ContractErrorCode, ToolContractError } from './errors.js';
 import { functionToolSchema } from './schema.js';
+import { USAGE_METADATA_MAX_LENGTH } from './contract-rules.js';
 import { AgentToolRegistry } from './tool-registry.js';
 
 const Args = Type.Object({ text: Type.String({ description: 'Some text.' }) }, { additionalProperties: false });
@@ -114,6 +115,15 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
       async execute() {}
     }
     expect(registrationError(NoUsage).code).toBe(ContractErrorCode.USAGE_METADATA_MISSING);
+  });
+
+  it('refuses a usage guide past the size bound, naming the bound (a 20 MB guide would sit in every system prompt)', () => {
+    const Huge = validTool('huge_usage', { ToolUsageMetadata: 'x'.repeat(20 * 1024 * 1024) });
+    const error = registrationError(Huge);
+    expect(error.code).toBe(ContractErrorCode.USAGE_METADATA_TOO_LARGE);
+    expect(error.message).toContain(`at most ${USAGE_METADATA_MAX_LENGTH} are allowed`);
+    expect(registrationError(validTool('big_usage', { ToolUsageMetadata: 'x'.repeat(USAGE_METADATA_MAX_LENGTH + 1) })).code).toBe(ContractErrorCode.USAGE_METADATA_TOO_LARGE);
+    expect(new AgentToolRegistry().registerTool(validTool('edge_usage', { ToolUsageMetadata: 'x'.repeat(USAGE_METADATA_MAX_LENGTH) })).name).toBe('edge_usage');
   });
 
   it('refuses a class whose instances cannot execute', () => {

@@ -149,3 +149,10 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
    */
   protected abstract run(args: Static<TArgs>, context: AgentToolExecutionContext, signal: AbortSignal): Promise<RunOutput> | RunOutput;
 }
+
+/**
+ * TypedAgentTool's own fast-path method, kept when this module loads: the executor takes raw JSON text
+ * unchecked only from this very function (a subclass cannot change what it does, since it serialises
+ * through a private method). @internal
+ */
+export const ownInvokeTool = TypedAgentTool.prototype[invokeTool];

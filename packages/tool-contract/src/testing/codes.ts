@@ -70,6 +70,7 @@ export const CONTRACT_CHECK_OF: { readonly [code in ContractFindingCode]: Contra
   [ContractErrorCode.TOOL_NAME_INVALID]: 'rules',
   [ContractErrorCode.TOOL_NAME_TOO_LONG]: 'rules',
   [ContractErrorCode.USAGE_METADATA_MISSING]: 'rules',
+  [ContractErrorCode.USAGE_METADATA_TOO_LARGE]: 'rules',
   [ContractErrorCode.EXECUTE_MISSING]: 'rules',
   [ContractErrorCode.GET_SCHEMA_MISSING]: 'rules',
   [ContractErrorCode.GET_SCHEMA_HAS_PARAMETERS]: 'rules',

@@ -306,7 +306,9 @@ async function runGarbage(
     return { runs: [], standIns: [...standIns] };
   }
 
-  const executor = new AgentToolExecutor({ registry: registryFor(name, toolClass, parameters, registrable), logger, createTool: () => build(), defaultTimeoutMs: callTimeoutMs, cancelGraceMs: 10 });
+  const executor = new AgentToolExecutor({ registry: registryFor(name, toolClass, parameters, registrable), logger, createTool: () => build(), defaultTimeoutMs: callTimeoutMs, cancelGraceMs: 10,
+    // The kit judges what the tool answers: the executor must not cut a failure message before the kit sees it.
+    maxErrorMessageLength: Number.MAX_SAFE_INTEGER });
   const runs: GarbageRun[] = [];
   const found = new Map<string, Accumulated>();
   const note = (code: ContractFindingCode, via: GarbageRun['via'], input: string, detail: string) => {
