@@ -212,6 +212,8 @@ export class AptixHost {
 
   async close(): Promise<void> {
     await this.container.dispose();
+    // Isolated packages end their worker threads.
+    await Promise.allSettled(this.cradle.toolPackages.map((toolPackage) => toolPackage.close()));
     const sessions = this.container.hasRegistration('sessionManager') ? this.cradle.sessionManager : undefined;
     await sessions?.close();
   }

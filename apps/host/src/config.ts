@@ -4,6 +4,8 @@ import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { parseApiKeys, splitKeyList, type ApiKey } from './api-keys.js';
+import { DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES } from '@aptix/tool-contract';
+import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, ToolPackageEntry, type ToolPackageConfig } from './tool-package-config.js';
 
 /** The first-party tool packages a host loads when the configuration names none. */
 export const DEFAULT_TOOL_PACKAGES = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'] as const;
@@ -26,7 +28,7 @@ export const AptixConfigFile = Type.Object(
     ),
     apiKey: Type.Optional(Type.String({ minLength: 16, description: 'Bearer key required on every route but /healthz, /readyz, /docs and /openapi.json. At least 16 characters.' })),
     apiKeys: Type.Optional(Type.Array(Type.String({ minLength: 16 }), { description: 'More accepted keys, each "<key>" or "<name>=<key>"; the name appears in logs. For rotation.' })),
-    toolPackages: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Tool packages by npm name or path; replaces the default list.' })),
+    toolPackages: Type.Optional(Type.Array(ToolPackageEntry, { description: 'Tool packages by npm name or path, or { package, isolation, options, … }; replaces the default list.' })),
     logLevel: Type.Optional(LogLevel),
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'Largest request body accepted.' })),
     toolTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Default time-out of a tool call.' })),
@@ -80,6 +82,10 @@ export const AptixConfigFile = Type.Object(
     ),
     allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Host header values to accept (e.g. a public name behind a proxy).' })),
     allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Origin header values to accept.' })),
+    // Fault isolation (issue 14): start-up time limits and the bounds on what a tool may answer.
+    startupTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: "Each tool package's time limit for its import, and for its createDependencies and createTools (default 10000)." })),
+    maxResultBytes: Type.Optional(Type.Integer({ minimum: 1024, description: "Largest result a tool may return, in UTF-8 bytes (default 1 MiB); larger is RESULT_TOO_LARGE." })),
+    maxErrorMessageLength: Type.Optional(Type.Integer({ minimum: 64, description: 'Longest error message a tool may return, in characters (default 8192); longer ones are cut.' })),
     openai: Type.Optional(
       Type.Object(
         {
@@ -106,7 +112,7 @@ export interface AptixConfig {
   readonly modeChanges: Omit<ModeCatalogChanges, 'catalog'> | undefined;
   /** The accepted API keys; empty when the host needs none. */
   readonly apiKeys: readonly ApiKey[];
-  readonly toolPackages: readonly string[];
+  readonly toolPackages: readonly ToolPackageConfig[];
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly toolTimeoutMs: number;
@@ -125,6 +131,10 @@ export interface AptixConfig {
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly openai: { readonly baseUrl?: string; readonly apiKey?: string; readonly model?: string };
+  // Fault isolation (issue 14).
+  readonly startupTimeoutMs: number;
+  readonly maxResultBytes: number;
+  readonly maxErrorMessageLength: number;
   /** Where relative paths in the configuration are resolved from. */
   readonly baseDir: string;
   /** The file the configuration came from, if any. */
@@ -185,11 +195,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     throw new ConfigError(`headersTimeoutMs (${headersTimeoutMs}) is longer than requestTimeoutMs (${requestTimeoutMs}), which already includes the headers. Fix: make headersTimeoutMs at most requestTimeoutMs.`);
   }
 
-  const toolPackages = envPackages ?? file.toolPackages ?? [...DEFAULT_TOOL_PACKAGES];
-  const seen = new Set<string>();
-  for (const entry of toolPackages) {
-    if (seen.has(entry)) throw new ConfigError(`toolPackages lists "${entry}" twice${envPackages ? ' (in APTIX_TOOL_PACKAGES)' : source ? ` (in ${source})` : ''}. Fix: list each tool package once.`);
-    seen.add(entry);
+  let toolPackages: ToolPackageConfig[];
+  try {
+    toolPackages = normaliseToolPackages(envPackages ?? file.toolPackages ?? [...DEFAULT_TOOL_PACKAGES], envPackages ? ' (in APTIX_TOOL_PACKAGES)' : source ? ` (in ${source})` : '');
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
   }
   const { catalog: fileCatalog, ...modeChanges } = typeof file.modes === 'object' ? file.modes : { catalog: file.modes };
   const modes = fromEnv('APTIX_MODES') ?? fileCatalog;
@@ -218,6 +228,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     rateLimit: file.rateLimit === undefined ? undefined : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
     allowedHosts: file.allowedHosts ?? [],
     allowedOrigins: file.allowedOrigins ?? [],
+    startupTimeoutMs: file.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
+    maxResultBytes: file.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    maxErrorMessageLength: file.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH,
     openai: {
       baseUrl: fromEnv('OPENAI_BASE_URL') ?? file.openai?.baseUrl,
       apiKey: fromEnv('OPENAI_API_KEY') ?? file.openai?.apiKey,

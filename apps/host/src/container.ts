@@ -4,6 +4,7 @@ import {
   AgentToolExecutor,
   AgentToolRegistry,
   createAdminLogger,
+  describeThrown,
   ToolContractError,
   type AdminLogger,
   type AgentTool,
@@ -16,7 +17,8 @@ import { createReasoner, type Reasoner } from '@aptix/reasoner';
 import type { AptixConfig } from './config.js';
 import { createHostLogger } from './logger.js';
 import { composeHostCatalog } from './mode-wiring.js';
-import { loadToolPackages, ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
+import { loadToolPackages } from './load-tool-packages.js';
+import { ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
 
 /** Everything the composition root holds. Tools receive this cradle, and read only what they name. */
 export interface HostCradle {
@@ -60,9 +62,19 @@ const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 
 export async function composeHost(config: AptixConfig, options: ComposeOptions = {}): Promise<AwilixContainer<HostCradle>> {
   const logger = options.pino ?? createHostLogger(config.logLevel, options.logDestination ?? 2);
   const adminLogger = createAdminLogger(logger);
-  const container = createContainer<HostCradle>({ injectionMode: InjectionMode.PROXY, strict: true });
 
-  const toolPackages = await loadToolPackages(config.toolPackages, config.baseDir);
+  const toolPackages = await loadToolPackages(config, logger, adminLogger);
+  try {
+    return await composeWith(config, options, logger, adminLogger, toolPackages);
+  } catch (error) {
+    // Isolated packages hold worker threads: a start-up that fails ends them.
+    await Promise.allSettled(toolPackages.map((toolPackage) => toolPackage.close()));
+    throw error;
+  }
+}
+
+async function composeWith(config: AptixConfig, options: ComposeOptions, logger: Logger, adminLogger: AdminLogger, toolPackages: readonly LoadedToolPackage[]): Promise<AwilixContainer<HostCradle>> {
+  const container = createContainer<HostCradle>({ injectionMode: InjectionMode.PROXY, strict: true });
   // No logger: a violation stops start-up with a HostStartupError that says it all, printed once by the caller.
   const registry = new AgentToolRegistry();
   for (const toolPackage of toolPackages) {
@@ -73,7 +85,7 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
         if (error instanceof ToolContractError) {
           throw new HostStartupError(`Tool package "${toolPackage.name}" has a tool that breaks the contract (${error.code}): ${error.message}`, { cause: error });
         }
-        throw error;
+        throw new HostStartupError(`Tool package "${toolPackage.name}" has a tool the host cannot read: inspecting it threw ${describeThrown(error)}. Fix: declare ToolName, ToolUsageMetadata, getSchema and TimeoutMs as plain static members.`, { cause: error });
       }
     }
   }
@@ -100,6 +112,8 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
       registry: tools,
       logger: toolLogger,
       defaultTimeoutMs: config.toolTimeoutMs,
+      maxResultBytes: config.maxResultBytes,
+      maxErrorMessageLength: config.maxErrorMessageLength,
       // Tools are constructor-injected and built per call; they see only the names they ask for.
       createTool,
     })).singleton(),
@@ -107,9 +121,7 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
 
   const providedBy = new Map<string, string>();
   for (const toolPackage of toolPackages) {
-    if (!toolPackage.createDependencies) continue;
-    const provided = await toolPackage.createDependencies({ logger: adminLogger });
-    for (const [name, value] of Object.entries(provided ?? {})) {
+    for (const [name, value] of Object.entries(toolPackage.dependencies)) {
       if (CORE_NAMES.has(name)) throw new HostStartupError(`Tool package "${toolPackage.name}" provides a dependency named "${name}", which the host itself provides. Fix: rename it in its createDependencies.`);
       const other = providedBy.get(name);
       if (other) throw new HostStartupError(`Tool packages "${other}" and "${toolPackage.name}" both provide a dependency named "${name}". Fix: give one of them another name.`);

@@ -7,5 +7,8 @@ export { AptixConfigFile, ConfigError, DEFAULT_TOOL_PACKAGES, isLoopback, loadCo
 export { checkToolsResolve, composeHost, HostStartupError, redactUrl, type ComposeOptions, type HostCradle } from './container.js';
 export { createHttpServer, type HttpServer } from './http/server.js';
 export { createMcpServer, type McpScope } from './mcp/mcp-server.js';
-export { loadToolPackages, ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
+export { loadToolPackages, type ToolPackagesSettings } from './load-tool-packages.js';
+export { ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
+export { DEFAULT_ISOLATED_WORKERS, DEFAULT_STARTUP_TIMEOUT_MS, ToolPackageEntry, type ToolPackageConfig, type WorkerResourceLimits } from './tool-package-config.js';
+export { installContainment, type Containment } from './containment.js';
 export { main, ExitCode, VERSION } from './cli/main.js';

@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AnyAgentToolClass, ToolPackage } from '@aptix/tool-contract';
+import { describeThrown, type AnyAgentToolClass, type ToolPackageHost } from '@aptix/tool-contract';
+import type { ToolPackageConfig } from './tool-package-config.js';
 
 /** A tool package as the host loaded it. */
 export interface LoadedToolPackage {
@@ -13,54 +14,191 @@ export interface LoadedToolPackage {
   readonly version: string | undefined;
   /** The file that was imported. */
   readonly entry: string;
+  /** The folder of the package's package.json (or of its entry): where its code lives, to tell its stack frames. */
+  readonly folder: string;
+  /** Its static `tools`, then those its `createTools` made. */
   readonly tools: readonly AnyAgentToolClass[];
-  readonly createDependencies: ToolPackage['createDependencies'];
+  /** What its `createDependencies` returned, checked to be a plain object. */
+  readonly dependencies: Readonly<Record<string, unknown>>;
+  readonly isolation: 'none' | 'worker';
+  /** Ends what the package holds (its workers); a no-op for a package loaded in process. */
+  close(): Promise<void>;
 }
 
-/** A tool package that cannot be loaded; the message names the package and the fix. */
+/** A tool package that cannot be loaded; the message names the package, what it did wrong and the fix. */
 export class ToolPackageError extends Error {
   override readonly name = 'ToolPackageError';
 }
 
 const hostRequire = createRequire(import.meta.url);
 
-/**
- * Imports each configured tool package with dynamic `import()`, so a package installed from npm is
- * added by configuration alone. Names resolve from `baseDir` (the config file's folder), then from
- * the host itself (the first-party packages); paths resolve against `baseDir`.
- */
-export async function loadToolPackages(specifiers: readonly string[], baseDir: string): Promise<LoadedToolPackage[]> {
-  const loaded: LoadedToolPackage[] = [];
-  for (const specifier of specifiers) loaded.push(await loadToolPackage(specifier, baseDir));
-  return loaded;
+/** `instanceof`, without running a trap: what a package threw may be a Proxy whose getPrototypeOf throws. */
+function isToolPackageError(value: unknown): value is ToolPackageError {
+  try {
+    return value instanceof ToolPackageError;
+  } catch {
+    return false;
+  }
 }
 
-async function loadToolPackage(specifier: string, baseDir: string): Promise<LoadedToolPackage> {
+/** A package's module, as far as the host reads it. */
+export interface ToolPackageModule {
+  readonly tools?: unknown;
+  readonly createDependencies?: unknown;
+  readonly createTools?: unknown;
+}
+
+/**
+ * Runs `work` under a time limit. A package that waits forever (a lock, a server that never answers, a
+ * top-level await on nothing) fails start-up with a message naming it, instead of hanging it silently.
+ * (Synchronous code that never returns cannot be stopped in process: isolation is the answer to that.)
+ */
+export function withTimeLimit<T>(work: () => T | PromiseLike<T>, limitMs: number, onTimeout: () => Error): Promise<T> {
+  return new Promise<T>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(onTimeout()), limitMs);
+    const done = <A extends unknown[]>(settle: (...args: A) => void) => (...args: A) => {
+      clearTimeout(timer);
+      settle(...args);
+    };
+    try {
+      Promise.resolve(work()).then(done(resolvePromise), done(reject));
+    } catch (error) {
+      done(reject)(error);
+    }
+  });
+}
+
+/** The package's name for messages: its npm name when known, and the specifier when it differs. */
+function label(specifier: string, name?: string): string {
+  return name === undefined || name === specifier ? `"${specifier}"` : `"${name}" (${specifier})`;
+}
+
+function fixTimeout(specifier: string, limitMs: number): string {
+  return `Fix: find what it waits for (a network call, a lock, a top-level await); if it is only slow, raise its limit: { "package": ${JSON.stringify(specifier)}, "startupTimeoutMs": ${limitMs * 4} } in toolPackages, or startupTimeoutMs for every package.`;
+}
+
+/** Imports a package's entry under its time limit. */
+export async function importToolPackage(specifier: string, baseDir: string, limitMs: number): Promise<{ module: ToolPackageModule; entry: string; name: string; version: string | undefined; folder: string }> {
   const entry = resolveEntry(specifier, baseDir);
-  let module: Partial<ToolPackage> & Record<string, unknown>;
-  try {
-    module = (await import(pathToFileURL(entry).href)) as Partial<ToolPackage> & Record<string, unknown>;
-  } catch (error) {
-    throw new ToolPackageError(`Tool package "${specifier}" failed to load from ${entry}: ${(error as Error).message}. Fix: build the package (its dist/ must exist) or fix the error above.`, { cause: error });
-  }
-  if (!Array.isArray(module.tools)) {
-    throw new ToolPackageError(`Tool package "${specifier}" exports no \`tools\` array. Fix: add \`export const tools = [YourTool] as const satisfies ToolList;\` to its entry (${entry}).`);
-  }
-  if (module.createDependencies !== undefined && typeof module.createDependencies !== 'function') {
-    throw new ToolPackageError(`Tool package "${specifier}" exports \`createDependencies\` but it is not a function. Fix: export a function returning the dependencies by name.`);
-  }
   const meta = readPackageMeta(entry);
+  const who = label(specifier, meta?.name);
+  let module: ToolPackageModule;
+  try {
+    module = await withTimeLimit(
+      () => import(pathToFileURL(entry).href) as Promise<ToolPackageModule>,
+      limitMs,
+      () => new ToolPackageError(`Tool package ${who} did not finish importing within ${limitMs} ms (its entry ${entry} hangs). ${fixTimeout(specifier, limitMs)}`),
+    );
+  } catch (error) {
+    if (isToolPackageError(error)) throw error;
+    throw new ToolPackageError(`Tool package ${who} failed to load from ${entry}: importing it threw ${describeThrown(error)}. Fix: build the package (its dist/ must exist) or fix that error.`, { cause: error });
+  }
+  return { module, entry, name: meta?.name ?? specifier, version: meta?.version, folder: meta?.folder ?? dirname(entry) };
+}
+
+/** Reads `tools` (and runs `createDependencies`, `createTools`) of an imported package, each under its time limit. */
+export async function setUpToolPackage(
+  module: ToolPackageModule,
+  who: { specifier: string; name: string; entry: string },
+  host: ToolPackageHost,
+  limitMs: number,
+): Promise<{ tools: AnyAgentToolClass[]; dependencies: Record<string, unknown> }> {
+  const name = label(who.specifier, who.name);
+  const read = <T>(what: string, get: () => T): T => {
+    try {
+      return get();
+    } catch (error) {
+      throw new ToolPackageError(`Tool package ${name}: reading its ${what} threw ${describeThrown(error)}. Fix: export plain values.`, { cause: error });
+    }
+  };
+  const staticTools = read('`tools` export', () => module.tools);
+  if (!Array.isArray(staticTools)) {
+    throw new ToolPackageError(`Tool package ${name} exports no \`tools\` array (got ${describeValue(staticTools)}). Fix: add \`export const tools = [YourTool] as const satisfies ToolList;\` to its entry (${who.entry}).`);
+  }
+  const tools = read('`tools` array', () => [...(staticTools as unknown[])]) as AnyAgentToolClass[];
+  const createDependencies = read('`createDependencies` export', () => module.createDependencies);
+  const createTools = read('`createTools` export', () => module.createTools);
+  for (const [exported, value] of [['createDependencies', createDependencies], ['createTools', createTools]] as const) {
+    if (value !== undefined && typeof value !== 'function') {
+      throw new ToolPackageError(`Tool package ${name} exports \`${exported}\` but it is ${describeValue(value)}, not a function. Fix: export a function of the host ({ logger, options }).`);
+    }
+  }
+
+  let dependencies: Record<string, unknown> = {};
+  if (typeof createDependencies === 'function') {
+    const provided = await runHook(name, who.specifier, 'createDependencies', () => (createDependencies as (h: ToolPackageHost) => unknown)(host), limitMs);
+    dependencies = plainRecord(name, provided);
+  }
+  if (typeof createTools === 'function') {
+    const made = await runHook(name, who.specifier, 'createTools', () => (createTools as (h: ToolPackageHost) => unknown)(host), limitMs);
+    if (!Array.isArray(made)) {
+      throw new ToolPackageError(`Tool package ${name}: createTools() returned ${describeValue(made)}; it must return an array of tool classes (a ToolList), or a promise of one.`);
+    }
+    tools.push(...read('createTools() result', () => [...(made as unknown[])]) as AnyAgentToolClass[]);
+  }
+  return { tools, dependencies };
+}
+
+async function runHook(name: string, specifier: string, hook: string, call: () => unknown, limitMs: number): Promise<unknown> {
+  try {
+    return await withTimeLimit(call, limitMs, () => new ToolPackageError(`Tool package ${name}: ${hook}() did not finish within ${limitMs} ms. ${fixTimeout(specifier, limitMs)}`));
+  } catch (error) {
+    if (isToolPackageError(error)) throw error;
+    throw new ToolPackageError(`Tool package ${name}: ${hook}() threw ${describeThrown(error)}. Fix: make it work with what the host hands it ({ logger, options }), or fix that error.`, { cause: error });
+  }
+}
+
+/** `createDependencies` must give a plain object: a string would otherwise register dependencies named "0", "1", … */
+function plainRecord(name: string, value: unknown): Record<string, unknown> {
+  const refuse = (why: string) =>
+    new ToolPackageError(`Tool package ${name}: createDependencies() returned ${why}; it must return a plain object of dependencies by constructor-parameter name, e.g. { weatherClient: new WeatherClient() }.`);
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw refuse(describeValue(value));
+  let entries: Array<[string, unknown]>;
+  try {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) throw refuse(describeValue(value));
+    entries = Object.entries(value);
+  } catch (error) {
+    if (isToolPackageError(error)) throw error;
+    throw refuse(`an object that cannot be read (${describeThrown(error)})`);
+  }
+  return Object.fromEntries(entries);
+}
+
+/** A returned or exported value, for messages. */
+function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value !== null && typeof value === 'object') {
+    try {
+      const ctor = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+      return typeof ctor === 'string' && ctor !== 'Object' ? `an instance of ${ctor}` : 'an object';
+    } catch {
+      return 'an object that cannot be read';
+    }
+  }
+  return describeThrown(value);
+}
+
+/** Imports and sets up one package in the host process. */
+export async function loadInProcess(config: ToolPackageConfig, baseDir: string, host: ToolPackageHost, limitMs: number): Promise<LoadedToolPackage> {
+  const imported = await importToolPackage(config.specifier, baseDir, limitMs);
+  const { tools, dependencies } = await setUpToolPackage(imported.module, { specifier: config.specifier, name: imported.name, entry: imported.entry }, host, limitMs);
   return {
-    specifier,
-    name: meta?.name ?? specifier,
-    version: meta?.version,
-    entry,
-    tools: module.tools as AnyAgentToolClass[],
-    createDependencies: module.createDependencies,
+    specifier: config.specifier,
+    name: imported.name,
+    version: imported.version,
+    entry: imported.entry,
+    folder: imported.folder,
+    tools,
+    dependencies,
+    isolation: 'none',
+    close: () => Promise.resolve(),
   };
 }
 
-function resolveEntry(specifier: string, baseDir: string): string {
+/** Where a specifier's entry file is: names from `baseDir` then from the host; paths against `baseDir`. */
+export function resolveEntry(specifier: string, baseDir: string): string {
   const isPath = specifier.startsWith('.') || isAbsolute(specifier) || specifier.startsWith('file:');
   if (isPath) {
     const path = specifier.startsWith('file:') ? new URL(specifier).pathname : resolve(baseDir, specifier);
@@ -81,14 +219,15 @@ function resolveEntry(specifier: string, baseDir: string): string {
   throw new ToolPackageError(`Tool package "${specifier}" is not installed (looked from ${baseDir} and from the host). Fix: \`npm install ${specifier}\`, or correct its name in toolPackages.`);
 }
 
-function readPackageMeta(entry: string): { name?: string; version?: string } | undefined {
+function readPackageMeta(entry: string): { name?: string; version?: string; folder: string } | undefined {
   for (let dir = dirname(entry); ; dir = dirname(dir)) {
     try {
       const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (meta.name) return meta;
+      if (meta.name) return { ...meta, folder: dir };
     } catch {
       // keep walking up
     }
     if (dirname(dir) === dir) return undefined;
   }
 }
+

@@ -80,9 +80,14 @@ export type AnyAgentToolClass = AgentToolClass<any>;
  */
 export type ToolList = readonly AnyAgentToolClass[];
 
-/** What a host hands a tool package's `createDependencies`. */
+/** What a host hands a tool package's `createDependencies` and `createTools`. */
 export interface ToolPackageHost {
   readonly logger: AdminLogger;
+  /**
+   * The package's own settings from the host's configuration (`{ "package": "…", "options": { … } }`
+   * in `toolPackages`); `{}` when none are given. Plain JSON: a package checks what it reads.
+   */
+  readonly options: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -96,5 +101,12 @@ export interface ToolPackageHost {
  */
 export interface ToolPackage {
   readonly tools: ToolList;
+  /** Must return a plain object; the host gives it a time limit (`startupTimeoutMs`). */
   readonly createDependencies?: (host: ToolPackageHost) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * Tools known only at start-up (discovered from a server, generated from `host.options`), added to
+   * the static `tools`. Called once, after `createDependencies`, under the same time limit; its tools
+   * are checked against the contract like the static ones.
+   */
+  readonly createTools?: (host: ToolPackageHost) => ToolList | Promise<ToolList>;
 }

@@ -8,7 +8,7 @@ import { CapturingAdminLogger } from './admin-logger.js';
 import type { AgentToolExecutionContext, ToolDependencies } from './agent-tool.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult } from './invoke-result.js';
-import { functionToolSchema } from './schema.js';
+import { functionToolSchema, type FunctionToolSchema } from './schema.js';
 import { AgentToolExecutor, DEFAULT_MAX_RESULT_BYTES } from './tool-executor.js';
 import { AgentToolRegistry } from './tool-registry.js';
 import { invokeTool, TypedAgentTool, type SignalSource } from './typed-agent-tool.js';
@@ -16,9 +16,9 @@ import { invokeTool, TypedAgentTool, type SignalSource } from './typed-agent-too
 const Args = Type.Object({ size: Type.Integer({ minimum: 0, description: 'Characters of output.' }), char: Type.Optional(Type.String({ description: 'The character to repeat.' })) }, { additionalProperties: false });
 
 class BigTool extends TypedAgentTool<typeof Args> {
-  static readonly ToolName = 'test_big';
-  static readonly ToolUsageMetadata = 'Returns as much text as it is asked for.';
-  static getSchema() {
+  static readonly ToolName: string = 'test_big';
+  static readonly ToolUsageMetadata: string = 'Returns as much text as it is asked for.';
+  static getSchema(): FunctionToolSchema {
     return functionToolSchema(BigTool.ToolName, 'Returns a large value.', Args);
   }
   constructor({ logger }: ToolDependencies) {
@@ -31,9 +31,9 @@ class BigTool extends TypedAgentTool<typeof Args> {
 
 /** Overrides the fast-path method, as a hostile subclass would, to answer raw text that is not JSON. */
 class SplicingTool extends BigTool {
-  static override readonly ToolName = 'test_splicing';
+  static override readonly ToolName: string = 'test_splicing';
   static override readonly ToolUsageMetadata = 'Tries to break the reply.';
-  static override getSchema() {
+  static override getSchema(): FunctionToolSchema {
     return functionToolSchema(SplicingTool.ToolName, 'Tries to break the reply.', Args);
   }
   override [invokeTool](_input: unknown, _context: AgentToolExecutionContext, _signals: SignalSource) {
@@ -43,9 +43,9 @@ class SplicingTool extends BigTool {
 
 /** Sets the fast-path method on each instance, where a check of the prototype alone would miss it. */
 class OwnPropertyTool extends BigTool {
-  static override readonly ToolName = 'test_own_property';
+  static override readonly ToolName: string = 'test_own_property';
   static override readonly ToolUsageMetadata = 'Tries to break the reply.';
-  static override getSchema() {
+  static override getSchema(): FunctionToolSchema {
     return functionToolSchema(OwnPropertyTool.ToolName, 'Tries to break the reply from an own property.', Args);
   }
   constructor(deps: ToolDependencies) {

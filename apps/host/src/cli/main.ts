@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { ToolContractError } from '@aptix/tool-contract';
+import { describeThrown, ToolContractError } from '@aptix/tool-contract';
 import { ReasonerError } from '@aptix/reasoner';
 import { AptixHost, presentResult, ScopeError } from '../aptix-host.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { composeHost, HostStartupError, ToolPackageError, type ComposeOptions } from '../container.js';
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
+import { installContainment } from '../containment.js';
 import { chat } from './chat.js';
 import { Output, table } from './output.js';
 import { ListenError, serve, SERVE_HELP } from './serve.js';
@@ -81,7 +82,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .action(async (options: { session?: string; mode?: string }) => {
       // stdout carries protocol messages only: failures go to stderr.
       protocolStdout = true;
+      const containment = installContainment();
       await withHost(async (host) => {
+        containment.attach(host.cradle.pino, host.cradle.toolPackages);
         const session = options.session === undefined ? undefined : await host.requireSession(options.session);
         const listMode = options.mode ?? session?.mode ?? host.cradle.modeCatalog.defaultMode.key;
         await host.toolNames({ mode: listMode });
@@ -217,7 +220,13 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
-    return report(error, output());
+    try {
+      return report(error, output());
+    } catch {
+      // What was thrown cannot even be inspected (a Proxy whose traps throw): say so, never crash here.
+      output().fail('UNEXPECTED', `unexpected error: ${describeThrown(error)}`);
+      return ExitCode.FAILED;
+    }
   }
 }
 
@@ -268,7 +277,7 @@ function report(error: unknown, out: Output): number {
     out.fail('STARTUP', error.message);
     return ExitCode.FAILED;
   }
-  out.fail('UNEXPECTED', `unexpected error: ${(error as Error)?.message ?? String(error)}`);
+  out.fail('UNEXPECTED', `unexpected error: ${describeThrown(error)}`);
   if (process.env.APTIX_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
   return ExitCode.FAILED;
 }

@@ -1,5 +1,6 @@
 import { AptixHost } from '../aptix-host.js';
 import { ConfigError, isLoopback, type AptixConfig } from '../config.js';
+import { installContainment } from '../containment.js';
 import { composeHost, redactUrl } from '../container.js';
 import { createHttpServer, type HttpServer } from '../http/server.js';
 
@@ -35,8 +36,11 @@ Run it under a process manager as \`node_modules/.bin/aptix serve\`, not through
  */
 export async function serve(config: AptixConfig, version: string): Promise<void> {
   refuseOpenBinding(config);
+  // Installed before the packages load: what escapes a tool is logged and contained, never fatal.
+  const containment = installContainment();
   const host = new AptixHost(await composeHost(config, { logDestination: 1 }));
   const { pino } = host.cradle;
+  containment.attach(pino, host.cradle.toolPackages);
   let server: HttpServer;
   let url: string;
   try {

@@ -178,7 +178,7 @@ interface LoadedSetup {
 
 /** The package's own `createDependencies` (what a host calls), then its contract setup module over it. */
 async function loadSetup(dir: string, packageName: string, setupPath: string | undefined, module: Record<string, unknown>, violations: ContractFinding[]): Promise<LoadedSetup> {
-  const host: ToolPackageHost = { logger: new CapturingAdminLogger() };
+  const host: ToolPackageHost = { logger: new CapturingAdminLogger(), options: {} };
   let dependencies: Record<string, unknown> = {};
   if (typeof module.createDependencies === 'function') {
     try {

@@ -1,0 +1,80 @@
+import type { Logger } from 'pino';
+import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass, InvokeResult } from '@aptix/tool-contract';
+import type { ToolPackageConfig } from '../tool-package-config.js';
+import { DEFAULT_WORKER_HEAP_MB } from '../tool-package-config.js';
+import { resolveEntry, ToolPackageError, type LoadedToolPackage } from '../tool-packages.js';
+import type { IsolatedToolMeta } from './protocol.js';
+import { WorkerPool } from './worker-pool.js';
+
+export interface IsolatedLoadOptions {
+  readonly limitMs: number;
+  readonly logger: Logger;
+  readonly maxResultBytes: number;
+  readonly maxErrorMessageLength: number;
+}
+
+/**
+ * Loads a package with `isolation: "worker"`: its workers import it, set it up and check its tools;
+ * the host registers a proxy class per tool, built from the static side the first worker reported,
+ * so the registry's contract check runs on it like on any other tool, and every surface (HTTP, MCP,
+ * the CLI, the agent loop) sees the same tool. A call runs in a worker; its time-out and cancellation
+ * cross to it.
+ */
+export async function loadIsolated(config: ToolPackageConfig, baseDir: string, options: IsolatedLoadOptions): Promise<LoadedToolPackage> {
+  // Resolved here first, so a package that is not installed fails with the same message as in process.
+  const entry = resolveEntry(config.specifier, baseDir);
+  let started: Awaited<ReturnType<typeof WorkerPool.start>>;
+  try {
+    started = await WorkerPool.start({
+      specifier: config.specifier,
+      size: config.workers,
+      resourceLimits: { maxOldGenerationSizeMb: DEFAULT_WORKER_HEAP_MB, stackSizeMb: 4, ...config.resourceLimits },
+      logger: options.logger,
+      setup: {
+        specifier: config.specifier,
+        baseDir,
+        options: config.options,
+        limitMs: options.limitMs,
+        maxResultBytes: options.maxResultBytes,
+        maxErrorMessageLength: options.maxErrorMessageLength,
+      },
+    });
+  } catch (error) {
+    throw new ToolPackageError((error as Error).message, { cause: error });
+  }
+  const { pool, ready } = started;
+  return {
+    specifier: config.specifier,
+    name: ready.name,
+    version: ready.version,
+    entry,
+    folder: ready.folder,
+    tools: ready.tools.map((meta) => proxyClass(meta, pool)),
+    dependencies: {},
+    isolation: 'worker',
+    close: () => pool.close(),
+  };
+}
+
+/** A host-side class for a tool that runs in the pool: the static side as reported, `execute` through the pool. */
+function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass {
+  const schemaText = JSON.stringify(meta.schema);
+  const IsolatedTool = class implements AgentTool {
+    readonly name = meta.name;
+    readonly isToolFullyExecutedOnServer = meta.fullyExecutedOnServer;
+    // The three parameters tell the executor to make the call's signal: it carries the time-out to the worker.
+    execute(argumentsJson: string, context: AgentToolExecutionContext, signal?: AbortSignal): Promise<InvokeResult<string>> {
+      return pool.call(meta.name, argumentsJson, context ?? {}, signal);
+    }
+  };
+  const statics: PropertyDescriptorMap = {
+    name: { value: meta.className || 'IsolatedTool' },
+    ToolName: { value: meta.name, enumerable: true },
+    ToolUsageMetadata: { value: meta.usage, enumerable: true },
+    getSchema: { value: () => JSON.parse(schemaText) as unknown },
+  };
+  if (meta.timeoutMs !== undefined) statics.TimeoutMs = { value: meta.timeoutMs, enumerable: true };
+  if (meta.annotations !== undefined) statics.ToolAnnotations = { value: meta.annotations, enumerable: true };
+  Object.defineProperties(IsolatedTool, statics);
+  return IsolatedTool as unknown as AnyAgentToolClass;
+}

@@ -1,0 +1,124 @@
+/**
+ * The entry of an isolated package's worker thread: imports the package, sets it up, checks its tools
+ * against the contract, reports their static side to the host, then runs the calls the host sends,
+ * through an executor of its own (so arguments, results and exceptions are handled as in process).
+ * Nothing here is trusted by the host: it checks every result again.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  describeThrown,
+  ToolContractError,
+  type AdminLogger,
+  type AgentTool,
+  type AnyAgentToolClass,
+  type LogLevel,
+  type LogPairs,
+} from '@aptix/tool-contract';
+import { importToolPackage, setUpToolPackage } from '../tool-packages.js';
+import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
+
+const port = parentPort!;
+const setup = workerData as WorkerSetup;
+const send = (message: WorkerMessage) => port.postMessage(message);
+
+/** The tools' AdminLogger: every entry goes to the host's logger, tagged with the package. */
+const logger: AdminLogger = {
+  addError: (tag, message, pairs) => log('error', tag, message, pairs),
+  addException: (tag, error, pairs) => log('error', tag, describeThrown(error), pairs),
+  addCustomEvent: (level, tag, message, pairs) => log(level, tag, message, pairs),
+};
+
+function log(level: LogLevel, tag: string, message: unknown, pairs: LogPairs | undefined): void {
+  try {
+    send({ type: 'log', level, tag: String(tag), message: String(message), pairs: (pairs ?? []).map(([key, value]) => [String(key), String(value)] as const) });
+  } catch {
+    // A log entry that cannot be sent is dropped, never a reason to fail a call.
+  }
+}
+
+/** The dependencies tools are built from: the logger and the package's own, strict like the host's container. */
+function cradleOf(dependencies: Readonly<Record<string, unknown>>): object {
+  const values: Record<string, unknown> = { ...dependencies, logger };
+  return new Proxy(values, {
+    get(target, key) {
+      if (typeof key === 'string' && Object.hasOwn(target, key)) return target[key];
+      if (typeof key === 'symbol' || key === 'then') return undefined;
+      throw new Error(`Could not resolve '${key}': an isolated package's tools receive only the logger and what its own createDependencies provides.`);
+    },
+  });
+}
+
+async function start(): Promise<void> {
+  send({ type: 'phase', phase: 'import' });
+  const imported = await importToolPackage(setup.specifier, setup.baseDir, setup.limitMs);
+  send({ type: 'phase', phase: 'setup' });
+  const who = { specifier: setup.specifier, name: imported.name, entry: imported.entry };
+  const { tools, dependencies } = await setUpToolPackage(imported.module, who, { logger, options: setup.options }, setup.limitMs);
+  const cradle = cradleOf(dependencies);
+  const registry = new AgentToolRegistry({ logger });
+  const metas: IsolatedToolMeta[] = [];
+  for (const toolClass of tools) {
+    let registered;
+    try {
+      registered = registry.registerTool(toolClass);
+    } catch (error) {
+      throw new Error(
+        error instanceof ToolContractError
+          ? `Tool package "${imported.name}" has a tool that breaks the contract (${error.code}): ${error.message}`
+          : `Tool package "${imported.name}" has a tool the host cannot read: inspecting it threw ${describeThrown(error)}.`,
+      );
+    }
+    let instance: AgentTool;
+    try {
+      instance = new toolClass(cradle) as AgentTool;
+    } catch (error) {
+      throw new Error(`Tool "${registered.name}" from "${imported.name}" cannot be created in its worker: its constructor threw ${describeThrown(error)}.`);
+    }
+    metas.push({
+      name: registered.name,
+      className: (toolClass as AnyAgentToolClass).name,
+      usage: registered.usageMetadata,
+      schema: JSON.parse(JSON.stringify((toolClass as AnyAgentToolClass).getSchema())) as IsolatedToolMeta['schema'],
+      timeoutMs: registered.timeoutMs,
+      annotations: registered.annotations === undefined ? undefined : JSON.parse(JSON.stringify(registered.annotations)),
+      fullyExecutedOnServer: instance.isToolFullyExecutedOnServer !== false,
+    });
+  }
+  const executor = new AgentToolExecutor({
+    registry,
+    logger,
+    createTool: (toolClass) => new toolClass(cradle),
+    // The host keeps the time-outs and sends a cancellation; the worker's own deadline is only a backstop.
+    defaultTimeoutMs: 2_147_483_647,
+    maxResultBytes: setup.maxResultBytes,
+    maxErrorMessageLength: setup.maxErrorMessageLength,
+  });
+
+  const inFlight = new Map<number, AbortController>();
+  port.on('message', (message: HostMessage) => {
+    switch (message.type) {
+      case 'ping':
+        send({ type: 'pong', seq: message.seq });
+        return;
+      case 'cancel':
+        inFlight.get(message.id)?.abort(message.timedOut ? new DOMException('The call timed out.', 'TimeoutError') : new DOMException('The caller cancelled the call.', 'AbortError'));
+        return;
+      case 'call': {
+        const controller = new AbortController();
+        inFlight.set(message.id, controller);
+        void executor.execute(message.name, message.args, message.context, { signal: controller.signal }).then((result) => {
+          inFlight.delete(message.id);
+          send({ type: 'result', id: message.id, result: { successful: result.successful, result: result.result, errors: result.errors.map((error) => ({ ...error })) } as typeof result });
+        });
+        return;
+      }
+    }
+  });
+  send({ type: 'ready', name: imported.name, version: imported.version, folder: imported.folder, tools: metas });
+}
+
+start().catch((error: unknown) => {
+  send({ type: 'failed', message: error instanceof Error ? error.message : describeThrown(error) });
+});

@@ -1,0 +1,308 @@
+import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
+import type { WorkerResourceLimits } from '../tool-package-config.js';
+import type { HostMessage, WorkerMessage, WorkerSetup } from './protocol.js';
+
+export type ReadyMessage = Extract<WorkerMessage, { type: 'ready' }>;
+
+export interface WorkerPoolOptions {
+  /** The package as the configuration names it, for messages. */
+  readonly specifier: string;
+  readonly setup: WorkerSetup;
+  readonly size: number;
+  readonly resourceLimits: WorkerResourceLimits;
+  readonly logger: Logger;
+  /** How long a worker may take to answer a ping after a call of its was cancelled, before it is deemed stuck and ended. Default 500 ms. */
+  readonly stuckAfterMs?: number;
+}
+
+/** How long a worker thread may take to start before its package's own time limit begins. */
+const WORKER_BOOT_MS = 30_000;
+
+/** The worker's entry: built next to this file; from the sources (tests, the bench) the built copy. */
+function workerEntry(): URL {
+  const beside = new URL('./worker-main.js', import.meta.url);
+  return existsSync(fileURLToPath(beside)) ? beside : new URL('../../dist/isolation/worker-main.js', import.meta.url);
+}
+
+interface Pending {
+  readonly name: string;
+  readonly resolve: (result: InvokeResult<string>) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
+}
+
+/** Why a worker ended, for the calls it still held. */
+type Ending = { kind: 'stuck' } | { kind: 'memory' } | { kind: 'crash'; detail: string };
+
+class PoolWorker {
+  state: 'starting' | 'ready' | 'ended' = 'starting';
+  readonly pending = new Map<number, Pending>();
+  ending: Ending | undefined;
+  #pings = 0;
+  #stuckTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(readonly worker: Worker) {}
+
+  post(message: HostMessage): void {
+    try {
+      this.worker.postMessage(message);
+    } catch {
+      // An ended worker: its calls are answered by its exit.
+    }
+  }
+
+  /** Asks the worker to answer at once: if it cannot within `ms`, its thread is stuck in a call. */
+  checkAlive(ms: number, onStuck: () => void): void {
+    if (this.#stuckTimer !== undefined || this.state === 'ended') return;
+    const seq = ++this.#pings;
+    this.post({ type: 'ping', seq });
+    this.#stuckTimer = setTimeout(onStuck, ms);
+    this.#stuckTimer.unref();
+  }
+
+  pong(): void {
+    if (this.#stuckTimer !== undefined) clearTimeout(this.#stuckTimer);
+    this.#stuckTimer = undefined;
+  }
+}
+
+/**
+ * The worker threads of one isolated package. A call goes to the ready worker with the fewest calls
+ * in flight. A cancelled or timed-out call is cancelled in its worker too; if the worker then does not
+ * answer a ping, its thread is stuck (a busy loop) and it is ended and replaced. A worker that runs out
+ * of memory, throws an uncaught exception or exits is replaced as well; only the calls it held fail.
+ */
+export class WorkerPool extends EventEmitter {
+  readonly #options: WorkerPoolOptions;
+  readonly #workers = new Set<PoolWorker>();
+  readonly #waiting: Array<(worker: PoolWorker | undefined) => void> = [];
+  #nextId = 0;
+  #closing = false;
+  #retryMs = 500;
+  /** Workers ended and replaced so far (a gauge for tests and the bench). */
+  replacements = 0;
+
+  private constructor(options: WorkerPoolOptions) {
+    super();
+    this.#options = options;
+  }
+
+  /** Starts every worker; resolves with what the first reported, or throws the first start-up failure. */
+  static async start(options: WorkerPoolOptions): Promise<{ pool: WorkerPool; ready: ReadyMessage }> {
+    const pool = new WorkerPool(options);
+    try {
+      const ready = await Promise.all(Array.from({ length: options.size }, () => pool.#spawn()));
+      return { pool, ready: ready[0]! };
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+  }
+
+  /** Runs one call in a worker; never rejects. */
+  call(name: string, args: string, context: AgentToolExecutionContext, signal: AbortSignal | undefined): Promise<InvokeResult<string>> {
+    const ready = this.#pick();
+    if (ready !== undefined) return this.#send(ready, name, args, context, signal);
+    if (this.#closing) return Promise.resolve(InvokeResult.fromError(`${name} is not available: the host is shutting down.`, ExecutionErrorCode.TOOL_UNAVAILABLE));
+    // Every worker is being replaced: wait for the first that is ready (the caller's deadline still holds).
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        const index = this.#waiting.indexOf(take);
+        if (index !== -1) this.#waiting.splice(index, 1);
+        resolve(InvokeResult.fromError(`${name} did not start: no worker of its package became ready in time.`, ExecutionErrorCode.TIMEOUT));
+      };
+      const take = (worker: PoolWorker | undefined) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(worker === undefined ? InvokeResult.fromError(`${name} is not available: the host is shutting down.`, ExecutionErrorCode.TOOL_UNAVAILABLE) : this.#send(worker, name, args, context, signal));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(take);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const take of this.#waiting.splice(0)) take(undefined);
+    await Promise.allSettled([...this.#workers].map((entry) => entry.worker.terminate()));
+  }
+
+  #pick(): PoolWorker | undefined {
+    let best: PoolWorker | undefined;
+    for (const entry of this.#workers) {
+      if (entry.state !== 'ready') continue;
+      if (best === undefined || entry.pending.size < best.pending.size) best = entry;
+      if (best.pending.size === 0) break;
+    }
+    return best;
+  }
+
+  #send(entry: PoolWorker, name: string, args: string, context: AgentToolExecutionContext, signal: AbortSignal | undefined): Promise<InvokeResult<string>> {
+    const id = ++this.#nextId;
+    return new Promise((resolve) => {
+      const onAbort = signal
+        ? () => {
+            const timedOut = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
+            entry.post({ type: 'cancel', id, timedOut });
+            // A worker that cannot answer a ping is stuck in this call: end it, and a fresh one takes its place.
+            entry.checkAlive(this.#options.stuckAfterMs ?? 500, () => this.#end(entry, { kind: 'stuck' }));
+          }
+        : undefined;
+      entry.pending.set(id, { name, resolve, signal, onAbort });
+      if (signal && onAbort) {
+        if (signal.aborted) queueMicrotask(onAbort);
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }
+      entry.post({ type: 'call', id, name, args, context: { ...context } });
+    });
+  }
+
+  #settle(entry: PoolWorker, id: number, result: InvokeResult<string>): void {
+    const pending = entry.pending.get(id);
+    if (pending === undefined) return;
+    entry.pending.delete(id);
+    if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
+    pending.resolve(result);
+  }
+
+  #end(entry: PoolWorker, ending: Ending): void {
+    if (entry.state === 'ended') return;
+    entry.ending ??= ending;
+    void entry.worker.terminate();
+  }
+
+  #spawn(): Promise<ReadyMessage> {
+    const { setup, resourceLimits, specifier, logger } = this.#options;
+    const worker = new Worker(workerEntry(), { workerData: setup, resourceLimits, stdout: false, stderr: false });
+    worker.unref();
+    const entry = new PoolWorker(worker);
+    this.#workers.add(entry);
+    const who = `Tool package "${specifier}" (isolation: "worker")`;
+    return new Promise<ReadyMessage>((resolve, reject) => {
+      let failure: Error | undefined;
+      // The worker's own limits catch what waits; this one catches synchronous code that never returns.
+      // Until the worker says it begins the import, the time is Node's and the host's own (starting a thread, loading the contract).
+      let phase: 'boot' | 'import' | 'setup' = 'boot';
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const arm = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        timer = setTimeout(
+          () => {
+            const what = phase === 'boot' ? 'starting its worker thread' : phase === 'import' ? 'importing' : 'its createDependencies()/createTools()';
+            failure = new Error(`${who} did not finish ${what} within ${setup.limitMs} ms, so its worker was ended. Fix: find what it waits for or computes; if it is only slow, raise its startupTimeoutMs.`);
+            void worker.terminate();
+          },
+          phase === 'boot' ? setup.limitMs + WORKER_BOOT_MS : setup.limitMs + 250,
+        );
+      };
+      arm();
+      worker.on('message', (raw: unknown) => {
+        const message = raw as WorkerMessage;
+        if (message === null || typeof message !== 'object') return;
+        switch (message.type) {
+          case 'phase':
+            phase = message.phase === 'import' ? 'import' : 'setup';
+            arm();
+            return;
+          case 'failed':
+            failure = new Error(typeof message.message === 'string' ? message.message : `${who} failed to start.`);
+            void worker.terminate();
+            return;
+          case 'ready':
+            if (entry.state !== 'starting') return;
+            clearTimeout(timer);
+            entry.state = 'ready';
+            this.#retryMs = 500;
+            resolve(message);
+            this.#drainWaiting();
+            return;
+          case 'result':
+            if (typeof message.id === 'number') this.#settle(entry, message.id, message.result);
+            return;
+          case 'pong':
+            entry.pong();
+            return;
+          case 'log':
+            this.#log(message);
+            return;
+        }
+      });
+      worker.on('error', (error: Error & { code?: string }) => {
+        entry.ending ??= error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { kind: 'memory' } : { kind: 'crash', detail: 'an uncaught exception' };
+        logger.error({ toolPackage: specifier, code: error.code }, `isolated tool package ${specifier}: its worker ${entry.ending.kind === 'memory' ? 'ran out of memory' : `stopped on an uncaught exception: ${error.message}`}`);
+      });
+      worker.on('exit', (code) => {
+        clearTimeout(timer);
+        const wasReady = entry.state === 'ready';
+        entry.state = 'ended';
+        this.#workers.delete(entry);
+        const ending = entry.ending ?? { kind: 'crash', detail: `exit code ${code}` };
+        for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, this.#endedResult(pending.name, ending));
+        if (!wasReady) {
+          reject(failure ?? new Error(`${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`));
+          return;
+        }
+        if (this.#closing) return;
+        this.replacements++;
+        logger.warn({ toolPackage: specifier, reason: ending.kind }, `isolated tool package ${specifier}: replacing a worker that ${describeEnding(ending)}`);
+        this.#replace();
+      });
+    });
+  }
+
+  /** Starts a worker in place of one that ended; retried with a growing pause while it cannot start. */
+  #replace(): void {
+    this.#spawn().then(
+      () => {
+        this.#options.logger.info({ toolPackage: this.#options.specifier }, `isolated tool package ${this.#options.specifier}: a fresh worker is ready`);
+        this.emit('replaced');
+      },
+      (error: Error) => {
+        this.#options.logger.error({ toolPackage: this.#options.specifier }, `isolated tool package ${this.#options.specifier}: a replacement worker failed to start, retrying in ${this.#retryMs} ms: ${error.message}`);
+        const timer = setTimeout(() => {
+          if (!this.#closing) this.#replace();
+        }, this.#retryMs);
+        timer.unref();
+        this.#retryMs = Math.min(this.#retryMs * 2, 30_000);
+      },
+    );
+  }
+
+  #drainWaiting(): void {
+    while (this.#waiting.length > 0) {
+      const worker = this.#pick();
+      if (worker === undefined) return;
+      this.#waiting.shift()!(worker);
+    }
+  }
+
+  #endedResult(name: string, ending: Ending): InvokeResult<string> {
+    const pkg = this.#options.specifier;
+    switch (ending.kind) {
+      case 'memory':
+        return InvokeResult.fromError(
+          `${name} was stopped: its isolated worker ran out of memory (limit ${this.#options.resourceLimits.maxOldGenerationSizeMb ?? 'default'} MiB) and was replaced. Ask for less; if this much is expected, the host's operator can raise resourceLimits.maxOldGenerationSizeMb of ${pkg}.`,
+          ExecutionErrorCode.RESOURCE_LIMIT,
+        );
+      case 'stuck':
+        return InvokeResult.fromError(`${name} was stopped: its worker had to be replaced because a call on it kept its thread busy past its time-out. Calling again should work.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
+      case 'crash':
+        return InvokeResult.fromError(`${name} failed: its worker stopped (${ending.detail}) while running the call, and was replaced.`, ExecutionErrorCode.TOOL_EXCEPTION);
+    }
+  }
+
+  #log(message: Extract<WorkerMessage, { type: 'log' }>): void {
+    const level = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].includes(message.level) ? message.level : 'error';
+    const fields: Record<string, unknown> = { toolPackage: this.#options.specifier, tag: String(message.tag) };
+    if (Array.isArray(message.pairs)) for (const pair of message.pairs.slice(0, 32)) if (Array.isArray(pair)) fields[String(pair[0])] = String(pair[1]);
+    this.#options.logger[level](fields, String(message.message).slice(0, 8192));
+  }
+}
+
+function describeEnding(ending: Ending): string {
+  return ending.kind === 'memory' ? 'ran out of memory' : ending.kind === 'stuck' ? 'stayed busy past a call’s time-out' : `stopped (${ending.detail})`;
+}

@@ -1,0 +1,48 @@
+import type { Logger } from 'pino';
+import { describeThrown, type AdminLogger } from '@aptix/tool-contract';
+import type { AptixConfig } from './config.js';
+import { loadIsolated } from './isolation/isolated-package.js';
+import { loadInProcess, type LoadedToolPackage } from './tool-packages.js';
+
+/** What loading the tool packages reads of the configuration. */
+export type ToolPackagesSettings = Pick<AptixConfig, 'toolPackages' | 'baseDir' | 'startupTimeoutMs' | 'maxResultBytes' | 'maxErrorMessageLength'>;
+
+/**
+ * Loads every configured package, in order: in process, or in worker threads for `isolation: "worker"`.
+ * Each gets its time limit for its import and for its createDependencies and createTools. An
+ * `optional` package that fails is skipped with an error in the log; any other stops start-up.
+ */
+export async function loadToolPackages(config: ToolPackagesSettings, logger: Logger, adminLogger: AdminLogger): Promise<LoadedToolPackage[]> {
+  const loaded: LoadedToolPackage[] = [];
+  try {
+    for (const entry of config.toolPackages) {
+      const limitMs = entry.startupTimeoutMs ?? config.startupTimeoutMs;
+      const host = { logger: adminLogger, options: entry.options };
+      try {
+        loaded.push(
+          entry.isolation === 'worker'
+            ? await loadIsolated(entry, config.baseDir, { limitMs, logger, maxResultBytes: config.maxResultBytes, maxErrorMessageLength: config.maxErrorMessageLength })
+            : await loadInProcess(entry, config.baseDir, host, limitMs),
+        );
+      } catch (error) {
+        if (!entry.optional) throw error;
+        logger.error({ toolPackage: entry.specifier }, `optional tool package skipped: ${describeFailure(error)}`);
+      }
+    }
+  } catch (error) {
+    await Promise.allSettled(loaded.map((toolPackage) => toolPackage.close()));
+    throw error;
+  }
+  return loaded;
+}
+
+
+/** A loading failure's message: the host's own errors carry the whole message; anything else is described safely. */
+function describeFailure(error: unknown): string {
+  try {
+    if (error instanceof Error && typeof error.message === 'string') return error.message;
+  } catch {
+    // fall through
+  }
+  return describeThrown(error);
+}
