@@ -52,10 +52,10 @@ export const AptixConfigFile = Type.Object(
           postgres: Type.Optional(
             Type.Object(
               {
-                connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Opening or waiting for a pooled connection (default 5000).' })),
+                connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Opening a connection to the server (default 5000).' })),
                 statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'statement_timeout (default 10000).' })),
                 lockTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'lock_timeout: a wait for a locked session (default 5000).' })),
-                queryTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Longest wait for any answer from the server (default 15000).' })),
+                queryTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Longest wait for any answer from the server, or for a free pooled connection (default 15000).' })),
                 idleInTransactionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'idle_in_transaction_session_timeout (default 60000).' })),
               },
               { additionalProperties: false },

@@ -153,7 +153,7 @@ export interface SessionStoreLogger {
 
 /** The PostgreSQL time-outs, in milliseconds. 0 turns one off (not advised). */
 export interface PostgresTimeouts {
-  /** Opening a connection, or waiting for a free one in the pool. Default 5000. */
+  /** Opening a connection to the server. Default 5000. */
   readonly connectionTimeoutMs?: number;
   /** Server side (`statement_timeout`): the longest one statement may run. Default 10000. */
   readonly statementTimeoutMs?: number;
@@ -161,8 +161,9 @@ export interface PostgresTimeouts {
   readonly lockTimeoutMs?: number;
   /**
    * Client side: the longest the store waits for any answer to a statement. Past it the store asks the
-   * server to cancel the statement and drops the connection. It catches a server that stopped answering;
-   * keep it above `statementTimeoutMs`, whose error is clearer. Default 15000.
+   * server to cancel the statement and drops the connection. It catches a server that stopped answering,
+   * and also bounds the wait for a free pooled connection; keep it above `statementTimeoutMs`, whose error
+   * is clearer. Default 15000.
    */
   readonly queryTimeoutMs?: number;
   /** Server side (`idle_in_transaction_session_timeout`): a transaction left idle this long is ended, releasing its locks. Default 60000. */

@@ -5,7 +5,7 @@
  * {@link SessionStoreError}, instead of leaving it (and the caller) waiting for as long as it lasts.
  */
 import { connect as netConnect } from 'node:net';
-import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
+import { Client, type ClientConfig, type Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { SessionStoreError } from '../errors.js';
 import type { PostgresTimeouts } from '../types.js';
 
@@ -18,6 +18,19 @@ export const DEFAULT_POSTGRES_TIMEOUTS: Required<PostgresTimeouts> = Object.free
   queryTimeoutMs: 15_000,
   idleInTransactionTimeoutMs: 60_000,
 });
+
+/**
+ * The connection class of the pool the store creates: each new connection must complete within
+ * `connectionTimeoutMs`. Set here rather than as the pool's `connectionTimeoutMillis`, which would also
+ * cut the wait for a free connection in the pool (see {@link PgGateway}).
+ */
+export function clientWithConnectTimeout(connectionTimeoutMs: number): typeof Client {
+  return class BoundedClient extends Client {
+    constructor(config?: string | ClientConfig) {
+      super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: connectionTimeoutMs });
+    }
+  };
+}
 
 /** The time-outs with defaults filled in; refuses values that are not whole milliseconds. */
 export function resolveTimeouts(given: PostgresTimeouts = {}): Required<PostgresTimeouts> {
@@ -142,7 +155,7 @@ export const COMMIT_UNKNOWN =
   'The connection to PostgreSQL broke while it was committing, so the change may or may not have been saved.';
 
 /**
- * The store's way to the pool: connections acquired within `connectionTimeoutMs`, statements bounded,
+ * The store's way to the pool: connections acquired within a bound, statements bounded,
  * transactions that roll back on every failure and check the signal before they commit.
  */
 export class PgGateway {
@@ -223,12 +236,12 @@ export class PgGateway {
   async #acquire(signal: AbortSignal | undefined): Promise<PoolClient> {
     const connecting = this.pool.connect();
     try {
-      return await bounded(connecting, this.timeouts.connectionTimeoutMs, signal);
+      return await bounded(connecting, this.#acquireTimeoutMs, signal);
     } catch (error) {
       if (error instanceof Unanswered) {
         // The connection may still arrive: hand it back to the pool then.
         connecting.then((client) => client.release(), () => undefined);
-        throw error.why === 'aborted' ? this.cancelled() : this.timedOut('connection');
+        throw error.why === 'aborted' ? this.cancelled() : this.timedOut('pool');
       }
       const message = error instanceof Error ? error.message : String(error);
       if (/timeout/i.test(message)) throw this.timedOut('connection', error);
@@ -240,11 +253,22 @@ export class PgGateway {
     return new SessionStoreError('CANCELLED', `The call was cancelled before anything was committed to the ${this.location}; nothing was changed.`);
   }
 
-  timedOut(which: 'connection' | 'query', cause?: unknown): SessionStoreError {
+  /**
+   * Waiting for a pooled connection: a new one must connect within `connectionTimeoutMs` (the store's
+   * pool sets that on each connection), but a call may queue behind busy connections for as long as it
+   * would wait for an answer, `queryTimeoutMs`, so a burst of calls is served rather than refused.
+   */
+  get #acquireTimeoutMs(): number {
+    return Math.max(this.timeouts.connectionTimeoutMs, this.timeouts.queryTimeoutMs);
+  }
+
+  timedOut(which: 'connection' | 'pool' | 'query', cause?: unknown): SessionStoreError {
     const message =
       which === 'connection'
-        ? `No connection to the ${this.location} within connectionTimeoutMs (${this.timeouts.connectionTimeoutMs} ms): the server is down, not answering, or every pooled connection is busy.`
-        : `The ${this.location} did not answer within queryTimeoutMs (${this.timeouts.queryTimeoutMs} ms): the server is not answering. The statement was cancelled and its connection dropped; nothing was committed.`;
+        ? `No connection to the ${this.location} within connectionTimeoutMs (${this.timeouts.connectionTimeoutMs} ms): the server is down or not answering.`
+        : which === 'pool'
+          ? `No connection to the ${this.location} within ${this.#acquireTimeoutMs} ms (the larger of connectionTimeoutMs and queryTimeoutMs): the server is not answering, or every pooled connection stayed busy (raise poolSize).`
+          : `The ${this.location} did not answer within queryTimeoutMs (${this.timeouts.queryTimeoutMs} ms): the server is not answering. The statement was cancelled and its connection dropped; nothing was committed.`;
     return new SessionStoreError('TIMEOUT', message, { cause });
   }
 

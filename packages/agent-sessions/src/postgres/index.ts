@@ -9,7 +9,7 @@ import { HistoryCache } from '../internal/history-cache.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
 import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
 import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLimits, SessionStoreLogger } from '../types.js';
-import { PgGateway, resolveTimeouts, type PostgresTimeouts } from './connection.js';
+import { clientWithConnectTimeout, PgGateway, resolveTimeouts, type PostgresTimeouts } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { PostgresApprovalStore } from './approvals.js';
 
@@ -176,7 +176,7 @@ export class PostgresSessionStore extends SessionStoreBase {
         connectionString: options.connectionString,
         max: options.poolSize ?? 10,
         application_name: 'aptix-agent-sessions',
-        connectionTimeoutMillis: timeouts.connectionTimeoutMs,
+        Client: clientWithConnectTimeout(timeouts.connectionTimeoutMs) as never,
         // Server-side bounds for every statement, also outside transactions (which set them again with SET LOCAL).
         statement_timeout: timeouts.statementTimeoutMs,
         lock_timeout: timeouts.lockTimeoutMs,
