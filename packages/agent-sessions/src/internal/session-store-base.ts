@@ -181,7 +181,12 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     const pending = { sessionId, toMode: mode, reason, branch, org: this.#optionalBounded('org', org), user: this.#optionalBounded('user', user) };
     const cancelled = (): SetSessionModeResult => ({ applied: false, code: 'CANCELLED', message: `The mode change was cancelled before it was saved; the mode of session "${sessionId}" is unchanged.` });
     if (signal?.aborted) return cancelled();
-    const keys = await this.modes.modeKeys(signal);
+    // A catalog that honours the signal may reject with its own abort error: that is a cancellation too.
+    const keys = await this.modes.modeKeys(signal).catch((error: unknown) => {
+      if (signal?.aborted) return undefined;
+      throw error;
+    });
+    if (keys === undefined) return cancelled();
     if (typeof mode !== 'string' || !keys.includes(mode)) {
       return { applied: false, code: 'UNKNOWN_MODE', message: unknownModeMessage(String(mode), keys) };
     }
