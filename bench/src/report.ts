@@ -157,6 +157,8 @@ export const PACKAGES = [
   'fastify',
   '@modelcontextprotocol/sdk',
   '@langchain/core',
+  'ai',
+  '@openai/agents',
   'zod',
   'better-sqlite3',
   'pg',

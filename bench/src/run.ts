@@ -108,6 +108,9 @@ rows.push(...(await section<{ rows: Row[] }>('mcp-bridge', quick ? { rounds: 3, 
 log('5. memory');
 rows.push(...(await memoryRows({ ...starts.rss, loaded: http.hostRss.loaded }, TOOL_COUNT, log)));
 
+log('7. framework adapters');
+rows.push(...(await section<{ rows: Row[] }>('adapters')).rows);
+
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(`${textTable(rows)}\n\n`);
 const missed = rows.filter((row) => goalMet(row) === false);

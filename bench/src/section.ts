@@ -3,11 +3,12 @@
  * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
  * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
  *
- * node --import tsx src/section.ts <dispatch|http|sessions|startup|mcp-bridge> '<options json>'
+ * node --import tsx src/section.ts <dispatch|http|sessions|startup|mcp-bridge|adapters> '<options json>'
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adaptersSection } from './sections/adapters.js';
 import { dispatchSection } from './sections/dispatch.js';
 import { httpSection, type HttpOptions } from './sections/http.js';
 import { mcpBridgeSection, type BridgeBenchOptions } from './sections/mcp-bridge.js';
@@ -40,8 +41,10 @@ async function run(): Promise<unknown> {
     }
     case 'mcp-bridge':
       return { rows: await mcpBridgeSection(options as BridgeBenchOptions, log) };
+    case 'adapters':
+      return { rows: await adaptersSection(log) };
     default:
-      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup, mcp-bridge.`);
+      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup, mcp-bridge, adapters.`);
   }
 }
 

@@ -1,49 +1,13 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { AgentToolRegistry, ToolContractError } from '@aptix/tool-contract';
 import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
 import * as modeChangePackage from '@aptix/tool-mode-change';
 import * as samples from '@aptix/tool-samples';
 import { generateText, stepCountIs } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openScratchSessions, type ScratchSessions } from '@aptix/adapter-core/testing';
 import { AptixToolError, createAiSdkTools } from '../src/index.js';
-
-type Turn = (options: LanguageModelV4CallOptions) => LanguageModelV4Content[];
-
-const USAGE = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
-/** A model that plays `turns` in order, through the AI SDK's own mock; it records what each step was offered. */
-function scriptedModel(turns: Turn[]) {
-  const offered: string[][] = [];
-  const model = new MockLanguageModelV4({
-    doGenerate: async (options): Promise<LanguageModelV4GenerateResult> => {
-      options.abortSignal?.throwIfAborted(); // as a real provider's fetch would
-      offered.push((options.tools ?? []).map((tool) => tool.name));
-      const turn = turns[offered.length - 1];
-      if (turn === undefined) throw new Error(`the script has no step ${offered.length}`);
-      const content = turn(options);
-      const calls = content.some((part) => part.type === 'tool-call');
-      return { content, finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined }, usage: USAGE, warnings: [] };
-    },
-  });
-  return { model, offered };
-}
-
-const call = (toolName: string, input: unknown, id = `call-${toolName}`): LanguageModelV4Content => ({ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) });
-const text = (value: string): LanguageModelV4Content => ({ type: 'text', text: value });
-
-/** The output the model read back for its last tool call, from the prompt of the step after it. */
-function lastToolOutput(options: LanguageModelV4CallOptions): { type: string; value: unknown } {
-  const message = options.prompt.at(-1)!;
-  if (message.role !== 'tool') throw new Error(`the last message is a ${message.role} message, not a tool result`);
-  const part = message.content.at(-1)!;
-  if (part.type !== 'tool-result') throw new Error('no tool result');
-  return part.output as { type: string; value: unknown };
-}
+import { call, lastToolOutput, scriptedModel, text } from './scripted-model.js';
 
 describe('@aptix/ai-sdk through generateText', () => {
   let sessions: ScratchSessions;

@@ -94,6 +94,12 @@ function isTimeout(reason: unknown): reason is { message: string } {
   return reason instanceof Error && reason.name === 'TimeoutError';
 }
 
+/** A call the framework's time-out stopped, as the failure it is (the executor reports any abort as a cancellation). */
+function timedOut(name: string, result: InvokeResult<string>, signal: AbortSignal): InvokeResult<string> | undefined {
+  if (!signal.aborted || !isTimeout(signal.reason) || !wasCancelled(result)) return undefined;
+  return InvokeResult.fromError(`${name} did not finish in time and was stopped (${signal.reason.message}). Try a smaller request, or allow more time.`, ExecutionErrorCode.TIMEOUT);
+}
+
 function wasCancelled(result: InvokeResult<string>): boolean {
   if (!result.successful) return false;
   try {
@@ -162,18 +168,18 @@ export class AptixTools {
    * framework's: its abort stops the tool; one that aborts with a `TimeoutError` (the framework's own
    * time-out) turns a call it stopped into a failed result with code `TIMEOUT`.
    */
-  async call(name: string, args: unknown, signal?: AbortSignal): Promise<InvokeResult<string>> {
-    let context = this.#context;
-    if (this.session !== undefined) {
-      const scoped = await this.#sessionContext(name);
-      if ('failure' in scoped) return scoped.failure;
-      context = scoped.context;
-    }
-    const result = await this.executor.execute(name, args, context, signal === undefined ? undefined : { signal });
-    if (signal?.aborted && isTimeout(signal.reason) && wasCancelled(result)) {
-      return InvokeResult.fromError(`${name} did not finish in time and was stopped (${signal.reason.message}). Try a smaller request, or allow more time.`, ExecutionErrorCode.TIMEOUT);
-    }
-    return result;
+  call(name: string, args: unknown, signal?: AbortSignal): Promise<InvokeResult<string>> {
+    // Not async without a session: a framework's own hand-written tool awaits nothing more either.
+    if (this.session !== undefined) return this.#callInSession(name, args, signal);
+    const pending = this.executor.execute(name, args, this.#context, signal === undefined ? undefined : { signal });
+    return signal === undefined ? pending : pending.then((result) => timedOut(name, result, signal) ?? result);
+  }
+
+  async #callInSession(name: string, args: unknown, signal: AbortSignal | undefined): Promise<InvokeResult<string>> {
+    const scoped = await this.#sessionContext(name);
+    if ('failure' in scoped) return scoped.failure;
+    const result = await this.executor.execute(name, args, scoped.context, signal === undefined ? undefined : { signal });
+    return (signal !== undefined && timedOut(name, result, signal)) || result;
   }
 
   async #sessionContext(name: string): Promise<{ context: AgentToolExecutionContext } | { failure: InvokeResult<string> }> {
@@ -187,7 +193,13 @@ export class AptixTools {
     if (session === undefined) {
       return { failure: InvokeResult.fromError(`Session ${scope.sessionId} does not exist, so ${name} was not run.`, AdapterErrorCode.SESSION_NOT_FOUND) };
     }
-    const allowed = toolNamesForMode(this.registry, scope.modeCatalog, session.mode);
+    let allowed: string[];
+    try {
+      allowed = toolNamesForMode(this.registry, scope.modeCatalog, session.mode);
+    } catch (error) {
+      // The session is in a mode this catalog does not hold: a configuration problem, not the model's.
+      return { failure: InvokeResult.fromError(`${name} was not run: ${(error as Error).message}`, ExecutionErrorCode.TOOL_UNAVAILABLE) };
+    }
     if (!allowed.includes(name)) {
       return {
         failure: InvokeResult.fromError(

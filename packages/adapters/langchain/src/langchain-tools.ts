@@ -32,9 +32,10 @@ export class AptixStructuredTool extends StructuredTool {
     this.#aptix = aptix;
   }
 
-  override async invoke(input: unknown, config?: ToolRunnableConfig): Promise<unknown> {
+  /** A tool call gets a `ToolMessage`; plain arguments get the result's JSON text. */
+  override async invoke(input: unknown, config?: ToolRunnableConfig): Promise<string | ToolMessage> {
     try {
-      return await super.invoke(input as never, config);
+      return (await super.invoke(input as never, config)) as string | ToolMessage;
     } catch (error) {
       if (!(error instanceof ToolInputParsingException)) throw error;
       // LangChain's check refused the arguments: Aptix's executor answers, with the field it objects to.

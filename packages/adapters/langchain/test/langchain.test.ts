@@ -1,63 +1,12 @@
 import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
 import * as modeChangePackage from '@aptix/tool-mode-change';
 import * as samples from '@aptix/tool-samples';
-import { BaseChatModel, type BindToolsInput } from '@langchain/core/language_models/chat_models';
-import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import type { ToolMessage } from '@langchain/core/messages';
 import { createAgent, createMiddleware } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openScratchSessions, recordCalls, type ScratchSessions } from '@aptix/adapter-core/testing';
 import { AptixToolError, createLangChainTools } from '../src/index.js';
-
-type Turn = (messages: BaseMessage[]) => AIMessage;
-
-/** What a scripted model and every copy `bindTools` makes of it share: the turns, and what each call was offered. */
-interface Script {
-  readonly turns: Turn[];
-  readonly offered: string[][];
-}
-
-/** A chat model written against LangChain's public BaseChatModel: it plays the script and records the tools bound for each call. */
-class ScriptedChatModel extends BaseChatModel {
-  constructor(
-    readonly script: Script,
-    private readonly bound: readonly string[] = [],
-  ) {
-    super({});
-  }
-
-  _llmType(): string {
-    return 'aptix-scripted';
-  }
-
-  override bindTools(tools: BindToolsInput[]) {
-    return new ScriptedChatModel(this.script, tools.map((tool) => (tool as { name: string }).name));
-  }
-
-  async _generate(messages: BaseMessage[], options: this['ParsedCallOptions']): Promise<ChatResult> {
-    options.signal?.throwIfAborted(); // as a real provider's fetch would
-    this.script.offered.push([...this.bound]);
-    const turn = this.script.turns[this.script.offered.length - 1];
-    if (turn === undefined) throw new Error(`the script has no turn ${this.script.offered.length}`);
-    const message = turn(messages);
-    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] };
-  }
-}
-
-function scriptedModel(turns: Turn[]) {
-  const script: Script = { turns, offered: [] };
-  return { model: new ScriptedChatModel(script), offered: script.offered };
-}
-
-const call = (name: string, args: Record<string, unknown>, id = `call-${name}`) => () => new AIMessage({ content: '', tool_calls: [{ id, name, args, type: 'tool_call' }] });
-const say = (text: string) => new AIMessage(text);
-
-/** The tool message the model read back for its last call. */
-function lastToolMessage(messages: BaseMessage[]): ToolMessage {
-  const message = messages.at(-1);
-  if (!ToolMessage.isInstance(message)) throw new Error('the last message is not a tool message');
-  return message;
-}
+import { call, lastToolMessage, say, scriptedModel } from './scripted-model.js';
 
 describe('@aptix/langchain through a LangChain agent (createAgent)', () => {
   let sessions: ScratchSessions;

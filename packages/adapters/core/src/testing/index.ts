@@ -11,6 +11,8 @@ import type { InvokeResult } from '@aptix/tool-contract';
 import { loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import type { AptixSessionScope, AptixTools } from '../aptix-tools.js';
 
+export { docsExample, importDocsExample } from './docs-example.js';
+
 /** A session store in a scratch folder, and the shipped catalog it was opened with. */
 export interface ScratchSessions {
   readonly store: SqliteSessionStore;
