@@ -3,8 +3,13 @@
  * every spelling of a protected path a router might map to it, with no key, a wrong key and each
  * right key; duplicate headers; origins that differ only by port or scheme.
  */
+import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hostForSuite, rawHttp, rawRequest, scratch, startHost, type RawResponse, type RunningHost } from './support.js';
+import { AptixHost } from '../src/aptix-host.js';
+import { loadConfig } from '../src/config.js';
+import { composeHost } from '../src/container.js';
+import { createHttpServer } from '../src/http/server.js';
+import { hostForSuite, rawHttp, rawRequest, runCli, scratch, startHost, type RawResponse, type RunningHost } from './support.js';
 
 const KEYS = { default: 'd'.repeat(40), ops: 'o'.repeat(20) + '0123456789abcdef', ci: 'c'.repeat(16) + '=with=equals' };
 const WRONG = 'w'.repeat(40);
@@ -170,6 +175,49 @@ describe('IPv6 loopback', () => {
     } finally {
       await host.stop();
       space.cleanup();
+    }
+  });
+});
+
+describe('a route added later', () => {
+  it('needs the key without anyone listing it', async () => {
+    const space = scratch();
+    const config = await loadConfig({ env: { APTIX_DB: space.db, APTIX_API_KEYS: `ops=${KEYS.ops}` }, cwd: space.dir });
+    const host = new AptixHost(await composeHost(config, { pino: pino({ level: 'silent' }) }));
+    const server = await createHttpServer(host, '0.0.0-test');
+    server.app.get('/v2/added-later', () => ({ secret: 'added-later-data' }));
+    server.app.get('/healthz-like', () => ({ secret: 'looks-public' }));
+    const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      for (const target of ['/v2/added-later', '/v%32/added-later', '/healthz-like', '/docs/../v2/added-later']) {
+        const anonymous = await rawHttp(url, rawRequest(url, 'GET', target));
+        expect(anonymous.status, target).toBe(401);
+        expect(anonymous.body).not.toContain('added-later-data');
+      }
+      expect((await rawHttp(url, rawRequest(url, 'GET', '/v2/added-later', { authorization: `Bearer ${KEYS.ops}` }))).json).toEqual({ secret: 'added-later-data' });
+    } finally {
+      await server.close();
+      await host.close();
+      space.cleanup();
+    }
+  });
+});
+
+describe('API key configuration', () => {
+  it('names the bad entry and the fix, and never prints a key', async () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ APTIX_API_KEYS: `ops=${KEYS.ops},ci=short` }, /APTIX_API_KEYS entry 2 has a key shorter than 16 characters/],
+      [{ APTIX_API_KEYS: `ops=${KEYS.ops},ops=${KEYS.ci}` }, /APTIX_API_KEYS entry 2 repeats the key name "ops"/],
+      [{ APTIX_API_KEY: KEYS.ops, APTIX_API_KEYS: `again=${KEYS.ops}` }, /APTIX_API_KEYS entry 1 repeats a key already accepted \(as "default"\)/],
+      [{ APTIX_API_KEY: 'short' }, /APTIX_API_KEY is shorter than 16 characters/],
+    ];
+    for (const [env, message] of cases) {
+      const space = scratch();
+      const run = await runCli(['serve', '--port', '0'], { env: { APTIX_DB: space.db, ...env } });
+      space.cleanup();
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(message);
+      for (const key of Object.values(KEYS)) expect(run.stderr + run.stdout).not.toContain(key);
     }
   });
 });

@@ -2,9 +2,9 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { ReasonerError, toMessageResponse, toServerSentEvent, type ReasonerEvent } from '@aptix/reasoner';
 import type { AptixHost } from '../aptix-host.js';
+import { ErrorBody } from './schemas.js';
 import type { AnyFastifyInstance } from './server.js';
 
-const ErrorBody = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
 const Params = Type.Object({ id: Type.String() });
 
 function sendError(reply: FastifyReply, error: unknown) {
