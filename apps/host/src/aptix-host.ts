@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { AwilixContainer } from 'awilix';
 import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
-import { SessionStoreError, type AgentSession, type HistoryPageRequest } from '@aptix/agent-sessions';
+import { SessionStoreError, type AgentSession, type HistoryPageRequest, type ToolApproval } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
 import { requestContext } from './request-context.js';
+import { ApprovalGate } from './approvals/approval-gate.js';
 
 /** A session as the CLI and HTTP show it. */
 export interface SessionView {
@@ -42,6 +43,8 @@ export interface CallOptions {
 export type CallOutcome =
   | { readonly kind: 'result'; readonly result: InvokeResult<string>; readonly session: AgentSession | undefined }
   | { readonly kind: 'not_found'; readonly message: string }
+  /** The tool's policy asks a person first: nothing ran; the approval says where to decide. */
+  | { readonly kind: 'pending_approval'; readonly approval: ToolApproval }
   | { readonly kind: 'refused'; readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE' | 'TOOL_NOT_IN_MODE'; readonly message: string };
 
 /**
@@ -69,6 +72,7 @@ export class AptixHost {
   /** The tools each mode offers. The catalog is frozen; the cache is dropped if the registry's size changes. */
   readonly #offered = new Map<string, readonly string[]>();
   #offeredFor = -1;
+  #gate: ApprovalGate | undefined;
 
   constructor(readonly container: AwilixContainer<HostCradle>) {}
 
@@ -132,6 +136,7 @@ export class AptixHost {
       if (!registry.has(name)) {
         return Promise.resolve({ kind: 'not_found', message: `Tool "${name}" does not exist. Available tools: ${registry.names().join(', ')}.` });
       }
+      if (registry.get(name)!.approval !== 'never') return this.#callGated(name, args, options);
       if (options.sessionId === undefined) {
         // No session to read, so no await: the common stateless call spares two turns of the microtask queue.
         const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
@@ -143,8 +148,8 @@ export class AptixHost {
     }
   }
 
-  async #callInSession(name: string, args: unknown, sessionId: string, options: CallOptions): Promise<CallOutcome> {
-    const { executor } = this.#use();
+  /** The context a call runs with in a session, or why the session's mode refuses it now. */
+  async #sessionContext(name: string, sessionId: string, conversationId: string | undefined): Promise<{ context: AgentToolExecutionContext; session: AgentSession } | Extract<CallOutcome, { kind: 'refused' }>> {
     const session = await this.cradle.sessionManager.getSession(sessionId);
     if (session === undefined) return { kind: 'refused', code: 'SESSION_NOT_FOUND', message: sessionNotFound(sessionId) };
     const allowed = this.#offeredIn(session.mode);
@@ -157,13 +162,59 @@ export class AptixHost {
     }
     const context: AgentToolExecutionContext = {
       sessionId: session.id,
-      ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
+      ...(conversationId === undefined ? {} : { conversationId }),
       ...(session.org === null ? {} : { org: session.org }),
       ...(session.user === null ? {} : { user: session.user }),
       mode: session.mode,
     };
-    const result = await executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined);
+    return { context, session };
+  }
+
+  async #callInSession(name: string, args: unknown, sessionId: string, options: CallOptions): Promise<CallOutcome> {
+    const { executor } = this.#use();
+    const scoped = await this.#sessionContext(name, sessionId, options.conversationId);
+    if ('kind' in scoped) return scoped;
+    const result = await executor.execute(name, args, scoped.context, options.signal ? { signal: options.signal } : undefined);
+    return { kind: 'result', result, session: scoped.session };
+  }
+
+  /** A call to a tool with an approval policy: it runs now, or waits for a person (nothing runs then). */
+  async #callGated(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
+    const { executor } = this.#use();
+    let context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
+    let session: AgentSession | undefined;
+    if (options.sessionId !== undefined) {
+      const scoped = await this.#sessionContext(name, options.sessionId, options.conversationId);
+      if ('kind' in scoped) return scoped;
+      ({ context, session } = scoped);
+    }
+    const answer = await this.approvals().gate(name, args, context, options.actor ?? null);
+    if (answer.gated) return { kind: 'pending_approval', approval: answer.approval };
+    const result = await executor.execute(name, answer.args, context, options.signal ? { signal: options.signal } : undefined);
     return { kind: 'result', result, session };
+  }
+
+  /** Approval gates: pending calls, decisions and the one execution each approval gets. */
+  approvals(): ApprovalGate {
+    this.#gate ??= new ApprovalGate({
+      approvals: this.cradle.sessionManager.approvals,
+      registry: this.cradle.registry,
+      executor: this.cradle.executor,
+      logger: this.cradle.pino,
+      ttlMs: this.cradle.config.approvalTtlMs,
+      maxCallMs: Math.max(this.cradle.config.toolTimeoutMs, ...this.cradle.registry.list().map((tool) => this.cradle.registry.get(tool.name)?.timeoutMs ?? 0)),
+      // The mode is checked again when an approved call runs: the session may have moved on.
+      checkMode: async (approval) => {
+        if (!this.cradle.registry.has(approval.toolName)) {
+          return { ok: false, code: 'TOOL_NOT_FOUND', message: `Tool "${approval.toolName}" is no longer served by this host, so the approved call did not run.` };
+        }
+        if (approval.sessionId === null) return { ok: true, context: {} };
+        const scoped = await this.#sessionContext(approval.toolName, approval.sessionId, undefined);
+        if ('kind' in scoped) return { ok: false, code: scoped.code, message: `${scoped.message} The approved call did not run.` };
+        return { ok: true, context: scoped.context };
+      },
+    });
+    return this.#gate;
   }
 
   async createSession(input: { mode?: string; org?: string; user?: string } = {}): Promise<SessionView> {
@@ -211,6 +262,7 @@ export class AptixHost {
   }
 
   async close(): Promise<void> {
+    this.#gate?.stop();
     await this.container.dispose();
     // Isolated packages end their worker threads.
     await Promise.allSettled(this.cradle.toolPackages.map((toolPackage) => toolPackage.close()));

@@ -80,6 +80,16 @@ export const AptixConfigFile = Type.Object(
         { additionalProperties: false, description: 'Per-client rate limit, keyed by API key name (or address without a key). Off when absent.' },
       ),
     ),
+    approvals: Type.Optional(
+      Type.Object(
+        {
+          ttlMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'How long a person has to decide a gated call (default one hour).' })),
+          sweepIntervalMs: Type.Optional(Type.Integer({ minimum: 100, description: 'How often a serving host expires undecided approvals and picks up what a stopped host left (default 5 s).' })),
+          orphanAfterMs: Type.Optional(Type.Integer({ minimum: 100, description: 'An approved call that no host started this long after its decision is run by the sweep (default 30 s).' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Host header values to accept (e.g. a public name behind a proxy).' })),
     allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Origin header values to accept.' })),
     // Fault isolation (issue 14): start-up time limits and the bounds on what a tool may answer.
@@ -128,6 +138,10 @@ export interface AptixConfig {
   readonly maxUrlLength: number;
   /** Per-client rate limit; undefined when off. */
   readonly rateLimit: { readonly max: number; readonly timeWindowMs: number } | undefined;
+  /** How long a gated call waits for a decision. */
+  readonly approvalTtlMs: number;
+  readonly approvalSweepIntervalMs: number;
+  readonly approvalOrphanAfterMs: number;
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly openai: { readonly baseUrl?: string; readonly apiKey?: string; readonly model?: string };
@@ -226,6 +240,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     readinessTimeoutMs: file.readinessTimeoutMs ?? 2_000,
     maxUrlLength: file.maxUrlLength ?? 4096,
     rateLimit: file.rateLimit === undefined ? undefined : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
+    approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
+    approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
+    approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,
     allowedHosts: file.allowedHosts ?? [],
     allowedOrigins: file.allowedOrigins ?? [],
     startupTimeoutMs: file.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,

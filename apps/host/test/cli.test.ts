@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratch } from './support.js';
 
-const FIRST_PARTY = ['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'agent_list_modes', 'agent_change_mode'];
+const FIRST_PARTY = ['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'testing_issue_refund', 'agent_list_modes', 'agent_change_mode'];
 
 describe('the aptix CLI, as a child process', () => {
   const space = scratch();
@@ -165,7 +165,7 @@ describe('the aptix CLI, as a child process', () => {
       const file = join(space.dir, 'only-samples.json');
       writeFileSync(file, JSON.stringify({ toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'], db: space.db }));
       const run = await runCli(['--config', file, 'tools', 'list'], {});
-      expect(run.json<{ tools: unknown[] }>().tools).toHaveLength(7);
+      expect(run.json<{ tools: unknown[] }>().tools).toHaveLength(8);
     });
 
     it('stops start-up, naming the package, the tool and the rule, when a tool breaks the contract', async () => {

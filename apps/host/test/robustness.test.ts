@@ -24,7 +24,7 @@ import { composeHost } from '../src/container.js';
 import { createMcpServer } from '../src/mcp/mcp-server.js';
 import { postgresAvailable, postgresSchema, scratch, startHost, type RunningHost } from './support.js';
 
-const FIRST_PARTY = ['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'agent_list_modes', 'agent_change_mode'];
+const FIRST_PARTY = ['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'testing_issue_refund', 'agent_list_modes', 'agent_change_mode'];
 const FIRST_PARTY_PACKAGES = '@aptix/tool-samples,@aptix/tool-mode-catalog,@aptix/tool-mode-change';
 const STACK = /\n\s+at\s|\bat \S+:\d+:\d+/;
 const MODES = ['general', 'ddr_authoring', 'tool_diagnostics'];
@@ -214,6 +214,9 @@ function expectPresented(answer: Answer, where: string): void {
         expect(error.code === undefined || typeof error.code === 'string', where).toBe(true);
       }
     }
+  } else if (answer.status === 202) {
+    // A gated tool's call that waits for a person: nothing ran, and the answer says where to decide.
+    expect(answer.json, where).toMatchObject({ status: 'pending_approval', approvalId: expect.any(String), message: expect.stringContaining('Nothing has run yet') });
   } else {
     expect([400, 404, 413], `${where}: status ${answer.status} ${answer.text.slice(0, 200)}`).toContain(answer.status);
     expect(answer.json, where).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });

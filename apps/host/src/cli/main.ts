@@ -9,6 +9,8 @@ import { composeHost, HostStartupError, ToolPackageError, type ComposeOptions } 
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
 import { installContainment } from '../containment.js';
 import { chat } from './chat.js';
+import { pendingApprovalView } from '../approvals/present.js';
+import { registerApprovalCommands } from './approvals.js';
 import { Output, table } from './output.js';
 import { ListenError, serve, SERVE_HELP } from './serve.js';
 
@@ -154,6 +156,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
       checkJsonArgument(args);
       await withHost(async (host, out) => {
         const outcome = await host.call(name, args, { ...(options.session ? { sessionId: options.session } : {}), ...(options.conversation ? { conversationId: options.conversation } : {}) });
+        if (outcome.kind === 'pending_approval') {
+          const view = pendingApprovalView(outcome.approval);
+          out.print(view, () => view.message);
+          return ExitCode.OK;
+        }
         if (outcome.kind !== 'result') {
           out.fail(outcome.kind === 'not_found' ? 'TOOL_NOT_FOUND' : outcome.code, outcome.message);
           return ExitCode.FAILED;
@@ -162,6 +169,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
         return outcome.result.successful ? ExitCode.OK : ExitCode.FAILED;
       });
     });
+
+  registerApprovalCommands(program, withHost);
 
   const sessions = program.command('sessions').description('create and inspect agent sessions');
   sessions

@@ -51,6 +51,8 @@ export async function serve(config: AptixConfig, version: string): Promise<void>
     throw error;
   }
   for (const warning of host.cradle.warnings) pino.warn(warning);
+  // Expires undecided approvals and picks up what a stopped host left, on every serving host.
+  host.approvals().start(config.approvalSweepIntervalMs, config.approvalOrphanAfterMs);
   const packages = host.cradle.toolPackages.map((p) => `${p.name}${p.version ? `@${p.version}` : ''}`);
   pino.info({ url, docs: `${url}/docs`, mcp: `${url}/mcp`, toolPackages: packages, tools: host.cradle.registry.size, db: redactUrl(config.db) }, `Aptix listening on ${url} (docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`);
 

@@ -11,6 +11,7 @@ import { registerHealthRoutes } from './health-routes.js';
 import { registerMcpRoutes } from './mcp-http.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerReasonerRoutes } from './reasoner-routes.js';
+import { registerApprovalRoutes } from './approval-routes.js';
 import { apiKeyGuard, hostGuard } from './security.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
@@ -115,6 +116,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   registerToolRoutes(app, host);
   registerSessionRoutes(app, host);
   registerReasonerRoutes(app, host);
+  registerApprovalRoutes(app, host);
   const mcp = registerMcpRoutes(app, host, version, { idleMs: config.mcp.sessionIdleMs, maxSessions: config.mcp.maxSessions });
   app.addHook('onClose', async () => {
     await mcp.close();

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ScopeError, type AptixHost, type ToolScope } from '../aptix-host.js';
 import { ErrorBody } from './schemas.js';
+import { pendingApprovalView } from '../approvals/present.js';
 import type { AnyFastifyInstance } from './server.js';
 
 const InvokeResultBody = Type.Object({
@@ -26,16 +27,32 @@ const InvokeBody = Type.Object(
   { additionalProperties: false },
 );
 const Name = Type.Object({ name: Type.String() });
+const PendingApprovalBody = Type.Object(
+  {
+    status: Type.Literal('pending_approval'),
+    approvalId: Type.String(),
+    toolName: Type.String(),
+    reason: Type.String(),
+    sessionId: Type.Union([Type.String(), Type.Null()]),
+    expiresAt: Type.String(),
+    message: Type.String({ description: 'What happens next, for a person or a model.' }),
+  },
+  { description: "The tool's approval policy asks a person first: nothing ran yet. Decide it at POST /v1/approvals/{approvalId}." },
+);
+const Approvals = Type.Record(Type.String(), Type.String(), { description: 'Tools whose calls may wait for a person: "always", or "dynamic" (depends on the arguments).' });
 
 /** Discovery and invocation: `/v1/tools`, `/v1/tools/:name`, `/v1/tools/:name/invoke`, `/v1/modes`. */
 export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost): void {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/v1/tools', { schema: { summary: 'The tool definitions, for a mode or a session', querystring: ToolsQuery, response: { 200: Type.Object({ format: Type.String(), tools: Type.Array(Type.Unknown()) }), 400: ErrorBody, 404: ErrorBody } } }, async (request, reply) => {
+  app.get('/v1/tools', { schema: { summary: 'The tool definitions, for a mode or a session', querystring: ToolsQuery, response: { 200: Type.Object({ format: Type.String(), tools: Type.Array(Type.Unknown()), approvals: Approvals }), 400: ErrorBody, 404: ErrorBody } } }, async (request, reply) => {
     const { mode, sessionId, format = 'responses' } = request.query;
     if (mode !== undefined && sessionId !== undefined) return reply.code(400).send({ error: { code: 'BAD_REQUEST', message: 'Give either mode or sessionId, not both.' } });
     const scope: ToolScope = { ...(mode === undefined ? {} : { mode }), ...(sessionId === undefined ? {} : { sessionId }) };
     try {
-      return { format, tools: [...(await host.definitions(format, scope))] };
+      const tools = [...(await host.definitions(format, scope))];
+      // OpenAI's formats have no field for it: gated tools are named beside the definitions.
+      const approvals = Object.fromEntries(host.cradle.registry.list().filter((tool) => tool.approval !== 'never').map((tool) => [tool.name, tool.approval]));
+      return { format, tools, approvals };
     } catch (error) {
       if (error instanceof ScopeError) return reply.code(error.code === 'UNKNOWN_MODE' ? 400 : 404).send({ error: { code: error.code, message: error.message } });
       throw error;
@@ -50,13 +67,13 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
     const [responses] = registry.definitions('responses', [tool.name]);
     const [chat] = registry.definitions('chat', [tool.name]);
     const [mcp] = registry.definitions('mcp', [tool.name]);
-    return { name: tool.name, description: tool.description, parameters: tool.parameters, usageMetadata: tool.usageMetadata, strict: tool.strict, annotations: tool.annotations ?? {}, definitions: { responses, chat, mcp } };
+    return { name: tool.name, description: tool.description, parameters: tool.parameters, usageMetadata: tool.usageMetadata, strict: tool.strict, annotations: tool.annotations ?? {}, approval: tool.approval, definitions: { responses, chat, mcp } };
   });
 
   app.get('/v1/modes', { schema: { summary: 'The mode catalog' } }, () => ({ modes: host.modes() }));
 
   // Not an async function (a promise chain), which spares the route two awaits; see AptixHost.call.
-  app.post('/v1/tools/:name/invoke', { schema: { summary: 'Call a tool', params: Name, body: InvokeBody, response: { 200: InvokeResultBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody } } }, (request, reply) => {
+  app.post('/v1/tools/:name/invoke', { schema: { summary: 'Call a tool', params: Name, body: InvokeBody, response: { 200: InvokeResultBody, 202: PendingApprovalBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody } } }, (request, reply) => {
     // A client that hangs up before the answer cancels the call (the tool's signal aborts). The signal
     // is made only for a call still running after its synchronous start: an AbortSignal costs about
     // 3 µs to make on Node 20, more than the rest of a small call.
@@ -83,6 +100,7 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
     const answered = host.call(request.params.name, body.arguments, options).then((outcome) => {
       if (outcome.kind === 'not_found') return reply.code(404).send({ error: { code: 'TOOL_NOT_FOUND', message: outcome.message } });
       if (outcome.kind === 'refused') return reply.code(outcome.code === 'SESSION_NOT_FOUND' ? 404 : 403).send({ error: { code: outcome.code, message: outcome.message } });
+      if (outcome.kind === 'pending_approval') return reply.code(202).send(pendingApprovalView(outcome.approval));
       const { result } = outcome;
       // The result is already JSON text (the executor checked it): splice it in rather than parse and re-serialise.
       const text = result.successful ? `{"successful":true,"result":${result.result},"errors":[]}` : JSON.stringify({ successful: false, result: null, errors: result.errors });

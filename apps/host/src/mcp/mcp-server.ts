@@ -1,6 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { InvokeResult } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
+import { pendingApprovalMessage } from '../approvals/present.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
 
@@ -81,6 +82,10 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     if (outcome.kind === 'not_found') {
       const offered = await host.toolNames(listScope());
       return unknownOrOutside(host, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
+    }
+    // A client that cannot ask its user learns that the call waits, and where it is decided.
+    if (outcome.kind === 'pending_approval') {
+      return { content: [{ type: 'text', text: pendingApprovalMessage(outcome.approval) }], _meta: { 'aptix/approval': { status: 'pending_approval', approvalId: outcome.approval.id } } };
     }
     if (outcome.kind !== 'result') return errorText(outcome.message);
     const { result } = outcome;

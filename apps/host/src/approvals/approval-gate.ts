@@ -1,0 +1,146 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { canonicalJson, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry } from '@aptix/tool-contract';
+import type { ApprovalDecisionOutcome, ApprovalStore, ToolApproval } from '@aptix/agent-sessions';
+import type { Logger } from 'pino';
+
+/** The InvokeResult as callers see it (`result` parsed), the shape stored with an executed approval. */
+export interface PresentedResult {
+  readonly successful: boolean;
+  readonly result: unknown;
+  readonly errors: ReadonlyArray<{ message: string; code?: string }>;
+}
+
+/** What the gate needs to know about where an approved call may run now. */
+export type ModeCheck = (approval: ToolApproval) => Promise<{ ok: true; context: AgentToolExecutionContext } | { ok: false; code: string; message: string }>;
+
+export interface ApprovalGateOptions {
+  readonly approvals: ApprovalStore;
+  readonly registry: AgentToolRegistry;
+  readonly executor: AgentToolExecutor;
+  readonly logger: Logger;
+  /** Re-checks the session and its mode when an approved call is about to run. */
+  readonly checkMode: ModeCheck;
+  /** How long a person has to decide. */
+  readonly ttlMs: number;
+  /** The longest a tool call can run here: an execution claimed longer ago than this plus a margin was cut off by its host's end. */
+  readonly maxCallMs: number;
+}
+
+export type GateAnswer = { readonly gated: false; readonly args: unknown } | { readonly gated: true; readonly approval: ToolApproval };
+
+/**
+ * Approval gates on the host's side: whether a call must wait for a person (after its arguments were
+ * validated, so an invalid call never asks anyone), the decision, and the one execution an approval
+ * gets. A sweep on every host picks up what a stopped host left: decided calls it never ran, and
+ * executions it never finished (recorded as outcome unknown, never run twice).
+ */
+export class ApprovalGate {
+  /** Identifies this host in the approvals it claims. */
+  readonly claimant = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly #o: ApprovalGateOptions;
+  #sweeper: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: ApprovalGateOptions) {
+    this.#o = options;
+  }
+
+  get store(): ApprovalStore {
+    return this.#o.approvals;
+  }
+
+  /**
+   * Decides whether a call to a gated tool runs now or waits. Invalid arguments are not gated: the
+   * executor refuses them with the usual named-field message.
+   */
+  async gate(name: string, args: unknown, context: AgentToolExecutionContext, requestedBy: string | null): Promise<GateAnswer> {
+    const entry = this.#o.registry.get(name);
+    if (entry === undefined || entry.approval === 'never') return { gated: false, args };
+    const decoded = decodeArguments<object>(name, entry.parameters, args);
+    if (!decoded.ok) return { gated: false, args };
+    const { required, reason } = evaluateApprovalPolicy(name, entry.approvalPolicy, decoded.value, context);
+    if (!required) return { gated: false, args: decoded.value };
+    const approval = await this.#o.approvals.create({ sessionId: context.sessionId ?? null, toolName: name, arguments: canonicalJson(decoded.value), reason, requestedBy, ttlMs: this.#o.ttlMs });
+    this.#o.logger.info({ approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy }, `${name} awaits approval ${approval.id}: ${reason}`);
+    return { gated: true, approval };
+  }
+
+  /**
+   * Records a person's decision. An approval runs its stored arguments once, here, and the stored
+   * approval then carries the result; a denial stores the denial. Deciding what was already decided,
+   * or what expired, changes nothing and says so.
+   */
+  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome> {
+    const outcome = await this.#o.approvals.decide(id, decision, decidedBy, note);
+    if (outcome.kind !== 'decided') return outcome;
+    this.#o.logger.info({ approvalId: id, decision, decidedBy }, `approval ${id} ${decision === 'approve' ? 'approved' : 'denied'}${decidedBy ? ` by ${decidedBy}` : ''}`);
+    if (decision === 'deny') return outcome;
+    const claimed = await this.#o.approvals.claim(id, this.claimant);
+    // Claimed by another host's sweep in between (only after orphanAfterMs): it runs it, once.
+    if (claimed === undefined) return { kind: 'decided', approval: (await this.#o.approvals.get(id)) ?? outcome.approval };
+    return { kind: 'decided', approval: await this.execute(claimed) };
+  }
+
+  /** Runs a claimed approval's stored arguments once and records the result; never throws. */
+  async execute(approval: ToolApproval): Promise<ToolApproval> {
+    let status: 'executed' | 'refused' = 'executed';
+    let result: PresentedResult;
+    try {
+      const where = await this.#o.checkMode(approval);
+      if (!where.ok) {
+        status = 'refused';
+        result = { successful: false, result: null, errors: [{ message: where.message, code: where.code }] };
+      } else {
+        const outcome = await this.#o.executor.execute(approval.toolName, approval.arguments, where.context);
+        result = outcome.successful ? { successful: true, result: JSON.parse(outcome.result) as unknown, errors: [] } : { successful: false, result: null, errors: outcome.errors };
+      }
+    } catch (error) {
+      this.#o.logger.error({ approvalId: approval.id, err: error }, `approval ${approval.id}: the approved call could not be run`);
+      status = 'refused';
+      result = { successful: false, result: null, errors: [{ message: `The approved call to ${approval.toolName} could not be run: the host failed before the tool started. Nothing ran.`, code: 'APPROVAL_NOT_RUN' }] };
+    }
+    const completed = await this.#o.approvals.complete(approval.id, status, result);
+    this.#o.logger.info({ approvalId: approval.id, status, successful: result.successful }, `approval ${approval.id}: ${status === 'refused' ? 'refused when it was to run' : 'ran'}`);
+    return completed ?? (await this.#o.approvals.get(approval.id)) ?? approval;
+  }
+
+  /**
+   * One sweep: expires what nobody decided, runs what a stopped host approved but never claimed, and
+   * records as outcome unknown what a stopped host claimed but never finished.
+   */
+  async sweep(orphanAfterMs: number): Promise<void> {
+    const { approvals, logger } = this.#o;
+    await approvals.expireDue();
+    for (const abandoned of await approvals.abandonStale(this.#o.maxCallMs + orphanAfterMs)) {
+      logger.warn({ approvalId: abandoned.id, tool: abandoned.toolName }, `approval ${abandoned.id}: the host running it stopped before it finished; recorded as outcome unknown, not run again`);
+    }
+    for (const orphan of await approvals.claimOrphaned(orphanAfterMs, this.claimant, 20)) {
+      logger.warn({ approvalId: orphan.id, tool: orphan.toolName }, `approval ${orphan.id}: approved but never run (its host stopped); running it now`);
+      await this.execute(orphan);
+    }
+  }
+
+  /** Sweeps now and then every `intervalMs`, until `stop()`. A failed sweep is logged and retried. */
+  start(intervalMs: number, orphanAfterMs: number): void {
+    const run = () =>
+      this.sweep(orphanAfterMs).catch((error: unknown) => this.#o.logger.error({ err: error }, 'the approval sweep failed; it runs again shortly'));
+    void run();
+    this.#sweeper = setInterval(run, intervalMs);
+    this.#sweeper.unref();
+  }
+
+  stop(): void {
+    if (this.#sweeper !== undefined) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+  }
+}
+
+/** The failed result a denied or expired approval gives the caller, and the model: a person's choice, not a technical failure. */
+export function declinedResult(approval: ToolApproval): PresentedResult {
+  if (approval.status === 'expired') {
+    return { successful: false, result: null, errors: [{ message: `Nobody approved the call to ${approval.toolName} before its approval expired (${approval.expiresAt}), so it did not run. Ask the user whether to request it again.`, code: ExecutionErrorCode.APPROVAL_EXPIRED }] };
+  }
+  const who = approval.decidedBy ? ` (${approval.decidedBy})` : '';
+  const note = approval.note ? ` Their note: "${approval.note}"` : '';
+  return { successful: false, result: null, errors: [{ message: `The person asked to approve this call to ${approval.toolName}${who} declined it, so it did not run.${note}`, code: ExecutionErrorCode.APPROVAL_DENIED }] };
+}
