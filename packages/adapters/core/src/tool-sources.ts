@@ -55,7 +55,7 @@ export async function gatherDependencies(
   const dependencies: Record<string, unknown> = { ...provided };
   const providedBy = new Map<string, string>();
   for (const { label, toolPackage } of packages) {
-    const made = (await toolPackage.createDependencies!({ logger })) ?? {};
+    const made = (await toolPackage.createDependencies!({ logger, options: {} })) ?? {};
     for (const [name, value] of Object.entries(made)) {
       if ((PROVIDED_DEPENDENCIES as readonly string[]).includes(name)) {
         throw new AdapterSetupError(`${label} provides a dependency named "${name}", which the adapter itself provides. Fix: rename it in its createDependencies.`);
