@@ -110,6 +110,8 @@ rows.push(...(await memoryRows({ ...starts.rss, loaded: http.hostRss.loaded }, T
 
 log('7. framework adapters');
 rows.push(...(await section<{ rows: Row[] }>('adapters')).rows);
+log('8. abandoned MCP sessions');
+rows.push(...(await section<{ rows: Row[] }>('mcp-sessions', { sessions: quick ? 1000 : 10_000 })).rows);
 
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(`${textTable(rows)}\n\n`);

@@ -3,7 +3,7 @@
  * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
  * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
  *
- * node --import tsx src/section.ts <dispatch|http|sessions|startup|mcp-bridge|adapters> '<options json>'
+ * node --import tsx src/section.ts <dispatch|http|sessions|startup|mcp-bridge|adapters|mcp-sessions> '<options json>'
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { adaptersSection } from './sections/adapters.js';
 import { dispatchSection } from './sections/dispatch.js';
 import { httpSection, type HttpOptions } from './sections/http.js';
 import { mcpBridgeSection, type BridgeBenchOptions } from './sections/mcp-bridge.js';
+import { mcpSessionsSection, type McpSessionOptions } from './sections/mcp-sessions.js';
 import { sessionsSection, type SessionOptions } from './sections/sessions.js';
 import { coldStartRows, registrationRows } from './sections/startup.js';
 
@@ -33,6 +34,8 @@ async function run(): Promise<unknown> {
     }
     case 'sessions':
       return { rows: await sessionsSection(options as unknown as SessionOptions, log) };
+    case 'mcp-sessions':
+      return { rows: await mcpSessionsSection(options as unknown as McpSessionOptions, log) };
     case 'startup': {
       const count = Number(options.count ?? 1000);
       const registration = await registrationRows(count, log);
@@ -44,7 +47,7 @@ async function run(): Promise<unknown> {
     case 'adapters':
       return { rows: await adaptersSection(log) };
     default:
-      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup, mcp-bridge, adapters.`);
+      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup, mcp-bridge, adapters, mcp-sessions.`);
   }
 }
 

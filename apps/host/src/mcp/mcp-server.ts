@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { InvokeResult } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { pendingApprovalMessage } from '../approvals/present.js';
@@ -28,6 +29,12 @@ export interface McpScope {
   onAgentSession?(agentSessionId: string): void | Promise<void>;
 }
 
+/**
+ * One validator for every server instance. Without it the SDK builds an Ajv instance per server, and
+ * a server is built per request: 10,000 abandoned sessions then cost over 100 MiB of heap high-water.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
 const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 function errorText(text: string): CallToolResult {
@@ -44,6 +51,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     { name: 'aptix', version },
     {
       capabilities: { tools: { listChanged: scope.era === 'legacy' }, logging: {} },
+      jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
       // A 2026-07-28 list is a function of the endpoint and the loaded tool packages, fixed for the process.
       cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
       instructions:

@@ -1,0 +1,143 @@
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
+import { LegacySessions, SessionCapError } from '../src/mcp/legacy-sessions.js';
+import { hostForSuite } from './support.js';
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } });
+
+/** A store of bindings in memory, as the session table sees a store. */
+function memoryStore() {
+  const bindings = new Map<string, string>();
+  return {
+    bindings,
+    bindMcpSession: async (mcp: string, agent: string) => void bindings.set(mcp, agent),
+    getMcpBinding: async (mcp: string) => bindings.get(mcp),
+  };
+}
+
+describe('the 2025-era MCP session table', () => {
+  it('forgets a session idle longer than the limit, and not one in use', async () => {
+    let now = 0;
+    const sessions = new LegacySessions(memoryStore(), { idleMs: 1000, maxSessions: 10 }, () => now);
+    const idle = await sessions.open('agent-1');
+    const busy = await sessions.open('agent-2');
+    now = 900;
+    expect(await sessions.find(busy.id)).toBe(busy);
+    now = 1500;
+    expect(await sessions.find(idle.id)).toBeUndefined();
+    expect(await sessions.find(busy.id)).toBe(busy);
+    expect(sessions.size).toBe(1);
+  });
+
+  it('refuses a new session over the cap, and makes room once one expires', async () => {
+    let now = 0;
+    const sessions = new LegacySessions(memoryStore(), { idleMs: 1000, maxSessions: 2 }, () => now);
+    await sessions.open('a');
+    await sessions.open('b');
+    await expect(sessions.open('c')).rejects.toBeInstanceOf(SessionCapError);
+    await expect(sessions.open('c')).rejects.toThrow(/limit.*DELETE \/mcp/);
+    now = 2000;
+    await expect(sessions.open('c')).resolves.toMatchObject({ agentSessionId: 'c' });
+  });
+
+  it('adopts a session another host opened from the stored binding, but not one it closed or expired', async () => {
+    const store = memoryStore();
+    const sessions = new LegacySessions(store, { idleMs: 1000, maxSessions: 10 }, () => 0);
+    store.bindings.set('from-elsewhere', 'agent-9');
+    expect(await sessions.find('from-elsewhere')).toMatchObject({ agentSessionId: 'agent-9' });
+    sessions.close('from-elsewhere');
+    expect(await sessions.find('from-elsewhere')).toBeUndefined();
+  });
+});
+
+describe('2025-era MCP sessions over HTTP: lifecycle and refusals', () => {
+  const host = hostForSuite({ env: { APTIX_MCP_MAX_SESSIONS: '3', APTIX_MCP_SESSION_IDLE_SECONDS: '2' } });
+  const agentSessions = () => {
+    const db = new Database(host.db.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare('SELECT count(*) AS n FROM agent_sessions').get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  const post = (body: string, headers: Record<string, string> = {}) => fetch(`${host.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body });
+
+  it('creates no agent session for a refused initialize', async () => {
+    await post(INITIALIZE); // make sure the store exists
+    const before = agentSessions();
+    const badJson = await post('{"jsonrpc":"2.0","id":1,"method":"initialize",');
+    expect(badJson.status).toBe(400);
+    expect(await badJson.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    const plain = await post(INITIALIZE, { 'content-type': 'text/plain' });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as { error: { message: string } }).error.message).toMatch(/Content-Type must be application\/json/);
+    const wrongAccept = await post(INITIALIZE, { accept: 'text/html' });
+    expect(wrongAccept.status).toBe(406);
+    expect(((await wrongAccept.json()) as { error: { message: string } }).error.message).toMatch(/text\/event-stream/);
+    expect(agentSessions()).toBe(before);
+  });
+
+  it('answers an empty or blank Mcp-Session-Id with a 400 JSON-RPC error naming the header', async () => {
+    for (const value of ['', '   ']) {
+      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), { 'mcp-session-id': value });
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: { code: number; message: string } };
+      expect(body.error.code).toBe(-32600);
+      expect(body.error.message).toMatch(/Mcp-Session-Id/);
+    }
+  });
+
+  it('closes a session on DELETE with content-type application/json and an empty body, as the Python SDK sends it', async () => {
+    const init = await post(INITIALIZE);
+    await init.text();
+    const id = init.headers.get('mcp-session-id')!;
+    const closed = await fetch(`${host.url}/mcp`, { method: 'DELETE', headers: { 'content-type': 'application/json', 'mcp-session-id': id } });
+    expect(closed.status).toBe(200);
+    const after = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    expect(after.status).toBe(404);
+    expect(await after.json()).toMatchObject({ error: { code: -32001 }, id: 2 });
+  });
+
+  it('expires an idle session: its id then answers 404 naming the agent session to continue in', async () => {
+    const init = await post(INITIALIZE);
+    await init.text();
+    const id = init.headers.get('mcp-session-id')!;
+    const agentSessionId = init.headers.get('x-aptix-session-id')!;
+    // Idle time-out is 2 s: wait until it has certainly passed (this asserts an outcome, not a duration).
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const after = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    expect(after.status).toBe(404);
+    expect(((await after.json()) as { error: { message: string } }).error.message).toContain(`X-Aptix-Session-Id: ${agentSessionId}`);
+  });
+
+  it('refuses a new session over the cap with 503 and a clear message, creating no agent session, while open ones keep working', async () => {
+    const client = new Client({ name: 'aptix-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`)));
+    try {
+      // Fill the host up to its cap of 3 (sessions of earlier tests may still count).
+      let refused = await post(INITIALIZE);
+      for (let i = 0; i < 3 && refused.status === 200; i++) {
+        await refused.text();
+        refused = await post(INITIALIZE);
+      }
+      const before = agentSessions();
+      expect(refused.status).toBe(503);
+      await refused.text();
+      refused = await post(INITIALIZE);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBeTruthy();
+      const body = (await refused.json()) as { error: { message: string } };
+      expect(body.error.message).toContain('3 MCP sessions, its limit');
+      expect(body.error.message).toContain('DELETE /mcp');
+      expect(agentSessions()).toBe(before);
+      // The session opened first still answers.
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+});
