@@ -6,6 +6,7 @@ import { fixedModes } from './fixtures/modes.js';
 import { describeWithPostgres, PG_URL, RUN_ID } from './fixtures/postgres.js';
 import { writePostgresVersion1 } from './fixtures/postgres-version1.js';
 import { describeApprovalStore } from './approvals.suite.js';
+import { describeSessionStoreLifecycle } from './session-store-lifecycle.suite.js';
 import { describeSessionStoreLimits } from './session-store-limits.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
 
@@ -52,6 +53,7 @@ describeWithPostgres('PostgreSQL session store', () => {
   describeSessionStore('PostgreSQL session store', createHarness());
   describeApprovalStore('PostgreSQL session store', createHarness());
   describeSessionStoreLimits('PostgreSQL session store', createHarness());
+  describeSessionStoreLifecycle('PostgreSQL session store', createHarness());
 
   describe('PostgreSQL specifics', () => {
     it('runs on a pool the caller owns and leaves it open on close', async () => {

@@ -2,26 +2,14 @@
  * What every session store bounds: the strings it persists, the history a read returns, and calls
  * cancelled before they start. Run by each store's test file on the same harness as the main suite.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { openSessionStore } from '../src/open.js';
+import { describe, expect, it } from 'vitest';
 import type { AgentSessionStore, SessionStoreLimits } from '../src/types.js';
-import { fixedModes } from './fixtures/modes.js';
-import { applied, expectStoreError, expectUnbrokenHistory, type SessionStoreHarness } from './session-store.suite.js';
+import { applied, expectStoreError, expectUnbrokenHistory, storeOpener, type SessionStoreHarness } from './session-store.suite.js';
 
 export function describeSessionStoreLimits(name: string, harness: SessionStoreHarness): void {
   describe(`${name}: limits`, () => {
-    const opened: AgentSessionStore[] = [];
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((store) => store.close()));
-    });
-    afterAll(() => harness.dispose());
-
-    async function freshStore(limits?: SessionStoreLimits): Promise<AgentSessionStore> {
-      const database = await harness.createDatabase();
-      const store = await openSessionStore(database.url, { modes: fixedModes(), limits, ...database.options });
-      opened.push(store);
-      return store;
-    }
+    const opener = storeOpener(harness);
+    const freshStore = async (limits?: SessionStoreLimits): Promise<AgentSessionStore> => (await opener.freshStore(undefined, limits)).store;
 
     describe('bounded strings', () => {
       it('refuses a reason over the default bound, naming the field and the limit, and saves nothing', async () => {

@@ -1,14 +1,13 @@
 /**
  * The one behavioural suite every session store passes. A test file supplies a harness that creates
- * fresh databases; every store is opened through `openSessionStore`, as a host would.
+ * fresh databases; every store is opened through `openSessionStore`, as a host would. Its other halves:
+ * `session-store-lifecycle.suite.ts` (restarts, migrations, concurrency) and
+ * `session-store-limits.suite.ts` (bounds, pages, cancellation).
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SessionStoreError } from '../src/errors.js';
 import { openSessionStore, type OpenSessionStoreOptions } from '../src/open.js';
 import type { AgentSession, AgentSessionStore, ModeDirectory, SetSessionModeResult } from '../src/types.js';
-import type { WorkerConfig, WorkerReport } from './fixtures/mode-change-worker.js';
 import { fixedModes, MODE_KEYS } from './fixtures/modes.js';
 
 /** A session and one mode change, as a release with only migration 1 would have stored them. */
@@ -36,8 +35,6 @@ export interface SessionStoreHarness {
   dispose(): Promise<void>;
 }
 
-const WORKER = fileURLToPath(new URL('./fixtures/mode-change-worker.ts', import.meta.url));
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Asserts the invariants of a session's history: an unbroken chain from `initialMode` to the session's mode. */
 export function expectUnbrokenHistory(session: AgentSession | undefined, initialMode: string): asserts session is AgentSession {
@@ -70,58 +67,30 @@ export async function expectStoreError(promise: Promise<unknown>, code: string, 
   return error as SessionStoreError;
 }
 
-interface Worker {
-  readonly ready: Promise<void>;
-  readonly done: Promise<WorkerReport>;
-  go(): void;
-}
+/** Opens stores on a harness's databases, as a host would, and closes them after each test. */
+export function storeOpener(harness: SessionStoreHarness, extra: Pick<OpenSessionStoreOptions, 'limits'> = {}) {
+  const opened: AgentSessionStore[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+  afterAll(() => harness.dispose());
 
-function startWorker(config: WorkerConfig): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(config)], { cwd: PACKAGE_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let signalReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (signalReady = resolve));
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    if (stdout.startsWith('ready\n')) signalReady();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const done = new Promise<WorkerReport>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const lines = stdout.trim().split('\n');
-      if (code !== 0 || lines[0] !== 'ready' || lines.length < 2) {
-        reject(new Error(`worker ${config.tag} exited with ${code}.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-        return;
-      }
-      resolve(JSON.parse(lines.at(-1)!) as WorkerReport);
-    });
-  });
-  // A worker that dies before it is ready must fail the test rather than leave it waiting.
-  const readyOrFailed = Promise.race([ready, done.then(() => undefined)]);
-  return { ready: readyOrFailed, done, go: () => child.stdin.end('go\n') };
+  async function open(database: TestDatabase, modes: ModeDirectory = fixedModes(), limits = extra.limits): Promise<AgentSessionStore> {
+    const store = await openSessionStore(database.url, { modes, limits, ...database.options });
+    opened.push(store);
+    return store;
+  }
+
+  async function freshStore(modes?: ModeDirectory, limits?: OpenSessionStoreOptions['limits']): Promise<{ store: AgentSessionStore; database: TestDatabase }> {
+    const database = await harness.createDatabase();
+    return { store: await open(database, modes, limits), database };
+  }
+  return { open, freshStore };
 }
 
 export function describeSessionStore(name: string, harness: SessionStoreHarness): void {
   describe(name, () => {
-    const opened: AgentSessionStore[] = [];
-
-    async function open(database: TestDatabase, modes: ModeDirectory = fixedModes()): Promise<AgentSessionStore> {
-      const store = await openSessionStore(database.url, { modes, ...database.options });
-      opened.push(store);
-      return store;
-    }
-
-    async function freshStore(modes?: ModeDirectory): Promise<{ store: AgentSessionStore; database: TestDatabase }> {
-      const database = await harness.createDatabase();
-      return { store: await open(database, modes), database };
-    }
-
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((store) => store.close()));
-    });
-    afterAll(() => harness.dispose());
+    const { freshStore } = storeOpener(harness);
 
     describe('createSession', () => {
       it("starts a session in the catalog's default mode when none is given", async () => {
@@ -315,147 +284,6 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         await expectStoreError(store.appendConversationItems(session.id, [{ fine: 1 }, { big: 10n }]), 'INVALID_ARGUMENT', 'item 1', 'nothing was appended');
         await expectStoreError(store.appendConversationItems(session.id, [undefined]), 'INVALID_ARGUMENT', 'item 0');
         expect(await store.listConversationItems(session.id)).toEqual([{ kept: true }]);
-      });
-    });
-
-    describe('restart', () => {
-      it('keeps sessions, mode, history, bindings and conversation across a reopen', async () => {
-        const { store, database } = await freshStore();
-        const session = await store.createSession({ org: 'acme', user: 'kevin' });
-        const child = await store.createSession({ parentId: session.id });
-        applied(await store.setSessionMode(session.id, 'ddr_authoring', 'write a DDR', 'acme', 'kevin', { branch: false }));
-        applied(await store.setSessionMode(session.id, 'code_review', 'review it', 'acme', 'kevin', { branch: true }));
-        await store.bindMcpSession('mcp-7', session.id);
-        await store.appendConversationItems(session.id, [{ role: 'user', content: 'hello' }]);
-        const before = await store.getSession(session.id);
-        await store.close();
-
-        const reopened = await open(database);
-        expect(await reopened.getSession(session.id)).toEqual(before);
-        expect((await reopened.getSession(child.id))?.parentId).toBe(session.id);
-        expect(await reopened.getMcpBinding('mcp-7')).toBe(session.id);
-        expect(await reopened.listConversationItems(session.id)).toEqual([{ role: 'user', content: 'hello' }]);
-        const next = applied(await reopened.setSessionMode(session.id, 'general_chat', 'back to chat', 'acme', 'kevin'));
-        expectUnbrokenHistory(next.session, 'general_chat');
-        expect(next.session.history).toHaveLength(3);
-      });
-
-      it('refuses every call once closed, and closing twice is harmless', async () => {
-        const { store } = await freshStore();
-        const session = await store.createSession({});
-        await store.close();
-        await store.close();
-        await expectStoreError(store.getSession(session.id), 'STORE_CLOSED', 'closed');
-        await expectStoreError(store.setSessionMode(session.id, 'code_review', 'r', null, null), 'STORE_CLOSED');
-        await expectStoreError(store.createSession({}), 'STORE_CLOSED');
-      });
-    });
-
-    describe('migrations', () => {
-      it('migrates a new database to the latest version, once', async () => {
-        const { store, database } = await freshStore();
-        const latest = await database.appliedMigrations();
-        expect(latest).toEqual([1, 2, 3]);
-        await store.close();
-        await open(database);
-        expect(await database.appliedMigrations()).toEqual(latest);
-      });
-
-      it('upgrades a database written at version 1, keeping its sessions', async () => {
-        const database = await harness.createDatabase();
-        const fixture: Version1Fixture = {
-          session: { id: 'v1-session', mode: 'general_chat', org: 'acme', user: 'kevin', createdAt: '2025-12-06T18:55:00.000Z' },
-          change: { fromMode: 'general_chat', toMode: 'ddr_authoring', reason: 'written by version 1', branch: true, org: 'acme', user: 'kevin', at: '2025-12-06T19:00:00.000Z' },
-        };
-        await database.writeVersion1(fixture);
-        expect(await database.appliedMigrations()).toEqual([1]);
-
-        const store = await open(database);
-        expect(await database.appliedMigrations()).toEqual([1, 2, 3]);
-        const { change } = fixture;
-        expect(await store.getSession('v1-session')).toEqual({
-          id: 'v1-session',
-          mode: 'ddr_authoring',
-          org: 'acme',
-          user: 'kevin',
-          parentId: null,
-          createdAt: fixture.session.createdAt,
-          history: [change],
-        });
-        // What version 2 added works on the old session.
-        await store.bindMcpSession('mcp-1', 'v1-session');
-        await store.appendConversationItems('v1-session', [{ role: 'user', content: 'after the upgrade' }]);
-        expect(await store.getMcpBinding('mcp-1')).toBe('v1-session');
-        expect(await store.listConversationItems('v1-session')).toEqual([{ role: 'user', content: 'after the upgrade' }]);
-        const next = applied(await store.setSessionMode('v1-session', 'code_review', 'after the upgrade', 'acme', 'kevin'));
-        expectUnbrokenHistory(next.session, 'general_chat');
-        expect(next.session.history.map((c) => c.reason)).toEqual(['written by version 1', 'after the upgrade']);
-      });
-
-      it('refuses a database that a newer version has migrated', async () => {
-        const { store, database } = await freshStore();
-        await store.close();
-        await database.recordMigration(99, 'from the future');
-        await expectStoreError(openSessionStore(database.url, { modes: fixedModes(), ...database.options }), 'SCHEMA_TOO_NEW', 'version 99', 'up to 3', 'upgrade @aptix/agent-sessions');
-      });
-
-      it('migrates a fresh database once when several stores open it at the same time', async () => {
-        const database = await harness.createDatabase();
-        const stores = await Promise.all(Array.from({ length: 4 }, () => open(database)));
-        expect(await database.appliedMigrations()).toEqual([1, 2, 3]);
-        const session = await stores[0]!.createSession({});
-        expect(await stores[3]!.getSession(session.id)).toEqual(session);
-      });
-    });
-
-    describe('concurrency', () => {
-      it('loses no history row when hundreds of changes to one session run at once', async () => {
-        const { store } = await freshStore();
-        const session = await store.createSession({ org: 'acme', user: 'kevin' });
-        const calls = 300;
-        const snapshots: Promise<AgentSession | undefined>[] = [];
-        const changes = Array.from({ length: calls }, (_, i) => {
-          if (i % 10 === 0) snapshots.push(store.getSession(session.id));
-          return store.setSessionMode(session.id, MODE_KEYS[(i * 7) % MODE_KEYS.length]!, `call ${i}`, 'acme', `user-${i % 5}`, { branch: i % 3 === 0 });
-        });
-        const results = (await Promise.all(changes)).map(applied);
-
-        const final = await store.getSession(session.id);
-        expectUnbrokenHistory(final, 'general_chat');
-        expect(final.history).toHaveLength(calls);
-        expect(new Set(final.history.map((change) => change.reason))).toEqual(new Set(Array.from({ length: calls }, (_, i) => `call ${i}`)));
-        // Each change committed after a different number of others, and saw exactly the history before it.
-        const byPosition = [...results].sort((a, b) => a.session.history.length - b.session.history.length);
-        byPosition.forEach((result, index) => {
-          expect(result.session.history).toHaveLength(index + 1);
-          expect(result.change).toEqual(final.history[index]);
-          expect(result.session.mode).toBe(result.change.toMode);
-        });
-        // A read while changes commit is one snapshot: its mode is its own last row's toMode.
-        for (const snapshot of await Promise.all(snapshots)) expectUnbrokenHistory(snapshot, 'general_chat');
-      });
-
-      it('loses no history row when two processes change one session at once', { timeout: 120_000 }, async () => {
-        const { store, database } = await freshStore();
-        const session = await store.createSession({ org: 'acme', user: 'kevin' });
-        const perWorker = 200;
-        const workers = ['a', 'b'].map((tag) =>
-          startWorker({ url: database.url, options: database.options, sessionId: session.id, count: perWorker, tag, modes: MODE_KEYS }),
-        );
-        await Promise.all(workers.map((worker) => worker.ready));
-        for (const worker of workers) worker.go();
-        const reports = await Promise.all(workers.map((worker) => worker.done));
-        expect(reports).toEqual([
-          { applied: perWorker, refused: [] },
-          { applied: perWorker, refused: [] },
-        ]);
-
-        const final = await store.getSession(session.id);
-        expectUnbrokenHistory(final, 'general_chat');
-        expect(final.history).toHaveLength(2 * perWorker);
-        const expected = ['a', 'b'].flatMap((tag) => Array.from({ length: perWorker }, (_, i) => `${tag}-${i}`));
-        expect(new Set(final.history.map((change) => change.reason))).toEqual(new Set(expected));
-        expect(final.history.every((change) => change.user === change.reason.split('-')[0])).toBe(true);
       });
     });
   });

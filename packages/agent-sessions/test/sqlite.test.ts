@@ -8,6 +8,7 @@ import { openSqliteSessionStore, SqliteSessionStore } from '../src/sqlite/index.
 import { writeSqliteVersion1 } from './fixtures/sqlite-version1.js';
 import { fixedModes } from './fixtures/modes.js';
 import { describeApprovalStore } from './approvals.suite.js';
+import { describeSessionStoreLifecycle } from './session-store-lifecycle.suite.js';
 import { describeSessionStoreLimits } from './session-store-limits.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
 
@@ -52,6 +53,7 @@ const harness: SessionStoreHarness = {
 describeSessionStore('SQLite session store', harness);
 describeApprovalStore('SQLite session store', harness);
 describeSessionStoreLimits('SQLite session store', harness);
+describeSessionStoreLifecycle('SQLite session store', harness);
 
 describe('SQLite specifics', () => {
   it('creates the file and its folders on first use, in WAL mode', async () => {

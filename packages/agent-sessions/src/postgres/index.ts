@@ -2,15 +2,14 @@
  * @aptix/agent-sessions/postgres: the session store over a `pg` pool, for several hosts sharing
  * sessions. Everything exported here is public API.
  */
-import { createHash } from 'node:crypto';
-import { Pool, escapeIdentifier, type QueryResultRow } from 'pg';
+import { Pool, escapeIdentifier } from 'pg';
 import { SessionStoreError } from '../errors.js';
 import { HistoryCache } from '../internal/history-cache.js';
-import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
 import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
 import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLimits, SessionStoreLogger } from '../types.js';
 import { clientWithConnectTimeout, PgGateway, resolveTimeouts, type PostgresTimeouts } from './connection.js';
-import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { migrate } from './migrate.js';
+import { isForeignKeyViolation, toChanges, type CommittedRow, type SessionJoinRow } from './rows.js';
 import { PostgresApprovalStore } from './approvals.js';
 
 export { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from './connection.js';
@@ -40,65 +39,6 @@ export interface PostgresSessionStoreOptions {
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const FOREIGN_KEY_VIOLATION = '23503';
-
-interface SessionJoinRow extends QueryResultRow {
-  id: string;
-  mode: string;
-  org_id: string | null;
-  user_id: string | null;
-  parent_id: string | null;
-  created_at: Date;
-  /** The session's highest history `seq` (0 without history), as text: a bigint. */
-  last_seq: string;
-  seq: string | null;
-  from_mode: string | null;
-  to_mode: string | null;
-  reason: string | null;
-  branch: boolean | null;
-  change_org_id: string | null;
-  change_user_id: string | null;
-  changed_at: Date | null;
-}
-
-function isForeignKeyViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION;
-}
-
-/** The history rows of a join (a session without newer rows gives one row of nulls). */
-function toChanges(rows: readonly SessionJoinRow[]): ModeChange[] {
-  const history: ModeChange[] = [];
-  for (const row of rows) {
-    if (row.to_mode === null || row.from_mode === null || row.changed_at === null) continue;
-    history.push({
-      fromMode: row.from_mode,
-      toMode: row.to_mode,
-      reason: row.reason ?? '',
-      branch: row.branch === true,
-      org: row.change_org_id,
-      user: row.change_user_id,
-      at: row.changed_at.toISOString(),
-    });
-  }
-  return history;
-}
-
-/** What a committed change statement returns: the new row, and the session it changed. */
-interface CommittedRow extends QueryResultRow {
-  seq: string;
-  changed_at: Date;
-  from_mode: string;
-  org_id: string | null;
-  user_id: string | null;
-  parent_id: string | null;
-  created_at: Date;
-}
-
-/** A 64-bit advisory-lock key of its own per schema, so stores in other schemas never wait on it. */
-function migrationLockKey(schema: string): string {
-  return createHash('sha256').update(`@aptix/agent-sessions:migrations:${schema}`).digest().readBigInt64BE(0).toString();
-}
-
 /**
  * The PostgreSQL session store. A mode change locks the session row (`SELECT … FOR UPDATE`), so changes
  * to one session from any number of connections, processes or hosts run one after another: each reads
@@ -316,34 +256,6 @@ export class PostgresSessionStore extends SessionStoreBase {
     if (this.#onPoolError) this.#pool.off('error', this.#onPoolError);
     if (this.#ownsPool) await this.#pool.end();
   }
-}
-
-/**
- * Applies pending migrations in one transaction that first takes a transaction-scoped advisory lock
- * for the schema, so hosts starting at once run them one after another: the first migrates, the others
- * then find the versions it recorded. DDL is transactional in PostgreSQL: a failed step leaves nothing.
- */
-async function migrate(db: PgGateway, schema: string, logger: SessionStoreLogger): Promise<number> {
-  const s = escapeIdentifier(schema);
-  return db.transaction(undefined, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [migrationLockKey(schema)]);
-    // Checked first: CREATE SCHEMA IF NOT EXISTS still demands the CREATE privilege on the database.
-    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${s}.${MIGRATIONS_TABLE} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`,
-    );
-    const applied = (await client.query<{ version: number }>(`SELECT version FROM ${s}.${MIGRATIONS_TABLE} ORDER BY version`)).rows.map((row) => row.version);
-    const pending = pendingMigrations(`PostgreSQL schema "${schema}"`, applied, POSTGRES_MIGRATIONS);
-    for (const migration of pending) {
-      await client.query(migration.sql(s));
-      await client.query(`INSERT INTO ${s}.${MIGRATIONS_TABLE} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
-    }
-    if (pending.length > 0) {
-      logger.info({ store: 'postgres', schema, applied: pending.map((m) => m.version) }, `Migrated the session database to schema version ${pending.at(-1)?.version}.`);
-    }
-    return Math.max(0, ...applied, ...pending.map((m) => m.version));
-  });
 }
 
 /**
