@@ -55,7 +55,7 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
       inputSchema: jsonSchema<unknown>(parameters as JSONSchema7),
       ...(strictMode ? { strict } : {}),
       execute: async (input: unknown, { abortSignal }: { abortSignal?: AbortSignal }) => {
-        const result = await aptix.call(name, input, abortSignal);
+        const result = await aptix.call(name, input, { signal: abortSignal });
         if (!result.successful) throw new AptixToolError(name, result);
         return JSON.parse(result.result) as unknown;
       },

@@ -98,6 +98,21 @@ describe('@aptix/ai-sdk through generateText', () => {
     expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'TIMEOUT' } });
   });
 
+  it("a call the tool's ApprovalPolicy gates is refused with APPROVAL_REQUIRED, and nothing runs", async () => {
+    const { tools } = await createAiSdkTools({ tools: [samples] });
+    let readBack: { type: string; value: unknown } | undefined;
+    const { model } = scriptedModel([
+      () => [call('testing_issue_refund', { orderId: 'A-1', amount: 500, currency: 'EUR' })],
+      (options) => {
+        readBack = lastToolOutput(options);
+        return [text('That refund needs approval.')];
+      },
+    ]);
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'Refund 500 EUR on order A-1.' });
+    expect(result.steps[0]!.toolResults).toEqual([]);
+    expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'APPROVAL_REQUIRED', message: expect.stringContaining('500 EUR') } });
+  });
+
   it('cancelling generateText stops the running tool', async () => {
     const { tools } = await createAiSdkTools({ tools: [samples] });
     const controller = new AbortController();

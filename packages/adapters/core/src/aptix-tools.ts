@@ -2,6 +2,8 @@ import type { AgentSession, AgentSessionManager } from '@aptix/agent-sessions';
 import {
   AgentToolExecutor,
   AgentToolRegistry,
+  decodeArguments,
+  evaluateApprovalPolicy,
   ExecutionErrorCode,
   InvokeResult,
   silentAdminLogger,
@@ -13,7 +15,7 @@ import {
   type RegisteredTool,
 } from '@aptix/tool-contract';
 import { checkCatalogAgainstRegistry, toolNamesForMode, type ModeCatalog } from '@aptix/tool-mode-catalog';
-import { AdapterSetupError, buildTools, flattenSources, gatherDependencies, type ToolSource } from './tool-sources.js';
+import { AdapterSetupError, buildTools, flattenSources, preparePackages, type ToolSource } from './tool-sources.js';
 
 /** The agent session whose mode decides which tools are offered, and where `agent_change_mode` writes. */
 export interface AptixSessionScope {
@@ -56,7 +58,17 @@ export const AdapterErrorCode = {
   TOOL_NOT_IN_MODE: 'TOOL_NOT_IN_MODE',
   /** The session the adapter works in no longer exists. */
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  /** The tool's ApprovalPolicy asks a person to approve this call, and the framework has no approval step wired to it: nothing ran. */
+  APPROVAL_REQUIRED: 'APPROVAL_REQUIRED',
 } as const;
+
+/** Options of one call. */
+export interface CallOptions {
+  /** The framework's signal: its abort stops the tool. */
+  readonly signal?: AbortSignal | undefined;
+  /** A person approved this call through the framework's own approval step (the Agents SDK's `needsApproval`). */
+  readonly approved?: boolean;
+}
 
 /** The text a model reads for a failed call: `{"error":{"message","code"}}`, as the Reasoner sends it (AGN-005 §9). */
 export function failureText(result: InvokeResult<string>): string {
@@ -164,21 +176,57 @@ export class AptixTools {
   }
 
   /**
+   * Whether a call of `name` with `args` needs a person's approval under the tool's `ApprovalPolicy`,
+   * and why. Arguments the tool would refuse need none: the executor answers them.
+   */
+  async approvalFor(name: string, args: unknown): Promise<{ required: boolean; reason: string }> {
+    const tool = this.#require(name);
+    if (tool.approval === 'never') return { required: false, reason: '' };
+    let context = this.#context;
+    if (this.session !== undefined) {
+      const scoped = await this.#sessionContext(name);
+      if ('context' in scoped) context = scoped.context;
+    }
+    return this.#approval(tool, args, context);
+  }
+
+  #approval(tool: RegisteredTool, args: unknown, context: AgentToolExecutionContext): { required: boolean; reason: string } {
+    const decoded = decodeArguments(tool.name, tool.parameters, args);
+    return decoded.ok ? evaluateApprovalPolicy(tool.name, tool.approvalPolicy, decoded.value, context) : { required: false, reason: '' };
+  }
+
+  /**
    * Runs one call and never throws. In a session, only the current mode's tools run. `signal` is the
    * framework's: its abort stops the tool; one that aborts with a `TimeoutError` (the framework's own
-   * time-out) turns a call it stopped into a failed result with code `TIMEOUT`.
+   * time-out) turns a call it stopped into a failed result with code `TIMEOUT`. A call the tool's
+   * `ApprovalPolicy` gates is refused (`APPROVAL_REQUIRED`) unless `approved`.
    */
-  call(name: string, args: unknown, signal?: AbortSignal): Promise<InvokeResult<string>> {
-    // Not async without a session: a framework's own hand-written tool awaits nothing more either.
-    if (this.session !== undefined) return this.#callInSession(name, args, signal);
+  call(name: string, args: unknown, options: CallOptions = {}): Promise<InvokeResult<string>> {
+    const { signal } = options;
+    // Not async in the common case: a framework's own hand-written tool awaits nothing more either.
+    if (this.session !== undefined || this.registry.get(name)?.approval !== 'never') return this.#callChecked(name, args, options);
     const pending = this.executor.execute(name, args, this.#context, signal === undefined ? undefined : { signal });
     return signal === undefined ? pending : pending.then((result) => timedOut(name, result, signal) ?? result);
   }
 
-  async #callInSession(name: string, args: unknown, signal: AbortSignal | undefined): Promise<InvokeResult<string>> {
-    const scoped = await this.#sessionContext(name);
-    if ('failure' in scoped) return scoped.failure;
-    const result = await this.executor.execute(name, args, scoped.context, signal === undefined ? undefined : { signal });
+  async #callChecked(name: string, args: unknown, { signal, approved }: CallOptions): Promise<InvokeResult<string>> {
+    let context = this.#context;
+    if (this.session !== undefined) {
+      const scoped = await this.#sessionContext(name);
+      if ('failure' in scoped) return scoped.failure;
+      context = scoped.context;
+    }
+    const tool = this.registry.get(name);
+    if (tool !== undefined && tool.approval !== 'never' && approved !== true) {
+      const { required, reason } = this.#approval(tool, args, context);
+      if (required) {
+        return InvokeResult.fromError(
+          `${name} was not run: ${reason} Nothing here can ask a person for that approval. Tell the user this call needs approval.`,
+          AdapterErrorCode.APPROVAL_REQUIRED,
+        );
+      }
+    }
+    const result = await this.executor.execute(name, args, context, signal === undefined ? undefined : { signal });
     return (signal !== undefined && timedOut(name, result, signal)) || result;
   }
 
@@ -235,8 +283,9 @@ export class AptixTools {
 
 /**
  * Checks every tool against the contract (a violation throws the registry's `ToolContractError`, with
- * the message the host gives), builds each tool once with the caller's dependencies and each package's
- * `createDependencies`, and, with a session, checks that every tool the catalog names is there.
+ * the message the host gives), runs each package's `createDependencies` and `createTools`, builds each
+ * tool once with those dependencies and the caller's, and, with a session, checks that every tool the
+ * catalog names is there.
  *
  * @throws {ToolContractError} a tool breaks the contract.
  * @throws {AdapterSetupError} a tool cannot be built, or dependencies clash.
@@ -250,17 +299,19 @@ export class AptixTools {
 export async function createAptixTools(options: AptixToolsOptions): Promise<AptixTools> {
   const logger = options.logger ?? silentAdminLogger;
   const { classes, packages } = flattenSources(options.tools);
+  // The contract check first: a broken static tool stops here, before any package code runs.
   const registry = new AgentToolRegistry({ logger });
   registry.registerTools(classes);
+  const { session } = options;
+  const provided: Record<string, unknown> = session === undefined ? { logger } : { logger, sessionManager: session.sessionManager, modeCatalog: session.modeCatalog };
+  const { dependencies, madeTools } = await preparePackages(packages, provided, options.dependencies ?? {}, logger);
+  registry.registerTools(madeTools);
   for (const tool of registry.list()) {
     if (tool.usageMetadata.includes(`</${TOOL_GUIDANCE_TAG}>`)) {
       throw new AdapterSetupError(`The ToolUsageMetadata of "${tool.name}" contains "</${TOOL_GUIDANCE_TAG}>", which would end its section of the tool guidance early. Fix: reword it.`);
     }
   }
-  const { session } = options;
   if (session !== undefined) checkCatalogAgainstRegistry(registry, session.modeCatalog);
-  const provided: Record<string, unknown> = session === undefined ? { logger } : { logger, sessionManager: session.sessionManager, modeCatalog: session.modeCatalog };
-  const dependencies = await gatherDependencies(packages, provided, options.dependencies ?? {}, logger);
   const built = buildTools(registry.names().map((name) => registry.get(name)!.toolClass), dependencies);
   const executor = new AgentToolExecutor({
     registry,

@@ -1,7 +1,23 @@
 import type { AdminLogger, AgentTool, AnyAgentToolClass, ToolPackage } from '@aptix/tool-contract';
 
-/** What an adapter takes tools from: tool classes, or tool package modules (`import * as samples from '@aptix/tool-samples'`). */
-export type ToolSource = AnyAgentToolClass | ToolPackage;
+/** A tool package with its settings, as the host's `toolPackages` entry `{ "package": "…", "options": { … } }` gives them. */
+export interface ConfiguredToolPackage {
+  readonly package: ToolPackage;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What an adapter takes tools from: tool classes, tool package modules (`import * as samples from
+ * '@aptix/tool-samples'`), or a package with its options (`{ package: bridge, options: { … } }`).
+ */
+export type ToolSource = AnyAgentToolClass | ToolPackage | ConfiguredToolPackage;
+
+/** A package the adapter prepares: its `createDependencies` and `createTools` get `{ logger, options }`. */
+export interface PreparedPackage {
+  readonly label: string;
+  readonly toolPackage: ToolPackage;
+  readonly options: Readonly<Record<string, unknown>>;
+}
 
 /** A problem with the tools or dependencies an adapter was given; the message names the tool or package and the fix. */
 export class AdapterSetupError extends Error {
@@ -15,47 +31,55 @@ function isToolPackage(source: unknown): source is ToolPackage {
   return source !== null && typeof source === 'object' && Array.isArray((source as ToolPackage).tools);
 }
 
-function describe(source: ToolSource, index: number): string {
-  return typeof source === 'function' ? `tool class ${source.name || `#${index}`}` : `tool package #${index}`;
+function isConfigured(source: unknown): source is ConfiguredToolPackage {
+  return source !== null && typeof source === 'object' && isToolPackage((source as ConfiguredToolPackage).package);
 }
 
-/** Every tool class of the sources, in order, and the packages that bring their own dependencies. */
-export function flattenSources(sources: readonly ToolSource[]): { classes: AnyAgentToolClass[]; packages: Array<{ label: string; toolPackage: ToolPackage }> } {
+/** Every static tool class of the sources, in order, and every package (its hooks run once the classes are checked). */
+export function flattenSources(sources: readonly ToolSource[]): { classes: AnyAgentToolClass[]; packages: PreparedPackage[] } {
   if (!Array.isArray(sources)) throw new AdapterSetupError('`tools` must be an array of tool classes or tool packages, e.g. [HelloWorldTool] or [samples] from `import * as samples from "@aptix/tool-samples"`.');
   const classes: AnyAgentToolClass[] = [];
-  const packages: Array<{ label: string; toolPackage: ToolPackage }> = [];
+  const packages: PreparedPackage[] = [];
   sources.forEach((source, index) => {
-    if (typeof source === 'function') classes.push(source);
-    else if (isToolPackage(source)) {
-      classes.push(...source.tools);
-      if (source.createDependencies !== undefined) {
-        if (typeof source.createDependencies !== 'function') {
-          throw new AdapterSetupError(`${describe(source, index)} exports \`createDependencies\` but it is not a function. Fix: export a function returning the dependencies by name.`);
-        }
-        packages.push({ label: `${describe(source, index)} (${source.tools.map((tool) => tool.ToolName).join(', ')})`, toolPackage: source });
-      }
-    } else {
-      throw new AdapterSetupError(`tools[${index}] is neither a tool class nor a tool package (an object with a \`tools\` array). Fix: pass the class itself, or the package's module namespace.`);
+    if (typeof source === 'function') {
+      classes.push(source);
+      return;
     }
+    const [toolPackage, options] = isConfigured(source) ? [source.package, source.options ?? {}] : isToolPackage(source) ? [source, {}] : [undefined, {}];
+    if (toolPackage === undefined) {
+      throw new AdapterSetupError(`tools[${index}] is neither a tool class nor a tool package (an object with a \`tools\` array). Fix: pass the class itself, the package's module namespace, or { package, options }.`);
+    }
+    const label = `tool package #${index} (${toolPackage.tools.map((tool) => tool.ToolName).join(', ') || 'tools made at start-up'})`;
+    for (const hook of ['createDependencies', 'createTools'] as const) {
+      if (toolPackage[hook] !== undefined && typeof toolPackage[hook] !== 'function') {
+        throw new AdapterSetupError(`${label} exports \`${hook}\` but it is not a function. Fix: export a function, or nothing.`);
+      }
+    }
+    classes.push(...toolPackage.tools);
+    packages.push({ label, toolPackage, options });
   });
   return { classes, packages };
 }
 
 /**
+ * Runs each package's `createDependencies` and then its `createTools`, as the host's start-up does.
  * The dependencies every tool is built with, by constructor-parameter name: the adapter's own, then
- * what each package's `createDependencies` returns, then the caller's (which win, so a test can swap one).
- * Clashes between packages, or with the adapter's own names, fail as the host's start-up does.
+ * what each package returns, then the caller's (which win, so a test can swap one). Clashes between
+ * packages, or with the adapter's own names, fail as the host's start-up does.
  */
-export async function gatherDependencies(
-  packages: ReadonlyArray<{ label: string; toolPackage: ToolPackage }>,
+export async function preparePackages(
+  packages: readonly PreparedPackage[],
   provided: Record<string, unknown>,
   caller: Readonly<Record<string, unknown>>,
   logger: AdminLogger,
-): Promise<Record<string, unknown>> {
+): Promise<{ dependencies: Record<string, unknown>; madeTools: AnyAgentToolClass[] }> {
   const dependencies: Record<string, unknown> = { ...provided };
   const providedBy = new Map<string, string>();
-  for (const { label, toolPackage } of packages) {
-    const made = (await toolPackage.createDependencies!({ logger, options: {} })) ?? {};
+  const madeTools: AnyAgentToolClass[] = [];
+  for (const { label, toolPackage, options } of packages) {
+    const host = { logger, options };
+    const made = (await toolPackage.createDependencies?.(host)) ?? {};
+    if (made === null || typeof made !== 'object' || Array.isArray(made)) throw new AdapterSetupError(`${label}: createDependencies() must return a plain object of dependencies by constructor-parameter name.`);
     for (const [name, value] of Object.entries(made)) {
       if ((PROVIDED_DEPENDENCIES as readonly string[]).includes(name)) {
         throw new AdapterSetupError(`${label} provides a dependency named "${name}", which the adapter itself provides. Fix: rename it in its createDependencies.`);
@@ -65,8 +89,11 @@ export async function gatherDependencies(
       providedBy.set(name, label);
       dependencies[name] = value;
     }
+    const tools = (await toolPackage.createTools?.(host)) ?? [];
+    if (!Array.isArray(tools)) throw new AdapterSetupError(`${label}: createTools() must return an array of tool classes.`);
+    madeTools.push(...tools);
   }
-  return Object.assign(dependencies, caller);
+  return { dependencies: Object.assign(dependencies, caller), madeTools };
 }
 
 /**

@@ -101,6 +101,32 @@ describe('createAptixTools', () => {
     await expect(stranger.offeredToolNames()).rejects.toThrow(/Session no-such-session does not exist/);
   });
 
+  it("runs a package's createDependencies and createTools with its options, as the host does", async () => {
+    const configured = {
+      package: {
+        tools: [],
+        createDependencies: ({ options }: { options: Readonly<Record<string, unknown>> }) => ({ forecasts: { forecast: (city: string) => `${String(options.sky)} in ${city}` } }),
+        createTools: ({ options }: { options: Readonly<Record<string, unknown>> }) => (options.enabled === true ? [WeatherTool] : []),
+      },
+      options: { enabled: true, sky: 'fog' },
+    };
+    const aptix = await createAptixTools({ tools: [configured] });
+    expect(aptix.names()).toEqual(['weather_forecast']);
+    expect(await aptix.call('weather_forecast', { city: 'Oslo' })).toMatchObject({ successful: true, result: '{"forecast":"fog in Oslo"}' });
+  });
+
+  it("refuses a call the tool's ApprovalPolicy gates, runs it once approved, and runs ungated ones", async () => {
+    const aptix = await createAptixTools({ tools: [samples.IssueRefundTool] });
+    const big = { orderId: 'A-1', amount: 500, currency: 'EUR' };
+    expect(await aptix.approvalFor('testing_issue_refund', big)).toMatchObject({ required: true, reason: expect.stringContaining('500 EUR') });
+    const refused = await aptix.call('testing_issue_refund', big);
+    expect(refused).toMatchObject({ successful: false, errors: [{ code: 'APPROVAL_REQUIRED', message: expect.stringContaining('was not run') }] });
+    expect(await aptix.call('testing_issue_refund', big, { approved: true })).toMatchObject({ successful: true });
+    expect(await aptix.call('testing_issue_refund', { ...big, amount: 20 })).toMatchObject({ successful: true });
+    // Arguments the tool refuses need no approval: the executor names the field.
+    expect(await aptix.call('testing_issue_refund', { ...big, amount: -5 })).toMatchObject({ successful: false, errors: [{ code: 'INVALID_ARGUMENTS' }] });
+  });
+
   it('refuses usage metadata that would close its <tool_guidance> element early', async () => {
     class SneakyTool extends WeatherTool {
       static override readonly ToolName = 'sneaky_tool';

@@ -39,13 +39,13 @@ export class AptixStructuredTool extends StructuredTool {
     } catch (error) {
       if (!(error instanceof ToolInputParsingException)) throw error;
       // LangChain's check refused the arguments: Aptix's executor answers, with the field it objects to.
-      const result = await this.#aptix.call(this.name, isToolCall(input) ? input.args : input, config?.signal);
+      const result = await this.#aptix.call(this.name, isToolCall(input) ? input.args : input, { signal: config?.signal });
       return this.#answer(result, isToolCall(input) ? input.id : config?.toolCall?.id);
     }
   }
 
   protected async _call(args: unknown, _runManager?: CallbackManagerForToolRun, config?: ToolRunnableConfig): Promise<string | ToolMessage> {
-    return this.#answer(await this.#aptix.call(this.name, args, config?.signal), config?.toolCall?.id);
+    return this.#answer(await this.#aptix.call(this.name, args, { signal: config?.signal }), config?.toolCall?.id);
   }
 
   #answer(result: InvokeResult<string>, toolCallId: string | undefined): string | ToolMessage {

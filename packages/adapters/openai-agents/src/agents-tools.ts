@@ -54,11 +54,14 @@ export async function createAgentsTools(options: AgentsToolsOptions): Promise<Ap
       description,
       execute: async (input: unknown, _context?: unknown, details?: { signal?: AbortSignal }) => {
         // A JSON-schema tool gets the model's arguments as parsed JSON; Aptix's executor checks them.
-        const result = await aptix.call(name, input, details?.signal);
+        // A gated call reaches here only once a person approved it through the SDK's needsApproval.
+        const result = await aptix.call(name, input, { signal: details?.signal, approved: true });
         if (!result.successful) throw new AptixToolError(name, result);
         return result.result;
       },
       errorFunction: (_context: unknown, error: unknown) => (error instanceof AptixToolError ? error.message : UNEXPECTED),
+      // The tool's ApprovalPolicy as the SDK's own approval step: the run stops with an interruption to approve or reject.
+      ...(aptix.registry.get(name)!.approval === 'never' ? {} : { needsApproval: async (_context: unknown, input: unknown) => (await aptix.approvalFor(name, input)).required }),
       ...(scoped ? { isEnabled: async () => (await aptix.offeredToolNames()).includes(name) } : {}),
       ...(options.timeoutMs === undefined
         ? {}

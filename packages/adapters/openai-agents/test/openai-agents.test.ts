@@ -89,6 +89,21 @@ describe('@aptix/openai-agents through run()', () => {
     expect(JSON.parse((outcomes[0] as { result: string }).result)).toMatchObject({ wasCancelled: true, requestedMs: 60_000 });
   });
 
+  it("a call the tool's ApprovalPolicy gates interrupts the run; once approved, it runs", async () => {
+    const { tools } = await createAgentsTools({ tools: [samples] });
+    const model = new ScriptedModel([
+      () => [call('testing_issue_refund', { orderId: 'A-1', amount: 500, currency: 'EUR' })],
+      (request) => [say(lastToolOutput(request))],
+    ]);
+    const agent = new Agent({ name: 'refunds', tools, model });
+    const first = await run(agent, 'Refund 500 EUR on order A-1.');
+    expect(first.interruptions).toHaveLength(1);
+    expect(model.requests).toHaveLength(1); // the run waits for a person; nothing ran
+    first.state.approve(first.interruptions[0]!);
+    const second = await run(agent, first.state);
+    expect(JSON.parse(second.finalOutput!)).toMatchObject({ orderId: 'A-1', amount: 500, currency: 'EUR' });
+  });
+
   it("offers the session mode's tools, and the turn after agent_change_mode sees the new mode's", async () => {
     const session = await sessions.store.createSession({ mode: 'general' });
     const aptix = await createAgentsTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });

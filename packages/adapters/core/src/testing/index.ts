@@ -57,9 +57,9 @@ export async function openScratchSessions(): Promise<ScratchSessions> {
 export function recordCalls(aptix: AptixTools, onStart?: (name: string) => void): InvokeResult<string>[] {
   const results: InvokeResult<string>[] = [];
   const call = aptix.call.bind(aptix);
-  aptix.call = async (name, args, signal) => {
+  aptix.call = async (name, args, options) => {
     onStart?.(name);
-    const result = await call(name, args, signal);
+    const result = await call(name, args, options);
     results.push(result);
     return result;
   };
