@@ -3,10 +3,11 @@
  * attack of issue 13 (a 900 KB reason, then a 184 MB GET) is refused, and a NUL in a session id is a
  * 404 on PostgreSQL as on SQLite.
  */
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, postgresSchema, runCli, scratch, startHost, type RunningHost } from './support.js';
+import { BIN, HOST_ROOT, postgresAvailable, postgresSchema, runCli, scratch, startHost, type RunningHost } from './support.js';
 
 async function call(url: string, path: string, body?: unknown): Promise<{ status: number; text: string; body: any }> {
   const response = await fetch(url + path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -119,3 +120,38 @@ describe('a NUL in a session id on the PostgreSQL store', async () => {
     expect(change.body.errors?.[0]?.code ?? change.body.error?.code).toBe('SESSION_NOT_FOUND');
   });
 });
+
+describe('a SQLite database the host cannot write', () => {
+  const space = scratch();
+  afterAll(() => space.cleanup());
+  // Root may write any file: run the host as an unprivileged user then.
+  const asUser = process.getuid?.() === 0 ? 65534 : undefined;
+
+  function aptix(args: readonly string[], db: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const node = [process.execPath, BIN, ...args];
+    const command = asUser === undefined ? node : ['setpriv', `--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', ...node];
+    const child = spawn(command[0]!, command.slice(1), { cwd: HOST_ROOT, env: { ...process.env, APTIX_DB: db, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  }
+
+  it('stops start-up with a message naming the file and the fix, instead of starting and failing every write', async () => {
+    chmodSync(space.dir, 0o755);
+    const folder = join(space.dir, 'read-only');
+    mkdirSync(folder);
+    if (asUser !== undefined) chownSync(folder, asUser, asUser);
+    const db = `sqlite:${join(folder, 'aptix.db')}`;
+    expect((await aptix(['sessions', 'create'], db)).code).toBe(0); // writable: the session is created
+    chmodSync(folder, 0o555);
+    const refused = await aptix(['sessions', 'create'], db);
+    expect(refused.code).toBe(1);
+    const output = refused.stdout + refused.stderr;
+    expect(output).toContain('STARTUP');
+    expect(output).toContain(join(folder, 'aptix.db'));
+    expect(output).toContain('cannot be written');
+  });
+});
+
