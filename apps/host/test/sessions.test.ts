@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, HOST_ROOT, postgresAvailable, postgresSchema, runCli, scratch, startHost, type RunningHost } from './support.js';
 
@@ -152,6 +153,40 @@ describe('a SQLite database the host cannot write', () => {
     expect(output).toContain('STARTUP');
     expect(output).toContain(join(folder, 'aptix.db'));
     expect(output).toContain('cannot be written');
+  });
+});
+
+describe('a SQLite database locked by another process', () => {
+  const space = scratch();
+  let host: RunningHost;
+  beforeAll(async () => {
+    const config = join(space.dir, 'aptix.config.json');
+    writeFileSync(config, JSON.stringify({ sessions: { sqliteBusyTimeoutMs: 1500 } }));
+    host = await startHost({ env: { APTIX_DB: space.db, APTIX_CONFIG: config } });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    space.cleanup();
+  });
+
+  it('keeps /healthz answering while a write waits, then answers the write 503 DATABASE_LOCKED, without the file name', async () => {
+    const other = new Database(space.db.slice('sqlite:'.length));
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      let writeSettled = false;
+      const write = call(host.url, '/v1/sessions', {}).finally(() => (writeSettled = true));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await call(host.url, '/healthz')).status).toBe(200);
+      expect(writeSettled).toBe(false);
+      const refused = await write;
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toEqual({ code: 'DATABASE_LOCKED', message: expect.stringContaining('locked by another process') });
+      expect(refused.text).not.toContain(space.dir);
+    } finally {
+      other.exec('COMMIT');
+      other.close();
+    }
+    expect((await call(host.url, '/v1/sessions', {})).status).toBe(201);
   });
 });
 

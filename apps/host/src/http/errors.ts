@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { SessionStoreError } from '@aptix/agent-sessions';
 import type { AptixConfig } from '../config.js';
 import { describeValidation, type ValidationIssue } from './validation-messages.js';
 
@@ -97,8 +98,24 @@ function describeFrameworkError(error: FastifyError & { validation?: ValidationI
 }
 
 /** The error handler: Aptix's shape for every error, no stack and no internals in any answer. */
+/**
+ * What a caller is told when the session store failed in a way that passes (locked, slow, unreachable):
+ * 503 with the store's code and a message of the host's own, since the store's names the database.
+ */
+const STORE_FAILURES: Readonly<Record<string, string>> = {
+  DATABASE_LOCKED: 'The session database is locked by another process. Nothing was changed; retry shortly.',
+  TIMEOUT: 'The session store did not answer in time. Nothing was changed; retry shortly.',
+  UNAVAILABLE: 'The session store cannot be reached. Nothing was changed; retry shortly or on another host.',
+  OUTCOME_UNKNOWN: 'The connection to the session store broke while saving, so the change may or may not have been saved. Read the session (GET /v1/sessions/:id) before retrying.',
+};
+
 export function handleError(config: AptixConfig) {
   return (error: FastifyError & { validation?: ValidationIssue[] }, request: FastifyRequest, reply: FastifyReply) => {
+    const storeMessage = error instanceof SessionStoreError ? STORE_FAILURES[error.code] : undefined;
+    if (storeMessage !== undefined) {
+      request.log.warn({ err: error }, 'the session store failed');
+      return reply.code(503).header('retry-after', '1').send(errorBody((error as SessionStoreError).code, storeMessage));
+    }
     const status = error.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed');
