@@ -1,0 +1,50 @@
+// Test-only: the fixture tools the MCP conformance suite calls by name (its README lists them).
+// Plain JavaScript so the suite's host needs no build step for them. Never part of a default host.
+import { Type } from 'typebox';
+import { functionToolSchema, InvokeResult, TypedAgentTool, usage } from '@aptix/tool-contract';
+
+const NoArgs = Type.Object({}, { additionalProperties: false });
+
+/** A fixture tool class: no arguments, `run` decides the answer. */
+function fixture(name, description, run) {
+  const Tool = class extends TypedAgentTool {
+    static ToolName = name;
+    static ToolUsageMetadata = usage`
+      ${name} — Usage Guide
+
+      Primary purpose:
+      - ${description}
+
+      Rules:
+      - Only the MCP conformance suite calls it; it takes no arguments.
+      - Call it once per check.
+
+      Arguments:
+      - none.
+
+      Error codes:
+      - INVALID_ARGUMENTS: an argument was given.
+
+      Good usage:
+      - {} → the fixture's answer
+
+      Bad usage:
+      - { "x": 1 }: it takes no arguments.
+    `;
+    static getSchema() {
+      return functionToolSchema(name, description, NoArgs);
+    }
+    constructor({ logger }) {
+      super(NoArgs, logger);
+    }
+    run(_args, context, signal) {
+      return run(context, signal);
+    }
+  };
+  return Tool;
+}
+
+export const tools = [
+  fixture('test_simple_text', 'Answers with a fixed text, for the conformance suite.', () => 'This is a simple text response for testing.'),
+  fixture('test_error_handling', 'Always fails, for the conformance suite.', () => InvokeResult.fromError('This tool intentionally returns an error for testing', 'FIXTURE_ERROR')),
+];
