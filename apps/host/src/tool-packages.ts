@@ -46,6 +46,7 @@ export interface ToolPackageModule {
   readonly tools?: unknown;
   readonly createDependencies?: unknown;
   readonly createTools?: unknown;
+  readonly close?: unknown;
 }
 
 /**
@@ -193,8 +194,24 @@ export async function loadInProcess(config: ToolPackageConfig, baseDir: string, 
     tools,
     dependencies,
     isolation: 'none',
-    close: () => Promise.resolve(),
+    close: () => closeModule(imported.module, label(config.specifier, imported.name), limitMs),
   };
+}
+
+/**
+ * Runs a package's `close` export, if it has one, when the host stops: what it started in `createTools`
+ * (an MCP bridge's connections, say) ends with the host. Under the package's time limit; a failure is
+ * swallowed, because the host is stopping anyway and one package must not keep the others from closing.
+ */
+async function closeModule(module: ToolPackageModule, name: string, limitMs: number): Promise<void> {
+  let close: unknown;
+  try {
+    close = module.close;
+  } catch {
+    return;
+  }
+  if (typeof close !== 'function') return;
+  await withTimeLimit(() => (close as () => unknown)(), limitMs, () => new ToolPackageError(`Tool package ${name}: close() did not finish within ${limitMs} ms.`)).catch(() => undefined);
 }
 
 /** Where a specifier's entry file is: names from `baseDir` then from the host; paths against `baseDir`. */

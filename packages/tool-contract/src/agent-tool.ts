@@ -109,4 +109,9 @@ export interface ToolPackage {
    * are checked against the contract like the static ones.
    */
   readonly createTools?: (host: ToolPackageHost) => ToolList | Promise<ToolList>;
+  /**
+   * Ends what `createDependencies` and `createTools` started (connections, child processes), when the
+   * host stops. Called once per configured entry of the package, so it must be safe to call twice.
+   */
+  readonly close?: () => void | Promise<void>;
 }

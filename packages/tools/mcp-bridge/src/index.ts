@@ -26,7 +26,7 @@ export const tools = [] as const satisfies ToolList;
  * // aptix.config.json
  * { "toolPackages": [{ "package": "@aptix/tool-mcp-bridge", "options": { "name": "files", "stdio": { "command": "npx", "args": ["mcp-server-filesystem", "/srv/docs"] } } }] }
  */
-export async function createTools(host: ToolPackageHost & { readonly options?: unknown }): Promise<ToolList> {
+export async function createTools(host: ToolPackageHost): Promise<ToolList> {
   const bridge = await McpBridge.start(parseBridgeOptions(host.options), { logger: host.logger });
   started.add(bridge);
   return bridge.tools;

@@ -13,6 +13,8 @@ describe('parseBridgeOptions', () => {
 
   it('says what is missing when there are no options', () => {
     expect(() => parseBridgeOptions(undefined)).toThrow(/needs options: the MCP server to bridge/);
+    // A host hands {} to an entry written without options.
+    expect(() => parseBridgeOptions({})).toThrow(/needs options: the MCP server to bridge/);
   });
 
   it('names the server and the field of an invalid option', () => {

@@ -72,7 +72,7 @@ const SECRET_ENV = /token|secret|password|passwd|api_?key|credential|private/i;
  * Credentials written into the file (a literal `Authorization` header, a literal `*_TOKEN`) are refused.
  */
 export function parseBridgeOptions(value: unknown): McpBridgeOptions {
-  if (value === undefined || value === null) {
+  if (value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0)) {
     throw new McpBridgeError(
       '@aptix/tool-mcp-bridge needs options: the MCP server to bridge. Fix: give the toolPackages entry { "package": "@aptix/tool-mcp-bridge", "options": { "name": "…", "stdio": { "command": "…" } } } or options.http.url.',
     );
