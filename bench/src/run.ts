@@ -113,6 +113,9 @@ rows.push(...(await section<{ rows: Row[] }>('adapters')).rows);
 log('8. abandoned MCP sessions');
 rows.push(...(await section<{ rows: Row[] }>('mcp-sessions', { sessions: quick ? 1000 : 10_000 })).rows);
 
+log('9. isolation');
+rows.push(...(await section<{ rows: Row[] }>('isolation', quick ? { rounds: 3, roundMs: 100, replacements: 2 } : { rounds: 9, roundMs: 200, replacements: 5 })).rows);
+
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(`${textTable(rows)}\n\n`);
 const missed = rows.filter((row) => goalMet(row) === false);

@@ -3,7 +3,7 @@
  * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
  * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
  *
- * node --import tsx src/section.ts <dispatch|http|sessions|startup|mcp-bridge|adapters|mcp-sessions> '<options json>'
+ * node --import tsx src/section.ts <dispatch|http|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation> '<options json>'
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { adaptersSection } from './sections/adapters.js';
 import { dispatchSection } from './sections/dispatch.js';
 import { httpSection, type HttpOptions } from './sections/http.js';
+import { isolationSection, type IsolationBenchOptions } from './sections/isolation.js';
 import { mcpBridgeSection, type BridgeBenchOptions } from './sections/mcp-bridge.js';
 import { mcpSessionsSection, type McpSessionOptions } from './sections/mcp-sessions.js';
 import { sessionsSection, type SessionOptions } from './sections/sessions.js';
@@ -46,8 +47,10 @@ async function run(): Promise<unknown> {
       return { rows: await mcpBridgeSection(options as BridgeBenchOptions, log) };
     case 'adapters':
       return { rows: await adaptersSection(log) };
+    case 'isolation':
+      return { rows: await isolationSection(options as IsolationBenchOptions, log) };
     default:
-      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup, mcp-bridge, adapters, mcp-sessions.`);
+      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup, mcp-bridge, adapters, mcp-sessions, isolation.`);
   }
 }
 

@@ -69,6 +69,11 @@ class PoolWorker {
     if (this.#stuckTimer !== undefined) clearTimeout(this.#stuckTimer);
     this.#stuckTimer = undefined;
   }
+
+  /** A ping is unanswered: the worker may be stuck, so no new call goes to it until it answers or is replaced. */
+  get suspect(): boolean {
+    return this.#stuckTimer !== undefined;
+  }
 }
 
 /**
@@ -109,7 +114,7 @@ export class WorkerPool extends EventEmitter {
     const ready = this.#pick();
     if (ready !== undefined) return this.#send(ready, name, args, context, signal);
     if (this.#closing) return Promise.resolve(InvokeResult.fromError(`${name} is not available: the host is shutting down.`, ExecutionErrorCode.TOOL_UNAVAILABLE));
-    // Every worker is being replaced: wait for the first that is ready (the caller's deadline still holds).
+    // Every worker is being replaced, or may be stuck: wait for the first that is ready (the caller's deadline still holds).
     return new Promise((resolve) => {
       const onAbort = () => {
         const index = this.#waiting.indexOf(take);
@@ -134,7 +139,7 @@ export class WorkerPool extends EventEmitter {
   #pick(): PoolWorker | undefined {
     let best: PoolWorker | undefined;
     for (const entry of this.#workers) {
-      if (entry.state !== 'ready') continue;
+      if (entry.state !== 'ready' || entry.suspect) continue;
       if (best === undefined || entry.pending.size < best.pending.size) best = entry;
       if (best.pending.size === 0) break;
     }
@@ -225,6 +230,7 @@ export class WorkerPool extends EventEmitter {
             return;
           case 'pong':
             entry.pong();
+            this.#drainWaiting();
             return;
           case 'log':
             this.#log(message);

@@ -1,0 +1,182 @@
+/**
+ * 9. Isolation (issue 14): a call to a tool package loaded with `isolation: "worker"` against the same
+ * call in process and against the MCP SDK's in-memory `callTool`, in the same run; the host's RSS with
+ * one isolated package against the same host without; and the time from a busy loop starting to its
+ * worker being replaced and the next call answered.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AptixHost, composeHost, loadConfig } from '@aptix/host';
+import { PingPongTool } from '@aptix/tool-samples';
+import { z } from 'zod';
+import { CONTEXT, PING_ARGS, PING_JSON, pong } from '../fixtures.js';
+import { compare, median, type Subject } from '../harness.js';
+import { APTIX_BIN, FIRST_PARTY_PACKAGES, WORKSPACE_ROOT } from '../paths.js';
+import { freePort, rssMiB, startServer } from '../processes.js';
+import type { Row } from '../report.js';
+
+const SECTION = '9. Isolation: a tool package in worker threads';
+const MISBEHAVING = join(WORKSPACE_ROOT, 'apps', 'host', 'test', 'fixtures', 'broken', 'isolated');
+/** The fixture's iso_busy_loop declares TimeoutMs = 1000. */
+const BUSY_TIMEOUT_MS = 1000;
+
+export interface IsolationBenchOptions {
+  readonly rounds?: number;
+  readonly roundMs?: number;
+  readonly replacements?: number;
+}
+
+type Entry = string | Record<string, unknown>;
+
+function configFile(dir: string, name: string, toolPackages: readonly Entry[]): string {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ db: `sqlite:${join(dir, `${name}.db`)}`, logLevel: 'silent', toolPackages }));
+  return file;
+}
+
+async function compose(dir: string, name: string, toolPackages: readonly Entry[]): Promise<AptixHost> {
+  return new AptixHost(await composeHost(await loadConfig({ file: configFile(dir, name, toolPackages), cwd: dir, env: {} })));
+}
+
+const isolatedSamples = (workers: number) => [{ package: '@aptix/tool-samples', isolation: 'worker', workers }, ...FIRST_PARTY_PACKAGES.slice(1)];
+
+export async function isolationSection(options: IsolationBenchOptions, log: (line: string) => void): Promise<Row[]> {
+  const rows: Row[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'aptix-bench-isolation-'));
+  try {
+    rows.push(...(await callRows(dir, options, log)));
+    rows.push(...(await rssRows(dir, log)));
+    rows.push(...(await replacementRows(dir, options.replacements ?? 5, log)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+async function callRows(dir: string, options: IsolationBenchOptions, log: (line: string) => void): Promise<Row[]> {
+  log('  calls: in process, isolated, MCP SDK in memory');
+  const inProcess = await compose(dir, 'in-process', FIRST_PARTY_PACKAGES);
+  const isolated = await compose(dir, 'isolated', isolatedSamples(1));
+  const sdkServer = new McpServer({ name: 'bench', version: '0.0.0' });
+  sdkServer.registerTool(
+    'testing_ping_pong',
+    { description: PingPongTool.getSchema().description, inputSchema: { message: z.string().min(1), count: z.number().int().min(1).max(10).optional() } },
+    async (args) => ({ content: [{ type: 'text' as const, text: JSON.stringify(pong(args, CONTEXT)) }] }),
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const sdkClient = new Client({ name: 'aptix-bench', version: '0.0.0' });
+  await Promise.all([sdkServer.connect(serverSide), sdkClient.connect(clientSide)]);
+  try {
+    const expected = JSON.stringify(pong(PING_ARGS, CONTEXT));
+    for (const [who, host] of [['in process', inProcess], ['isolated', isolated]] as const) {
+      const got = await host.cradle.executor.execute('testing_ping_pong', PING_JSON, CONTEXT);
+      if (got.result !== expected) throw new Error(`${who} answered ${JSON.stringify(got)}, expected ${expected}`);
+    }
+    const sequential = (name: string, once: () => Promise<unknown>): Subject => ({
+      name,
+      async run(n) {
+        for (let i = 0; i < n; i++) await once();
+      },
+    });
+    const inProcessExecutor = inProcess.cradle.executor;
+    const isolatedExecutor = isolated.cradle.executor;
+    const [local, worker, sdk] = await compare(
+      [
+        sequential('in process: AgentToolExecutor.execute', () => inProcessExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT)),
+        sequential('isolated (1 worker): AgentToolExecutor.execute', () => isolatedExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT)),
+        sequential('MCP SDK in memory: Client.callTool', () => sdkClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS })),
+      ],
+      { rounds: options.rounds ?? 9, roundMs: options.roundMs ?? 200 },
+    );
+    const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs per call`;
+    return [
+      { section: SECTION, measure: local!.name, figure: local!.opsPerSec, unit: 'calls/s', note: `${us(local!.nsPerOp)}; one call in flight.` },
+      { section: SECTION, measure: sdk!.name, figure: sdk!.opsPerSec, unit: 'calls/s', note: `${us(sdk!.nsPerOp)}; the same function, its schema in zod.` },
+      {
+        section: SECTION,
+        measure: `${worker!.name}, against the MCP SDK in memory`,
+        figure: worker!.opsPerSec,
+        unit: 'calls/s',
+        baseline: { name: 'MCP SDK in memory', figure: sdk!.opsPerSec },
+        goal: { kind: 'ratio-at-least', value: 1 },
+        note: `${us(worker!.nsPerOp)}: two structured-clone messages across threads, the worker's executor, and the host checking the result again.`,
+      },
+      { section: SECTION, measure: `${worker!.name}, against in process`, figure: worker!.opsPerSec, unit: 'calls/s', baseline: { name: 'in process', figure: local!.opsPerSec }, note: 'What isolation costs a small call.' },
+    ];
+  } finally {
+    await sdkClient.close();
+    await inProcess.close();
+    await isolated.close();
+  }
+}
+
+/** RSS of `aptix serve` after start-up and a few calls: first-party packages in process, then with tool-samples isolated (2 workers, the default). */
+async function rssRows(dir: string, log: (line: string) => void): Promise<Row[]> {
+  log('  RSS: aptix serve, without and with an isolated package');
+  const measure = async (name: string, toolPackages: readonly Entry[]) => {
+    const port = await freePort();
+    const server = await startServer([APTIX_BIN, '--config', configFile(dir, name, toolPackages), 'serve', '--port', String(port)], { port, cwd: dir, env: { LOG_LEVEL: 'warn' } });
+    try {
+      for (let i = 0; i < 50; i++) {
+        const response = await fetch(`${server.url}/v1/tools/testing_ping_pong/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: PING_ARGS }) });
+        if (!response.ok) throw new Error(`${name}: invoke answered ${response.status}`);
+        await response.text();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return rssMiB(server.child.pid);
+    } finally {
+      await server.stop();
+    }
+  };
+  const plain = await measure('rss-in-process', FIRST_PARTY_PACKAGES);
+  const withWorkers = await measure('rss-isolated', isolatedSamples(2));
+  if (plain === undefined || withWorkers === undefined) return [];
+  return [
+    {
+      section: SECTION,
+      measure: 'host RSS with @aptix/tool-samples isolated (2 workers)',
+      figure: withWorkers,
+      unit: 'MiB',
+      baseline: { name: 'every package in process', figure: plain },
+      note: `${(withWorkers - plain).toFixed(0)} MiB more: each worker is a V8 isolate with its own copy of the package and of @aptix/tool-contract.`,
+    },
+  ];
+}
+
+/**
+ * A busy loop with a 1 s time-out, on a package with one worker: from the call starting to the next call
+ * answered, which needs the stuck worker ended and a fresh one started.
+ */
+async function replacementRows(dir: string, times: number, log: (line: string) => void): Promise<Row[]> {
+  log('  busy loop: time-out, worker replaced, next call answered');
+  const host = await compose(dir, 'busy', [...FIRST_PARTY_PACKAGES, { package: MISBEHAVING, isolation: 'worker', workers: 1 }]);
+  const { executor } = host.cradle;
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < times; i++) {
+      const started = performance.now();
+      const busy = await executor.execute('iso_busy_loop', '{}', CONTEXT);
+      if (busy.errors[0]?.code !== 'TIMEOUT') throw new Error(`iso_busy_loop answered ${JSON.stringify(busy)}`);
+      const next = await executor.execute('iso_echo', '{"text":"after"}', CONTEXT);
+      if (!next.successful) throw new Error(`the call after the busy loop failed: ${JSON.stringify(next)}`);
+      samples.push(performance.now() - started);
+    }
+  } finally {
+    await host.close();
+  }
+  const total = median(samples);
+  return [
+    {
+      section: SECTION,
+      measure: 'busy loop started → worker replaced → next call answered',
+      figure: total,
+      unit: 'ms',
+      baseline: { name: "the tool's time-out", figure: BUSY_TIMEOUT_MS },
+      note: `median of ${times}; ${(total - BUSY_TIMEOUT_MS).toFixed(0)} ms past the time-out: the ping that finds the worker stuck (up to 500 ms), ending it, and starting a fresh worker that imports the package again.`,
+    },
+  ];
+}
