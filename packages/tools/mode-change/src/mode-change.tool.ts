@@ -69,24 +69,25 @@ export const ModeChangeLogTag = {
 } as const;
 
 /**
- * The store failures after which nothing was saved, with what the model is told. The store's own
- * message is logged, not sent: it can name the database file or server.
+ * The store failures after which nothing was saved: the code the model gets (one its usage guide lists)
+ * and what it is told. The store's own message is logged, not sent where it can name the database file
+ * or server; only the messages about the arguments themselves are passed on.
  */
-const NOTHING_SAVED: Readonly<Record<string, (storeMessage: string) => string>> = {
-  VALUE_TOO_LONG: (message) => `${message} The session's mode was not changed.`,
-  INVALID_ARGUMENT: (message) => `${message} The session's mode was not changed.`,
-  TIMEOUT: () => "The session store did not answer in time (the session may be busy with another change). The session's mode was not changed; try again in a moment.",
-  DATABASE_LOCKED: () => "The session store is locked by another process. The session's mode was not changed; try again in a moment.",
-  UNAVAILABLE: () => "The session store cannot be reached. The session's mode was not changed; tell the user, and try again later.",
-  STORE_CLOSED: () => "The session store is shutting down. The session's mode was not changed.",
+const NOTHING_SAVED: Readonly<Record<string, { readonly code: string; readonly explain: (storeMessage: string) => string }>> = {
+  VALUE_TOO_LONG: { code: 'VALUE_TOO_LONG', explain: (message) => `${message} The session's mode was not changed.` },
+  INVALID_ARGUMENT: { code: ExecutionErrorCode.INVALID_ARGUMENTS, explain: (message) => `${message} The session's mode was not changed.` },
+  TIMEOUT: { code: 'TIMEOUT', explain: () => "The session store did not answer in time (the session may be busy with another change). The session's mode was not changed; try again in a moment." },
+  DATABASE_LOCKED: { code: 'DATABASE_LOCKED', explain: () => "The session store is locked by another process. The session's mode was not changed; try again in a moment." },
+  UNAVAILABLE: { code: 'UNAVAILABLE', explain: () => "The session store cannot be reached. The session's mode was not changed; tell the user, and try again later." },
+  STORE_CLOSED: { code: 'UNAVAILABLE', explain: () => "The session store is shutting down. The session's mode was not changed; try again later." },
 };
 
 /** A thrown store failure after which nothing was saved, as the code and message the model gets; else undefined. */
-function nothingSaved(error: unknown): { code: string; message: string; storeMessage: string } | undefined {
+function nothingSaved(error: unknown): { code: string; message: string; storeCode: string; storeMessage: string } | undefined {
   if (!(error instanceof Error) || error.name !== 'SessionStoreError') return undefined;
-  const code = (error as Error & { code?: unknown }).code;
-  const explain = typeof code === 'string' ? NOTHING_SAVED[code] : undefined;
-  return explain === undefined ? undefined : { code: code as string, message: explain(error.message), storeMessage: error.message };
+  const storeCode = (error as Error & { code?: unknown }).code;
+  const known = typeof storeCode === 'string' ? NOTHING_SAVED[storeCode] : undefined;
+  return known === undefined ? undefined : { code: known.code, message: known.explain(error.message), storeCode: storeCode as string, storeMessage: error.message };
 }
 
 /**
@@ -129,8 +130,8 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
     Error codes:
     - UNKNOWN_MODE: no mode has that key; the message lists the valid modes. Pick one of them with the user.
     - SESSION_NOT_FOUND: the current session does not exist; the mode was not changed.
-    - INVALID_ARGUMENTS: mode, branch or reason is missing or empty, an extra argument was sent, or the
-      session id is missing from the context. Nothing was changed.
+    - INVALID_ARGUMENTS: mode, branch or reason is missing or empty, holds a character that cannot be
+      stored, an extra argument was sent, or the session id is missing from the context. Nothing was changed.
     - VALUE_TOO_LONG: the reason (or mode) is longer than the session store keeps; the message gives the
       limit. Nothing was changed: call again with a shorter reason.
     - TIMEOUT, DATABASE_LOCKED, UNAVAILABLE: the session store was busy or unreachable. Nothing was
@@ -228,7 +229,7 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
     } catch (error) {
       const refusal = nothingSaved(error);
       if (refusal === undefined) throw error;
-      this.logger.addCustomEvent('warn', ModeChangeLogTag.REFUSED, refusal.storeMessage, [...pairs(context), ['Mode', mode], ['Code', refusal.code]]);
+      this.logger.addCustomEvent('warn', ModeChangeLogTag.REFUSED, refusal.storeMessage, [...pairs(context), ['Mode', mode], ['Code', refusal.storeCode]]);
       return InvokeResult.fromError(refusal.message, refusal.code);
     }
     if (outcome.applied === 'unknown') {
