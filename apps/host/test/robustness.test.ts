@@ -351,7 +351,8 @@ function expectUnbrokenChain(session: { mode: string; history: Array<{ fromMode:
 }
 
 async function sessionView(host: RunningHost, id: string) {
-  return (await (await fetch(`${host.url}/v1/sessions/${id}`)).json()) as { mode: string; history: Array<{ fromMode: string; toMode: string; reason: string }> };
+  // One page holds the whole history these tests make (200 changes; the default page is 100).
+  return (await (await fetch(`${host.url}/v1/sessions/${id}?limit=1000`)).json()) as { mode: string; history: Array<{ fromMode: string; toMode: string; reason: string }> };
 }
 
 // ---------------------------------------------------------------------------------------------
