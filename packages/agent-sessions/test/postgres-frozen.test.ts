@@ -69,8 +69,9 @@ describe.skipIf(bin === undefined && !inCi)('PostgreSQL session store against a 
         codeOf(store.setSessionMode(session.id, 'code_review', 'during the freeze', null, null)),
         codeOf(store.createSession({})),
         codeOf(store.appendConversationItems(session.id, [{ during: 'the freeze' }])),
+        codeOf(store.approvals.list({ sessionId: session.id })),
       ]);
-      expect(codes).toEqual(['TIMEOUT', 'TIMEOUT', 'TIMEOUT', 'TIMEOUT', 'TIMEOUT']);
+      expect(codes).toEqual(['TIMEOUT', 'TIMEOUT', 'TIMEOUT', 'TIMEOUT', 'TIMEOUT', 'TIMEOUT']);
       const messages = await store.ping().catch((error: Error) => error.message);
       expect(messages).toMatch(/queryTimeoutMs \(2000 ms\)|connectionTimeoutMs \(1000 ms\)/);
     } finally {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Pool, QueryResultRow } from 'pg';
+import type { QueryResult, QueryResultRow } from 'pg';
 import { clampLimit, type ApprovalCompletion, type ApprovalDecisionOutcome, type ApprovalFilter, type ApprovalStore, type NewToolApproval, type ToolApproval } from '../approvals.js';
 import { abandonedResult, checkNewApproval, checkNote, rowToApproval, type ApprovalRowOf } from '../internal/approval-checks.js';
 
@@ -12,6 +12,11 @@ const toApproval = (row: ApprovalRow): ToolApproval => rowToApproval(row, (time)
 /** A session id PostgreSQL cannot hold (NUL) names no approval. */
 const storable = (id: string) => typeof id === 'string' && id !== '' && !id.includes('\u0000');
 
+/** Where the statements run: a `pg` Pool, or the store's gateway, which bounds each one with the store's time-outs. */
+export interface Queries {
+  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
 /**
  * Approvals in the PostgreSQL session schema. Each transition is one conditional UPDATE: under READ
  * COMMITTED a concurrent UPDATE of the same row waits, then re-checks its WHERE against the committed
@@ -19,10 +24,10 @@ const storable = (id: string) => typeof id === 'string' && id !== '' && !id.incl
  * database's clock, so hosts with skewed clocks agree on expiry.
  */
 export class PostgresApprovalStore implements ApprovalStore {
-  readonly #pool: Pool;
+  readonly #pool: Queries;
   readonly #t: string;
 
-  constructor(pool: Pool, quotedSchema: string) {
+  constructor(pool: Queries, quotedSchema: string) {
     this.#pool = pool;
     this.#t = `${quotedSchema}.agent_tool_approvals`;
   }

@@ -71,7 +71,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     this.#ownsPool = init.ownsPool;
     this.#onPoolError = init.onPoolError;
     const s = escapeIdentifier(init.schema);
-    this.approvals = new PostgresApprovalStore(init.db.pool, s);
+    this.approvals = new PostgresApprovalStore(init.db, s);
     this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
     const { sessions, changes } = this.#t;
     const columns = 'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';
