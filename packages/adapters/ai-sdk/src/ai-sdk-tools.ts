@@ -1,5 +1,5 @@
 import { AptixToolError, createAptixTools, type AptixTools, type AptixToolsOptions } from '@aptix/adapter-core';
-import { jsonSchema, tool, type JSONSchema7, type Tool, type ToolSet } from 'ai';
+import { jsonSchema, tool, type JSONSchema7, type ModelMessage, type Tool, type ToolApprovalStatus, type ToolSet } from 'ai';
 
 export interface AiSdkToolsOptions extends AptixToolsOptions {
   /**
@@ -23,6 +23,12 @@ export interface AptixAiSdkTools {
    * `agent_change_mode` sees the new mode's tools. Spread it into your own `prepareStep` if you have one.
    */
   readonly prepareStep: () => Promise<AptixStepSettings>;
+  /**
+   * For `generateText`/`streamText`'s `toolApproval`: asks for a person's approval (`'user-approval'`)
+   * where a tool's `ApprovalPolicy` gates the call. Without it, a gated call is refused with
+   * `APPROVAL_REQUIRED`; with it, the call runs once your `tool-approval-response` approves it.
+   */
+  readonly toolApproval: (options: { toolCall: { toolName: string; input: unknown } }) => Promise<ToolApprovalStatus>;
   /** The names of the tools offered now (the session's mode's, or all). */
   activeTools(): Promise<string[]>;
   /** The `<tool_guidance>` fragment for the offered tools, for your `system` prompt. */
@@ -49,13 +55,15 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
   const tools: Record<string, Tool> = {};
   for (const name of aptix.names()) {
     const { description, parameters, strict } = aptix.describe(name, strictMode);
+    const gated = aptix.registry.get(name)!.approval !== 'never';
     tools[name] = tool({
       description,
       // No validate function: the AI SDK passes the model's input through, and Aptix's executor checks it.
       inputSchema: jsonSchema<unknown>(parameters as JSONSchema7),
       ...(strictMode ? { strict } : {}),
-      execute: async (input: unknown, { abortSignal }: { abortSignal?: AbortSignal }) => {
-        const result = await aptix.call(name, input, { signal: abortSignal });
+      execute: async (input: unknown, { abortSignal, toolCallId, messages }: { abortSignal?: AbortSignal; toolCallId: string; messages: ModelMessage[] }) => {
+        const approved = gated && approvedInHistory(messages, toolCallId);
+        const result = await aptix.call(name, input, { signal: abortSignal, approved });
         if (!result.successful) throw new AptixToolError(name, result);
         return JSON.parse(result.result) as unknown;
       },
@@ -64,9 +72,27 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
   const activeTools = () => aptix.offeredToolNames();
   return {
     tools,
+    toolApproval: async ({ toolCall }) =>
+      aptix.registry.get(toolCall.toolName)?.approval !== 'never' && (await aptix.approvalFor(toolCall.toolName, toolCall.input)).required ? 'user-approval' : 'not-applicable',
     prepareStep: async () => ({ activeTools: await activeTools() }),
     activeTools,
     guidance: () => aptix.guidance(),
     aptix,
   };
+}
+
+/**
+ * Whether the conversation holds a person's approval of this very call: a `tool-approval-response`
+ * with `approved: true` answering a `tool-approval-request` for `toolCallId`. The AI SDK runs an
+ * approved call only with that evidence in its messages (signed, with `experimental_toolApprovalSecret`).
+ */
+function approvedInHistory(messages: readonly ModelMessage[], toolCallId: string): boolean {
+  const requests = new Set<string>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) if (part.type === 'tool-approval-request' && part.toolCallId === toolCallId) requests.add(part.approvalId);
+  }
+  return messages.some(
+    (message) => message.role === 'tool' && message.content.some((part) => part.type === 'tool-approval-response' && part.approved && requests.has(part.approvalId)),
+  );
 }

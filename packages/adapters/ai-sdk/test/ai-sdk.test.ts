@@ -3,7 +3,7 @@ import { AgentToolRegistry, ToolContractError } from '@aptix/tool-contract';
 import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
 import * as modeChangePackage from '@aptix/tool-mode-change';
 import * as samples from '@aptix/tool-samples';
-import { generateText, stepCountIs } from 'ai';
+import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openScratchSessions, type ScratchSessions } from '@aptix/adapter-core/testing';
 import { AptixToolError, createAiSdkTools } from '../src/index.js';
@@ -111,6 +111,29 @@ describe('@aptix/ai-sdk through generateText', () => {
     const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'Refund 500 EUR on order A-1.' });
     expect(result.steps[0]!.toolResults).toEqual([]);
     expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'APPROVAL_REQUIRED', message: expect.stringContaining('500 EUR') } });
+  });
+
+  it("with toolApproval, a gated call waits for a person's approval, and runs once approved", async () => {
+    const aptix = await createAiSdkTools({ tools: [samples] });
+    const refund = { orderId: 'A-1', amount: 500, currency: 'EUR' };
+    let readBack: { type: string; value: unknown } | undefined;
+    const { model } = scriptedModel([
+      () => [call('testing_issue_refund', refund, 'r1')],
+      (options) => {
+        readBack = lastToolOutput(options);
+        return [text('Refunded.')];
+      },
+    ]);
+    const prompt: ModelMessage[] = [{ role: 'user', content: 'Refund 500 EUR on order A-1.' }];
+    const first = await generateText({ model, tools: aptix.tools, toolApproval: aptix.toolApproval, stopWhen: stepCountIs(3), messages: prompt });
+    const request = first.content.find((part) => part.type === 'tool-approval-request');
+    expect(request).toMatchObject({ toolCall: { toolCallId: 'r1', toolName: 'testing_issue_refund' } });
+    expect(first.steps[0]!.toolResults).toEqual([]); // nothing ran: the run waits for a person
+
+    const approval: ModelMessage = { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: true }] };
+    const second = await generateText({ model, tools: aptix.tools, toolApproval: aptix.toolApproval, stopWhen: stepCountIs(3), messages: [...prompt, ...first.response.messages, approval] });
+    expect(second.text).toBe('Refunded.');
+    expect(readBack).toMatchObject({ type: 'json', value: { orderId: 'A-1', amount: 500, currency: 'EUR' } });
   });
 
   it('cancelling generateText stops the running tool', async () => {
