@@ -4,8 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { run, WORKSPACE } from './support.js';
 
-const PUBLISHED = ['packages/tool-contract', 'packages/agent-sessions', 'packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/reasoner', 'apps/host'];
-const TOOL_PACKAGES = ['packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change'];
+const PUBLISHED = ['packages/tool-contract', 'packages/agent-sessions', 'packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/tools/mcp-bridge', 'packages/reasoner', 'apps/host'];
+const TOOL_PACKAGES = ['packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/tools/mcp-bridge'];
 const BIN = join(WORKSPACE, 'node_modules', '.bin');
 
 interface Manifest {
