@@ -58,4 +58,13 @@ describe('server-everything over Streamable HTTP', () => {
     await vi.waitFor(() => expect(h.bridge.connected).toBe(true), { timeout: 15_000, interval: 20 });
     expect(text((await h.call('everything_http_echo', { message: 'back' })).value)).toBe('Echo: back');
   });
+
+  it('notices a server that restarted between two calls (its session is gone) and reconnects', async () => {
+    await stop(server, 'SIGKILL');
+    server = await startEverythingHttp(port);
+    // The first call meets the new server with the old session; whatever it answers, it names the server, and the bridge reconnects.
+    const first = await h.call('everything_http_echo', { message: 'new server?' });
+    if (!first.successful) expect(first.errors[0]?.code).toBe(BridgeErrorCode.REMOTE_UNAVAILABLE);
+    await vi.waitFor(async () => expect(text((await h.call('everything_http_echo', { message: 'again' })).value)).toBe('Echo: again'), { timeout: 15_000, interval: 50 });
+  });
 });
