@@ -11,6 +11,8 @@ const require = createRequire(import.meta.url);
 const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
 const EVERYTHING = join(dirname(manifest), (require(manifest) as { bin: Record<string, string> }).bin['mcp-server-everything']!);
 const FIRST_PARTY = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'];
+/** The bridge's own fixture: an MCP server on the v2 server SDK whose tool list changes while it runs. */
+const CHANGING = join(dirname(require.resolve('@aptix/tool-mcp-bridge/package.json')), 'test', 'fixtures', 'changing-server.mjs');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -101,7 +103,7 @@ describe('MCP servers bridged into aptix, configured by file', () => {
       port = await freePort();
       server = await everythingOverHttp(port);
       file = config('serve.json', [
-        { options: { name: 'remote', http: { url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: { env: 'BRIDGE_E2E_TOKEN', prefix: 'Bearer ' } } }, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } } },
+        { options: { name: 'remote', http: { url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: { env: 'BRIDGE_E2E_TOKEN', prefix: 'Bearer ' } } }, timeoutMs: 3_000, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } } },
       ]);
       host = await startHost({ env, args: ['--config', file] });
     });
@@ -116,6 +118,13 @@ describe('MCP servers bridged into aptix, configured by file', () => {
       expect(echo.result).toMatchObject({ content: [{ type: 'text', text: 'Echo: through the host' }] });
       const refused = await invoke('remote_gzip_file_as_resource', { data: 'file:///etc/passwd' });
       expect(refused.errors[0]?.code).toBe('REMOTE_TOOL_ERROR');
+    });
+
+    it("stops a call at the bridged tool's time-out with TIMEOUT, and the server answers the next one", async () => {
+      const slow = await invoke('remote_trigger_long_running_operation', { duration: 30, steps: 3 });
+      expect(slow.successful).toBe(false);
+      expect(slow.errors[0]?.code).toBe('TIMEOUT');
+      expect((await invoke('remote_echo', { message: 'next' })).successful).toBe(true);
     });
 
     it('a one-shot command exits once done: the host closes the bridge and its HTTP notification stream', async () => {
@@ -134,6 +143,28 @@ describe('MCP servers bridged into aptix, configured by file', () => {
       server = await everythingOverHttp(port);
       await vi.waitFor(async () => expect((await invoke('remote_echo', { message: 'back' })).successful).toBe(true), { timeout: 15_000, interval: 100 });
       expect(host!.child.exitCode).toBeNull();
+    });
+  });
+
+  describe('aptix serve with a server that changes its tool list', () => {
+    let host: RunningHost | undefined;
+    const invoke = async (name: string, args: object) => {
+      const response = await fetch(`${host!.url}/v1/tools/${name}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) });
+      return (await response.json()) as { successful: boolean; result: Record<string, unknown> | null; errors: Array<{ code?: string; message: string }> };
+    };
+    beforeAll(async () => {
+      host = await startHost({ env, args: ['--config', config('changing.json', [{ options: { name: 'calc', stdio: { command: process.execPath, args: [CHANGING] } } }])] });
+    });
+    afterAll(() => host?.stop());
+
+    it('follows tools/list_changed: a removed tool answers REMOTE_TOOL_GONE, a changed schema is checked and logged', async () => {
+      expect((await invoke('calc_add', { a: 1, b: 2 })).result).toMatchObject({ structuredContent: { value: 3 } });
+      expect((await invoke('calc_reshape', {})).successful).toBe(true);
+      await vi.waitFor(async () => expect((await invoke('calc_retire', {})).errors[0]?.code).toBe('REMOTE_TOOL_GONE'), { timeout: 10_000, interval: 50 });
+      const old = await invoke('calc_add', { a: 1, b: 2 });
+      expect(old.errors[0]?.code).toBe('INVALID_ARGUMENTS');
+      expect((await invoke('calc_add', { a: 1, b: 2, c: 3 })).result).toMatchObject({ structuredContent: { value: 6 } });
+      expect(host!.logs.some((line) => line.tag === '[McpBridge_SchemaChanged]' && String(line.msg).includes('arguments added: c'))).toBe(true);
     });
   });
 });
