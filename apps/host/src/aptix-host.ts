@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AwilixContainer } from 'awilix';
-import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions } from '@aptix/tool-contract';
+import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions, type ToolProgress } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import { SessionStoreError, type AgentSession, type HistoryPageRequest, type ToolApproval } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner } from '@aptix/reasoner';
@@ -37,6 +37,8 @@ export interface CallOptions {
   readonly actor?: string;
   /** The caller's cancellation, or a function that makes it on demand (see `ExecuteOptions.signal`). */
   readonly signal?: ExecuteOptions['signal'];
+  /** Where the tool's progress reports go (`AgentToolExecutionContext.reportProgress`); none when omitted. */
+  readonly onProgress?: (progress: ToolProgress) => void;
 }
 
 /** The outcome of a call request: the tool's InvokeResult, or why it never reached the tool. */
@@ -140,6 +142,7 @@ export class AptixHost {
       if (options.sessionId === undefined) {
         // No session to read, so no await: the common stateless call spares two turns of the microtask queue.
         const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
+        if (options.onProgress !== undefined) (context as { reportProgress?: CallOptions['onProgress'] }).reportProgress = options.onProgress;
         return executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined).then((result) => ({ kind: 'result', result, session: undefined }));
       }
       return this.#callInSession(name, args, options.sessionId, options);
@@ -174,7 +177,8 @@ export class AptixHost {
     const { executor } = this.#use();
     const scoped = await this.#sessionContext(name, sessionId, options.conversationId);
     if ('kind' in scoped) return scoped;
-    const result = await executor.execute(name, args, scoped.context, options.signal ? { signal: options.signal } : undefined);
+    const context = options.onProgress === undefined ? scoped.context : { ...scoped.context, reportProgress: options.onProgress };
+    const result = await executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined);
     return { kind: 'result', result, session: scoped.session };
   }
 

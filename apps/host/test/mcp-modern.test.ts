@@ -79,6 +79,21 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
     }
   });
 
+  it('sends a tool\'s progress reports as notifications when the client asks for them', async () => {
+    const client = await connectHttp(`${host.url}/mcp/modes/tool_diagnostics`);
+    try {
+      const reports: Array<{ progress: number; total?: number }> = [];
+      const result = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 300 } }, { onprogress: (progress) => reports.push(progress) });
+      expect(result.isError).toBeFalsy();
+      expect(reports.length).toBeGreaterThanOrEqual(2);
+      expect(reports[0]).toMatchObject({ progress: 0, total: 300 });
+      expect(reports.at(-1)).toMatchObject({ progress: 300, total: 300 });
+      for (let i = 1; i < reports.length; i++) expect(reports[i]!.progress).toBeGreaterThan(reports[i - 1]!.progress);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('answers an unknown mode endpoint with 404 and the list of modes', async () => {
     const response = await fetch(`${host.url}/mcp/modes/nope`, {
       method: 'POST',

@@ -119,6 +119,25 @@ describe('MCP over Streamable HTTP, through the SDK client', () => {
     expect(((await stale.json()) as { error: { message: string } }).error.message).toContain(`X-Aptix-Session-Id: ${sessionId}`);
   });
 
+  it('sends progress notifications to a 2025-era client that sent a progress token', async () => {
+    const created = (await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).json()) as { id: string };
+    const client = new Client({ name: 'aptix-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { 'x-aptix-session-id': created.id } } }));
+    try {
+      const reports: Array<{ progress: number; total?: number }> = [];
+      await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 200 } }, undefined, { onprogress: (progress) => reports.push(progress) });
+      expect(reports[0]).toMatchObject({ progress: 0, total: 200 });
+      expect(reports.at(-1)).toMatchObject({ progress: 200, total: 200 });
+      // Without a token, nothing is sent.
+      const quiet: unknown[] = [];
+      client.fallbackNotificationHandler = async (notification) => void quiet.push(notification);
+      await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 50 } });
+      expect(quiet).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('refuses to continue an agent session that does not exist', async () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { 'x-aptix-session-id': 'missing' } } });
     const client = new Client({ name: 'aptix-test', version: '1.0.0' });

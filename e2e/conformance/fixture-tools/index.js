@@ -47,4 +47,11 @@ function fixture(name, description, run) {
 export const tools = [
   fixture('test_simple_text', 'Answers with a fixed text, for the conformance suite.', () => 'This is a simple text response for testing.'),
   fixture('test_error_handling', 'Always fails, for the conformance suite.', () => InvokeResult.fromError('This tool intentionally returns an error for testing', 'FIXTURE_ERROR')),
+  fixture('test_tool_with_progress', 'Reports progress 0, 50 and 100 of 100, for the conformance suite.', async (context) => {
+    for (const progress of [0, 50, 100]) {
+      context.reportProgress?.({ progress, total: 100, message: `step ${progress / 50 + 1} of 3` });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return 'Progress reported: 0, 50 and 100 of 100.';
+  }),
 ];

@@ -20,6 +20,20 @@ export interface AgentToolExecutionContext {
   readonly user?: string;
   /** The session's mode when the call was made. */
   readonly mode?: string;
+  /**
+   * Reports how far a long call has got, when the caller asked to hear it (an MCP client that sent a
+   * progress token, an HTTP client that accepts `text/event-stream`). Absent otherwise: call it as
+   * `context.reportProgress?.(…)`. `progress` must grow from one report to the next; `total`, when
+   * known, is the value at completion. Reports after the call has answered are dropped.
+   */
+  readonly reportProgress?: (progress: ToolProgress) => void;
+}
+
+/** One progress report of a running call (the fields of MCP's `notifications/progress`). */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** The instance side of a tool (the records' `IAgentTool`). */

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { InvokeResult } from '@aptix/tool-contract';
+import { InvokeResult, type ToolProgress } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { pendingApprovalMessage } from '../approvals/present.js';
 
@@ -86,7 +86,14 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
         await scope.onAgentSession?.(scope.agentSessionId);
       }
     }
-    const outcome = await host.call(name, args ?? {}, { ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }), signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : ctx.mcpReq.signal });
+    const progress = progressReporter(request.params._meta?.progressToken, ctx);
+    const outcome = await host
+      .call(name, args ?? {}, {
+        ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }),
+        signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : ctx.mcpReq.signal,
+        ...(progress ? { onProgress: progress.report } : {}),
+      })
+      .finally(() => progress?.end());
     if (outcome.kind === 'not_found') {
       const offered = await host.toolNames(listScope());
       return unknownOrOutside(host, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
@@ -106,6 +113,27 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
   });
 
   return server;
+}
+
+/**
+ * Sends a tool's progress reports as `notifications/progress` on the request's own stream, when the
+ * client sent a progress token. Reports that do not grow, or that come after the answer, are dropped.
+ */
+function progressReporter(token: string | number | undefined, ctx: ServerContext): { report(progress: ToolProgress): void; end(): void } | undefined {
+  if (token === undefined) return undefined;
+  let last = -Infinity;
+  let open = true;
+  return {
+    report({ progress, total, message }) {
+      if (!open || typeof progress !== 'number' || !Number.isFinite(progress) || progress <= last) return;
+      last = progress;
+      const params = { progressToken: token, progress, ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}), ...(typeof message === 'string' ? { message: message.slice(0, 1000) } : {}) };
+      ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+    },
+    end() {
+      open = false;
+    },
+  };
 }
 
 /** The answer for a tool the scope does not offer: unknown tools are a protocol error (-32602), as the specification says. */

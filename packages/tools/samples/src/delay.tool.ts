@@ -55,11 +55,18 @@ export class DelayTool extends TypedAgentTool<typeof Args> {
 
   protected async run({ milliseconds }: Static<typeof Args>, context: AgentToolExecutionContext, signal: AbortSignal) {
     const started = performance.now();
-    // The timer is cleared on abort, so a cancelled delay leaves nothing running.
-    const wasCancelled = await sleep(milliseconds, false, { signal }).catch((error: unknown) => {
-      if (signal.aborted) return true;
-      throw error;
-    });
+    // Progress, when the caller asked for it: the milliseconds waited so far, ten times over the delay.
+    const report = context.reportProgress;
+    report?.({ progress: 0, total: milliseconds, message: `waiting ${milliseconds} ms` });
+    const ticker = report && milliseconds >= 10 ? setInterval(() => report({ progress: Math.min(milliseconds, Math.round(performance.now() - started)), total: milliseconds }), milliseconds / 10) : undefined;
+    // The timers are cleared on abort, so a cancelled delay leaves nothing running.
+    const wasCancelled = await sleep(milliseconds, false, { signal })
+      .catch((error: unknown) => {
+        if (signal.aborted) return true;
+        throw error;
+      })
+      .finally(() => clearInterval(ticker));
+    if (!wasCancelled) report?.({ progress: milliseconds, total: milliseconds, message: 'done' });
     return {
       wasCancelled,
       elapsedMs: Math.round(performance.now() - started),
