@@ -79,6 +79,13 @@ describe('MCP servers bridged into aptix, configured by file', () => {
     expect(output.result.structuredContent).toEqual({ temperature: 73, conditions: 'Sunny / Clear', humidity: 48 });
   });
 
+  it('runs in worker isolation too: each worker holds its own bridge', async () => {
+    const isolated = { ...stdioEverything, isolation: 'worker', workers: 1 };
+    const run = await runCli(['--config', config('worker.json', [isolated]), 'tools', 'call', 'everything_echo', '{"message":"from a worker"}'], { env });
+    expect(run.code).toBe(0);
+    expect(run.json<{ result: unknown }>().result).toMatchObject({ content: [{ type: 'text', text: 'Echo: from a worker' }] });
+  });
+
   it('an unreachable server stops start-up naming it, unless its entry is optional', async () => {
     const missing = { options: { name: 'ghost', stdio: { command: join(space.dir, 'no-such-server') } } };
     const stopped = await runCli(['--config', config('required.json', [missing]), 'check'], { env });
