@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli, scratch, startHost, type RunningHost } from './support.js';
+import { freePort, runCli, scratch, startHost, type RunningHost } from './support.js';
 
 // Real MCP servers from the npm registry, bridged into a real `aptix` process configured by file.
 const require = createRequire(import.meta.url);
@@ -13,17 +12,6 @@ const EVERYTHING = join(dirname(manifest), (require(manifest) as { bin: Record<s
 const FIRST_PARTY = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'];
 /** The bridge's own fixture: an MCP server on the v2 server SDK whose tool list changes while it runs. */
 const CHANGING = join(dirname(require.resolve('@aptix/tool-mcp-bridge/package.json')), 'test', 'fixtures', 'changing-server.mjs');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** server-everything over Streamable HTTP, as its own process (so a test can kill it and start it again). */
 async function everythingOverHttp(port: number): Promise<ChildProcess> {

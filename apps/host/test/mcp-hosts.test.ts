@@ -1,22 +1,10 @@
-import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, postgresSchema, scratch, startHost, type RunningHost } from './support.js';
+import { freePort, postgresAvailable, postgresSchema, scratch, startHost, type RunningHost } from './support.js';
 
 const available = await postgresAvailable('the MCP many-hosts test is');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function names(list: { tools: Array<{ name: string }> }): string[] {
   return list.tools.map((tool) => tool.name);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -229,4 +229,16 @@ export function rawRequest(url: string, method: string, target: string, headers:
   if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   lines.push('Connection: close');
   return `${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
+}
+
+/** A TCP port free on loopback right now (for a server that must come back on the same port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
