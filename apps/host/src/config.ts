@@ -80,6 +80,7 @@ export const AptixConfigFile = Type.Object(
         { additionalProperties: false, description: 'Per-client rate limit, keyed by API key name (or address without a key). Off when absent.' },
       ),
     ),
+    console: Type.Optional(Type.Boolean({ description: 'Serve the web console at /console (default true; APTIX_CONSOLE=off switches it off).' })),
     approvals: Type.Optional(
       Type.Object(
         {
@@ -138,6 +139,8 @@ export interface AptixConfig {
   readonly maxUrlLength: number;
   /** Per-client rate limit; undefined when off. */
   readonly rateLimit: { readonly max: number; readonly timeWindowMs: number } | undefined;
+  /** Whether the web console is served at /console. */
+  readonly console: boolean;
   /** How long a gated call waits for a decision. */
   readonly approvalTtlMs: number;
   readonly approvalSweepIntervalMs: number;
@@ -240,6 +243,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     readinessTimeoutMs: file.readinessTimeoutMs ?? 2_000,
     maxUrlLength: file.maxUrlLength ?? 4096,
     rateLimit: file.rateLimit === undefined ? undefined : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
+    console: fromEnv('APTIX_CONSOLE') === undefined ? (file.console ?? true) : !['off', 'false', '0', 'no'].includes(fromEnv('APTIX_CONSOLE')!.toLowerCase()),
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
     approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
     approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,

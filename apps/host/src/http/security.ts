@@ -19,13 +19,16 @@ const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
  * readiness and the API's description. Every other route, including one added later, needs a key.
  */
 export const PUBLIC_ROUTES: readonly string[] = ['/healthz', '/readyz', '/openapi.json'];
-/** The API docs (Swagger UI, its assets and its copy of the OpenAPI document) are public too. */
-export const PUBLIC_ROUTE_PREFIX = '/docs';
+/**
+ * The API docs (Swagger UI, its assets and its copy of the OpenAPI document) are public too, and so are
+ * the console's static files: the page asks for the key itself, and shows only what the /v1 API gives it.
+ */
+export const PUBLIC_ROUTE_PREFIXES: readonly string[] = ['/docs', '/console'];
 
 /** Whether the matched route (undefined when none matched) may be called without a key. */
 export function isPublicRoute(route: string | undefined): boolean {
   if (route === undefined) return false;
-  return PUBLIC_ROUTES.includes(route) || route === PUBLIC_ROUTE_PREFIX || route.startsWith(`${PUBLIC_ROUTE_PREFIX}/`);
+  return PUBLIC_ROUTES.includes(route) || PUBLIC_ROUTE_PREFIXES.some((prefix) => route === prefix || route.startsWith(`${prefix}/`));
 }
 
 /** How often a header was sent: Node joins or drops repeated headers, `rawHeaders` keeps them all. */

@@ -67,8 +67,15 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
     const [responses] = registry.definitions('responses', [tool.name]);
     const [chat] = registry.definitions('chat', [tool.name]);
     const [mcp] = registry.definitions('mcp', [tool.name]);
-    return { name: tool.name, description: tool.description, parameters: tool.parameters, usageMetadata: tool.usageMetadata, strict: tool.strict, annotations: tool.annotations ?? {}, approval: tool.approval, definitions: { responses, chat, mcp } };
+    return { name: tool.name, description: tool.description, parameters: tool.parameters, usageMetadata: tool.usageMetadata, strict: tool.strict, strictReport: { declared: tool.strictDeclared, problems: tool.strictView.problems }, annotations: tool.annotations ?? {}, approval: tool.approval, package: packageOf(tool.name), definitions: { responses, chat, mcp } };
   });
+
+  const packageOf = (name: string): string | null => host.cradle.toolPackages.find((p) => p.tools.some((toolClass) => toolClass.ToolName === name))?.name ?? null;
+  app.get(
+    '/v1/packages',
+    { schema: { summary: 'The tool packages this host loaded, and their tools', response: { 200: Type.Object({ packages: Type.Array(Type.Object({ name: Type.String(), version: Type.Union([Type.String(), Type.Null()]), tools: Type.Array(Type.String()) })) }) } } },
+    () => ({ packages: host.cradle.toolPackages.map((p) => ({ name: p.name, version: p.version ?? null, tools: p.tools.map((toolClass) => toolClass.ToolName as string) })) }),
+  );
 
   app.get('/v1/modes', { schema: { summary: 'The mode catalog' } }, () => ({ modes: host.modes() }));
 
