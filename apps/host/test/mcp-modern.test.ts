@@ -111,6 +111,16 @@ describe('MCP 2026-07-28 over stdio, through the v2 SDK client', () => {
   const space = scratch();
   afterAll(() => space.cleanup());
 
+  it('writes nothing but protocol messages to stdout: a start-up failure goes to stderr with a non-zero exit', async () => {
+    for (const args of [['mcp', '--session', 'no-such-session'], ['mcp', '--mode', 'no_such_mode'], ['--config', 'missing.json', 'mcp']]) {
+      const run = await runCli(args, { env: { APTIX_DB: space.db } });
+      expect(run.stdout, args.join(' ')).toBe('');
+      expect(run.code, args.join(' ')).not.toBe(0);
+      expect(run.stderr, args.join(' ')).toMatch(/^aptix: /);
+      expect(run.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('lists the mode the process serves and runs calls in the --session it was given', async () => {
     const created = (await runCli(['sessions', 'create', '--mode', 'tool_diagnostics'], { env: { APTIX_DB: space.db } })).json<{ id: string }>();
     const client = modernClient();

@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HOST_ROOT, hostForSuite } from './support.js';
+
+const SCRIPT = join(HOST_ROOT, 'test', 'clients', 'python_client.py');
+const probe = spawnSync('python3', ['-c', 'import mcp'], { encoding: 'utf8' });
+const available = probe.status === 0;
+if (!available) {
+  if (process.env.CI === 'true') throw new Error(`The Python MCP SDK is required in CI (pip install mcp): ${probe.stderr || probe.error?.message}`);
+  console.warn('\n!!! python3 with the mcp package is not available: the Python MCP SDK client tests are SKIPPED. Run `pip install mcp` to run them. !!!\n');
+}
+
+interface PythonRun {
+  protocolVersion: string;
+  tools: string[];
+  sum: string;
+  isError: boolean;
+  unknownError: string | null;
+}
+
+function runPython(url: string, era: 'modern' | 'legacy'): PythonRun {
+  const run = spawnSync('python3', [SCRIPT, url, era], { encoding: 'utf8', timeout: 60_000 });
+  if (run.status !== 0) throw new Error(`the Python client failed (${run.status}):\n${run.stderr}`);
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as PythonRun;
+}
+
+describe.skipIf(!available)('MCP through the Python MCP SDK (a client from another code base)', () => {
+  const host = hostForSuite();
+  const GENERAL = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
+
+  it('speaks 2026-07-28 after server/discover: lists the mode, calls a tool, gets -32602 for an unknown one', () => {
+    const seen = runPython(`${host.url}/mcp`, 'modern');
+    expect(seen.protocolVersion).toBe('2026-07-28');
+    expect(seen.tools).toEqual(GENERAL);
+    expect(JSON.parse(seen.sum)).toMatchObject({ value: 5, sessionId: null });
+    expect(seen.unknownError).toContain(`Tools in mode "general": ${GENERAL.join(', ')}.`);
+  });
+
+  it('speaks 2025-11-25 after initialize, in an agent session, and its DELETE (JSON content type, empty body) closes the session', async () => {
+    const seen = runPython(`${host.url}/mcp`, 'legacy');
+    expect(seen.protocolVersion).toBe('2025-11-25');
+    expect(seen.tools).toEqual(GENERAL);
+    expect(JSON.parse(seen.sum)).toMatchObject({ value: 5 });
+    expect(JSON.parse(seen.sum).sessionId).toEqual(expect.any(String));
+    // The host's log lines of the DELETE (read from its stdout once this process is free to read them).
+    const deleteAnswers = () => {
+      const deletes = host.host.logs.filter((line) => (line.req as { method?: string } | undefined)?.method === 'DELETE').map((line) => line.reqId);
+      return host.host.logs.filter((line) => deletes.includes(line.reqId) && line.res !== undefined).map((line) => (line.res as { statusCode: number }).statusCode);
+    };
+    await expect.poll(deleteAnswers).toContain(200);
+  });
+});
