@@ -198,10 +198,16 @@ export function checkToolsResolve(container: AwilixContainer<HostCradle>, toolPa
       try {
         tool = container.build(toolClass as never) as AgentTool;
       } catch (error) {
-        const missing = error instanceof AwilixResolutionError ? /resolve '([^']+)'/.exec(error.message)?.[1] : undefined;
+        // What a constructor throws may be anything (a Proxy whose traps throw): read it only through guards.
+        let missing: string | undefined;
+        try {
+          missing = error instanceof AwilixResolutionError ? /resolve '([^']+)'/.exec(error.message)?.[1] : undefined;
+        } catch {
+          missing = undefined;
+        }
         const why = missing
           ? `it needs "${missing}", which nothing provides. Fix: add the package that provides it, or provide it from ${toolPackage.name}'s createDependencies`
-          : `its constructor threw: ${(error as Error).message}`;
+          : `its constructor threw ${describeThrown(error)}`;
         throw new HostStartupError(`Tool "${toolClass.ToolName}" from "${toolPackage.name}" cannot be created: ${why}.`, { cause: error });
       }
       if (tool.name !== toolClass.ToolName || typeof tool.execute !== 'function') {

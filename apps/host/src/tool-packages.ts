@@ -203,7 +203,7 @@ export async function loadInProcess(config: ToolPackageConfig, baseDir: string, 
  * (an MCP bridge's connections, say) ends with the host. Under the package's time limit; a failure is
  * swallowed, because the host is stopping anyway and one package must not keep the others from closing.
  */
-async function closeModule(module: ToolPackageModule, name: string, limitMs: number): Promise<void> {
+export async function closeModule(module: ToolPackageModule, name: string, limitMs: number): Promise<void> {
   let close: unknown;
   try {
     close = module.close;

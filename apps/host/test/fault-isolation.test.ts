@@ -4,7 +4,7 @@
  * real `aptix` process. No assertion is about time: waits are bounded only so a broken host fails.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -165,10 +165,12 @@ describe('run time, in process: what escapes a tool is contained, and results ar
 describe('run time, isolated in worker threads', () => {
   let host: RunningHost;
   let config: string;
+  let closeMarker: string;
   beforeAll(async () => {
     // A mode that offers the isolated tools, so MCP sessions can call them too.
     const modes = { extend: { general: ['iso_echo', 'iso_configured'] } };
-    config = writeConfig(space.dir, 'isolated', [{ package: 'isolated', isolation: 'worker', workers: 2, resourceLimits: { maxOldGenerationSizeMb: 48 }, options: { extraTool: 'iso_configured' } }], { modes });
+    closeMarker = join(space.dir, 'closed.txt');
+    config = writeConfig(space.dir, 'isolated', [{ package: 'isolated', isolation: 'worker', workers: 2, resourceLimits: { maxOldGenerationSizeMb: 48 }, options: { extraTool: 'iso_configured', closeMarker } }], { modes });
     host = await startHost({ args: ['--config', config] });
   });
   afterAll(async () => {
@@ -179,7 +181,7 @@ describe('run time, isolated in worker threads', () => {
     const echo = await invoke(host, 'iso_echo', { text: 'hi' });
     expect(echo.body.result.echo).toBe('hi');
     expect(echo.body.result.threadId).toBeGreaterThan(0);
-    expect((await invoke(host, 'iso_configured')).body.result).toEqual({ configured: true, options: { extraTool: 'iso_configured' } });
+    expect((await invoke(host, 'iso_configured')).body.result).toEqual({ configured: true, options: { extraTool: 'iso_configured', closeMarker } });
     // Arguments are checked against the schema the worker reported, before anything crosses.
     expect((await invoke(host, 'iso_echo', { text: 5 })).body.errors[0]!.code).toBe('INVALID_ARGUMENTS');
 
@@ -235,5 +237,11 @@ describe('run time, isolated in worker threads', () => {
     expect((await slow).body.result).toEqual({ slow: true });
     expect(await healthy(host)).toBe(true);
     expect((await invoke(host, 'iso_echo', { text: 'after' })).body.result.echo).toBe('after');
+  });
+
+  it("runs the package's close export in its workers when the host stops", async () => {
+    await everyWorkerReplaced(host);
+    expect(await host.stop()).toBe(0);
+    expect(readFileSync(closeMarker, 'utf8')).toMatch(/^closed in thread \d+$/m);
   });
 });

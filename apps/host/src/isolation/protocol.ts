@@ -28,7 +28,8 @@ export interface IsolatedToolMeta {
 export type HostMessage =
   | { readonly type: 'call'; readonly id: number; readonly name: string; readonly args: string; readonly context: AgentToolExecutionContext }
   | { readonly type: 'cancel'; readonly id: number; readonly timedOut: boolean }
-  | { readonly type: 'ping'; readonly seq: number };
+  | { readonly type: 'ping'; readonly seq: number }
+  | { readonly type: 'close' };
 
 export type WorkerMessage =
   | { readonly type: 'phase'; readonly phase: 'import' | 'setup' }
@@ -36,4 +37,5 @@ export type WorkerMessage =
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'result'; readonly id: number; readonly result: InvokeResult<string> }
   | { readonly type: 'pong'; readonly seq: number }
+  | { readonly type: 'closed' }
   | { readonly type: 'log'; readonly level: LogLevel; readonly tag: string; readonly message: string; readonly pairs: ReadonlyArray<readonly [string, string]> };

@@ -16,7 +16,7 @@ import {
   type LogLevel,
   type LogPairs,
 } from '@aptix/tool-contract';
-import { importToolPackage, setUpToolPackage } from '../tool-packages.js';
+import { closeModule, importToolPackage, setUpToolPackage } from '../tool-packages.js';
 import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
 
 const port = parentPort!;
@@ -101,6 +101,10 @@ async function start(): Promise<void> {
     switch (message.type) {
       case 'ping':
         send({ type: 'pong', seq: message.seq });
+        return;
+      case 'close':
+        // The host is stopping: the package's own close export ends what it started, then the host ends the thread.
+        void closeModule(imported.module, imported.name, setup.limitMs).then(() => send({ type: 'closed' }));
         return;
       case 'cancel':
         inFlight.get(message.id)?.abort(message.timedOut ? new DOMException('The call timed out.', 'TimeoutError') : new DOMException('The caller cancelled the call.', 'AbortError'));

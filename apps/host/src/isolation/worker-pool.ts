@@ -43,6 +43,8 @@ class PoolWorker {
   state: 'starting' | 'ready' | 'ended' = 'starting';
   readonly pending = new Map<number, Pending>();
   ending: Ending | undefined;
+  /** Set while the pool waits for the package's close export to finish in this worker. */
+  closed: (() => void) | undefined;
   #pings = 0;
   #stuckTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -130,10 +132,27 @@ export class WorkerPool extends EventEmitter {
     });
   }
 
+  /** Lets each ready worker run the package's `close` export (bounded by its time limit), then ends every worker. */
   async close(): Promise<void> {
     this.#closing = true;
     for (const take of this.#waiting.splice(0)) take(undefined);
-    await Promise.allSettled([...this.#workers].map((entry) => entry.worker.terminate()));
+    const limitMs = this.#options.setup.limitMs;
+    await Promise.allSettled(
+      [...this.#workers].map(async (entry) => {
+        if (entry.state === 'ready' && !entry.suspect) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, limitMs + 250);
+            entry.closed = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+            entry.worker.once('exit', entry.closed);
+            entry.post({ type: 'close' });
+          });
+        }
+        await entry.worker.terminate();
+      }),
+    );
   }
 
   #pick(): PoolWorker | undefined {
@@ -234,6 +253,9 @@ export class WorkerPool extends EventEmitter {
             return;
           case 'log':
             this.#log(message);
+            return;
+          case 'closed':
+            entry.closed?.();
             return;
         }
       });
