@@ -4,7 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { run, WORKSPACE } from './support.js';
 
-const PUBLISHED = ['packages/tool-contract', 'packages/agent-sessions', 'packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/tools/mcp-bridge', 'packages/reasoner', 'apps/host'];
+const ADAPTERS = ['packages/adapters/core', 'packages/adapters/ai-sdk', 'packages/adapters/langchain', 'packages/adapters/openai-agents'];
+const PUBLISHED = ['packages/tool-contract', 'packages/agent-sessions', 'packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/tools/mcp-bridge', 'packages/reasoner', 'apps/host', ...ADAPTERS];
 const TOOL_PACKAGES = ['packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/tools/mcp-bridge'];
 const BIN = join(WORKSPACE, 'node_modules', '.bin');
 
@@ -78,6 +79,16 @@ describe.each(TOOL_PACKAGES)('the built entry of the tool package in %s', (path)
     const loaded = packagesLoadedBy(entry);
     expect(loaded).toContain('typebox');
     expect(loaded.filter((name) => /^(fastify|@fastify\/.*|awilix|@aptix\/host|@modelcontextprotocol\/sdk)$/.test(name))).toEqual([]);
+  });
+});
+
+describe.each(ADAPTERS)('the built entry of the framework adapter in %s', (path) => {
+  it('loads neither Fastify nor awilix, nor any host', () => {
+    const entry = join(WORKSPACE, path, 'dist', 'index.js');
+    expect(existsSync(entry), `${entry} (build first)`).toBe(true);
+    const loaded = packagesLoadedBy(entry);
+    expect(loaded).toContain('ajv'); // through @aptix/tool-contract: the hook sees what the entry loads
+    expect(loaded.filter((name) => /^(fastify|@fastify\/.*|awilix|@aptix\/host)$/.test(name))).toEqual([]);
   });
 });
 
