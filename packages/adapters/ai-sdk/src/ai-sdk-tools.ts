@@ -20,7 +20,8 @@ export interface AptixAiSdkTools {
   readonly tools: ToolSet;
   /**
    * For `prepareStep`: before each step, the current mode's tools as `activeTools`, so the step after an
-   * `agent_change_mode` sees the new mode's tools. Spread it into your own `prepareStep` if you have one.
+   * `agent_change_mode` sees the new mode's tools. Spread it into your own `prepareStep` if you have one;
+   * it names Aptix's tools only, so add the names of any tools of your own.
    */
   readonly prepareStep: () => Promise<AptixStepSettings>;
   /**
