@@ -73,8 +73,12 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
   const activeTools = () => aptix.offeredToolNames();
   return {
     tools,
-    toolApproval: async ({ toolCall }) =>
-      aptix.registry.get(toolCall.toolName)?.approval !== 'never' && (await aptix.approvalFor(toolCall.toolName, toolCall.input)).required ? 'user-approval' : 'not-applicable',
+    toolApproval: async ({ toolCall }) => {
+      // Tools of the application's own, in the same ToolSet, are not Aptix's to gate.
+      const gated = aptix.registry.get(toolCall.toolName)?.approval;
+      if (gated === undefined || gated === 'never') return 'not-applicable';
+      return (await aptix.approvalFor(toolCall.toolName, toolCall.input)).required ? 'user-approval' : 'not-applicable';
+    },
     prepareStep: async () => ({ activeTools: await activeTools() }),
     activeTools,
     guidance: () => aptix.guidance(),

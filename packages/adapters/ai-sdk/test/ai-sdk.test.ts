@@ -129,6 +129,8 @@ describe('@aptix/ai-sdk through generateText', () => {
     const request = first.content.find((part) => part.type === 'tool-approval-request');
     expect(request).toMatchObject({ toolCall: { toolCallId: 'r1', toolName: 'testing_issue_refund' } });
     expect(first.steps[0]!.toolResults).toEqual([]); // nothing ran: the run waits for a person
+    expect(await aptix.toolApproval({ toolCall: { toolName: 'an_application_tool', input: {} } })).toBe('not-applicable');
+    expect(await aptix.toolApproval({ toolCall: { toolName: 'testing_issue_refund', input: { ...refund, amount: 20 } } })).toBe('not-applicable');
 
     const approval: ModelMessage = { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: true }] };
     const second = await generateText({ model, tools: aptix.tools, toolApproval: aptix.toolApproval, stopWhen: stepCountIs(3), messages: [...prompt, ...first.response.messages, approval] });
