@@ -3,10 +3,11 @@ import type { AwilixContainer } from 'awilix';
 import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions, type ToolProgress } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import { SessionStoreError, type AgentSession, type HistoryPageRequest, type ToolApproval } from '@aptix/agent-sessions';
-import { ReasonerError, type Reasoner } from '@aptix/reasoner';
+import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
 import { requestContext } from './request-context.js';
-import { ApprovalGate } from './approvals/approval-gate.js';
+import { ApprovalGate, declinedResult, type PresentedResult } from './approvals/approval-gate.js';
+import { pendingApprovalMessage } from './approvals/present.js';
 
 /** A session as the CLI and HTTP show it. */
 export interface SessionView {
@@ -196,6 +197,24 @@ export class AptixHost {
     if (answer.gated) return { kind: 'pending_approval', approval: answer.approval };
     const result = await executor.execute(name, answer.args, context, options.signal ? { signal: options.signal } : undefined);
     return { kind: 'result', result, session };
+  }
+
+  /** The agent loop's side of approval gates: gated calls pause the turn; decided approvals resume it. */
+  turnApprovals(actor?: string): TurnApprovals {
+    return {
+      gate: async (name, argumentsJson, context) => {
+        const answer = await this.approvals().gate(name, argumentsJson, context, actor ?? null);
+        return answer.gated ? { gated: true, approvalId: answer.approval.id, message: pendingApprovalMessage(answer.approval) } : { gated: false };
+      },
+      outcome: async (approvalId) => {
+        const approval = await this.approvals().store.get(approvalId);
+        if (approval === undefined) return { successful: false, error: { message: `Approval ${approvalId} no longer exists, so the call did not run.`, code: 'APPROVAL_NOT_FOUND' } };
+        if (approval.status === 'denied' || approval.status === 'expired') return { successful: false, error: declinedResult(approval).errors[0]! };
+        if (approval.status !== 'executed' && approval.status !== 'refused' && approval.status !== 'outcome_unknown') return undefined;
+        const result = approval.result as PresentedResult;
+        return result.successful ? { successful: true, output: result.result } : { successful: false, error: result.errors[0] ?? { message: `${approval.toolName} failed without saying why.` } };
+      },
+    };
   }
 
   /** Approval gates: pending calls, decisions and the one execution each approval gets. */

@@ -4,6 +4,7 @@ import * as entry from './index.js';
 describe('the package entry', () => {
   it('exports exactly its public API: a change here is a change for every user', () => {
     expect(Object.keys(entry).sort()).toEqual([
+      'APPROVAL_ID_KEY',
       'DEFAULT_BOOT_PROMPT',
       'DEFAULT_MAX_STEPS',
       'DEFAULT_OPENAI_BASE_URL',
@@ -14,6 +15,7 @@ describe('the package entry', () => {
       'ReasonerErrorCode',
       'TOOL_GUIDANCE_TAG',
       'ToolOutputCode',
+      'approvalIdOf',
       'buildModePrompts',
       'createOpenAIClient',
       'createReasoner',

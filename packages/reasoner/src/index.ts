@@ -10,3 +10,4 @@ export { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 export { createOpenAIClient, DEFAULT_OPENAI_BASE_URL, resolveModelConnection, type ModelConnection, type ResolvedModelConnection } from './model-config.js';
 export { buildModePrompts, DEFAULT_BOOT_PROMPT, TOOL_GUIDANCE_TAG, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
 export { PENDING_CALL_ITEM, ToolOutputCode, toModelInput, type ConversationItem, type FunctionCall, type PendingToolCall } from './conversation.js';
+export { APPROVAL_ID_KEY, approvalIdOf, type TurnApprovals } from './approvals.js';

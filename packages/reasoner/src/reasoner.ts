@@ -22,6 +22,7 @@ import {
 import type { ReasonerEvent, ReasonerEventListener } from './events.js';
 import { buildModePrompts, DEFAULT_BOOT_PROMPT, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
 import { callModel } from './model-call.js';
+import { approvalIdOf, awaitingApprovalRecord, type TurnApprovals } from './approvals.js';
 import { createOpenAIClient, resolveModelConnection, type ModelConnection } from './model-config.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 import { SessionQueue } from './session-queue.js';
@@ -76,6 +77,8 @@ export interface TurnOptions {
   readonly onEvent?: ReasonerEventListener;
   /** The tools' `conversationId` (AGN-005 §5). Default: the id of the session the turn is asked of. */
   readonly conversationId?: string;
+  /** Approval gates: without them, no call is gated (see {@link TurnApprovals}). */
+  readonly approvals?: TurnApprovals;
 }
 
 /** The client's answer to a pending call: its output (JSON text or any JSON value), or why it failed. */
@@ -198,7 +201,39 @@ export class Reasoner {
     return pending.map((call) => ({ ...call, sessionId }));
   }
 
-  async #start(sessionId: string, start: { kind: 'message'; input: string } | { kind: 'outputs'; outputs: readonly ToolOutputSubmission[] }, options: TurnOptions): Promise<TurnResult> {
+  /**
+   * Continues a turn paused with `waiting_for_approval` once every approval it waits for is decided: the
+   * model reads each call's result, or that the person declined it (with their note), and the turn goes
+   * on. While one is still undecided it answers `waiting_for_approval` again, changing nothing.
+   *
+   * @throws {ReasonerError} `SESSION_NOT_FOUND`, `INVALID_INPUT` (nothing waits for approval, or no `approvals` given), and the model errors of {@link runTurn}.
+   */
+  resumeApprovals(sessionId: string, options: TurnOptions): Promise<TurnResult> {
+    const { approvals } = options;
+    if (approvals === undefined) return Promise.reject(new ReasonerError(ReasonerErrorCode.INVALID_INPUT, 'resumeApprovals needs the approvals of the turn (options.approvals).'));
+    return this.#queue.run(sessionId, async () => {
+      const session = await this.#requireSession(sessionId);
+      const { pending } = inspectConversation(await this.#sessions.listConversationItems(sessionId));
+      const waiting = pending.flatMap((call) => {
+        const approvalId = approvalIdOf(call.serverResult);
+        return approvalId === undefined ? [] : [{ call, approvalId }];
+      });
+      if (waiting.length === 0) throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Session ${sessionId} has no tool call waiting for approval.`);
+      const outcomes = await Promise.all(waiting.map(({ approvalId }) => approvals.outcome(approvalId)));
+      if (outcomes.some((outcome) => outcome === undefined)) {
+        const emit = this.#emitter(options.onEvent);
+        const still = waiting.map(({ call }) => ({ ...call, sessionId }));
+        return this.#finish({ origin: session, active: session, status: 'waiting_for_approval', output: '', steps: 0, toolCalls: [], pending: still }, emit);
+      }
+      const outputs: ToolOutputSubmission[] = waiting.map(({ call }, index) => {
+        const outcome = outcomes[index]!;
+        return outcome.successful ? { callId: call.callId, output: outcome.output } : { callId: call.callId, error: outcome.error };
+      });
+      return this.#start(sessionId, { kind: 'outputs', outputs, approved: true }, options);
+    });
+  }
+
+  async #start(sessionId: string, start: { kind: 'message'; input: string } | { kind: 'outputs'; outputs: readonly ToolOutputSubmission[]; approved?: true }, options: TurnOptions): Promise<TurnResult> {
     const session = await this.#requireSession(sessionId);
     this.promptFor(session.mode); // a mode the catalog lost fails here, before anything is written
     const { pending, interrupted } = inspectConversation(await this.#sessions.listConversationItems(sessionId));
@@ -218,11 +253,21 @@ export class Reasoner {
       if (options.signal?.aborted) return this.#finish({ origin: session, active: session, status: 'cancelled', output: CANCELLED, steps: 0, toolCalls: [], pending: [] }, emit);
       await this.#sessions.appendConversationItems(sessionId, [...repairs, userMessageItem(start.input)]);
     } else {
+      // A call waiting for a person is answered by the decision (resumeApprovals), never by the client.
+      if (start.approved !== true) {
+        for (const entry of start.outputs) {
+          const waits = pending.find((call) => call.callId === (entry as { callId?: unknown }).callId && approvalIdOf(call.serverResult) !== undefined);
+          if (waits) {
+            const approvalId = approvalIdOf(waits.serverResult)!;
+            throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Tool call "${waits.callId}" (${waits.name}) waits for a person's approval, not for a client's output: decide approval ${approvalId} (POST /v1/approvals/${approvalId}), and the turn resumes.`);
+          }
+        }
+      }
       const answers = submissionItems(sessionId, start.outputs, pending);
       if (options.signal?.aborted) return this.#finish({ origin: session, active: session, status: 'cancelled', output: CANCELLED, steps: 0, toolCalls: [], pending: [] }, emit);
       await this.#sessions.appendConversationItems(sessionId, [...repairs, ...answers.items]);
       const remaining = pending.filter((call) => !answers.answered.has(call.callId)).map((call) => ({ ...call, sessionId }));
-      if (remaining.length > 0) return this.#finish({ origin: session, active: session, status: 'pending_tool_calls', output: '', steps: 0, toolCalls: [], pending: remaining }, emit);
+      if (remaining.length > 0) return this.#finish({ origin: session, active: session, status: pausedStatus(remaining), output: '', steps: 0, toolCalls: [], pending: remaining }, emit);
     }
     return this.#loop(session, options, emit);
   }
@@ -270,7 +315,7 @@ export class Reasoner {
       if (calls.length === 0) return end('completed', lastText);
 
       const context: AgentToolExecutionContext = { sessionId: session.id, conversationId, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode };
-      const outcomes = await this.#runCalls(calls, prompt, context, signal, emit);
+      const outcomes = await this.#runCalls(calls, prompt, context, signal, emit, options.approvals);
       active = await this.#record(session, outcomes, emit);
       for (const outcome of outcomes) {
         if (!outcome.pending) toolCalls.push({ callId: outcome.call.callId, name: outcome.call.name, arguments: outcome.call.arguments, successful: outcome.successful, output: outcome.output, sessionId: session.id });
@@ -278,7 +323,7 @@ export class Reasoner {
       const pending = outcomes.filter((outcome) => outcome.pending);
       if (pending.length > 0) {
         return end(
-          'pending_tool_calls',
+          pausedStatus(pending.map((outcome) => ({ serverResult: outcome.output }))),
           lastText,
           pending.map((outcome) => ({ ...outcome.call, sessionId: active.id, serverResult: outcome.output })),
         );
@@ -328,13 +373,27 @@ export class Reasoner {
   }
 
   /** Runs a response's calls concurrently; the outcomes come back in call order. */
-  async #runCalls(calls: readonly FunctionCall[], prompt: ModePrompt, context: AgentToolExecutionContext, signal: AbortSignal | undefined, emit: ReasonerEventListener): Promise<CallOutcome[]> {
+  async #runCalls(
+    calls: readonly FunctionCall[],
+    prompt: ModePrompt,
+    context: AgentToolExecutionContext,
+    signal: AbortSignal | undefined,
+    emit: ReasonerEventListener,
+    approvals: TurnApprovals | undefined,
+  ): Promise<CallOutcome[]> {
     const sessionId = context.sessionId!;
     for (const call of calls) emit({ type: 'tool_call_started', sessionId, callId: call.callId, name: call.name, arguments: call.arguments });
     return Promise.all(
       calls.map(async (call): Promise<CallOutcome> => {
         let result: InvokeResult<string>;
         if (prompt.toolNames.includes(call.name)) {
+          // A call the tool's policy gates waits for a person: nothing runs, and the turn pauses.
+          const gate = approvals === undefined ? undefined : await approvals.gate(call.name, call.arguments, context);
+          if (gate?.gated) {
+            const record = awaitingApprovalRecord(gate.approvalId, gate.message);
+            emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: record });
+            return { call, successful: true, output: record, pending: true };
+          }
           result = await this.#executor.execute(call.name, call.arguments, context, { signal });
         } else {
           const message = `Tool "${call.name}" is not available in mode "${prompt.mode}"; it was not run. Tools in this mode: ${prompt.toolNames.join(', ')}.`;
@@ -407,6 +466,11 @@ export function createReasoner(options: ReasonerOptions): Reasoner {
 }
 
 const CANCELLED = 'The turn was cancelled before the agent finished.';
+
+/** A turn paused on calls waits for a person when one of them waits for an approval, else for the client. */
+function pausedStatus(pending: ReadonlyArray<{ readonly serverResult: string }>): TurnStatus {
+  return pending.some((call) => approvalIdOf(call.serverResult) !== undefined) ? 'waiting_for_approval' : 'pending_tool_calls';
+}
 
 function stepLimitMessage(maxSteps: number): string {
   return (

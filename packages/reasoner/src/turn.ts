@@ -1,3 +1,4 @@
+import { approvalIdOf } from './approvals.js';
 import type { PendingToolCall } from './conversation.js';
 
 /** How a turn ended. */
@@ -6,6 +7,8 @@ export type TurnStatus =
   | 'completed'
   /** A client-executed tool was called: submit its output with `submitToolOutputs` to resume. */
   | 'pending_tool_calls'
+  /** A call waits for a person's approval (`pendingToolCalls` name each approval): decide it, then `resumeApprovals`. */
+  | 'waiting_for_approval'
   /** The model kept calling tools until `maxSteps` model calls; `output` says so. */
   | 'step_limit'
   /** The caller's signal aborted the turn; tools in flight were cancelled. */
@@ -58,7 +61,9 @@ export interface MessageResponseBody {
   readonly status: TurnStatus;
   readonly toolCalls: ReadonlyArray<{ readonly name: string; readonly arguments: string; readonly successful: boolean }>;
   readonly branchedSessionId?: string;
-  readonly pendingToolCalls?: ReadonlyArray<{ readonly callId: string; readonly name: string; readonly arguments: string; readonly sessionId: string; readonly serverResult: string }>;
+  readonly pendingToolCalls?: ReadonlyArray<{ readonly callId: string; readonly name: string; readonly arguments: string; readonly sessionId: string; readonly serverResult: string; readonly approvalId?: string }>;
+  /** With `waiting_for_approval`: the approvals to decide (POST /v1/approvals/:id); the turn resumes once all are decided. */
+  readonly pendingApprovals?: readonly string[];
 }
 
 /**
@@ -75,6 +80,12 @@ export function toMessageResponse(result: TurnResult): MessageResponseBody {
     ...(result.branchedSessionId === undefined ? {} : { branchedSessionId: result.branchedSessionId }),
     ...(result.pendingToolCalls.length === 0
       ? {}
-      : { pendingToolCalls: result.pendingToolCalls.map(({ callId, name, arguments: args, sessionId, serverResult }) => ({ callId, name, arguments: args, sessionId, serverResult })) }),
+      : {
+          pendingToolCalls: result.pendingToolCalls.map(({ callId, name, arguments: args, sessionId, serverResult }) => {
+            const approvalId = approvalIdOf(serverResult);
+            return { callId, name, arguments: args, sessionId, serverResult, ...(approvalId === undefined ? {} : { approvalId }) };
+          }),
+        }),
+    ...(result.status === 'waiting_for_approval' ? { pendingApprovals: result.pendingToolCalls.flatMap(({ serverResult }) => approvalIdOf(serverResult) ?? []) } : {}),
   };
 }

@@ -60,7 +60,7 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
       const { id } = request.params as { id: string };
       const { input } = request.body as { input: string };
       return runStreaming(request, reply, async (signal, onEvent) => {
-        const result = await host.reasoner().runTurn(id, input, { signal, ...(onEvent ? { onEvent } : {}) });
+        const result = await host.reasoner().runTurn(id, input, { signal, approvals: host.turnApprovals(request.actor), ...(onEvent ? { onEvent } : {}) });
         return toMessageResponse(result);
       });
     },
@@ -76,7 +76,23 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { outputs } = request.body as { outputs: never[] };
-      return runStreaming(request, reply, async (signal, onEvent) => toMessageResponse(await host.reasoner().submitToolOutputs(id, outputs, { signal, ...(onEvent ? { onEvent } : {}) })));
+      return runStreaming(request, reply, async (signal, onEvent) => toMessageResponse(await host.reasoner().submitToolOutputs(id, outputs, { signal, approvals: host.turnApprovals(request.actor), ...(onEvent ? { onEvent } : {}) })));
+    },
+  );
+
+  app.post(
+    '/v1/sessions/:id/resume',
+    {
+      schema: {
+        summary: 'Resume a turn that waits for approvals, once they are decided',
+        description: 'A turn whose model called a gated tool ends with status waiting_for_approval and pendingApprovals. Decide each (POST /v1/approvals/:id), then resume here: the model reads each result, or that the person declined (with their note), and the turn goes on. While one is undecided the answer is waiting_for_approval again, and nothing changes.',
+        params: Params,
+        response: { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      return runStreaming(request, reply, async (signal, onEvent) => toMessageResponse(await host.reasoner().resumeApprovals(id, { signal, approvals: host.turnApprovals(request.actor), ...(onEvent ? { onEvent } : {}) })));
     },
   );
 }
