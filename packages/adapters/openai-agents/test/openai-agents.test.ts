@@ -63,6 +63,22 @@ describe('@aptix/openai-agents through run()', () => {
     expect(payload.error.message).toMatch(/\S/);
   });
 
+  it('a tool that throws reaches the model as TOOL_EXCEPTION, with nothing of the exception', async () => {
+    const { tools } = await createAgentsTools({ tools: [samples] });
+    let readBack: string | undefined;
+    const model = new ScriptedModel([
+      () => [call('testing_failure_injection', { mode: 'exception' })],
+      (request) => {
+        readBack = lastToolOutput(request);
+        return [say('The tool broke.')];
+      },
+    ]);
+    const result = await run(new Agent({ name: 'diag', tools, model }), 'make it throw');
+    expect(result.finalOutput).toBe('The tool broke.');
+    expect(JSON.parse(readBack!)).toEqual({ error: { message: 'testing_failure_injection failed to process arguments.', code: 'TOOL_EXCEPTION' } });
+    expect(readBack).not.toMatch(/\bat\s|\.ts:|Error:/);
+  });
+
   it("a call the Agents SDK's time-out stops is a TIMEOUT failure, and the run goes on", async () => {
     const { tools } = await createAgentsTools({ tools: [samples], timeoutMs: 50 });
     let readBack: string | undefined;
