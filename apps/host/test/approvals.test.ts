@@ -215,3 +215,29 @@ describe('approval expiry', () => {
     expect(refundsIn(host)).toBe(0);
   });
 });
+
+describe('who decides, on a host with named API keys', () => {
+  const dir = scratch();
+  const KEYS = { ops: 'ops-key-0123456789abcdef0123', agent: 'agent-key-0123456789abcdef012' };
+  let host: RunningHost;
+  beforeAll(async () => {
+    host = await startHost({ env: { APTIX_DB: dir.db, APTIX_API_KEYS: `ops=${KEYS.ops},agent=${KEYS.agent}` } });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    dir.cleanup();
+  });
+
+  it('records the name of the key that asked and of the key that decided, never a key', async () => {
+    const as = (key: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${key}` });
+    const asked = await fetch(`${host.url}/v1/tools/testing_issue_refund/invoke`, { method: 'POST', headers: as(KEYS.agent), body: JSON.stringify({ arguments: { orderId: 'K-1', amount: 800, currency: 'EUR' } }) });
+    const { approvalId } = (await asked.json()) as { approvalId: string };
+    const decided = await fetch(`${host.url}/v1/approvals/${approvalId}`, { method: 'POST', headers: as(KEYS.ops), body: JSON.stringify({ decision: 'approve' }) });
+    const approval = (await decided.json()) as Record<string, unknown>;
+    expect(approval).toMatchObject({ requestedBy: 'agent', decidedBy: 'ops', status: 'executed' });
+    expect(JSON.stringify(approval)).not.toContain(KEYS.ops);
+    expect(JSON.stringify(host.logs)).not.toContain(KEYS.ops);
+    const anonymous = await fetch(`${host.url}/v1/approvals/${approvalId}`);
+    expect(anonymous.status).toBe(401);
+  });
+});
