@@ -30,7 +30,14 @@ export type ContractErrorCode = (typeof ContractErrorCode)[keyof typeof Contract
 export const ExecutionErrorCode = {
   TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
   INVALID_ARGUMENTS: 'INVALID_ARGUMENTS',
+  /** The call ran past its time-out and the tool stopped before it had any effect. */
   TIMEOUT: 'TIMEOUT',
+  /**
+   * The call was cancelled or timed out, and the tool did not confirm in time that it stopped: its effect
+   * may have happened, or may still happen. Check the state before calling again. Tools use it too, when
+   * they cannot know (a connection lost during a commit).
+   */
+  OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
   TOOL_EXCEPTION: 'TOOL_EXCEPTION',
   TOOL_UNAVAILABLE: 'TOOL_UNAVAILABLE',
   MALFORMED_RESULT: 'MALFORMED_RESULT',

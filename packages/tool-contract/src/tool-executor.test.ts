@@ -12,7 +12,8 @@ function setup(options: { createTool?: (toolClass: AnyAgentToolClass) => AgentTo
   const logger = new CapturingAdminLogger();
   const registry = new AgentToolRegistry({ logger });
   registry.registerTools([EchoTool, PlainTool, SleepTool, StubbornTool, ThrowingTool]);
-  const executor = new AgentToolExecutor({ registry, logger, ...options });
+  // A short grace period: StubbornTool never settles, so its time-outs end when the grace period does.
+  const executor = new AgentToolExecutor({ registry, logger, cancelGraceMs: 5, ...options });
   return { logger, registry, executor };
 }
 
@@ -188,7 +189,7 @@ describe('AgentToolExecutor', () => {
     const logger = new CapturingAdminLogger();
     const registry = new AgentToolRegistry();
     registry.registerTool(StubbornTool);
-    const executor = new AgentToolExecutor({ registry, logger, defaultTimeoutMs: 15 });
+    const executor = new AgentToolExecutor({ registry, logger, defaultTimeoutMs: 15, cancelGraceMs: 5 });
     expect(failure(await executor.execute('test_stubborn', '{}', context)).message).toContain('within 15 ms');
   });
 
@@ -200,15 +201,15 @@ describe('AgentToolExecutor', () => {
     expect(parsed(await pending)).toEqual({ wasCancelled: true, by: 'tool' });
   });
 
-  it('answers a cancellation itself, successfully, when the tool ignores its signal', async () => {
-    const logger = new CapturingAdminLogger();
+  it('defaults to the 30 s time-out of Story 6.1 when neither the call nor the tool sets one', () => {
     const registry = new AgentToolRegistry();
-    registry.registerTool(StubbornTool);
-    const executor = new AgentToolExecutor({ registry, logger, cancelGraceMs: 10 });
-    const controller = new AbortController();
-    const pending = executor.execute('test_stubborn', '{}', context, { signal: controller.signal, timeoutMs: 5_000 });
-    setTimeout(() => controller.abort(), 5);
-    expect(parsed(await pending)).toMatchObject({ wasCancelled: true, sessionId: 'session-1', conversationId: 'conversation-1' });
+    registry.registerTools([StubbornTool, SleepTool]);
+    const executor = new AgentToolExecutor({ registry });
+    expect(executor.defaultTimeoutMs).toBe(30_000);
+    expect(executor.timeoutOf('test_stubborn')).toBe(30_000);
+    // The tool's own limit, then the call's, come first.
+    expect(executor.timeoutOf('test_sleep')).toBe(50);
+    expect(executor.timeoutOf('test_sleep', 7)).toBe(7);
   });
 
   it('does not start a call whose signal is already aborted', async () => {

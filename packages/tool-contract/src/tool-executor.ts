@@ -1,6 +1,7 @@
 import { silentAdminLogger, type AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass } from './agent-tool.js';
 import { decodeArguments } from './arguments.js';
+import { cancelledJson, isAbortError, reportsCancellation } from './cancellation.js';
 import { describeThrown } from './describe-thrown.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult, type InvokeError } from './invoke-result.js';
@@ -15,9 +16,13 @@ export interface AgentToolExecutorOptions {
   /** Defaults to `new ToolClass({ logger })`. */
   readonly createTool?: ToolFactory;
   readonly logger?: AdminLogger;
-  /** Time-out of a call when neither the call nor the tool sets one. Default 30 000 ms. */
+  /** Time-out of a call when neither the call nor the tool sets one. Default {@link DEFAULT_TOOL_TIMEOUT_MS} (30 s, Story 6.1). */
   readonly defaultTimeoutMs?: number;
-  /** How long a cancelled call waits for the tool to describe its own cancellation. Default 100 ms. */
+  /**
+   * After a cancellation or a time-out aborts a call's signal, how long the call waits for the tool to
+   * settle, so the answer says what the tool did. Default {@link DEFAULT_CANCEL_GRACE_MS}. A tool that
+   * has not settled by then is answered OUTCOME_UNKNOWN, unless it is declared read-only.
+   */
   readonly cancelGraceMs?: number;
   /**
    * The largest successful result, in UTF-8 bytes of its JSON text. A larger one becomes a failed result
@@ -46,6 +51,11 @@ export interface ExecuteOptions {
   /** Overrides the tool's and the executor's time-out for this call. */
   readonly timeoutMs?: number;
 }
+
+/** The time-out of a call when neither the call, the tool nor the executor's options set one (Story 6.1: 30 s). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+/** How long a cancelled or timed-out call waits for its tool to settle, by default. */
+export const DEFAULT_CANCEL_GRACE_MS = 1_000;
 
 const MAX_TIMER_MS = 2_147_483_647;
 const STACK_FRAME = /\n\s+at\s/;
@@ -159,12 +169,23 @@ interface CallHooks {
   settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean): InvokeResult<string>;
   exception(name: string, error: unknown, context: AgentToolExecutionContext): InvokeResult<string>;
   timedOut(name: string, timeoutMs: number, context: AgentToolExecutionContext): void;
+  /** The tool settled after its call was answered without it (OUTCOME_UNKNOWN, or a read-only tool's cut). */
+  settledLate(name: string, outcome: string, context: AgentToolExecutionContext): void;
   readonly cancelGraceMs: number;
 }
+
+/** Why a call's signal was aborted. */
+type Stop = 'cancel' | 'timeout';
 
 /**
  * The state of one call: its AbortSignal, made only if the tool takes one, and, once the tool answers
  * with a promise, the race between that promise, the deadline and the caller's cancellation.
+ *
+ * A cancelled or TIMEOUT answer promises that the call's effect did not happen and will not happen.
+ * So after an abort (the caller's, or the deadline's) the call waits up to the grace period for the
+ * tool to settle, and answers with what the tool reports: a success is the effect that happened; an
+ * AbortError or the cancelled shape means it stopped. A tool that does not settle in time may still
+ * act: the answer is then OUTCOME_UNKNOWN, unless the tool is declared read-only (`readOnlyHint`).
  */
 class Call implements SignalSource, Deadline {
   at = 0;
@@ -178,6 +199,7 @@ class Call implements SignalSource, Deadline {
   #timeoutMs = 0;
   #graceTimer: ReturnType<typeof setTimeout> | undefined;
   #callerSignal: AbortSignal | undefined;
+  #stop: Stop | undefined;
 
   constructor(
     private readonly hooks: CallHooks,
@@ -185,6 +207,7 @@ class Call implements SignalSource, Deadline {
     private readonly context: AgentToolExecutionContext,
     private readonly caller: AbortSignal | (() => AbortSignal) | undefined,
     private readonly trusted: boolean,
+    private readonly readOnly: boolean,
   ) {}
 
   signal(): AbortSignal {
@@ -192,7 +215,7 @@ class Call implements SignalSource, Deadline {
     return this.#controller.signal;
   }
 
-  /** Waits for the tool, at most `timeoutMs`, and for the caller's cancellation. */
+  /** Waits for the tool, at most `timeoutMs` (plus the grace period), and for the caller's cancellation. */
   race(pending: PromiseLike<unknown>, timeoutMs: number): Promise<InvokeResult<string>> {
     return new Promise<InvokeResult<string>>((resolve) => {
       this.#resolve = resolve;
@@ -202,8 +225,8 @@ class Call implements SignalSource, Deadline {
       deadlines.add(this, timeoutMs);
       // Through Promise.resolve: a foreign thenable whose `then` throws becomes a rejection here.
       Promise.resolve(pending).then(
-        (output) => this.#finish(this.hooks.settle(this.name, output, this.context, this.trusted)),
-        (error: unknown) => this.#finish(this.hooks.exception(this.name, error, this.context)),
+        (output) => this.#answered(output),
+        (error: unknown) => this.#failed(error),
       );
       let signal: AbortSignal | undefined;
       try {
@@ -218,23 +241,76 @@ class Call implements SignalSource, Deadline {
     });
   }
 
-  /** The deadline passed: stop the tool, and answer for it. */
+  /** The deadline passed: stop the tool, and wait for it to say it stopped. */
   expire(): void {
-    if (this.#settled) return;
-    const { name, context } = this;
-    this.#controller?.abort(new DOMException(`${name} timed out after ${this.#timeoutMs} ms`, 'TimeoutError'));
-    this.hooks.timedOut(name, this.#timeoutMs, context);
-    this.#finish(
-      InvokeResult.fromError(`${name} did not finish within ${this.#timeoutMs} ms and was stopped. Try a smaller request, or raise the tool's time-out.`, ExecutionErrorCode.TIMEOUT),
-    );
+    if (this.#settled || this.#stop !== undefined) return;
+    this.hooks.timedOut(this.name, this.#timeoutMs, this.context);
+    this.#stopTool('timeout', new DOMException(`${this.name} timed out after ${this.#timeoutMs} ms`, 'TimeoutError'));
   }
 
   /** The caller cancelled (an EventListener object, so no closure is made per call). */
   handleEvent(): void {
-    if (this.#settled) return;
-    this.#controller?.abort(this.#callerSignal?.reason);
-    // The tool may describe its own cancellation (AGN-005 §8); give it a moment before answering for it.
-    this.#graceTimer = setTimeout(() => this.#finish(cancelledResult(this.name, this.context, performance.now() - this.#started)), this.hooks.cancelGraceMs);
+    if (this.#settled || this.#stop !== undefined) return;
+    deadlines.remove(this);
+    this.#stopTool('cancel', this.#callerSignal?.reason);
+  }
+
+  #stopTool(stop: Stop, reason: unknown): void {
+    this.#stop = stop;
+    this.#controller?.abort(reason);
+    this.#graceTimer = setTimeout(() => this.#graceOver(), this.hooks.cancelGraceMs);
+  }
+
+  /** The tool did not settle within the grace period: only a read-only tool's silence is harmless. */
+  #graceOver(): void {
+    if (this.readOnly) this.#finish(this.#stopped());
+    else this.#finish(this.#unknown());
+  }
+
+  #answered(output: unknown): void {
+    if (this.#settled) return this.#late(output);
+    const result = this.hooks.settle(this.name, output, this.context, this.trusted);
+    // After an abort, the cancelled shape means the tool stopped; any other result is what it did.
+    if (this.#stop !== undefined && result.successful && reportsCancellation(result.result)) {
+      return this.#finish(this.#stop === 'cancel' ? result : this.#stopped());
+    }
+    this.#finish(result);
+  }
+
+  #failed(error: unknown): void {
+    if (this.#settled) return this.#late(error, true);
+    if (this.#stop !== undefined && isAbortError(error, this.#controller?.signal)) return this.#finish(this.#stopped());
+    this.#finish(this.hooks.exception(this.name, error, this.context));
+  }
+
+  /** The answer for a tool that stopped, or never started, before it had any effect. */
+  #stopped(): InvokeResult<string> {
+    if (this.#stop === 'timeout') {
+      return InvokeResult.fromError(
+        `${this.name} did not finish within ${this.#timeoutMs} ms and was stopped; it made no change. Try a smaller request, or raise the tool's time-out.`,
+        ExecutionErrorCode.TIMEOUT,
+      );
+    }
+    return InvokeResult.create(cancelledJson(this.name, this.context, performance.now() - this.#started));
+  }
+
+  #unknown(): InvokeResult<string> {
+    const what = this.#stop === 'timeout' ? `did not finish within ${this.#timeoutMs} ms` : `was cancelled by the caller after ${Math.round(performance.now() - this.#started)} ms`;
+    return InvokeResult.fromError(
+      `${this.name} ${what} and was asked to stop, but did not confirm within ${this.hooks.cancelGraceMs} ms that it stopped: its effect may have happened or may still happen. ` +
+        'Check the state it changes (read it back) before calling it again; calling it again may apply the change twice.',
+      ExecutionErrorCode.OUTCOME_UNKNOWN,
+    );
+  }
+
+  #late(outcome: unknown, rejected = false): void {
+    let text: string;
+    if (rejected) text = 'failed with an exception';
+    else {
+      const result = InvokeResult.isInvokeResult(outcome) ? outcome : typeof outcome === 'string' ? InvokeResult.create(outcome) : undefined;
+      text = result === undefined ? 'answered with a malformed result' : !result.successful ? `failed (${result.errors[0]?.code ?? 'no code'})` : typeof result.result === 'string' && reportsCancellation(result.result) ? 'stopped without effect' : 'succeeded: its effect happened';
+    }
+    this.hooks.settledLate(this.name, text, this.context);
   }
 
   #finish(result: InvokeResult<string>): void {
@@ -269,15 +345,35 @@ export class AgentToolExecutor {
     this.#logger = options.logger ?? silentAdminLogger;
     const logger = this.#logger;
     this.#createTool = options.createTool ?? ((toolClass) => new toolClass({ logger }));
-    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const grace = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+    if (!Number.isFinite(grace) || grace < 0) throw new RangeError(`cancelGraceMs must be a number of milliseconds, 0 or more; got ${String(grace)}.`);
     this.#maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
     this.#maxErrorMessageLength = options.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH;
     this.#hooks = {
       settle: (name, output, context, trusted) => this.#settle(name, output, context, trusted),
       exception: (name, error, context) => this.#exception(name, error, context),
       timedOut: (name, timeoutMs, context) => this.#logger.addError(`[${name}_ExecuteAsync__Timeout]`, `${name} did not finish within ${timeoutMs} ms.`, pairs(context)),
-      cancelGraceMs: options.cancelGraceMs ?? 100,
+      settledLate: (name, outcome, context) =>
+        this.#logger.addCustomEvent('warn', `[${name}_ExecuteAsync__SettledLate]`, `${name} settled after its call had been answered without it: it ${outcome}.`, pairs(context)),
+      cancelGraceMs: grace,
     };
+  }
+
+  /** The time-out of a call when neither the call nor the tool sets one. */
+  get defaultTimeoutMs(): number {
+    return this.#defaultTimeoutMs;
+  }
+
+  /** How long a cancelled or timed-out call waits for its tool to settle. */
+  get cancelGraceMs(): number {
+    return this.#hooks.cancelGraceMs;
+  }
+
+  /** The time-out a call of `name` runs under: the call's own, else the tool's, else the default. Undefined for an unknown tool. */
+  timeoutOf(name: string, callTimeoutMs?: number): number | undefined {
+    const entry = this.#registry.get(name);
+    return entry === undefined ? undefined : Math.min(callTimeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS);
   }
 
   /**
@@ -305,7 +401,8 @@ export class AgentToolExecutor {
       return InvokeResult.fromError(`Tool "${name}" does not exist. Available tools: ${this.#registry.names().join(', ') || 'none'}.`, ExecutionErrorCode.TOOL_NOT_FOUND);
     }
     const signal = options?.signal;
-    if (typeof signal === 'object' && signal.aborted) return cancelledResult(name, context, 0);
+    // Never started, so nothing happened: the cancelled shape is true.
+    if (typeof signal === 'object' && signal.aborted) return InvokeResult.create(cancelledJson(name, context, 0));
 
     // Tools built on TypedAgentTool parse and validate their own input (once); others are checked here
     // first, so invalid arguments never cost building a tool.
@@ -330,7 +427,7 @@ export class AgentToolExecutor {
     // checked like every result, so no tool can put text that is not JSON into a reply.
     const invoke = fastPath ? (tool as unknown as Partial<FastPathTool>)[invokeTool] : undefined;
     const trusted = invoke !== undefined && invoke === ownInvokeTool;
-    const call = new Call(this.#hooks, name, context, signal, trusted);
+    const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true);
     let output: unknown;
     try {
       if (invoke !== undefined) {
@@ -430,18 +527,6 @@ function cleanErrors(errors: readonly unknown[] | undefined, maxLength: number):
 /** Raw text from a fast path that is not TypedAgentTool's own: checked as a successful result like any other. */
 function textAsResult(output: unknown): unknown {
   return typeof output === 'string' ? InvokeResult.create(output) : output;
-}
-
-function cancelledResult(name: string, context: AgentToolExecutionContext, elapsedMs: number): InvokeResult<string> {
-  return InvokeResult.create(
-    JSON.stringify({
-      wasCancelled: true,
-      message: `${name} was cancelled by the caller before it finished.`,
-      elapsedMs: Math.round(elapsedMs),
-      sessionId: context.sessionId ?? null,
-      conversationId: context.conversationId ?? null,
-    }),
-  );
 }
 
 function pairs(context: AgentToolExecutionContext): Array<[string, string]> {

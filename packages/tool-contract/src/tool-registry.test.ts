@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EchoTool, PlainTool } from '../test/fixtures/tools.js';
 import { CapturingAdminLogger } from './admin-logger.js';
 import { ContractErrorCode, ToolContractError } from './errors.js';
+import { TOOL_NAME_MAX_LENGTH } from './contract-rules.js';
 import { functionToolSchema } from './schema.js';
 import { USAGE_METADATA_MAX_LENGTH } from './contract-rules.js';
 import { AgentToolRegistry } from './tool-registry.js';
@@ -97,6 +98,13 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
       expect(error.message).toContain(`"${suggestion}"`);
     },
   );
+
+  it('accepts a ToolName of exactly 64 characters, OpenAI\'s limit', () => {
+    const name = `${'a'.repeat(62)}_b`;
+    expect(name).toHaveLength(64);
+    expect(new AgentToolRegistry().registerTool(validTool(name)).name).toBe(name);
+    expect(TOOL_NAME_MAX_LENGTH).toBe(64);
+  });
 
   it('refuses a ToolName over 64 characters', () => {
     const error = registrationError(validTool('a'.repeat(65)));

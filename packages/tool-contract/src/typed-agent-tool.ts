@@ -2,6 +2,7 @@ import type { Static, TObject } from 'typebox';
 import type { AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext } from './agent-tool.js';
 import { decodeArguments, type DecodedArguments } from './arguments.js';
+import { cancelledJson, isAbortError } from './cancellation.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult } from './invoke-result.js';
 import type { JsonSchema } from './schema.js';
@@ -96,11 +97,13 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
       const decoded = this.decode(input, ctx);
       if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
       // A run that declares no signal parameter cannot read one: it gets a shared signal that never aborts.
-      const output = this.run(decoded.value, ctx, this.run.length >= 3 ? signals.signal() : NEVER_ABORTED);
+      const signal = this.run.length >= 3 ? signals.signal() : NEVER_ABORTED;
+      const output = this.run(decoded.value, ctx, signal);
       if (isThenable(output)) {
         return Promise.resolve(output).then(
           (value) => this.#serialise(value as RunOutput, ctx),
-          (error: unknown) => this.#failure(error, ctx),
+          // A run that stopped on its aborted signal had no effect: the cancelled shape (AGN-005 §8).
+          (error: unknown) => (signal.aborted && isAbortError(error, signal) ? cancelledJson(this.name, ctx) : this.#failure(error, ctx)),
         );
       }
       return this.#serialise(output, ctx);
@@ -146,6 +149,10 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
    * parameter (as a plain parameter, without a default) to be told of cancellations and time-outs; a
    * `run` that declares only `args` and `context` is handed a shared signal that never aborts, which
    * spares the call the cost of making one.
+   *
+   * After the signal aborts, settle soon (within the executor's grace period): reject with the
+   * AbortError (or return the cancelled shape) only if the effect did not and will not happen; if the
+   * change was already made, return its normal result. See docs/tool-packages.md, "Cancellation".
    */
   protected abstract run(args: Static<TArgs>, context: AgentToolExecutionContext, signal: AbortSignal): Promise<RunOutput> | RunOutput;
 }

@@ -108,10 +108,11 @@ describe('AgentToolExecutor under arbitrary arguments', () => {
 
 const NoArgs = { type: 'object' as const, properties: {}, required: [] as string[], additionalProperties: false };
 
-/** Never answers, and records whether its signal was aborted. */
+/** Never answers, and records whether its signal was aborted. It changes nothing, so cutting it off is harmless. */
 class HangTool extends TypedAgentTool<typeof NoArgs & never> {
   static readonly ToolName = 'test_hang';
   static readonly ToolUsageMetadata = 'Never answers.';
+  static readonly ToolAnnotations = { readOnlyHint: true };
   static readonly aborted: string[] = [];
   static getSchema() {
     return functionToolSchema(HangTool.ToolName, 'Never answers.', NoArgs);

@@ -382,6 +382,7 @@ function judge(settled: Settled, expected: GarbageRun['expected'], via: GarbageR
     case ExecutionErrorCode.MALFORMED_RESULT:
       return { ...outcome, finding: { code: ContractCheckCode.GARBAGE_MALFORMED_RESULT, detail: `the executor replaced it: "${message}"` } };
     case ExecutionErrorCode.TIMEOUT:
+    case ExecutionErrorCode.OUTCOME_UNKNOWN:
       return { ...outcome, finding: { code: ContractCheckCode.GARBAGE_TIMED_OUT, detail: `"${message}"` } };
     case ExecutionErrorCode.TOOL_UNAVAILABLE:
       return { ...outcome, finding: { code: ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE, detail: `"${message}"` } };
