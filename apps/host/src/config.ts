@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { parseApiKeys, splitKeyList, type ApiKey } from './api-keys.js';
-import { DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES } from '@aptix/tool-contract';
+import { DEFAULT_CANCEL_GRACE_MS, DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT_MS } from '@aptix/tool-contract';
 import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, ToolPackageEntry, type ToolPackageConfig } from './tool-package-config.js';
 
 /** The first-party tool packages a host loads when the configuration names none. */
@@ -91,6 +91,9 @@ export const AptixConfigFile = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    toolCancelGraceMs: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 60_000, description: 'After a cancellation or a time-out, how long a call waits for the tool to stop before it answers OUTCOME_UNKNOWN.' }),
+    ),
     allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Host header values to accept (e.g. a public name behind a proxy).' })),
     allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Origin header values to accept.' })),
     // Fault isolation (issue 14): start-up time limits and the bounds on what a tool may answer.
@@ -145,6 +148,8 @@ export interface AptixConfig {
   readonly approvalTtlMs: number;
   readonly approvalSweepIntervalMs: number;
   readonly approvalOrphanAfterMs: number;
+  /** After a cancellation or a time-out, how long a call waits for its tool to settle (see docs/tool-packages.md). */
+  readonly toolCancelGraceMs: number;
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly openai: { readonly baseUrl?: string; readonly apiKey?: string; readonly model?: string };
@@ -230,7 +235,6 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     toolPackages,
     logLevel,
     bodyLimitBytes: file.bodyLimitBytes ?? 1024 * 1024,
-    toolTimeoutMs: file.toolTimeoutMs ?? 30_000,
     mcp: {
       sessionIdleMs: (positiveInt(fromEnv('APTIX_MCP_SESSION_IDLE_SECONDS'), 'APTIX_MCP_SESSION_IDLE_SECONDS') ?? file.mcp?.sessionIdleSeconds ?? 1800) * 1000,
       maxSessions: positiveInt(fromEnv('APTIX_MCP_MAX_SESSIONS'), 'APTIX_MCP_MAX_SESSIONS') ?? file.mcp?.maxSessions ?? 10_000,
@@ -247,6 +251,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
     approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
     approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,
+    toolTimeoutMs: file.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    toolCancelGraceMs: file.toolCancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
     allowedHosts: file.allowedHosts ?? [],
     allowedOrigins: file.allowedOrigins ?? [],
     startupTimeoutMs: file.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,

@@ -114,6 +114,7 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
       defaultTimeoutMs: config.toolTimeoutMs,
       maxResultBytes: config.maxResultBytes,
       maxErrorMessageLength: config.maxErrorMessageLength,
+      cancelGraceMs: config.toolCancelGraceMs,
       // Tools are constructor-injected and built per call; they see only the names they ask for.
       createTool,
     })).singleton(),

@@ -457,6 +457,8 @@ function writeHangingTools(dir: string, timeoutMs: number): string {
       static ToolName = 'fixture_hang';
       static ToolUsageMetadata = 'Never answers; for time-out tests.';
       static TimeoutMs = ${timeoutMs};
+      // It changes nothing, so cutting it off is harmless: TIMEOUT, not OUTCOME_UNKNOWN.
+      static ToolAnnotations = { readOnlyHint: true };
       static getSchema() { return ${schema('fixture_hang')}; }
       constructor({ logger }) { this.logger = logger; }
       name = 'fixture_hang';
@@ -473,6 +475,7 @@ function writeHangingTools(dir: string, timeoutMs: number): string {
       static ToolName = 'fixture_stubborn';
       static ToolUsageMetadata = 'Never answers, ignores its signal; for time-out tests.';
       static TimeoutMs = ${timeoutMs};
+      static ToolAnnotations = { readOnlyHint: true };
       static getSchema() { return ${schema('fixture_stubborn')}; }
       constructor() {}
       name = 'fixture_stubborn';
