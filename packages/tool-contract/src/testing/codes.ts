@@ -33,6 +33,10 @@ export const ContractCheckCode = {
   FAILURE_MESSAGE_TOO_LONG: 'FAILURE_MESSAGE_TOO_LONG',
   /** An exception on arguments the schema accepts (often a stand-in dependency being called; a warning). */
   VALID_ARGUMENTS_THREW: 'VALID_ARGUMENTS_THREW',
+  /** A tool that takes the AbortSignal did not settle within the grace period after its call was cancelled. */
+  CANCELLATION_NOT_SETTLED: 'CANCELLATION_NOT_SETTLED',
+  /** The tool's source returns an error code its usage guide never names (AGN-005 §7.2.1, a warning). */
+  USAGE_ERROR_CODE_UNDOCUMENTED: 'USAGE_ERROR_CODE_UNDOCUMENTED',
   /** A built-in prototype gained or lost a property while the tool handled garbage arguments. */
   PROTOTYPE_POLLUTED: 'PROTOTYPE_POLLUTED',
   /** The package's entry could not be found or imported. */
@@ -60,7 +64,7 @@ export interface ContractFinding {
 }
 
 /** What part of the contract a finding is about; `describeToolContract` runs one test per check. */
-export type ContractCheck = 'rules' | 'descriptions' | 'strict' | 'processes' | 'usage' | 'garbage' | 'prototypes' | 'package' | 'snapshot';
+export type ContractCheck = 'rules' | 'descriptions' | 'strict' | 'processes' | 'usage' | 'garbage' | 'cancellation' | 'prototypes' | 'package' | 'snapshot';
 
 /** The check each code belongs to: every code is listed, so a new code cannot be left out of the suites. */
 export const CONTRACT_CHECK_OF: { readonly [code in ContractFindingCode]: ContractCheck } = {
@@ -98,6 +102,8 @@ export const CONTRACT_CHECK_OF: { readonly [code in ContractFindingCode]: Contra
   [ContractCheckCode.GARBAGE_TIMED_OUT]: 'garbage',
   [ContractCheckCode.FAILURE_MESSAGE_TOO_LONG]: 'garbage',
   [ContractCheckCode.VALID_ARGUMENTS_THREW]: 'garbage',
+  [ContractCheckCode.CANCELLATION_NOT_SETTLED]: 'cancellation',
+  [ContractCheckCode.USAGE_ERROR_CODE_UNDOCUMENTED]: 'usage',
   [ContractCheckCode.PROTOTYPE_POLLUTED]: 'prototypes',
   [ContractCheckCode.PACKAGE_IMPORT_FAILED]: 'package',
   [ContractCheckCode.PACKAGE_TOOLS_MISSING]: 'package',

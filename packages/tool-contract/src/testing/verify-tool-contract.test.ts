@@ -28,6 +28,7 @@ const GUIDE = (name: string, argument: string) => usage`
 
   Error codes:
   - INVALID_ARGUMENTS: the arguments are invalid.
+  - TOOL_EXCEPTION: the tool failed unexpectedly.
 
   Good usage:
   - { "${argument}": "x" }
@@ -193,6 +194,8 @@ describe('verifyToolContract', () => {
       expect.stringMatching(/^USAGE_SECTION_MISSING .*no "Good usage:" section/),
       expect.stringMatching(/^USAGE_SECTION_MISSING .*no "Bad usage:" section/),
       expect.stringMatching(/^USAGE_ARGUMENT_UNDOCUMENTED .*never mentions its argument 'text'/),
+      expect.stringMatching(/^USAGE_ERROR_CODE_UNDOCUMENTED ToolUsageMetadata of kit_terse never names the error code INVALID_ARGUMENTS, which TypedAgentTool returns for it/),
+      expect.stringMatching(/^USAGE_ERROR_CODE_UNDOCUMENTED .*never names the error code TOOL_EXCEPTION/),
     ]);
   });
 
@@ -204,6 +207,100 @@ describe('verifyToolContract', () => {
       'ToolUsageMetadata of kit_no_rules has no "Rules:" section. Fix: add a "Rules:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
     ]);
     expect(JSON.stringify(report)).not.toMatch(/(TUL|AGN)-\d{3}/);
+  });
+
+  describe('error codes in the usage guide (AGN-005 §7.2.1)', () => {
+    class Coded extends TypedAgentTool<typeof TextArgs> {
+      static readonly ToolName = 'kit_coded';
+      static readonly ToolUsageMetadata = GUIDE('kit_coded', 'text');
+      static getSchema() {
+        return functionToolSchema(Coded.ToolName, 'Refuses some text.', TextArgs);
+      }
+      constructor({ logger }: ToolDependencies) {
+        super(TextArgs, logger);
+      }
+      protected run({ text }: Static<typeof TextArgs>) {
+        if (text === 'a') return InvokeResult.fromError(`${this.name} refuses "a".`, 'TEXT_REFUSED');
+        if (text === 'b') return InvokeResult.fromError('Too long.', ContractErrorCode.TIMEOUT_INVALID);
+        return { text };
+      }
+    }
+
+    it('warns about each code the tool\'s source returns that its guide never names', async () => {
+      const report = await verifyToolContract(Coded, { garbage: false });
+      expect(report.ok).toBe(true);
+      expect(report.warnings.map((finding) => finding.message)).toEqual([
+        'ToolUsageMetadata of kit_coded never names the error code TIMEOUT_INVALID, which its source returns (AGN-005 §7.2.1). Fix: list it under "Error codes:" with what it means and what to do.',
+        expect.stringContaining('never names the error code TEXT_REFUSED, which its source returns'),
+      ]);
+    });
+
+    it('is satisfied once the guide lists them, and asks a tool that takes the signal for TIMEOUT and the cancelled shape', async () => {
+      const listed = (name: string) => `${GUIDE(name, 'text')}\n- TEXT_REFUSED: the text was "a".\n- TIMEOUT_INVALID: never, in truth.`;
+      const Listed = class extends Coded {
+        static override readonly ToolName = 'kit_listed';
+        static override readonly ToolUsageMetadata = listed('kit_listed');
+        static override getSchema() {
+          return functionToolSchema('kit_listed', 'Refuses some text.', TextArgs);
+        }
+      };
+      // The codes are found in the parent class's source too.
+      expect((await verifyToolContract(Listed, { garbage: false })).warnings).toEqual([]);
+      const Waiting = class extends Coded {
+        static override readonly ToolName = 'kit_waiting';
+        static override readonly ToolUsageMetadata = listed('kit_waiting');
+        static override getSchema() {
+          return functionToolSchema('kit_waiting', 'Refuses some text.', TextArgs);
+        }
+        protected override run(args: Static<typeof TextArgs>, _context: AgentToolExecutionContext, _signal: AbortSignal) {
+          return super.run(args);
+        }
+      };
+      expect((await verifyToolContract(Waiting, { garbage: false })).warnings.map((finding) => finding.message)).toEqual([
+        expect.stringContaining('never names the error code TIMEOUT, which a tool that takes the AbortSignal can answer'),
+        expect.stringContaining('never names the cancelled shape ("wasCancelled": true, AGN-005 §8)'),
+      ]);
+    });
+  });
+
+  describe('cancellation', () => {
+    const WaitArgs = Type.Object({ text: Type.String({ minLength: 2, description: 'Some text.' }) }, { additionalProperties: false });
+    const waitingTool = (name: string, run: (signal: AbortSignal) => Promise<object>) =>
+      class extends TypedAgentTool<typeof WaitArgs> {
+        static readonly ToolName = name;
+        static readonly ToolUsageMetadata = GUIDE(name, 'text');
+        static getSchema() {
+          return functionToolSchema(name, 'Waits.', WaitArgs);
+        }
+        constructor({ logger }: ToolDependencies) {
+          super(WaitArgs, logger);
+        }
+        protected run(_args: Static<typeof WaitArgs>, _context: AgentToolExecutionContext, signal: AbortSignal) {
+          return run(signal);
+        }
+      };
+
+    it('finds a tool that takes the signal but does not settle after an abort', async () => {
+      const Deaf = waitingTool('kit_deaf', () => new Promise<object>(() => {}));
+      const report = await verifyToolContract(Deaf, { cancelGraceMs: 20, garbage: false });
+      expect(codes(report.violations)).toEqual([ContractCheckCode.CANCELLATION_NOT_SETTLED]);
+      expect(report.violations[0]!.message).toBe(
+        'Tool "kit_deaf" takes the AbortSignal, but did not settle within 20 ms after its call (arguments {"text":"xx"}) was cancelled: a host cannot tell whether its effect happened, and answers OUTCOME_UNKNOWN. ' +
+          'Fix: pass the signal to everything the tool waits on, and return (or reject with the AbortError) soon after it aborts; see "Cancellation, time-outs and honest outcomes" in docs/tool-packages.md.',
+      );
+      expect(report.cancellation).toEqual({ ran: true, arguments: '{"text":"xx"}', successful: false, code: 'OUTCOME_UNKNOWN' });
+    });
+
+    it('passes a tool that stops on its signal, with the arguments its author gives', async () => {
+      const Listening = waitingTool('kit_listening', (signal) => new Promise<object>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+      const report = await verifyToolContract(Listening, { cancelGraceMs: 60_000, cancellationArguments: { text: 'hello' }, garbage: false });
+      expect(report.violations).toEqual([]);
+      expect(report.cancellation).toEqual({ ran: true, arguments: '{"text":"hello"}', successful: true });
+    });
+
+    it('skips a tool that does not take the signal, and says so', async () => {
+      expect((await verifyToolContract(GoodTool)).cancellation).toEqual({ ran: false, reason: 'no-signal' });
+    });
   });
 
   describe('garbage arguments', () => {

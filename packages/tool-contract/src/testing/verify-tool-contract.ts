@@ -9,7 +9,9 @@ import { AgentToolExecutor } from '../tool-executor.js';
 import { AgentToolRegistry, type RegisteredTool } from '../tool-registry.js';
 import { missingUsageSections } from '../usage.js';
 import { ContractCheckCode, type ContractFinding, type ContractFindingCode } from './codes.js';
+import { checkCancellation, type CancellationRun } from './cancellation-check.js';
 import { garbageArguments } from './garbage.js';
+import { checkUsageErrorCodes } from './usage-error-codes.js';
 import { describeMalformedResult } from './invoke-result-shape.js';
 import { schemasInFreshProcess, type ProcessSchemaEntry, type ProcessSchemas } from './process-schemas.js';
 import { jsonDifferences } from './schema-diff.js';
@@ -45,6 +47,15 @@ export interface VerifyToolContractOptions {
   readonly callTimeoutMs?: number;
   /** Run the garbage arguments. Default true. */
   readonly garbage?: boolean;
+  /**
+   * Arguments the schema accepts, for the cancellation check (a tool that takes the AbortSignal must
+   * settle soon after an abort). Default: the simplest arguments the schema accepts, when the kit can make them.
+   */
+  readonly cancellationArguments?: Readonly<Record<string, unknown>>;
+  /** How long a cancelled call may take to settle. Default the executor's, 1 000 ms. */
+  readonly cancelGraceMs?: number;
+  /** Run the cancellation check. Default true. */
+  readonly cancellation?: boolean;
 }
 
 /** How the tool fares with OpenAI strict mode. */
@@ -87,6 +98,8 @@ export interface ToolContractReport {
   /** Canonical JSON of `getSchema()`, when it could be read. */
   readonly canonicalSchema: string | undefined;
   readonly garbage: readonly GarbageRun[];
+  /** The cancellation check: skipped (and why), or what the cancelled call was answered. Undefined when garbage was not run. */
+  readonly cancellation: CancellationRun | undefined;
   /** Dependencies the kit stood in for. */
   readonly standIns: readonly string[];
   readonly durationMs: number;
@@ -137,11 +150,20 @@ export async function verifyToolContract(toolClass: unknown, options: VerifyTool
 
   let garbage: GarbageRun[] = [];
   let standIns: readonly string[] = [];
+  let cancellation: CancellationRun | undefined;
   const runnable = parameters !== undefined && typeof toolClass === 'function' && ![...codes].some((code) => UNRUNNABLE.has(code));
-  if (runnable && options.garbage !== false) {
-    ({ runs: garbage, standIns } = await runGarbage(name, toolClass as AnyAgentToolClass, parameters, inspected.tool !== undefined, options, violations, warnings));
+  const wanted = options.garbage !== false || options.cancellation !== false;
+  const built = runnable && wanted && parameters !== undefined ? prepareTool(name, toolClass as AnyAgentToolClass, parameters, inspected.tool !== undefined, options, violations) : undefined;
+  if (built !== undefined && parameters !== undefined) {
+    standIns = built.standIns;
+    if (options.garbage !== false) garbage = await runGarbage(name, parameters, built, options, violations, warnings);
+    if (options.cancellation !== false) {
+      const executor = new AgentToolExecutor({ registry: built.registry, logger: new CapturingAdminLogger(), createTool: built.build, ...(options.cancelGraceMs === undefined ? {} : { cancelGraceMs: options.cancelGraceMs }) });
+      cancellation = await checkCancellation(name, built.instance, executor, parameters, options.cancellationArguments, violations);
+    }
   }
-  return { tool: name, ok: violations.length === 0, violations, warnings, strict, canonicalSchema, garbage, standIns, durationMs: performance.now() - started };
+  if (typeof toolClass === 'function') checkUsageErrorCodes(name, toolClass, warnings);
+  return { tool: name, ok: violations.length === 0, violations, warnings, strict, canonicalSchema, garbage, cancellation, standIns, durationMs: performance.now() - started };
 }
 
 /** Codes after which the schema cannot be read. */
@@ -278,35 +300,40 @@ interface Accumulated {
   readonly detail: string;
 }
 
-async function runGarbage(
-  name: string,
-  toolClass: AnyAgentToolClass,
-  parameters: JsonSchema,
-  registrable: boolean,
-  options: VerifyToolContractOptions,
-  violations: ContractFinding[],
-  warnings: ContractFinding[],
-): Promise<{ runs: GarbageRun[]; standIns: readonly string[] }> {
-  const callTimeoutMs = options.callTimeoutMs ?? 10_000;
+/** The tool as the kit's checks run it: one instance, a factory for more, and a registry to run it by name. */
+interface Built {
+  readonly instance: AgentTool;
+  readonly registry: AgentToolRegistry;
+  readonly build: () => AgentTool;
+  readonly logger: CapturingAdminLogger;
+  readonly standIns: readonly string[];
+  readonly standInNote: () => string;
+}
+
+/** Builds the tool with the kit's dependencies; undefined (and a violation) when it cannot be built. */
+function prepareTool(name: string, toolClass: AnyAgentToolClass, parameters: JsonSchema, registrable: boolean, options: VerifyToolContractOptions, violations: ContractFinding[]): Built | undefined {
   const logger = new CapturingAdminLogger();
   const provided = { logger, ...options.dependencies };
   const { dependencies, standIns } = options.standIns === false ? { dependencies: provided, standIns: new Set<string>() } : withStandIns(name, provided);
   const build = (): AgentTool => (options.createTool ? options.createTool(toolClass, dependencies) : new toolClass(dependencies));
   const standInNote = () => (standIns.size > 0 ? ` It was given stand-ins for: ${[...standIns].join(', ')}.` : '');
-
-  let instance: AgentTool;
   try {
-    instance = build();
+    const instance = build();
     if (instance === null || typeof instance !== 'object' || typeof instance.execute !== 'function') throw new TypeError('createTool did not return an object with execute()');
+    return { instance, registry: registryFor(name, toolClass, parameters, registrable), build, logger, standIns: [...standIns], standInNote };
   } catch (error) {
     violations.push({
       code: ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE,
       message: `Tool "${name}" could not be built to run garbage arguments: ${errorText(error)}.${standInNote()} Fix: give the kit its dependencies (\`dependencies\` or \`createTool\` in verifyToolContract/describeToolContract, or the package's contract setup module; see docs/contract.md).`,
     });
-    return { runs: [], standIns: [...standIns] };
+    return undefined;
   }
+}
 
-  const executor = new AgentToolExecutor({ registry: registryFor(name, toolClass, parameters, registrable), logger, createTool: () => build(), defaultTimeoutMs: callTimeoutMs, cancelGraceMs: 10,
+async function runGarbage(name: string, parameters: JsonSchema, built: Built, options: VerifyToolContractOptions, violations: ContractFinding[], warnings: ContractFinding[]): Promise<GarbageRun[]> {
+  const callTimeoutMs = options.callTimeoutMs ?? 10_000;
+  const { instance, logger, standInNote } = built;
+  const executor = new AgentToolExecutor({ registry: built.registry, logger, createTool: built.build, defaultTimeoutMs: callTimeoutMs, cancelGraceMs: 10,
     // The kit judges what the tool answers: the executor must not cut a failure message before the kit sees it.
     maxErrorMessageLength: Number.MAX_SAFE_INTEGER });
   const runs: GarbageRun[] = [];
@@ -347,7 +374,7 @@ async function runGarbage(
     const message = `Tool "${name}" ${what.replace('{ms}', String(callTimeoutMs))} via ${viaText(via)}, on ${inputs.length} garbage input${inputs.length === 1 ? '' : 's'} (${list}). First: ${detail}.${code === ContractCheckCode.VALID_ARGUMENTS_THREW ? standInNote() : ''} Fix: ${fix}.`;
     (warning ? warnings : violations).push({ code, message });
   }
-  return { runs, standIns: [...standIns] };
+  return runs;
 }
 
 const GARBAGE_TEXT = {

@@ -24,6 +24,7 @@ const CHECKS: ReadonlyArray<readonly [ContractCheck, string]> = [
   ['descriptions', 'describes every parameter, nested ones too'],
   ['strict', 'is accepted by OpenAI strict mode, or declares strict: false'],
   ['garbage', 'answers garbage arguments with well-formed failed InvokeResults, never a throw'],
+  ['cancellation', 'settles soon after its call is cancelled, when it takes the AbortSignal'],
   ['prototypes', 'leaves every built-in prototype untouched'],
 ];
 /** Checks that only ever warn; their warnings are printed with those of `rules`. */
