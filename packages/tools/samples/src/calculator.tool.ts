@@ -43,6 +43,9 @@ export class CalculatorTool extends TypedAgentTool<typeof Args> {
     - INVALID_ARGUMENTS: an argument is missing, of the wrong type, not finite, or 'operation' is not one of the four.
     - DIVIDE_BY_ZERO: 'operation' is "divide" and 'b' is 0.
     - NON_FINITE_RESULT: the result is too large to represent; use smaller numbers.
+    - TOOL_EXCEPTION: the tool failed unexpectedly; nothing was done. Tell the user; do not retry more than once.
+    - TIMEOUT: the host stopped the call at its time-out before it finished; nothing was done.
+    - A successful result with "wasCancelled": true: the caller cancelled the call before it ran; nothing was done.
 
     Good usage:
     - { "operation": "divide", "a": 6, "b": 3 } → value 2, expression "6 / 3 = 2"

@@ -33,7 +33,9 @@ export class DelayTool extends TypedAgentTool<typeof Args> {
 
     Error codes:
     - INVALID_ARGUMENTS: 'milliseconds' is missing, not a whole number, or outside 0 to 60000.
-    - TIMEOUT: the host stopped the call because it ran longer than the host allows.
+    - TIMEOUT: the host stopped the call because it ran longer than the host allows; the wait ended early.
+    - TOOL_EXCEPTION: the tool failed unexpectedly. Tell the user; do not retry more than once.
+    - A successful result with "wasCancelled": true: the caller cancelled the wait before it ran its full time.
 
     Good usage:
     - { "milliseconds": 250 } → waits about a quarter of a second.

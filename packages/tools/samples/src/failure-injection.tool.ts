@@ -38,6 +38,8 @@ export class FailureInjectionTool extends TypedAgentTool<typeof Args> {
     - TOOL_EXCEPTION: mode "exception".
     - MALFORMED_RESULT: mode "malformed_json", when called through the executor.
     - INVALID_ARGUMENTS: 'mode' is missing or not one of the three, or 'payload' is not a string.
+    - TIMEOUT: the host stopped the call at its time-out before it finished; nothing was done.
+    - A successful result with "wasCancelled": true: the caller cancelled the call before it ran; nothing was done.
 
     Good usage:
     - { "mode": "error", "payload": "run 42" } → a failed result; carry on with the conversation.

@@ -28,6 +28,15 @@ describe.each(VIAS)('agent_hello_world, called %s', (via) => {
     expect(error.message).toContain(expected);
   });
 
+  it.each([' ', '   ', '\\t\\n', '\\u00a0\\u2003'])('refuses a name of only whitespace (%j), as agent_change_mode refuses blank strings (TUL-011 §6)', async (blank) => {
+    const error = errorOf(await harness(HelloWorldTool).call(via, `{"name":"${blank}"}`));
+    expect(error).toEqual({ code: 'INVALID_ARGUMENTS', message: "Invalid arguments for agent_hello_world: 'name' must be the user's name, got only whitespace; ask the user for their name." });
+  });
+
+  it('greets a name with spaces around it as given', async () => {
+    expect(payloadOf(await harness(HelloWorldTool).call(via, '{"name":" Ada "}'))).toMatchObject({ message: 'Hello,  Ada !' });
+  });
+
   it.each([
     ['not JSON', '{name: Ada}', 'not valid JSON'],
     ['empty', '', 'no arguments were sent'],

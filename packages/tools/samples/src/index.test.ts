@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentToolExecutor, AgentToolRegistry, missingUsageSections } from '@aptix/tool-contract';
-import { CapturingAdminLogger } from '@aptix/tool-contract/testing';
+import { CapturingAdminLogger, ContractCheckCode, verifyToolContract } from '@aptix/tool-contract/testing';
 import * as entry from './index.js';
 import { CalculatorTool, DelayTool, FailureInjectionTool, HelloWorldTool, IssueRefundTool, PingPongTool, tools } from './index.js';
 
@@ -50,14 +50,20 @@ describe.each(tools.map((tool) => [tool.ToolName, tool] as const))('%s', (name, 
 
 describe('usage metadata', () => {
   it.each([
-    [HelloWorldTool.ToolName, HelloWorldTool, ['INVALID_ARGUMENTS']],
-    [PingPongTool.ToolName, PingPongTool, ['INVALID_ARGUMENTS']],
-    [CalculatorTool.ToolName, CalculatorTool, ['INVALID_ARGUMENTS', 'DIVIDE_BY_ZERO', 'NON_FINITE_RESULT']],
-    [DelayTool.ToolName, DelayTool, ['INVALID_ARGUMENTS', 'TIMEOUT']],
-    [FailureInjectionTool.ToolName, FailureInjectionTool, ['INVALID_ARGUMENTS', 'INTENTIONAL_FAILURE', 'TOOL_EXCEPTION', 'MALFORMED_RESULT']],
-  ] as const)('of %s documents every error code its tests see', (_name, tool, codes) => {
+    [HelloWorldTool.ToolName, HelloWorldTool, ['INVALID_ARGUMENTS', 'TOOL_EXCEPTION', 'TIMEOUT']],
+    [PingPongTool.ToolName, PingPongTool, ['INVALID_ARGUMENTS', 'TOOL_EXCEPTION', 'TIMEOUT']],
+    [CalculatorTool.ToolName, CalculatorTool, ['INVALID_ARGUMENTS', 'DIVIDE_BY_ZERO', 'NON_FINITE_RESULT', 'TOOL_EXCEPTION', 'TIMEOUT']],
+    [DelayTool.ToolName, DelayTool, ['INVALID_ARGUMENTS', 'TIMEOUT', 'TOOL_EXCEPTION']],
+    [FailureInjectionTool.ToolName, FailureInjectionTool, ['INVALID_ARGUMENTS', 'INTENTIONAL_FAILURE', 'TOOL_EXCEPTION', 'MALFORMED_RESULT', 'TIMEOUT']],
+  ] as const)('of %s documents every error code it can return, and the cancelled shape (AGN-005 §7.2.1)', (_name, tool, codes) => {
     const documented = [...tool.ToolUsageMetadata.matchAll(/^- ([A-Z_]+):/gm)].map((match) => match[1]);
     expect(documented.sort()).toEqual([...codes].sort());
+    expect(tool.ToolUsageMetadata).toMatch(/^- A successful result with "wasCancelled": true: /m);
+  });
+
+  it.each(tools.map((tool) => [tool.ToolName, tool] as const))('of %s names every code the contract kit finds in its source', async (_name, tool) => {
+    const report = await verifyToolContract(tool, { garbage: false, cancellation: false });
+    expect(report.warnings.filter((finding) => finding.code === ContractCheckCode.USAGE_ERROR_CODE_UNDOCUMENTED)).toEqual([]);
   });
 });
 

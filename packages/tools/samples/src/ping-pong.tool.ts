@@ -29,6 +29,9 @@ export class PingPongTool extends TypedAgentTool<typeof Args> {
 
     Error codes:
     - INVALID_ARGUMENTS: 'message' is missing or empty, or 'count' is not a whole number from 1 to 10.
+    - TOOL_EXCEPTION: the tool failed unexpectedly; nothing was done. Tell the user; do not retry more than once.
+    - TIMEOUT: the host stopped the call at its time-out before it finished; nothing was done.
+    - A successful result with "wasCancelled": true: the caller cancelled the call before it ran; nothing was done.
 
     Good usage:
     - { "message": "hello" } → reply "pong: hello", count 1
