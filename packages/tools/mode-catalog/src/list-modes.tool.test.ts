@@ -1,5 +1,5 @@
 import { AgentToolExecutor, AgentToolRegistry, canonicalJson, ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
-import { CapturingAdminLogger, testContext } from '@aptix/tool-contract/testing';
+import { CapturingAdminLogger, ContractCheckCode, testContext, verifyToolContract } from '@aptix/tool-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { sampleModes } from '../test/modes.fixture.js';
 import { ListModesErrorCode, ListModesTool, ModeCatalog, tools, type AgentModeCatalogService, type AgentModeSummary, type ListModesResult } from './index.js';
@@ -71,17 +71,25 @@ describe('agent_list_modes: the four tests of TUL-010 §6', () => {
     expect(result.errors[0]!.code).toBe(ListModesErrorCode.CATALOG_UNAVAILABLE);
     expect(() => JSON.stringify(result)).not.toThrow();
     const [logged] = logger.exceptions();
-    expect(logged).toMatchObject({ tag: '[agent_list_modes_ExecuteAsync__CatalogException]', message: 'connection refused: postgres://secret@db' });
+    // AGN-005 §6.1: the standard tag, so a log filter finds it.
+    expect(logged).toMatchObject({ tag: '[agent_list_modes_ExecuteAsync__Exception]', message: 'connection refused: postgres://secret@db' });
     expect(logged!.pairs).toContainEqual(['SessionId', 's-9']);
   });
 });
 
 describe('agent_list_modes: the rest of TUL-011 §5 and TUL-010 §3–§4', () => {
+  it('names every error code it can return in its usage guide, and the cancelled shape (AGN-005 §7.2.1)', async () => {
+    for (const code of ['CATALOG_UNAVAILABLE', 'INVALID_ARGUMENTS', 'TOOL_EXCEPTION', 'TIMEOUT']) expect(ListModesTool.ToolUsageMetadata).toMatch(new RegExp(`^- ${code}: `, 'm'));
+    expect(ListModesTool.ToolUsageMetadata).toContain('"wasCancelled": true');
+    const report = await verifyToolContract(ListModesTool, { garbage: false, cancellation: false });
+    expect(report.warnings.filter((finding) => finding.code === ContractCheckCode.USAGE_ERROR_CODE_UNDOCUMENTED)).toEqual([]);
+  });
+
   it('a catalog that returns null is logged and gives a failed result without payload', async () => {
     const { tool, logger } = setup(async () => null as unknown as readonly AgentModeSummary[]);
     const result = await tool.execute('{}', testContext());
     expect(result).toMatchObject({ successful: false, result: null, errors: [{ code: 'CATALOG_UNAVAILABLE' }] });
-    expect(logger.errors()).toEqual([expect.objectContaining({ tag: '[agent_list_modes_ExecuteAsync__CatalogReturnedNoList]', message: expect.stringContaining('returned null') })]);
+    expect(logger.errors()).toEqual([expect.objectContaining({ tag: '[agent_list_modes_ExecuteAsync__Exception]', message: expect.stringContaining('returned null') })]);
   });
 
   it.each([

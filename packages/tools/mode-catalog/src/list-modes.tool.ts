@@ -55,6 +55,9 @@ export const ListModesErrorCode = {
   CATALOG_UNAVAILABLE: 'CATALOG_UNAVAILABLE',
 } as const;
 
+/** AGN-005 §6.1's tag, under which every failure of the tool is logged. */
+const EXCEPTION_TAG = '[agent_list_modes_ExecuteAsync__Exception]';
+
 const CATALOG_UNAVAILABLE_MESSAGE = 'agent_list_modes could not read the mode catalog, so no modes can be listed right now. Do not guess the modes; tell the user the list is unavailable.';
 
 /**
@@ -98,6 +101,9 @@ export class ListModesTool extends TypedAgentTool<typeof Args> {
     Error codes:
     - CATALOG_UNAVAILABLE: the mode catalog could not be read. Say that the list is unavailable; do not invent modes.
     - INVALID_ARGUMENTS: the arguments were not a JSON object, or includeExamples was not a boolean.
+    - TOOL_EXCEPTION: the tool failed unexpectedly. Say that the list is unavailable; do not invent modes.
+    - TIMEOUT: the catalog did not answer within the host's time-out. Say that the list is unavailable; you may try once more.
+    - A successful result with "wasCancelled": true: the caller cancelled the call; no modes were read.
 
     Good usage:
     - User: "What modes do you have?" → agent_list_modes {}
@@ -144,12 +150,13 @@ export class ListModesTool extends TypedAgentTool<typeof Args> {
       modes = await this.#catalog.getAllModes(signal);
     } catch (error) {
       if (signal.aborted) return cancelled(context);
-      this.logger.addException('[agent_list_modes_ExecuteAsync__CatalogException]', error, pairs(context));
+      // AGN-005 §6.1: the standard tag, so a filter on `_ExecuteAsync__Exception` finds catalog failures too.
+      this.logger.addException(EXCEPTION_TAG, error, pairs(context));
       return InvokeResult.fromError(CATALOG_UNAVAILABLE_MESSAGE, ListModesErrorCode.CATALOG_UNAVAILABLE);
     }
     if (!Array.isArray(modes)) {
       this.logger.addError(
-        '[agent_list_modes_ExecuteAsync__CatalogReturnedNoList]',
+        EXCEPTION_TAG,
         `The mode catalog's getAllModes() returned ${modes === null ? 'null' : typeof modes} instead of a list of modes.`,
         pairs(context),
       );

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIRST_PARTY_TOOL_NAMES, sampleModes } from '../test/modes.fixture.js';
-import { defaultCatalogPath, loadModeCatalog, loadModeCatalogSync, ModeCatalog, ModeCatalogError, ModeCatalogErrorCode, type AgentModeSummary } from './index.js';
+import { CapturingAdminLogger, testContext } from '@aptix/tool-contract/testing';
+import { defaultCatalogPath, ListModesTool, loadModeCatalog, loadModeCatalogSync, ModeCatalog, ModeCatalogError, ModeCatalogErrorCode, type AgentModeSummary } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aptix-mode-catalog-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,6 +36,16 @@ function withMode(index: number, change: (mode: Record<string, unknown>) => void
 }
 
 describe('loading a catalog file', () => {
+  it('accepts null role hints and example utterances (TUL-010 §2), which agent_list_modes presents as empty lists', async () => {
+    const path = writeCatalog(withMode(1, (mode) => Object.assign(mode, { humanRoleHints: null, exampleUtterances: null })));
+    const catalog = await loadModeCatalog(path);
+    expect(catalog.getMode('ddr_authoring')).toMatchObject({ humanRoleHints: null, exampleUtterances: null });
+    const tool = new ListModesTool({ logger: new CapturingAdminLogger(), modeCatalog: catalog });
+    const result = await tool.execute('{"includeExamples":true}', testContext());
+    const { modes } = JSON.parse(result.result as string) as { modes: Array<Record<string, unknown>> };
+    expect(modes[1]).toMatchObject({ key: 'ddr_authoring', humanRoleHints: [], exampleUtterances: [] });
+  });
+
   it('loads a valid file, keeping the catalog order', async () => {
     const path = writeCatalog({ modes: sampleModes() });
     const catalog = await loadModeCatalog(path);

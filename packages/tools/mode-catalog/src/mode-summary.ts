@@ -19,8 +19,9 @@ export const AgentModeSummary = Type.Object(
     description: Type.String({ minLength: 1, description: 'A short explanation of what the mode is for.' }),
     systemPromptSummary: Type.String({ description: 'One paragraph on how prompts should treat this mode (may be empty).' }),
     isDefault: Type.Boolean({ description: 'True for the one mode new sessions start in.' }),
-    humanRoleHints: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'The human roles this mode mainly serves.' })),
-    exampleUtterances: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Sample user requests that clearly belong to this mode.' })),
+    // TUL-010 §2: either may be null or empty; agent_list_modes presents null as an empty list.
+    humanRoleHints: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()], { description: 'The human roles this mode mainly serves (null or empty: none).' })),
+    exampleUtterances: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.Null()], { description: 'Sample user requests that clearly belong to this mode (null or empty: none).' })),
     tools: Type.Array(Type.String({ pattern: TOOL_NAME_PATTERN.source, maxLength: TOOL_NAME_MAX_LENGTH }), {
       uniqueItems: true,
       description: 'The tools offered to the model in this mode, besides agent_list_modes and agent_change_mode, which every mode offers.',
