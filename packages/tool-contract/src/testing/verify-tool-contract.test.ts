@@ -211,7 +211,7 @@ describe('verifyToolContract', () => {
 
   describe('error codes in the usage guide (AGN-005 §7.2.1)', () => {
     class Coded extends TypedAgentTool<typeof TextArgs> {
-      static readonly ToolName = 'kit_coded';
+      static readonly ToolName: string = 'kit_coded';
       static readonly ToolUsageMetadata = GUIDE('kit_coded', 'text');
       static getSchema() {
         return functionToolSchema(Coded.ToolName, 'Refuses some text.', TextArgs);
@@ -246,14 +246,17 @@ describe('verifyToolContract', () => {
       };
       // The codes are found in the parent class's source too.
       expect((await verifyToolContract(Listed, { garbage: false })).warnings).toEqual([]);
-      const Waiting = class extends Coded {
-        static override readonly ToolName = 'kit_waiting';
-        static override readonly ToolUsageMetadata = listed('kit_waiting');
-        static override getSchema() {
-          return functionToolSchema('kit_waiting', 'Refuses some text.', TextArgs);
+      const Waiting = class extends TypedAgentTool<typeof TextArgs> {
+        static readonly ToolName = 'kit_waiting';
+        static readonly ToolUsageMetadata = listed('kit_waiting');
+        static getSchema() {
+          return functionToolSchema('kit_waiting', 'Waits.', TextArgs);
         }
-        protected override run(args: Static<typeof TextArgs>, _context: AgentToolExecutionContext, _signal: AbortSignal) {
-          return super.run(args);
+        constructor({ logger }: ToolDependencies) {
+          super(TextArgs, logger);
+        }
+        protected run(_args: Static<typeof TextArgs>, _context: AgentToolExecutionContext, _signal: AbortSignal) {
+          return { ok: true };
         }
       };
       expect((await verifyToolContract(Waiting, { garbage: false })).warnings.map((finding) => finding.message)).toEqual([

@@ -55,6 +55,7 @@ describe('usage metadata', () => {
     [CalculatorTool.ToolName, CalculatorTool, ['INVALID_ARGUMENTS', 'DIVIDE_BY_ZERO', 'NON_FINITE_RESULT', 'TOOL_EXCEPTION', 'TIMEOUT']],
     [DelayTool.ToolName, DelayTool, ['INVALID_ARGUMENTS', 'TIMEOUT', 'TOOL_EXCEPTION']],
     [FailureInjectionTool.ToolName, FailureInjectionTool, ['INVALID_ARGUMENTS', 'INTENTIONAL_FAILURE', 'TOOL_EXCEPTION', 'MALFORMED_RESULT', 'TIMEOUT']],
+    [IssueRefundTool.ToolName, IssueRefundTool, ['INVALID_ARGUMENTS', 'APPROVAL_DENIED', 'APPROVAL_EXPIRED', 'TIMEOUT', 'TOOL_EXCEPTION']],
   ] as const)('of %s documents every error code it can return, and the cancelled shape (AGN-005 §7.2.1)', (_name, tool, codes) => {
     const documented = [...tool.ToolUsageMetadata.matchAll(/^- ([A-Z_]+):/gm)].map((match) => match[1]);
     expect(documented.sort()).toEqual([...codes].sort());

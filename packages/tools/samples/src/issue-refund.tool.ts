@@ -42,6 +42,7 @@ export class IssueRefundTool extends TypedAgentTool<typeof Args> {
     - APPROVAL_EXPIRED: nobody decided in time; nothing was refunded. Ask the user whether to request it again.
     - TIMEOUT: the call did not finish in time.
     - TOOL_EXCEPTION: the tool failed unexpectedly.
+    - A successful result with "wasCancelled": true: the caller cancelled the call before it ran; nothing was refunded.
 
     Good usage:
     - { "orderId": "A-1001", "amount": 25, "currency": "EUR" } → refunded at once: { "refundId": "…", "status": "refunded" }
