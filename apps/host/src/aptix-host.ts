@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AwilixContainer } from 'awilix';
 import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions, type ToolProgress } from '@aptix/tool-contract';
-import { toolNamesForMode, type AgentModeSummary } from '@aptix/tool-mode-catalog';
+import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import { SessionStoreError, type AgentSession, type HistoryPageRequest, type ToolApproval } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
@@ -161,7 +161,7 @@ export class AptixHost {
       return {
         kind: 'refused',
         code: 'TOOL_NOT_IN_MODE',
-        message: `Tool "${name}" is not offered in mode "${session.mode}" (session ${session.id}). Tools in this mode: ${allowed.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`,
+        message: toolNotInModeMessage({ tool: name, mode: session.mode, sessionId: session.id, offered: allowed }),
       };
     }
     const context: AgentToolExecutionContext = {

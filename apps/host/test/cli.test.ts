@@ -108,6 +108,7 @@ describe('the aptix CLI, as a child process', () => {
       const { error } = run.json<{ error: { code: string; message: string } }>();
       expect(error.code).toBe('TOOL_NOT_IN_MODE');
       expect(error.message).toMatch(/not offered in mode "ddr_authoring".*Tools in this mode: .*agent_change_mode/);
+      expect(error.message).toContain('list the tools again');
     });
 
     it('refuses an unknown mode through the tool, listing the valid modes, and persists nothing', async () => {

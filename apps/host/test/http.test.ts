@@ -95,6 +95,19 @@ describe('HTTP, over real sockets', () => {
     expect(notJson.text).not.toMatch(/\bat \S+:\d+/);
   });
 
+  it('checks the mode when the tool runs, not when the tools were listed, and says to list them again', async () => {
+    const { id } = (await call(host, '/v1/sessions', { body: { mode: 'tool_diagnostics' } })).body!;
+    const listed = await call(host, `/v1/tools?sessionId=${id}`);
+    expect(listed.body!.tools.map((t: any) => t.name)).toContain('testing_ping_pong');
+    // Another client moves the session; this caller still holds the old list.
+    const change = await call(host, '/v1/tools/agent_change_mode/invoke', { body: { arguments: { mode: 'general', branch: false, reason: 'Back to everyday help.' }, context: { sessionId: id } } });
+    expect(change.body).toMatchObject({ successful: true, result: { mode: 'general' } });
+    const refused = await call(host, '/v1/tools/testing_ping_pong/invoke', { body: { arguments: { message: 'hi' }, context: { sessionId: id } } });
+    expect(refused.status).toBe(403);
+    expect(refused.body!.error.code).toBe('TOOL_NOT_IN_MODE');
+    expect(refused.body!.error.message).toMatch(/^Tool "testing_ping_pong" is not offered in mode "general" \(session [\w-]+\); it was not run\. .*list the tools again/);
+  });
+
   it('creates and shows sessions, and keeps a tool call inside the session mode', async () => {
     const created = await call(host, '/v1/sessions', { body: { mode: 'ddr_authoring' } });
     expect(created.status).toBe(201);

@@ -37,8 +37,10 @@ export const PENDING_CALL_ITEM = 'aptix_pending_tool_call';
 export const ToolOutputCode = {
   /** A failed result that carried no code of its own. */
   TOOL_FAILED: 'TOOL_FAILED',
-  /** The model called a tool the current mode does not offer; it was not run. */
+  /** The model called a tool the session's mode does not offer when the call was to run; it was not run. */
   TOOL_NOT_OFFERED: 'TOOL_NOT_OFFERED',
+  /** The session could not be read when the call was to run (gone, or the store failed); the call was not run. */
+  SESSION_UNAVAILABLE: 'SESSION_UNAVAILABLE',
   /** The host stopped while the call ran (a crash or a restart); it may or may not have taken effect. */
   CALL_INTERRUPTED: 'CALL_INTERRUPTED',
   /** A client-executed call that was waiting when the session branched; it continues in the new session. */

@@ -1,6 +1,6 @@
 import type { AgentSession, AgentSessionStore } from '@aptix/agent-sessions';
 import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext, type AgentToolExecutor, type InvokeResult, type ToolFactory } from '@aptix/tool-contract';
-import type { ModeCatalog } from '@aptix/tool-mode-catalog';
+import { toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import type OpenAI from 'openai';
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
 import {
@@ -315,7 +315,7 @@ export class Reasoner {
       if (calls.length === 0) return end('completed', lastText);
 
       const context: AgentToolExecutionContext = { sessionId: session.id, conversationId, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode };
-      const outcomes = await this.#runCalls(calls, prompt, context, signal, emit, options.approvals);
+      const outcomes = await this.#runCalls(calls, context, signal, emit, options.approvals);
       active = await this.#record(session, outcomes, emit);
       for (const outcome of outcomes) {
         if (!outcome.pending) toolCalls.push({ callId: outcome.call.callId, name: outcome.call.name, arguments: outcome.call.arguments, successful: outcome.successful, output: outcome.output, sessionId: session.id });
@@ -372,10 +372,13 @@ export class Reasoner {
     return child;
   }
 
-  /** Runs a response's calls concurrently; the outcomes come back in call order. */
+  /**
+   * Runs a response's calls concurrently; the outcomes come back in call order. Each call checks the
+   * session's mode at the moment it runs, as every other surface does: another client may have moved the
+   * session to a mode that does not offer the tool while the model was answering.
+   */
   async #runCalls(
     calls: readonly FunctionCall[],
-    prompt: ModePrompt,
     context: AgentToolExecutionContext,
     signal: AbortSignal | undefined,
     emit: ReasonerEventListener,
@@ -385,19 +388,19 @@ export class Reasoner {
     for (const call of calls) emit({ type: 'tool_call_started', sessionId, callId: call.callId, name: call.name, arguments: call.arguments });
     return Promise.all(
       calls.map(async (call): Promise<CallOutcome> => {
+        const admitted = await this.#admit(call.name, context);
         let result: InvokeResult<string>;
-        if (prompt.toolNames.includes(call.name)) {
+        if ('refusal' in admitted) {
+          result = admitted.refusal;
+        } else {
           // A call the tool's policy gates waits for a person: nothing runs, and the turn pauses.
-          const gate = approvals === undefined ? undefined : await approvals.gate(call.name, call.arguments, context);
+          const gate = approvals === undefined ? undefined : await approvals.gate(call.name, call.arguments, admitted.context);
           if (gate?.gated) {
             const record = awaitingApprovalRecord(gate.approvalId, gate.message);
             emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: record });
             return { call, successful: true, output: record, pending: true };
           }
-          result = await this.#executor.execute(call.name, call.arguments, context, { signal });
-        } else {
-          const message = `Tool "${call.name}" is not available in mode "${prompt.mode}"; it was not run. Tools in this mode: ${prompt.toolNames.join(', ')}.`;
-          result = { successful: false, result: null, errors: [{ message, code: ToolOutputCode.TOOL_NOT_OFFERED }] };
+          result = await this.#executor.execute(call.name, call.arguments, admitted.context, { signal });
         }
         const output = toolOutputText(result);
         // A cancelled call is answered on the spot: the client has nothing left to finish.
@@ -409,6 +412,22 @@ export class Reasoner {
         return { call, successful: result.successful, output, pending: false };
       }),
     );
+  }
+
+  /** Reads the session as the call is about to run: the tool runs only if the session's mode offers it now. */
+  async #admit(name: string, context: AgentToolExecutionContext): Promise<{ context: AgentToolExecutionContext } | { refusal: InvokeResult<string> }> {
+    const sessionId = context.sessionId!;
+    let session: AgentSession | undefined;
+    try {
+      session = await this.#sessions.getSession(sessionId);
+    } catch (error) {
+      this.#logger.addException('[Reasoner_Turn__SessionReadFailed]', error, [['SessionId', sessionId]]);
+    }
+    const refuse = (message: string, code: string) => ({ refusal: { successful: false as const, result: null, errors: [{ message, code }] } });
+    if (session === undefined) return refuse(`${name} was not run: session ${sessionId} could not be read when the call was to run. Tell the user; do not assume it ran.`, ToolOutputCode.SESSION_UNAVAILABLE);
+    const offered = this.#prompts.get(session.mode)?.toolNames ?? [];
+    if (!offered.includes(name)) return refuse(toolNotInModeMessage({ tool: name, mode: session.mode, sessionId, offered }), ToolOutputCode.TOOL_NOT_OFFERED);
+    return { context: { ...context, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode } };
   }
 
   async #finish(

@@ -128,7 +128,7 @@ describe('a turn with a tool call', () => {
     );
     expect(outputs.c_exc).toEqual({ message: 'testing_failure_injection failed to process arguments.', code: 'TOOL_EXCEPTION' });
     expect(outputs.c_args.code).toBe('INVALID_ARGUMENTS');
-    expect(outputs.c_mode).toEqual({ message: expect.stringContaining('Tool "testing_ping_pong" is not available in mode "general"'), code: 'TOOL_NOT_OFFERED' });
+    expect(outputs.c_mode).toEqual({ message: expect.stringContaining('Tool "testing_ping_pong" is not offered in mode "general"'), code: 'TOOL_NOT_OFFERED' });
   });
 
   it('runs parallel calls concurrently and appends their outputs in call order', async () => {

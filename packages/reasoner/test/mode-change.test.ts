@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toMessageResponse } from '../src/index.js';
+import { createReasoner, toMessageResponse } from '../src/index.js';
 import { createHarness, eventLog, guidanceNames, guidanceOf, type Harness } from './support/harness.js';
 import { call, respond } from '../src/testing/index.js';
 
@@ -171,5 +171,49 @@ describe('a mode change with branch: true', () => {
     const resumed = await h.reasoner.submitToolOutputs(childId, [{ callId: 'c_edit', output: { applied: true } }]);
     expect(resumed).toMatchObject({ sessionId: childId, mode: 'diagnostics', status: 'completed' });
     expect(h.server.requests[1]!.body.tools.map((tool) => tool.name)).toEqual(DIAGNOSTICS_TOOLS);
+  });
+});
+
+describe('the mode, checked when each tool runs', () => {
+  it('refuses a tool the session\'s mode stopped offering while the model was answering, and the turn goes on', async () => {
+    const session = await h.store.createSession({ mode: 'diagnostics' });
+    const ran: string[] = [];
+    const reasoner = createReasoner({
+      ...h.options,
+      executor: {
+        execute(name, args, context, options) {
+          ran.push(`${name}@${context?.mode}`);
+          return h.executor.execute(name, args, context, options);
+        },
+      },
+    });
+    h.server.script(respond(undefined, call('c_ping', 'testing_ping_pong', { message: 'hi', count: null }), call('c_calc', 'testing_calculator', { operation: 'add', a: 2, b: 3 })), respond('Ping is gone; 2 + 3 = 5.'));
+    // Another client moves the session to general while the first model call is in flight.
+    h.server.onRequest = async (request) => {
+      if (h.server.requests.indexOf(request) === 0) {
+        const moved = await h.store.setSessionMode(session.id, 'general', 'Another client switched.', null, null);
+        expect(moved.applied).toBe(true);
+      }
+    };
+
+    const result = await reasoner.runTurn(session.id, 'Ping, then add 2 and 3.');
+
+    expect(result).toMatchObject({ status: 'completed', mode: 'general', output: 'Ping is gone; 2 + 3 = 5.' });
+    // The ping was never run; the calculator, offered in both modes, ran in the mode of the moment.
+    expect(ran).toEqual(['testing_calculator@general']);
+    expect(result.toolCalls.map(({ name, successful }) => [name, successful])).toEqual([
+      ['testing_ping_pong', false],
+      ['testing_calculator', true],
+    ]);
+    const outputs = h.server.requests[1]!.body.input.filter((item) => item.type === 'function_call_output').map((item) => JSON.parse(item.output as string));
+    expect(outputs[0]).toEqual({
+      error: {
+        code: 'TOOL_NOT_OFFERED',
+        message: expect.stringMatching(/^Tool "testing_ping_pong" is not offered in mode "general" \(session [\w-]+\); it was not run\. .*list the tools again/),
+      },
+    });
+    expect(outputs[1]).toMatchObject({ value: 5 });
+    // The next model call already carries the new mode's tools.
+    expect(h.server.requests[1]!.body.tools.map((tool) => tool.name)).toEqual(GENERAL_TOOLS);
   });
 });

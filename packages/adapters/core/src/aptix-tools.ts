@@ -14,7 +14,7 @@ import {
   type JsonSchema,
   type RegisteredTool,
 } from '@aptix/tool-contract';
-import { checkCatalogAgainstRegistry, toolNamesForMode, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import { checkCatalogAgainstRegistry, toolNamesForMode, toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import { AdapterSetupError, buildTools, flattenSources, preparePackages, type ToolSource } from './tool-sources.js';
 
 /** The agent session whose mode decides which tools are offered, and where `agent_change_mode` writes. */
@@ -251,7 +251,7 @@ export class AptixTools {
     if (!allowed.includes(name)) {
       return {
         failure: InvokeResult.fromError(
-          `Tool "${name}" is not offered in mode "${session.mode}" (session ${session.id}). Tools in this mode: ${allowed.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`,
+          toolNotInModeMessage({ tool: name, mode: session.mode, sessionId: session.id, offered: allowed }),
           AdapterErrorCode.TOOL_NOT_IN_MODE,
         ),
       };

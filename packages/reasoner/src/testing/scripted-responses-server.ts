@@ -53,8 +53,11 @@ export const call = (callId: string, name: string, args: object | string): Scrip
  */
 export class ScriptedResponsesServer {
   readonly requests: RecordedRequest[] = [];
-  /** Called for each request once its body is read, before it is answered. */
-  onRequest: ((request: RecordedRequest) => void) | undefined;
+  /**
+   * Called for each request once its body is read, before it is answered. A promise it returns is
+   * awaited first, so a test can change the world while the model call is in flight.
+   */
+  onRequest: ((request: RecordedRequest) => void | Promise<void>) | undefined;
   readonly #script: ScriptStep[] = [];
   readonly #server: Server;
   #port = 0;
@@ -102,7 +105,7 @@ export class ScriptedResponsesServer {
     });
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, abandoned };
     this.requests.push(recorded);
-    this.onRequest?.(recorded);
+    await this.onRequest?.(recorded);
 
     if (req.method !== 'POST' || req.url !== '/v1/responses') {
       return sendJson(res, 404, { error: { message: `The scripted server serves POST /v1/responses only, not ${req.method} ${req.url}.`, type: 'invalid_request_error' } });

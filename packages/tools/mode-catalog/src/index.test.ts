@@ -24,6 +24,7 @@ describe('the package entry', () => {
       'loadModeCatalog',
       'loadModeCatalogSync',
       'toolNamesForMode',
+      'toolNotInModeMessage',
       'tools',
       'toolsInNoMode',
     ]);

@@ -10,7 +10,7 @@ export { AgentModeSummary, MODE_ID_PATTERN, MODE_KEY_MAX_LENGTH, MODE_KEY_PATTER
 export { defaultCatalogPath, loadModeCatalog, loadModeCatalogSync, ModeCatalog } from './mode-catalog.js';
 export { ModeCatalogError, ModeCatalogErrorCode, type ModeCatalogIssue } from './mode-catalog-error.js';
 export { composeModeCatalog, ModeCatalogChanges, ModeToAdd, toolsInNoMode, type ComposedModeCatalog, type ModeCatalogExtension } from './compose.js';
-export { ALWAYS_OFFERED_TOOL_PACKAGES, ALWAYS_OFFERED_TOOLS, checkCatalogAgainstRegistry, toolNamesForMode, type ModeList, type ToolNameLookup } from './mode-tools.js';
+export { ALWAYS_OFFERED_TOOL_PACKAGES, ALWAYS_OFFERED_TOOLS, checkCatalogAgainstRegistry, toolNamesForMode, toolNotInModeMessage, type ModeList, type ToolNameLookup, type ToolNotInMode } from './mode-tools.js';
 
 /** The tools this package contributes to a host. */
 export const tools = [ListModesTool] as const satisfies ToolList;

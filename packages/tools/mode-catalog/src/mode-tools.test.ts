@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FIRST_PARTY_TOOL_NAMES, registryWith, sampleModes } from '../test/modes.fixture.js';
-import { ALWAYS_OFFERED_TOOLS, checkCatalogAgainstRegistry, loadModeCatalog, ModeCatalog, ModeCatalogError, ModeCatalogErrorCode, tools, toolNamesForMode } from './index.js';
+import { ALWAYS_OFFERED_TOOLS, checkCatalogAgainstRegistry, loadModeCatalog, ModeCatalog, ModeCatalogError, ModeCatalogErrorCode, tools, toolNamesForMode, toolNotInModeMessage } from './index.js';
 
 const everything = registryWith(['testing_calculator', 'agent_hello_world', 'agent_change_mode', 'agent_list_modes', 'testing_delay']);
 
@@ -66,6 +66,16 @@ describe('toolNamesForMode', () => {
     expect(error.code).toBe(ModeCatalogErrorCode.UNREGISTERED_TOOL);
     expect(error.message).toContain('mode "ddr_authoring" offers "testing_calculator", which is not registered');
     expect(error.issues.map((issue) => issue.path)).toEqual(['$.modes[1].tools[0]']);
+  });
+});
+
+describe('toolNotInModeMessage', () => {
+  it('names the tool, the mode and the session, lists the mode\'s tools, and says to list tools again', () => {
+    expect(toolNotInModeMessage({ tool: 'testing_delay', mode: 'general', sessionId: 's-1', offered: ['agent_hello_world', 'agent_list_modes'] })).toBe(
+      'Tool "testing_delay" is not offered in mode "general" (session s-1); it was not run. Tools in this mode: agent_hello_world, agent_list_modes. ' +
+        "The session's mode may have changed since the tools were listed: list the tools again before calling one. " +
+        'To use "testing_delay", switch to a mode that offers it with agent_change_mode.',
+    );
   });
 });
 

@@ -50,6 +50,31 @@ export function toolNamesForMode(registry: ToolNameLookup, catalog: ModeList, mo
   return [...new Set<string>([...modes[modeIndex]!.tools, ...ALWAYS_OFFERED_TOOLS])];
 }
 
+/** What {@link toolNotInModeMessage} needs: the tool asked for, the session and its mode at the moment the call was to run. */
+export interface ToolNotInMode {
+  readonly tool: string;
+  readonly mode: string;
+  readonly sessionId: string;
+  /** The tools the mode offers (see {@link toolNamesForMode}). */
+  readonly offered: readonly string[];
+}
+
+/**
+ * The one refusal every surface gives (HTTP, MCP, the CLI, the agent loop, the adapters) when a tool
+ * is called in a session whose mode does not offer it. The mode is read when the call is to run, so it
+ * may differ from the mode the caller's tool list was made for: the message says to list the tools
+ * again, since a client that caches its tool list keeps showing the old mode's tools.
+ *
+ * @example toolNotInModeMessage({ tool: 'testing_delay', mode: 'general', sessionId: session.id, offered })
+ */
+export function toolNotInModeMessage({ tool, mode, sessionId, offered }: ToolNotInMode): string {
+  return (
+    `Tool "${tool}" is not offered in mode "${mode}" (session ${sessionId}); it was not run. Tools in this mode: ${offered.join(', ')}. ` +
+    'The session\'s mode may have changed since the tools were listed: list the tools again before calling one. ' +
+    `To use "${tool}", switch to a mode that offers it with agent_change_mode.`
+  );
+}
+
 /**
  * The start-up check: every tool a mode names, and every always-offered tool, is in the registry.
  * Collects every problem before throwing, so one run shows them all.
