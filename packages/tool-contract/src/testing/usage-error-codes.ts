@@ -59,10 +59,10 @@ export function checkUsageErrorCodes(name: string, toolClass: Function, warnings
   if (typeof guide !== 'string' || guide.trim() === '') return; // a violation of the rules already
   for (const [code, source] of errorCodesOf(toolClass)) {
     if (new RegExp(`\\b${code}\\b`).test(guide)) continue;
-    const what = code === CANCELLED_SHAPE ? 'the cancelled shape ("wasCancelled": true, AGN-005 §8)' : `the error code ${code}`;
+    const what = code === CANCELLED_SHAPE ? 'the cancelled shape (a successful result with "wasCancelled": true)' : `the error code ${code}`;
     warnings.push({
       code: ContractCheckCode.USAGE_ERROR_CODE_UNDOCUMENTED,
-      message: `ToolUsageMetadata of ${name} never names ${what}, ${WHY[source]} (AGN-005 §7.2.1). Fix: list it under "Error codes:" with what it means and what to do.`,
+      message: `ToolUsageMetadata of ${name} never names ${what}, ${WHY[source]}. Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).`,
     });
   }
 }

@@ -201,7 +201,7 @@ describe('verifyToolContract', () => {
 
   it('names a missing section by the heading the docs use ("Rules:"), with no record code a user cannot look up', async () => {
     const NoRules = typedTool('kit_no_rules', TextArgs);
-    Object.defineProperty(NoRules, 'ToolUsageMetadata', { value: 'kit_no_rules — Usage Guide\n\nPrimary purpose:\n- echo.\n\nArguments:\n- text.\n\nError codes:\n- none.\n\nGood usage:\n- x\n\nBad usage:\n- y' });
+    Object.defineProperty(NoRules, 'ToolUsageMetadata', { value: 'kit_no_rules — Usage Guide\n\nPrimary purpose:\n- echo.\n\nArguments:\n- text.\n\nError codes:\n- INVALID_ARGUMENTS, TOOL_EXCEPTION: as for every tool.\n\nGood usage:\n- x\n\nBad usage:\n- y' });
     const report = await verifyToolContract(NoRules);
     expect(report.warnings.map((finding) => finding.message)).toEqual([
       'ToolUsageMetadata of kit_no_rules has no "Rules:" section. Fix: add a "Rules:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
@@ -230,7 +230,7 @@ describe('verifyToolContract', () => {
       const report = await verifyToolContract(Coded, { garbage: false });
       expect(report.ok).toBe(true);
       expect(report.warnings.map((finding) => finding.message)).toEqual([
-        'ToolUsageMetadata of kit_coded never names the error code TIMEOUT_INVALID, which its source returns (AGN-005 §7.2.1). Fix: list it under "Error codes:" with what it means and what to do.',
+        'ToolUsageMetadata of kit_coded never names the error code TIMEOUT_INVALID, which its source returns. Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
         expect.stringContaining('never names the error code TEXT_REFUSED, which its source returns'),
       ]);
     });
@@ -261,7 +261,7 @@ describe('verifyToolContract', () => {
       };
       expect((await verifyToolContract(Waiting, { garbage: false })).warnings.map((finding) => finding.message)).toEqual([
         expect.stringContaining('never names the error code TIMEOUT, which a tool that takes the AbortSignal can answer'),
-        expect.stringContaining('never names the cancelled shape ("wasCancelled": true, AGN-005 §8)'),
+        expect.stringContaining('never names the cancelled shape (a successful result with "wasCancelled": true)'),
       ]);
     });
   });

@@ -149,6 +149,7 @@ function failure(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLog
     return InvokeResult.fromError(`${name}: MCP server "${server}" answered with a result that does not match the tool's own output schema: ${bounded(reason(error))}`, BridgeErrorCode.REMOTE_MALFORMED_RESULT);
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    if (spec.annotations?.readOnlyHint !== true) return outcomeUnknown(spec, 'did not answer in time');
     return InvokeResult.fromError(`${name}: MCP server "${server}" did not answer in time; the call was cancelled on the server.`, ExecutionErrorCode.TIMEOUT);
   }
   if (!isConnectionTrouble(error)) {
@@ -166,26 +167,32 @@ function failure(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLog
 }
 
 /**
- * The caller's cancellation (AGN-005 §8): a successful result that says so. The server was sent
- * notifications/cancelled, but it may have finished first, so unless the server marks the tool
- * read-only the result says the outcome is unknown instead of promising that nothing happened.
- * A time-out also aborts the signal; the executor answers TIMEOUT itself then, and this is unused.
+ * A call the caller cancelled or the deadline cut. The server was sent notifications/cancelled, but it
+ * may have finished first: only for a tool the server marks read-only can the answer promise that
+ * nothing happened (the cancelled shape, or TIMEOUT). Otherwise the outcome is unknown, and the answer
+ * says so (OUTCOME_UNKNOWN) instead of claiming either (docs/tool-packages.md, "Cancellation").
  */
 function aborted(spec: BridgedToolSpec, signal: AbortSignal, context: AgentToolExecutionContext, elapsedMs: number): InvokeResult<string> {
   const timedOut = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
-  if (timedOut) return InvokeResult.fromError(`${spec.name} did not finish in time and was cancelled on MCP server "${spec.server}".`, ExecutionErrorCode.TIMEOUT);
-  const readOnly = spec.annotations?.readOnlyHint === true;
+  if (spec.annotations?.readOnlyHint !== true) return outcomeUnknown(spec, timedOut ? 'did not finish in time' : 'was cancelled by the caller');
+  if (timedOut) return InvokeResult.fromError(`${spec.name} did not finish in time and was cancelled on MCP server "${spec.server}"; the tool changes nothing.`, ExecutionErrorCode.TIMEOUT);
   return InvokeResult.create(
     JSON.stringify({
       wasCancelled: true,
-      message: readOnly
-        ? `${spec.name} was cancelled by the caller before it finished; MCP server "${spec.server}" was told to stop (the tool changes nothing).`
-        : `${spec.name} was cancelled by the caller before it finished; MCP server "${spec.server}" was told to stop, but whether the call took effect there is unknown.`,
-      outcome: readOnly ? 'no_effect' : 'unknown',
+      message: `${spec.name} was cancelled by the caller before it finished; MCP server "${spec.server}" was told to stop (the tool changes nothing).`,
+      outcome: 'no_effect',
       elapsedMs: Math.round(elapsedMs),
       sessionId: context.sessionId ?? null,
       conversationId: context.conversationId ?? null,
     }),
+  );
+}
+
+function outcomeUnknown(spec: BridgedToolSpec, what: string): InvokeResult<string> {
+  return InvokeResult.fromError(
+    `${spec.name} ${what}; MCP server "${spec.server}" was told to stop, but it may have finished first, so whether the call took effect there is unknown. ` +
+      'Check the state it changes before calling it again; calling it again may apply the change twice.',
+    ExecutionErrorCode.OUTCOME_UNKNOWN,
   );
 }
 

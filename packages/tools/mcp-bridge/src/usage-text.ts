@@ -61,7 +61,16 @@ export function generatedUsage(source: UsageSource): string {
     '',
     'Error codes:',
     ...Object.entries(BRIDGE_ERROR_MEANINGS).map(([code, meaning]) => `- ${code}: ${meaning}`),
-    '- TIMEOUT: the server did not answer in time; the host cancelled the call on the server.',
     '- INVALID_ARGUMENTS: the arguments do not match the schema above.',
+    '- TOOL_EXCEPTION: the call could not be forwarded to the server; whether it reached the server is unknown.',
+    ...(source.annotations?.readOnlyHint === true
+      ? [
+          '- TIMEOUT: the server did not answer in time; the host cancelled the call on the server. The tool changes nothing.',
+          '- A successful result with "wasCancelled": true: the caller cancelled the call; the tool changes nothing.',
+        ]
+      : [
+          '- OUTCOME_UNKNOWN: the call was cancelled, or the server did not answer in time, and the server may have finished first: whether it took effect is unknown. Check before calling it again.',
+          '- A successful result with "wasCancelled": true: the call was cancelled before it was sent; nothing happened. (TIMEOUT is not answered for this tool, which may change things: OUTCOME_UNKNOWN instead.)',
+        ]),
   ].join('\n');
 }

@@ -12,9 +12,21 @@ describe('a server that changes its tool list while the host runs (2026-07-28 re
 
   it('speaks 2026-07-28 with a server that offers it, and offers its tools', async () => {
     expect(h.bridge.protocolVersion).toBe('2026-07-28');
-    expect(h.registry.names().sort()).toEqual(['calc_add', 'calc_configure', 'calc_reshape', 'calc_retire', 'calc_tree']);
+    expect(h.registry.names().sort()).toEqual(['calc_add', 'calc_configure', 'calc_linger', 'calc_reshape', 'calc_retire', 'calc_tree']);
     const result = await h.call('calc_add', { a: 1, b: 2 });
     expect(result.value?.structuredContent).toEqual({ value: 3 });
+  });
+
+  it('never answers cancelled or TIMEOUT for a tool that may change things: the server may have finished first', async () => {
+    const cut = await h.call('calc_linger', {}, { timeoutMs: 200 });
+    expect(cut.errors[0]).toEqual({ code: ExecutionErrorCode.OUTCOME_UNKNOWN, message: expect.stringContaining('calc_linger did not finish in time; MCP server "changing" was told to stop, but it may have finished first') });
+    const controller = new AbortController();
+    const pending = h.call('calc_linger', {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const cancelled = await pending;
+    expect(cancelled.successful).toBe(false);
+    expect(cancelled.errors[0]?.code).toBe(ExecutionErrorCode.OUTCOME_UNKNOWN);
+    expect(h.registry.get('calc_linger')!.usageMetadata).toContain('- OUTCOME_UNKNOWN: ');
   });
 
   it("offers a schema strict mode cannot take with strict: false, and its report says why", async () => {
