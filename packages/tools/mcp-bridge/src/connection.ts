@@ -15,6 +15,8 @@ const PROBE_TIMEOUT_MS = 3_000;
 const DEFAULT_INITIAL_DELAY_MS = 250;
 const DEFAULT_MAX_DELAY_MS = 30_000;
 const MAX_STDERR_LINE = 2_000;
+/** setTimeout's largest delay; a larger one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** Thrown by {@link ServerConnection.call} when there is no connection to call through. */
 export class ServerUnavailableError extends Error {
@@ -54,7 +56,10 @@ export class ServerConnection {
   /** Where the server is, for messages: the command or the URL (never a header or an environment value). */
   get target(): string {
     const { stdio, http } = this.#options;
-    return stdio ? `stdio: ${[stdio.command, ...(stdio.args ?? [])].join(' ')}` : `Streamable HTTP: ${http!.url}`;
+    if (stdio) return `stdio: ${[stdio.command, ...(stdio.args ?? [])].join(' ')}`;
+    // The query is left out: some servers take a key there, and messages and logs must not carry it.
+    const url = new URL(http!.url);
+    return `Streamable HTTP: ${url.origin}${url.pathname}${url.search ? '?…' : ''}`;
   }
 
   /** The process id of a stdio server while connected (for operators and tests). */
@@ -92,7 +97,8 @@ export class ServerConnection {
     if (this.#state !== 'connected' || client === undefined) throw new ServerUnavailableError(this.describeUnavailable());
     // The SDK's own time-out sits just past Aptix's, so the executor's TIMEOUT is what callers see;
     // aborting the signal sends notifications/cancelled to the server.
-    return client.callTool({ name, arguments: args }, { signal: options.signal, timeout: options.timeoutMs + 1_000, ...(options.onprogress ? { onprogress: options.onprogress } : {}) });
+    const timeout = Math.min(options.timeoutMs + 1_000, MAX_TIMER_MS);
+    return client.callTool({ name, arguments: args }, { signal: options.signal, timeout, ...(options.onprogress ? { onprogress: options.onprogress } : {}) });
   }
 
   /** Why calls cannot go through now, for failed results. */

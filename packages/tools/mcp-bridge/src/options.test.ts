@@ -45,6 +45,16 @@ describe('parseBridgeOptions', () => {
     expect(error?.message).not.toContain('sk-live-123');
     expect(() => parseBridgeOptions({ name: 'gh', stdio: { ...stdio, env: { GITHUB_TOKEN: 'ghp_secret' } } })).toThrow(/GITHUB_TOKEN.*never go in the file/);
     expect(() => parseBridgeOptions({ name: 'gh', stdio: { ...stdio, env: { GITHUB_TOKEN: { env: 'GITHUB_TOKEN' } } } })).not.toThrow();
+    const inUrl = (() => {
+      try {
+        parseBridgeOptions({ name: 'remote', http: { url: 'https://bot:hunter2@mcp.example.com/mcp' } });
+      } catch (caught) {
+        return (caught as Error).message;
+      }
+      return '';
+    })();
+    expect(inUrl).toContain('carries a user name or password');
+    expect(inUrl).not.toContain('hunter2');
   });
 
   it('refuses header names and environment names that could inject', () => {

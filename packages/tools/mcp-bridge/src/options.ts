@@ -88,10 +88,14 @@ export function parseBridgeOptions(value: unknown): McpBridgeOptions {
     throw new McpBridgeError(`The bridge options for ${label} must give exactly one of "stdio" (a command to start) or "http" (a Streamable HTTP URL). Fix: keep one.`);
   }
   if (options.http) {
+    let url: URL;
     try {
-      new URL(options.http.url);
+      url = new URL(options.http.url);
     } catch {
-      throw new McpBridgeError(`The bridge options for ${label}: options.http.url "${options.http.url}" is not a URL. Fix: give the full endpoint, e.g. https://mcp.example.com/mcp.`);
+      throw new McpBridgeError(`The bridge options for ${label}: options.http.url is not a URL. Fix: give the full endpoint, e.g. https://mcp.example.com/mcp.`);
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw new McpBridgeError(`The bridge options for ${label}: options.http.url carries a user name or password. Credentials never go in the file. Fix: remove them from the URL and send them as a header from an environment variable, e.g. "Authorization": { "env": "${envName(options.name)}_TOKEN", "prefix": "Bearer " }.`);
     }
     for (const [header, headerValue] of Object.entries(options.http.headers ?? {})) {
       if (typeof headerValue === 'string' && SECRET_HEADER.test(header)) {

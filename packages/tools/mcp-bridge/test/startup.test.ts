@@ -36,6 +36,13 @@ describe('start-up', () => {
     expect((error as Error).message).toContain(`MCP server "remote" (Streamable HTTP: http://127.0.0.1:${port}/mcp) cannot be reached`);
   });
 
+  it('keeps a query string, where some servers take a key, out of its messages', async () => {
+    const port = await freePort();
+    const error = await McpBridge.start(parseBridgeOptions({ name: 'remote', http: { url: `http://127.0.0.1:${port}/mcp?key=sk-in-the-query` }, connectTimeoutMs: 5_000 })).catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain(`(Streamable HTTP: http://127.0.0.1:${port}/mcp?…)`);
+    expect((error as Error).message).not.toContain('sk-in-the-query');
+  });
+
   it('stops when a credential variable is unset, naming the variable and not a value', async () => {
     delete process.env.BRIDGE_TEST_UNSET_TOKEN;
     const error = await McpBridge.start(parseBridgeOptions({ name: 'remote', http: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: { env: 'BRIDGE_TEST_UNSET_TOKEN', prefix: 'Bearer ' } } } })).catch((caught: unknown) => caught);
