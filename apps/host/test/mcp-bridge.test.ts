@@ -39,7 +39,9 @@ describe('MCP servers bridged into aptix, configured by file', () => {
   const env = { APTIX_DB: space.db, BRIDGE_E2E_TOKEN: 'from-the-environment' };
   const config = (name: string, bridges: object[]) => {
     const file = join(space.dir, name);
-    writeFileSync(file, JSON.stringify({ toolPackages: [...FIRST_PARTY, ...bridges.map((options) => ({ package: '@aptix/tool-mcp-bridge', ...options }))] }));
+    // Generous time limits: two cores shared by many test runs can make a server slow to start.
+    const entry = (bridge: { options: object }) => ({ package: '@aptix/tool-mcp-bridge', startupTimeoutMs: 60_000, ...bridge, options: { connectTimeoutMs: 30_000, ...bridge.options } });
+    writeFileSync(file, JSON.stringify({ toolPackages: [...FIRST_PARTY, ...bridges.map((bridge) => entry(bridge as { options: object }))] }));
     return file;
   };
   const stdioEverything = { options: { name: 'everything', stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, modes: ['general'] } };

@@ -10,8 +10,6 @@ import { resolveValues, type McpBridgeOptions } from './options.js';
 const CLIENT_INFO = { name: 'aptix-mcp-bridge', version: '0.1.0' };
 /** Per step (connect, then list), so both fit the host's default start-up limit of a package (10 s). */
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-/** A stdio server that ignores the 2026-07-28 probe is a 2025 server: no need to wait the whole connect time-out to learn it. */
-const PROBE_TIMEOUT_MS = 3_000;
 const DEFAULT_INITIAL_DELAY_MS = 250;
 const DEFAULT_MAX_DELAY_MS = 30_000;
 const MAX_STDERR_LINE = 2_000;
@@ -164,7 +162,8 @@ export class ServerConnection {
     const timeout = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const protocol = this.#options.protocol ?? 'auto';
     const client = new Client(CLIENT_INFO, {
-      versionNegotiation: { mode: protocol === '2026-07-28' ? { pin: protocol } : protocol, probe: { timeoutMs: Math.min(timeout, PROBE_TIMEOUT_MS) } },
+      // The probe gets the whole connect time-out: a modern server slow to start must not be taken for a 2025 one.
+      versionNegotiation: { mode: protocol === '2026-07-28' ? { pin: protocol } : protocol },
       listChanged: {
         tools: {
           onChanged: (error, tools) => {

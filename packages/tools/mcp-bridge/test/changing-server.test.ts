@@ -6,7 +6,8 @@ import { bridgeHarness, CHANGING, text } from './servers.js';
 describe('a server that changes its tool list while the host runs (2026-07-28 revision)', () => {
   let h: Awaited<ReturnType<typeof bridgeHarness>>;
   beforeAll(async () => {
-    h = await bridgeHarness({ name: 'changing', prefix: 'calc', stdio: { command: process.execPath, args: [CHANGING] } });
+    // A generous connect time-out: on a loaded machine the 2026-07-28 probe (a second server process) may be slow to answer.
+    h = await bridgeHarness({ name: 'changing', prefix: 'calc', connectTimeoutMs: 30_000, stdio: { command: process.execPath, args: [CHANGING] } });
   });
   afterAll(() => h?.bridge.close());
 

@@ -54,7 +54,8 @@ export async function stop(child: ChildProcess | undefined, signal: NodeJS.Signa
 /** A bridge registered in a real registry and run by a real executor, as a host does. */
 export async function bridgeHarness(options: unknown) {
   const logger = new CapturingAdminLogger();
-  const bridge = await McpBridge.start(parseBridgeOptions(options), { logger });
+  // A generous connect time-out unless a test sets one: two cores shared by many test runs can make a server slow to start.
+  const bridge = await McpBridge.start(parseBridgeOptions({ connectTimeoutMs: 30_000, ...(options as object) }), { logger });
   const registry = new AgentToolRegistry({ logger });
   registry.registerTools(bridge.tools);
   const executor = new AgentToolExecutor({ registry, logger });
