@@ -40,6 +40,8 @@ export interface CallOptions {
   readonly signal?: ExecuteOptions['signal'];
   /** Where the tool's progress reports go (`AgentToolExecutionContext.reportProgress`); none when omitted. */
   readonly onProgress?: (progress: ToolProgress) => void;
+  /** Where the tool's log entries for the caller go (`AgentToolExecutionContext.log`); none when omitted. */
+  readonly onLog?: AgentToolExecutionContext['log'];
 }
 
 /** The outcome of a call request: the tool's InvokeResult, or why it never reached the tool. */
@@ -143,7 +145,7 @@ export class AptixHost {
       if (options.sessionId === undefined) {
         // No session to read, so no await: the common stateless call spares two turns of the microtask queue.
         const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
-        if (options.onProgress !== undefined) (context as { reportProgress?: CallOptions['onProgress'] }).reportProgress = options.onProgress;
+        if (options.onProgress !== undefined || options.onLog !== undefined) return this.#callInSession(name, args, undefined, options);
         return executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined).then((result) => ({ kind: 'result', result, session: undefined }));
       }
       return this.#callInSession(name, args, options.sessionId, options);
@@ -174,11 +176,16 @@ export class AptixHost {
     return { context, session };
   }
 
-  async #callInSession(name: string, args: unknown, sessionId: string, options: CallOptions): Promise<CallOutcome> {
+  /** A call in a session (checked against its mode), or without one when `sessionId` is undefined; with the caller's progress and log sinks. */
+  async #callInSession(name: string, args: unknown, sessionId: string | undefined, options: CallOptions): Promise<CallOutcome> {
     const { executor } = this.#use();
-    const scoped = await this.#sessionContext(name, sessionId, options.conversationId);
+    const scoped = sessionId === undefined ? { context: options.conversationId === undefined ? {} : { conversationId: options.conversationId }, session: undefined } : await this.#sessionContext(name, sessionId, options.conversationId);
     if ('kind' in scoped) return scoped;
-    const context = options.onProgress === undefined ? scoped.context : { ...scoped.context, reportProgress: options.onProgress };
+    const context: AgentToolExecutionContext = {
+      ...scoped.context,
+      ...(options.onProgress === undefined ? {} : { reportProgress: options.onProgress }),
+      ...(options.onLog === undefined ? {} : { log: options.onLog }),
+    };
     const result = await executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined);
     return { kind: 'result', result, session: scoped.session };
   }

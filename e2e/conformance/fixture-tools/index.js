@@ -54,4 +54,11 @@ export const tools = [
     }
     return 'Progress reported: 0, 50 and 100 of 100.';
   }),
+  fixture('test_tool_with_logging', 'Sends three log entries to the caller while it runs, for the conformance suite.', async (context) => {
+    for (const message of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
+      context.log?.('info', message);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return 'Logged three entries.';
+  }),
 ];

@@ -27,7 +27,15 @@ export interface AgentToolExecutionContext {
    * known, is the value at completion. Reports after the call has answered are dropped.
    */
   readonly reportProgress?: (progress: ToolProgress) => void;
+  /**
+   * Sends a log entry to the caller, when it listens (an MCP client, at the level it chose). Absent
+   * otherwise: call it as `context.log?.(…)`. Operators' logs still go through the tool's logger.
+   */
+  readonly log?: (level: ToolLogLevel, message: string, data?: unknown) => void;
 }
+
+/** The levels of a log entry sent to the caller (MCP's, RFC 5424's). */
+export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /** One progress report of a running call (the fields of MCP's `notifications/progress`). */
 export interface ToolProgress {

@@ -1,6 +1,6 @@
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { InvokeResult, type ToolProgress } from '@aptix/tool-contract';
+import { InvokeResult, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { pendingApprovalMessage } from '../approvals/present.js';
 
@@ -87,13 +87,20 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
       }
     }
     const progress = progressReporter(request.params._meta?.progressToken, ctx);
+    // 2025 sessions: the level set with logging/setLevel, else info; 2026-07-28: only the request's own level.
+    const threshold = scope.era === 'legacy' ? (scope.logLevel ?? 'info') : ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined);
+    const logs = threshold === undefined ? undefined : logForwarder(name, threshold, ctx);
     const outcome = await host
       .call(name, args ?? {}, {
         ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }),
         signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : ctx.mcpReq.signal,
         ...(progress ? { onProgress: progress.report } : {}),
+        ...(logs ? { onLog: logs.log } : {}),
       })
-      .finally(() => progress?.end());
+      .finally(() => {
+        progress?.end();
+        logs?.end();
+      });
     if (outcome.kind === 'not_found') {
       const offered = await host.toolNames(listScope());
       return unknownOrOutside(host, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
@@ -129,6 +136,21 @@ function progressReporter(token: string | number | undefined, ctx: ServerContext
       last = progress;
       const params = { progressToken: token, progress, ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}), ...(typeof message === 'string' ? { message: message.slice(0, 1000) } : {}) };
       ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+    },
+    end() {
+      open = false;
+    },
+  };
+}
+
+/** Sends a tool's log entries at or above `threshold` as `notifications/message`, until the call answers. */
+function logForwarder(tool: string, threshold: LoggingLevel, ctx: ServerContext): { log(level: ToolLogLevel, message: string, data?: unknown): void; end(): void } {
+  let open = true;
+  return {
+    log(level, message, data) {
+      if (!open || !LEVELS.includes(level) || !passesLogLevel(level, threshold)) return;
+      const entry = data === undefined ? String(message).slice(0, 4000) : { message: String(message).slice(0, 4000), data };
+      ctx.mcpReq.notify({ method: 'notifications/message', params: { level, logger: tool, data: entry } }).catch(() => undefined);
     },
     end() {
       open = false;
