@@ -86,7 +86,7 @@ export function explainDriverImportFailure(error: unknown, driver: 'better-sqlit
  * Opens the session store a URL names, applying pending schema migrations, and loading only that
  * store's driver. The caller closes the store.
  * @example
- * const store = await openSessionStore(process.env.APTIX_SESSIONS_URL ?? DEFAULT_SESSION_STORE_URL, { modes: catalog });
+ * const store = await openSessionStore(process.env.APTIX_DB ?? DEFAULT_SESSION_STORE_URL, { modes: catalog });
  * const session = await store.createSession({ org: 'acme', user: 'kevin' });
  */
 export async function openSessionStore(url: string, options: OpenSessionStoreOptions): Promise<AgentSessionStore> {
