@@ -63,7 +63,13 @@ function findContractPackage(tree) {
       return { root: project.root, version: pkg.version, typebox: pkg.peerDependencies?.typebox, license: pkg.license, repository: pkg.repository };
     }
   }
-  return { root: undefined, version: undefined, typebox: undefined, license: undefined, repository: undefined };
+  // Outside the Aptix repository: the @aptix/tool-contract installed in the workspace, if any.
+  try {
+    const pkg = require(require.resolve(`${CONTRACT_PACKAGE}/package.json`, { paths: [tree.root] }));
+    return { root: undefined, version: pkg.version, typebox: pkg.peerDependencies?.typebox, license: undefined, repository: undefined };
+  } catch {
+    return { root: undefined, version: undefined, typebox: undefined, license: undefined, repository: undefined };
+  }
 }
 
 function packageJson(options, contract, root) {
