@@ -34,3 +34,16 @@ describe('docs/rules.md', () => {
     for (const heading of ['Primary purpose:', 'Rules:', 'Arguments:', 'Error codes:', 'Good usage:', 'Bad usage:']) expect(rules).toContain(`| \`${heading}\` |`);
   });
 });
+
+describe('one name for one setting across the docs', () => {
+  it('the session-store example reads APTIX_DB, the variable the host reads', () => {
+    const readme = readFileSync(join(WORKSPACE, 'packages', 'agent-sessions', 'README.md'), 'utf8');
+    expect(readme).toContain('process.env.APTIX_DB');
+    expect(readme).not.toContain('APTIX_SESSIONS_URL');
+  });
+
+  it('every CI example sets up the same Node version', () => {
+    const versions = DOCS.flatMap((doc) => [...readFileSync(join(WORKSPACE, doc), 'utf8').matchAll(/node-version:\s*(\d+)/g)].map((match) => match[1]));
+    expect(new Set(versions)).toEqual(new Set(['22']));
+  });
+});
