@@ -184,7 +184,8 @@ describe('a third party, with the packages on a real npm registry', () => {
           await waitForHttp(`http://127.0.0.1:${port}/v1/tools`);
           continue;
         }
-        const result = await runAsync('bash', ['-c', `set -e\n${script}\necho ${marker}"$PWD"`], cwd, stepEnv);
+        // The marker goes on a line of its own: the step's last output line may have no newline (curl's does not).
+        const result = await runAsync('bash', ['-c', `set -e\n${script}\nprintf '\\n%s%s\\n' ${marker} "$PWD"`], cwd, stepEnv);
         if (step.fails) {
           outputs.set(step.id ?? 'failed', result);
           continue;
@@ -229,7 +230,10 @@ async function readmeMcpConfiguration(dir: string, env: NodeJS.ProcessEnv): Prom
   if (!block) throw new Error('The README shows no mcpServers configuration');
   const { command, args } = Object.values((JSON.parse(block) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers)[0]!;
   const client = new Client({ name: 'aptix-e2e', version: '1.0.0' });
-  await connectStdio(client, new StdioClientTransport({ command, args, cwd: dir, env: stringEnv(env), stderr: 'pipe' }));
+  // A cache of its own: npx keeps what it installs under the npm cache (_npx), and a copy left there by
+  // another run must not stand in for a fresh install from the registry.
+  const fresh = { ...env, npm_config_cache: join(dir, 'npm-cache') };
+  await connectStdio(client, new StdioClientTransport({ command, args, cwd: dir, env: stringEnv(fresh), stderr: 'pipe' }));
   try {
     const tools = (await client.listTools()).tools.map((tool) => tool.name);
     const product = await mcpToolCall(client, 'testing_calculator', { operation: 'multiply', a: 6, b: 7 });
