@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { AwilixContainer } from 'awilix';
-import { InvokeResult, type AgentToolExecutionContext, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions, type ToolProgress } from '@aptix/tool-contract';
+import { createAdminLogger, InvokeResult, type AgentToolExecutionContext, type LevelLogger, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions, type ToolProgress } from '@aptix/tool-contract';
 import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import { SessionStoreError, type AgentSession, type HistoryPageRequest, type ToolApproval } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
-import { requestContext } from './request-context.js';
 import { ApprovalGate, declinedResult, type PresentedResult } from './approvals/approval-gate.js';
 import { pendingApprovalMessage } from './approvals/present.js';
 
@@ -33,9 +31,15 @@ export interface CallOptions {
   readonly conversationId?: string;
   /**
    * Who asked: over HTTP, the name of the API key that authenticated the request (never the key).
-   * Every log line of the call carries it as `actor`.
+   * Without `logger`, every log line of the call carries it as `actor`.
    */
   readonly actor?: string;
+  /**
+   * Where the call's log lines go, the host's, the executor's and the tool's own: over HTTP, the
+   * request's child logger (`request.log`), so each line carries the request id (and the actor).
+   * Default: the host's logger.
+   */
+  readonly logger?: LevelLogger;
   /** The caller's cancellation, or a function that makes it on demand (see `ExecuteOptions.signal`). */
   readonly signal?: ExecuteOptions['signal'];
   /** Where the tool's progress reports go (`AgentToolExecutionContext.reportProgress`); none when omitted. */
@@ -127,15 +131,6 @@ export class AptixHost {
    * context carries the session's ids, org, user and mode.
    */
   call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
-    const context = requestContext.getStore();
-    if (options.actor !== undefined && context?.actor !== options.actor) {
-      // Not inside a request that already names the actor (HTTP sets it when it checks the key): give the call a context that does.
-      return requestContext.run({ reqId: context?.reqId ?? randomUUID(), actor: options.actor }, () => this.#call(name, args, options));
-    }
-    return this.#call(name, args, options);
-  }
-
-  #call(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
     try {
       const { registry, executor } = this.#use();
       if (!registry.has(name)) {
@@ -146,7 +141,7 @@ export class AptixHost {
         // No session to read, so no await: the common stateless call spares two turns of the microtask queue.
         const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
         if (options.onProgress !== undefined || options.onLog !== undefined) return this.#callInSession(name, args, undefined, options);
-        return executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined).then((result) => ({ kind: 'result', result, session: undefined }));
+        return executor.execute(name, args, context, this.#executeOptions(options)).then((result) => ({ kind: 'result', result, session: undefined }));
       }
       return this.#callInSession(name, args, options.sessionId, options);
     } catch (error) {
@@ -186,8 +181,16 @@ export class AptixHost {
       ...(options.onProgress === undefined ? {} : { reportProgress: options.onProgress }),
       ...(options.onLog === undefined ? {} : { log: options.onLog }),
     };
-    const result = await executor.execute(name, args, context, options.signal ? { signal: options.signal } : undefined);
+    const result = await executor.execute(name, args, context, this.#executeOptions(options));
     return { kind: 'result', result, session: scoped.session };
+  }
+
+  /** The executor's options for a call: its cancellation, and its logger (one naming the actor when only that is given). */
+  #executeOptions(options: CallOptions): ExecuteOptions | undefined {
+    const log = options.logger ?? (options.actor === undefined ? undefined : this.cradle.pino.child({ actor: options.actor }));
+    if (log === undefined) return options.signal ? { signal: options.signal } : undefined;
+    const logger = createAdminLogger(log);
+    return options.signal ? { signal: options.signal, logger } : { logger };
   }
 
   /** A call to a tool with an approval policy: it runs now, or waits for a person (nothing runs then). */
@@ -200,17 +203,17 @@ export class AptixHost {
       if ('kind' in scoped) return scoped;
       ({ context, session } = scoped);
     }
-    const answer = await this.approvals().gate(name, args, context, options.actor ?? null);
+    const answer = await this.approvals().gate(name, args, context, options.actor ?? null, options.logger);
     if (answer.gated) return { kind: 'pending_approval', approval: answer.approval };
-    const result = await executor.execute(name, answer.args, context, options.signal ? { signal: options.signal } : undefined);
+    const result = await executor.execute(name, answer.args, context, this.#executeOptions(options));
     return { kind: 'result', result, session };
   }
 
   /** The agent loop's side of approval gates: gated calls pause the turn; decided approvals resume it. */
-  turnApprovals(actor?: string): TurnApprovals {
+  turnApprovals(actor?: string, log?: LevelLogger): TurnApprovals {
     return {
       gate: async (name, argumentsJson, context) => {
-        const answer = await this.approvals().gate(name, argumentsJson, context, actor ?? null);
+        const answer = await this.approvals().gate(name, argumentsJson, context, actor ?? null, log);
         return answer.gated ? { gated: true, approvalId: answer.approval.id, message: pendingApprovalMessage(answer.approval) } : { gated: false };
       },
       outcome: async (approvalId) => {

@@ -9,6 +9,7 @@ import {
   type AdminLogger,
   type AgentTool,
   type AnyAgentToolClass,
+  type ToolFactory,
 } from '@aptix/tool-contract';
 import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type { AgentSessionStore } from '@aptix/agent-sessions';
@@ -99,7 +100,7 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
   }
 
   // Tools are constructor-injected and built per call, by the executor and the Reasoner alike.
-  const createTool = toolFactory(container);
+  const createTool = toolFactory(container, adminLogger);
   container.register({
     config: asValue(config),
     pino: asValue(logger),
@@ -174,10 +175,18 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
  * Builds a tool per call from the container. `container.build(ToolClass)` tokenises the class's source
  * on every call to tell a class from a function and find its parameters (about 50 µs for a small
  * tool); the resolver it makes is kept per class instead, so a call costs one constructor on the cradle.
+ *
+ * A call with a logger of its own (an HTTP request's, carrying the request id) builds the tool on a
+ * cradle whose `logger` is that one and whose every other name resolves from the container as usual.
  */
-function toolFactory(container: AwilixContainer<HostCradle>): (toolClass: AnyAgentToolClass) => AgentTool {
+function toolFactory(container: AwilixContainer<HostCradle>, hostLogger: AdminLogger): ToolFactory {
   const resolvers = new Map<AnyAgentToolClass, BuildResolver<AgentTool>>();
-  return (toolClass) => {
+  return (toolClass, _context, logger) => {
+    if (logger !== hostLogger) {
+      // PROXY injection: the constructor receives the cradle. Reads other than `logger` fall through to the container's own.
+      const cradle = Object.create(container.cradle as object, { logger: { value: logger, enumerable: true } }) as HostCradle;
+      return new (toolClass as unknown as new (cradle: HostCradle) => AgentTool)(cradle);
+    }
     let resolver = resolvers.get(toolClass);
     if (resolver === undefined) {
       resolver = asClass<AgentTool>(toolClass as never);

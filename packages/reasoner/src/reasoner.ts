@@ -79,6 +79,11 @@ export interface TurnOptions {
   readonly conversationId?: string;
   /** Approval gates: without them, no call is gated (see {@link TurnApprovals}). */
   readonly approvals?: TurnApprovals;
+  /**
+   * The logger of this turn: its own lines, the executor's and the tools' go there (a server passes one
+   * that carries the request id). Default: the Reasoner's logger.
+   */
+  readonly logger?: AdminLogger;
 }
 
 /** The client's answer to a pending call: its output (JSON text or any JSON value), or why it failed. */
@@ -221,7 +226,7 @@ export class Reasoner {
       if (waiting.length === 0) throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Session ${sessionId} has no tool call waiting for approval.`);
       const outcomes = await Promise.all(waiting.map(({ approvalId }) => approvals.outcome(approvalId)));
       if (outcomes.some((outcome) => outcome === undefined)) {
-        const emit = this.#emitter(options.onEvent);
+        const emit = this.#emitter(options.onEvent, options.logger ?? this.#logger);
         const still = waiting.map(({ call }) => ({ ...call, sessionId }));
         return this.#finish({ origin: session, active: session, status: 'waiting_for_approval', output: '', steps: 0, toolCalls: [], pending: still }, emit);
       }
@@ -241,7 +246,7 @@ export class Reasoner {
     const repairs = interrupted.map((call) =>
       functionCallOutputItem(call.callId, errorPayload(`${call.name} was interrupted: the host stopped before the call finished, so its effect is unknown. Check before calling it again.`, ToolOutputCode.CALL_INTERRUPTED)),
     );
-    const emit = this.#emitter(options.onEvent);
+    const emit = this.#emitter(options.onEvent, options.logger ?? this.#logger);
     if (start.kind === 'message') {
       if (pending.length > 0) {
         throw new ReasonerError(
@@ -285,7 +290,7 @@ export class Reasoner {
     for (;;) {
       if (signal?.aborted) return end('cancelled', CANCELLED);
       if (steps >= this.maxSteps) {
-        this.#logger.addCustomEvent('warn', '[Reasoner_Turn__StepLimit]', `The turn stopped at the step limit of ${this.maxSteps} model calls.`, [['SessionId', active.id]]);
+        (options.logger ?? this.#logger).addCustomEvent('warn', '[Reasoner_Turn__StepLimit]', `The turn stopped at the step limit of ${this.maxSteps} model calls.`, [['SessionId', active.id]]);
         return end('step_limit', joinText(lastText, stepLimitMessage(this.maxSteps)));
       }
       const session = await this.#requireSession(active.id);
@@ -315,8 +320,9 @@ export class Reasoner {
       if (calls.length === 0) return end('completed', lastText);
 
       const context: AgentToolExecutionContext = { sessionId: session.id, conversationId, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode };
-      const outcomes = await this.#runCalls(calls, context, signal, emit, options.approvals);
-      active = await this.#record(session, outcomes, emit);
+      const logger = options.logger ?? this.#logger;
+      const outcomes = await this.#runCalls(calls, context, { signal, logger }, emit, options.approvals);
+      active = await this.#record(session, outcomes, emit, logger);
       for (const outcome of outcomes) {
         if (!outcome.pending) toolCalls.push({ callId: outcome.call.callId, name: outcome.call.name, arguments: outcome.call.arguments, successful: outcome.successful, output: outcome.output, sessionId: session.id });
       }
@@ -335,7 +341,7 @@ export class Reasoner {
    * Writes a batch's outputs (and pending records) to the conversation, and follows a mode change:
    * returns the session the turn continues in, a new child session after `branch: true`.
    */
-  async #record(session: AgentSession, outcomes: CallOutcome[], emit: ReasonerEventListener): Promise<AgentSession> {
+  async #record(session: AgentSession, outcomes: CallOutcome[], emit: ReasonerEventListener, logger: AdminLogger): Promise<AgentSession> {
     const branch = branchRequest(outcomes);
     const child = branch === undefined ? undefined : await this.#sessions.createSession({ org: session.org, user: session.user, mode: branch.mode, parentId: session.id });
     // The model reads where the work went in the mode change's own output.
@@ -363,7 +369,7 @@ export class Reasoner {
         pending.map((outcome) => functionCallOutputItem(outcome.call.callId, errorPayload(`This call continues in session ${child.id}, where the work moved when the mode changed.`, ToolOutputCode.MOVED_TO_BRANCH))),
       );
     }
-    this.#logger.addCustomEvent('info', '[Reasoner_Turn__Branched]', `Session ${session.id} branched into ${child.id} in mode "${child.mode}".`, [
+    logger.addCustomEvent('info', '[Reasoner_Turn__Branched]', `Session ${session.id} branched into ${child.id} in mode "${child.mode}".`, [
       ['SessionId', session.id],
       ['BranchedSessionId', child.id],
       ['Mode', child.mode],
@@ -380,7 +386,7 @@ export class Reasoner {
   async #runCalls(
     calls: readonly FunctionCall[],
     context: AgentToolExecutionContext,
-    signal: AbortSignal | undefined,
+    { signal, logger }: { signal: AbortSignal | undefined; logger: AdminLogger },
     emit: ReasonerEventListener,
     approvals: TurnApprovals | undefined,
   ): Promise<CallOutcome[]> {
@@ -388,7 +394,7 @@ export class Reasoner {
     for (const call of calls) emit({ type: 'tool_call_started', sessionId, callId: call.callId, name: call.name, arguments: call.arguments });
     return Promise.all(
       calls.map(async (call): Promise<CallOutcome> => {
-        const admitted = await this.#admit(call.name, context);
+        const admitted = await this.#admit(call.name, context, logger);
         let result: InvokeResult<string>;
         if ('refusal' in admitted) {
           result = admitted.refusal;
@@ -400,7 +406,7 @@ export class Reasoner {
             emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: record });
             return { call, successful: true, output: record, pending: true };
           }
-          result = await this.#executor.execute(call.name, call.arguments, admitted.context, { signal });
+          result = await this.#executor.execute(call.name, call.arguments, admitted.context, { logger, ...(signal === undefined ? {} : { signal }) });
         }
         const output = toolOutputText(result);
         // A cancelled call is answered on the spot: the client has nothing left to finish.
@@ -415,13 +421,13 @@ export class Reasoner {
   }
 
   /** Reads the session as the call is about to run: the tool runs only if the session's mode offers it now. */
-  async #admit(name: string, context: AgentToolExecutionContext): Promise<{ context: AgentToolExecutionContext } | { refusal: InvokeResult<string> }> {
+  async #admit(name: string, context: AgentToolExecutionContext, logger: AdminLogger): Promise<{ context: AgentToolExecutionContext } | { refusal: InvokeResult<string> }> {
     const sessionId = context.sessionId!;
     let session: AgentSession | undefined;
     try {
       session = await this.#sessions.getSession(sessionId);
     } catch (error) {
-      this.#logger.addException('[Reasoner_Turn__SessionReadFailed]', error, [['SessionId', sessionId]]);
+      logger.addException('[Reasoner_Turn__SessionReadFailed]', error, [['SessionId', sessionId]]);
     }
     const refuse = (message: string, code: string) => ({ refusal: { successful: false as const, result: null, errors: [{ message, code }] } });
     if (session === undefined) return refuse(`${name} was not run: session ${sessionId} could not be read when the call was to run. Tell the user; do not assume it ran.`, ToolOutputCode.SESSION_UNAVAILABLE);
@@ -457,13 +463,13 @@ export class Reasoner {
     return session;
   }
 
-  #emitter(listener: ReasonerEventListener | undefined): ReasonerEventListener {
+  #emitter(listener: ReasonerEventListener | undefined, logger: AdminLogger): ReasonerEventListener {
     if (listener === undefined) return () => {};
     return (event: ReasonerEvent) => {
       try {
         listener(event);
       } catch (error) {
-        this.#logger.addException('[Reasoner_OnEvent__Exception]', error, [['Event', event.type]]);
+        logger.addException('[Reasoner_OnEvent__Exception]', error, [['Event', event.type]]);
       }
     };
   }
@@ -564,7 +570,7 @@ function findClientExecutedTools(registry: ReasonerToolRegistry, prompts: Readon
     const toolClass = registry.get(name)!.toolClass;
     let flag: unknown;
     try {
-      flag = createTool(toolClass, {}).isToolFullyExecutedOnServer;
+      flag = createTool(toolClass, {}, silentAdminLogger).isToolFullyExecutedOnServer;
     } catch (error) {
       throw new ReasonerError(
         ReasonerErrorCode.TOOL_UNAVAILABLE,

@@ -1,10 +1,13 @@
 import { describeThrown } from './describe-thrown.js';
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type BaseLogger, type LoggerOptions } from 'pino';
 
 /** Key/value pairs for log events: an array of pairs, never a dictionary (AGN-005 §6.2). */
 export type LogPairs = ReadonlyArray<readonly [key: string, value: string]>;
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+/** What {@link createAdminLogger} needs of a pino logger: its level methods (a Fastify `request.log` has them). */
+export type LevelLogger = Pick<BaseLogger, LogLevel>;
 
 /**
  * The logger every tool receives (the records' `IAdminLogger`). Tags follow the records,
@@ -27,27 +30,33 @@ function fields(tag: string, pairs: LogPairs | undefined): Record<string, unknow
  * logger; without one, a pino logger writing JSON to stdout at `LOG_LEVEL` (default `info`) is made.
  * @example const logger = createAdminLogger(pino({ level: 'warn' }));
  */
-export function createAdminLogger(logger?: Logger, options?: LoggerOptions): AdminLogger {
-  const target = logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info', ...options });
-  return {
-    addError(tag, message, pairs) {
-      target.error(fields(tag, pairs), message);
-    },
-    addException(tag, error, pairs) {
-      const entry = fields(tag, pairs);
-      entry.err = error;
-      try {
-        target.error(entry, exceptionMessage(error));
-      } catch {
-        // A thrown value pino cannot serialise (a Proxy whose traps throw, a getter that throws): log what it was instead.
-        delete entry.err;
-        target.error(entry, describeThrown(error));
-      }
-    },
-    addCustomEvent(level, tag, message, pairs) {
-      target[level](fields(tag, pairs), message);
-    },
-  };
+export function createAdminLogger(logger?: LevelLogger, options?: LoggerOptions): AdminLogger {
+  return new PinoAdminLogger(logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info', ...options }));
+}
+
+/** A class rather than an object of closures: a server makes one per request (over its request's child logger). */
+class PinoAdminLogger implements AdminLogger {
+  constructor(private readonly target: LevelLogger) {}
+
+  addError(tag: string, message: string, pairs?: LogPairs): void {
+    this.target.error(fields(tag, pairs), message);
+  }
+
+  addException(tag: string, error: unknown, pairs?: LogPairs): void {
+    const entry = fields(tag, pairs);
+    entry.err = error;
+    try {
+      this.target.error(entry, exceptionMessage(error));
+    } catch {
+      // A thrown value pino cannot serialise (a Proxy whose traps throw, a getter that throws): log what it was instead.
+      delete entry.err;
+      this.target.error(entry, describeThrown(error));
+    }
+  }
+
+  addCustomEvent(level: LogLevel, tag: string, message: string, pairs: LogPairs): void {
+    this.target[level](fields(tag, pairs), message);
+  }
 }
 
 /** The message logged for an exception: an Error's own message, or what was thrown described safely. */

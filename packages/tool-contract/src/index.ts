@@ -4,7 +4,7 @@
  */
 export { InvokeResult, type InvokeError, type InvokeFailure, type InvokeSuccess } from './invoke-result.js';
 export type { AgentTool, AgentToolClass, AgentToolExecutionContext, AnyAgentToolClass, ToolAnnotations, ToolDependencies, ToolList, ToolLogLevel, ToolPackage, ToolPackageHost, ToolProgress } from './agent-tool.js';
-export { CapturingAdminLogger, createAdminLogger, silentAdminLogger, type AdminLogger, type CapturedLogEntry, type LogLevel, type LogPairs } from './admin-logger.js';
+export { CapturingAdminLogger, createAdminLogger, silentAdminLogger, type AdminLogger, type CapturedLogEntry, type LevelLogger, type LogLevel, type LogPairs } from './admin-logger.js';
 export { ContractErrorCode, ExecutionErrorCode, ToolContractError, type ContractViolation } from './errors.js';
 export {
   acceptsNull,

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { EchoTool, PlainTool, SleepTool, StubbornTool, ThrowingTool } from '../test/fixtures/tools.js';
 import { CapturingAdminLogger } from './admin-logger.js';
-import type { AgentTool, AnyAgentToolClass } from './agent-tool.js';
+import type { AgentTool } from './agent-tool.js';
 import { ExecutionErrorCode } from './errors.js';
 import type { InvokeResult } from './invoke-result.js';
 import { testContext } from './testing/index.js';
-import { AgentToolExecutor } from './tool-executor.js';
+import { AgentToolExecutor, type ToolFactory } from './tool-executor.js';
 import { AgentToolRegistry } from './tool-registry.js';
 
-function setup(options: { createTool?: (toolClass: AnyAgentToolClass) => AgentTool } = {}) {
+function setup(options: { createTool?: ToolFactory } = {}) {
   const logger = new CapturingAdminLogger();
   const registry = new AgentToolRegistry({ logger });
   registry.registerTools([EchoTool, PlainTool, SleepTool, StubbornTool, ThrowingTool]);
@@ -234,6 +234,35 @@ describe('AgentToolExecutor', () => {
     expect(error.code).toBe(ExecutionErrorCode.TOOL_UNAVAILABLE);
     expect(error.message).not.toContain('sessionManager');
     expect(logger.exceptions()[0]!.tag).toBe('[test_echo_CreateTool__Exception]');
+  });
+
+  it("sends a call's lines to the call's own logger: the tool's, the executor's, and a time-out's", async () => {
+    const { executor, logger } = setup();
+    const call = new CapturingAdminLogger();
+    await executor.execute('test_throwing', '{}', context, { logger: call });
+    await executor.execute('test_plain', { behaviour: 'throw' }, context, { logger: call });
+    await executor.execute('test_plain', { behaviour: 'not-json' }, context, { logger: call });
+    await executor.execute('test_sleep', '{}', context, { logger: call, timeoutMs: 20 });
+    expect(call.entries.map((entry) => entry.tag)).toEqual([
+      '[test_throwing_ExecuteAsync__Exception]',
+      '[test_plain_ExecuteAsync__Exception]',
+      '[test_plain_ExecuteAsync__MalformedResult]',
+      '[test_sleep_ExecuteAsync__Timeout]',
+    ]);
+    expect(logger.entries).toEqual([]);
+  });
+
+  it("hands the call's logger to the tool factory", async () => {
+    const given: unknown[] = [];
+    const { executor } = setup({
+      createTool: (toolClass, _context, logger) => {
+        given.push(logger);
+        return new toolClass({ logger });
+      },
+    });
+    const call = new CapturingAdminLogger();
+    await executor.execute('test_echo', '{"text":"a"}', context, { logger: call });
+    expect(given).toEqual([call]);
   });
 
   it('builds a new tool instance for every call through the factory', async () => {

@@ -8,12 +8,16 @@ import { InvokeResult, type InvokeError } from './invoke-result.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
 import { invokeTool, neverAborted, ownInvokeTool, type Invocation, type SignalSource } from './typed-agent-tool.js';
 
-/** Builds a tool instance for one call: the host's DI. It may throw (a missing dependency): the call then fails cleanly. */
-export type ToolFactory = (toolClass: AnyAgentToolClass, context: AgentToolExecutionContext) => AgentTool;
+/**
+ * Builds a tool instance for one call: the host's DI. `logger` is the call's logger (see
+ * `ExecuteOptions.logger`), which the tool should receive. It may throw (a missing dependency): the
+ * call then fails cleanly.
+ */
+export type ToolFactory = (toolClass: AnyAgentToolClass, context: AgentToolExecutionContext, logger: AdminLogger) => AgentTool;
 
 export interface AgentToolExecutorOptions {
   readonly registry: AgentToolRegistry;
-  /** Defaults to `new ToolClass({ logger })`. */
+  /** Defaults to `new ToolClass({ logger })`, with the call's logger. */
   readonly createTool?: ToolFactory;
   readonly logger?: AdminLogger;
   /** Time-out of a call when neither the call nor the tool sets one. Default {@link DEFAULT_TOOL_TIMEOUT_MS} (30 s, Story 6.1). */
@@ -50,6 +54,12 @@ export interface ExecuteOptions {
   readonly signal?: AbortSignal | (() => AbortSignal);
   /** Overrides the tool's and the executor's time-out for this call. */
   readonly timeoutMs?: number;
+  /**
+   * The logger of this call: the executor's own lines about it and the tool's (given to the tool
+   * factory) go there. A server passes one bound to the request, so each line carries the request id
+   * with no AsyncLocalStorage. Default: the executor's logger.
+   */
+  readonly logger?: AdminLogger;
 }
 
 /** The time-out of a call when neither the call, the tool nor the executor's options set one (Story 6.1: 30 s). */
@@ -166,11 +176,11 @@ const deadlines = new DeadlineQueue();
 /** What a call needs of its executor once the tool has answered. */
 interface CallHooks {
   /** The tool's answer as the result the caller gets; `trusted` when it came through the fast path. */
-  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean): InvokeResult<string>;
-  exception(name: string, error: unknown, context: AgentToolExecutionContext): InvokeResult<string>;
-  timedOut(name: string, timeoutMs: number, context: AgentToolExecutionContext): void;
+  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger): InvokeResult<string>;
+  exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string>;
+  timedOut(name: string, timeoutMs: number, context: AgentToolExecutionContext, logger: AdminLogger): void;
   /** The tool settled after its call was answered without it (OUTCOME_UNKNOWN, or a read-only tool's cut). */
-  settledLate(name: string, outcome: string, context: AgentToolExecutionContext): void;
+  settledLate(name: string, outcome: string, context: AgentToolExecutionContext, logger: AdminLogger): void;
   readonly cancelGraceMs: number;
 }
 
@@ -208,6 +218,7 @@ class Call implements SignalSource, Deadline {
     private readonly caller: AbortSignal | (() => AbortSignal) | undefined,
     private readonly trusted: boolean,
     private readonly readOnly: boolean,
+    private readonly logger: AdminLogger,
   ) {}
 
   signal(): AbortSignal {
@@ -244,7 +255,7 @@ class Call implements SignalSource, Deadline {
   /** The deadline passed: stop the tool, and wait for it to say it stopped. */
   expire(): void {
     if (this.#settled || this.#stop !== undefined) return;
-    this.hooks.timedOut(this.name, this.#timeoutMs, this.context);
+    this.hooks.timedOut(this.name, this.#timeoutMs, this.context, this.logger);
     this.#stopTool('timeout', new DOMException(`${this.name} timed out after ${this.#timeoutMs} ms`, 'TimeoutError'));
   }
 
@@ -269,7 +280,7 @@ class Call implements SignalSource, Deadline {
 
   #answered(output: unknown): void {
     if (this.#settled) return this.#late(output);
-    const result = this.hooks.settle(this.name, output, this.context, this.trusted);
+    const result = this.hooks.settle(this.name, output, this.context, this.trusted, this.logger);
     // After an abort, the cancelled shape means the tool stopped; any other result is what it did.
     if (this.#stop !== undefined && result.successful && reportsCancellation(result.result)) {
       return this.#finish(this.#stop === 'cancel' ? result : this.#stopped());
@@ -280,7 +291,7 @@ class Call implements SignalSource, Deadline {
   #failed(error: unknown): void {
     if (this.#settled) return this.#late(error, true);
     if (this.#stop !== undefined && isAbortError(error, this.#controller?.signal)) return this.#finish(this.#stopped());
-    this.#finish(this.hooks.exception(this.name, error, this.context));
+    this.#finish(this.hooks.exception(this.name, error, this.context, this.logger));
   }
 
   /** The answer for a tool that stopped, or never started, before it had any effect. */
@@ -310,7 +321,7 @@ class Call implements SignalSource, Deadline {
       const result = InvokeResult.isInvokeResult(outcome) ? outcome : typeof outcome === 'string' ? InvokeResult.create(outcome) : undefined;
       text = result === undefined ? 'answered with a malformed result' : !result.successful ? `failed (${result.errors[0]?.code ?? 'no code'})` : typeof result.result === 'string' && reportsCancellation(result.result) ? 'stopped without effect' : 'succeeded: its effect happened';
     }
-    this.hooks.settledLate(this.name, text, this.context);
+    this.hooks.settledLate(this.name, text, this.context, this.logger);
   }
 
   #finish(result: InvokeResult<string>): void {
@@ -343,19 +354,18 @@ export class AgentToolExecutor {
   constructor(options: AgentToolExecutorOptions) {
     this.#registry = options.registry;
     this.#logger = options.logger ?? silentAdminLogger;
-    const logger = this.#logger;
-    this.#createTool = options.createTool ?? ((toolClass) => new toolClass({ logger }));
+    this.#createTool = options.createTool ?? ((toolClass, _context, callLogger) => new toolClass({ logger: callLogger }));
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const grace = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     if (!Number.isFinite(grace) || grace < 0) throw new RangeError(`cancelGraceMs must be a number of milliseconds, 0 or more; got ${String(grace)}.`);
     this.#maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
     this.#maxErrorMessageLength = options.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH;
     this.#hooks = {
-      settle: (name, output, context, trusted) => this.#settle(name, output, context, trusted),
-      exception: (name, error, context) => this.#exception(name, error, context),
-      timedOut: (name, timeoutMs, context) => this.#logger.addError(`[${name}_ExecuteAsync__Timeout]`, `${name} did not finish within ${timeoutMs} ms.`, pairs(context)),
-      settledLate: (name, outcome, context) =>
-        this.#logger.addCustomEvent('warn', `[${name}_ExecuteAsync__SettledLate]`, `${name} settled after its call had been answered without it: it ${outcome}.`, pairs(context)),
+      settle: (name, output, context, trusted, logger) => this.#settle(name, output, context, trusted, logger),
+      exception: (name, error, context, logger) => this.#exception(name, error, context, logger),
+      timedOut: (name, timeoutMs, context, logger) => logger.addError(`[${name}_ExecuteAsync__Timeout]`, `${name} did not finish within ${timeoutMs} ms.`, pairs(context)),
+      settledLate: (name, outcome, context, logger) =>
+        logger.addCustomEvent('warn', `[${name}_ExecuteAsync__SettledLate]`, `${name} settled after its call had been answered without it: it ${outcome}.`, pairs(context)),
       cancelGraceMs: grace,
     };
   }
@@ -391,7 +401,7 @@ export class AgentToolExecutor {
       const outcome = this.#start(name, args, context ?? {}, options);
       return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
     } catch (error) {
-      return Promise.resolve(this.#exception(name, error, context ?? {}));
+      return Promise.resolve(this.#exception(name, error, context ?? {}, options?.logger ?? this.#logger));
     }
   }
 
@@ -414,11 +424,12 @@ export class AgentToolExecutor {
       input = JSON.stringify(decoded.value);
     }
 
+    const logger = options?.logger ?? this.#logger;
     let tool: AgentTool;
     try {
-      tool = this.#createTool(entry.toolClass, context);
+      tool = this.#createTool(entry.toolClass, context, logger);
     } catch (error) {
-      this.#logger.addException(`[${name}_CreateTool__Exception]`, error, pairs(context));
+      logger.addException(`[${name}_CreateTool__Exception]`, error, pairs(context));
       return InvokeResult.fromError(`${name} is not available: the host could not create it. The host's configuration needs fixing; calling again will not help.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
     }
 
@@ -427,7 +438,7 @@ export class AgentToolExecutor {
     // checked like every result, so no tool can put text that is not JSON into a reply.
     const invoke = fastPath ? (tool as unknown as Partial<FastPathTool>)[invokeTool] : undefined;
     const trusted = invoke !== undefined && invoke === ownInvokeTool;
-    const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true);
+    const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger);
     let output: unknown;
     try {
       if (invoke !== undefined) {
@@ -438,40 +449,40 @@ export class AgentToolExecutor {
         output = tool.execute(input as string, context, tool.execute.length >= 3 ? call.signal() : neverAborted);
       }
     } catch (error) {
-      return this.#exception(name, error, context);
+      return this.#exception(name, error, context, logger);
     }
-    if (!isThenable(output)) return this.#settle(name, output, context, trusted);
+    if (!isThenable(output)) return this.#settle(name, output, context, trusted, logger);
     return call.race(output, Math.min(options?.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS));
   }
 
   /** A tool's answer as the result the caller gets. */
-  #settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean): InvokeResult<string> {
+  #settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger): InvokeResult<string> {
     // JSON text from TypedAgentTool's own fast path: the tool serialised the value itself.
-    if (trusted && typeof output === 'string') return this.#bounded(name, output, context);
+    if (trusted && typeof output === 'string') return this.#bounded(name, output, context, logger);
     try {
-      return this.#normalise(name, output, context);
+      return this.#normalise(name, output, context, logger);
     } catch (error) {
       // A result whose getters throw (a Proxy, an accessor): malformed, and the call still answers.
-      this.#logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a result that could not be read: ${describeThrown(error)}.`, pairs(context));
+      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a result that could not be read: ${describeThrown(error)}.`, pairs(context));
       return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
     }
   }
 
   /** A successful result, unless its text is over the size bound. */
-  #bounded(name: string, text: string, context: AgentToolExecutionContext): InvokeResult<string> {
+  #bounded(name: string, text: string, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
     const max = this.#maxResultBytes;
     // A UTF-16 unit is 1 to 3 UTF-8 bytes: only text in between needs counting.
     if (text.length * 3 <= max || (text.length <= max && Buffer.byteLength(text, 'utf8') <= max)) return InvokeResult.create(text);
-    this.#logger.addError(`[${name}_ExecuteAsync__ResultTooLarge]`, `${name} returned a result over ${max} bytes; it was not sent.`, pairs(context));
+    logger.addError(`[${name}_ExecuteAsync__ResultTooLarge]`, `${name} returned a result over ${max} bytes; it was not sent.`, pairs(context));
     return InvokeResult.fromError(
       `${name} returned a result larger than this host's limit of ${max} bytes, so it was not sent. Ask for less (narrow the request, or page through the data); if results this large are expected, the host's operator can raise maxResultBytes.`,
       ExecutionErrorCode.RESULT_TOO_LARGE,
     );
   }
 
-  #exception(name: string, error: unknown, context: AgentToolExecutionContext): InvokeResult<string> {
+  #exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
     try {
-      this.#logger.addException(`[${name}_ExecuteAsync__Exception]`, error, pairs(context));
+      logger.addException(`[${name}_ExecuteAsync__Exception]`, error, pairs(context));
     } catch {
       // A logger that throws must not turn a failed call into one that never answers.
     }
@@ -479,9 +490,9 @@ export class AgentToolExecutor {
   }
 
   /** Accepts any object shaped like an InvokeResult; a successful one must carry valid JSON text (AGN-005 §9). */
-  #normalise(name: string, output: unknown, context: AgentToolExecutionContext): InvokeResult<string> {
+  #normalise(name: string, output: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
     if (!InvokeResult.isInvokeResult(output)) {
-      this.#logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned something that is not an InvokeResult.`, pairs(context));
+      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned something that is not an InvokeResult.`, pairs(context));
       return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
     }
     if (output.successful) {
@@ -493,9 +504,9 @@ export class AgentToolExecutor {
         } catch {
           json = false;
         }
-        if (json) return this.#bounded(name, text, context);
+        if (json) return this.#bounded(name, text, context, logger);
       }
-      this.#logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a successful result that is not JSON text.`, pairs(context));
+      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a successful result that is not JSON text.`, pairs(context));
       return InvokeResult.fromError(`${name} returned a result that is not valid JSON.`, ExecutionErrorCode.MALFORMED_RESULT);
     }
     const errors = cleanErrors(output.errors, this.#maxErrorMessageLength);

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { canonicalJson, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry } from '@aptix/tool-contract';
+import { canonicalJson, createAdminLogger, type LevelLogger, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry } from '@aptix/tool-contract';
 import type { ApprovalDecisionOutcome, ApprovalStore, ToolApproval } from '@aptix/agent-sessions';
 import type { Logger } from 'pino';
 
@@ -53,7 +53,7 @@ export class ApprovalGate {
    * Decides whether a call to a gated tool runs now or waits. Invalid arguments are not gated: the
    * executor refuses them with the usual named-field message.
    */
-  async gate(name: string, args: unknown, context: AgentToolExecutionContext, requestedBy: string | null): Promise<GateAnswer> {
+  async gate(name: string, args: unknown, context: AgentToolExecutionContext, requestedBy: string | null, log: LevelLogger = this.#o.logger): Promise<GateAnswer> {
     const entry = this.#o.registry.get(name);
     if (entry === undefined || entry.approval === 'never') return { gated: false, args };
     const decoded = decodeArguments<object>(name, entry.parameters, args);
@@ -61,7 +61,7 @@ export class ApprovalGate {
     const { required, reason } = evaluateApprovalPolicy(name, entry.approvalPolicy, decoded.value, context);
     if (!required) return { gated: false, args: decoded.value };
     const approval = await this.#o.approvals.create({ sessionId: context.sessionId ?? null, toolName: name, arguments: canonicalJson(decoded.value), reason, requestedBy, ttlMs: this.#o.ttlMs });
-    this.#o.logger.info({ approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy }, `${name} awaits approval ${approval.id}: ${reason}`);
+    log.info({ approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy }, `${name} awaits approval ${approval.id}: ${reason}`);
     return { gated: true, approval };
   }
 
@@ -70,19 +70,19 @@ export class ApprovalGate {
    * approval then carries the result; a denial stores the denial. Deciding what was already decided,
    * or what expired, changes nothing and says so.
    */
-  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome> {
+  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null, log: LevelLogger = this.#o.logger): Promise<ApprovalDecisionOutcome> {
     const outcome = await this.#o.approvals.decide(id, decision, decidedBy, note);
     if (outcome.kind !== 'decided') return outcome;
-    this.#o.logger.info({ approvalId: id, decision, decidedBy }, `approval ${id} ${decision === 'approve' ? 'approved' : 'denied'}${decidedBy ? ` by ${decidedBy}` : ''}`);
+    log.info({ approvalId: id, decision, decidedBy }, `approval ${id} ${decision === 'approve' ? 'approved' : 'denied'}${decidedBy ? ` by ${decidedBy}` : ''}`);
     if (decision === 'deny') return outcome;
     const claimed = await this.#o.approvals.claim(id, this.claimant);
     // Claimed by another host's sweep in between (only after orphanAfterMs): it runs it, once.
     if (claimed === undefined) return { kind: 'decided', approval: (await this.#o.approvals.get(id)) ?? outcome.approval };
-    return { kind: 'decided', approval: await this.execute(claimed) };
+    return { kind: 'decided', approval: await this.execute(claimed, log) };
   }
 
-  /** Runs a claimed approval's stored arguments once and records the result; never throws. */
-  async execute(approval: ToolApproval): Promise<ToolApproval> {
+  /** Runs a claimed approval's stored arguments once and records the result; never throws. `log` gets its lines and the tool's. */
+  async execute(approval: ToolApproval, log: LevelLogger = this.#o.logger): Promise<ToolApproval> {
     let status: 'executed' | 'refused' = 'executed';
     let result: PresentedResult;
     try {
@@ -91,16 +91,16 @@ export class ApprovalGate {
         status = 'refused';
         result = { successful: false, result: null, errors: [{ message: where.message, code: where.code }] };
       } else {
-        const outcome = await this.#o.executor.execute(approval.toolName, approval.arguments, where.context);
+        const outcome = await this.#o.executor.execute(approval.toolName, approval.arguments, where.context, log === this.#o.logger ? undefined : { logger: createAdminLogger(log) });
         result = outcome.successful ? { successful: true, result: JSON.parse(outcome.result) as unknown, errors: [] } : { successful: false, result: null, errors: outcome.errors };
       }
     } catch (error) {
-      this.#o.logger.error({ approvalId: approval.id, err: error }, `approval ${approval.id}: the approved call could not be run`);
+      log.error({ approvalId: approval.id, err: error }, `approval ${approval.id}: the approved call could not be run`);
       status = 'refused';
       result = { successful: false, result: null, errors: [{ message: `The approved call to ${approval.toolName} could not be run: the host failed before the tool started. Nothing ran.`, code: 'APPROVAL_NOT_RUN' }] };
     }
     const completed = await this.#o.approvals.complete(approval.id, status, result);
-    this.#o.logger.info({ approvalId: approval.id, status, successful: result.successful }, `approval ${approval.id}: ${status === 'refused' ? 'refused when it was to run' : 'ran'}`);
+    log.info({ approvalId: approval.id, status, successful: result.successful }, `approval ${approval.id}: ${status === 'refused' ? 'refused when it was to run' : 'ran'}`);
     return completed ?? (await this.#o.approvals.get(approval.id)) ?? approval;
   }
 

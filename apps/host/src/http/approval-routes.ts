@@ -85,7 +85,7 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { decision, note } = request.body as { decision: 'approve' | 'deny'; note?: string };
-      const outcome = await host.approvals().decide(id, decision, actorOf(request), note ?? null);
+      const outcome = await host.approvals().decide(id, decision, actorOf(request), note ?? null, request.log);
       switch (outcome.kind) {
         case 'decided':
           return approvalView(outcome.approval);

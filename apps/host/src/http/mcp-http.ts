@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback } from '@modelcontextprotocol/server';
 import type { AnyFastifyInstance } from './server.js';
 import type { AptixHost } from '../aptix-host.js';
@@ -74,6 +74,12 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   /** In-flight 2025-era calls by session and JSON-RPC id, so `notifications/cancelled` (a separate request) reaches them. */
   const inFlight = new Map<string, AbortController>();
   const scopes = new WeakMap<Request, McpScope>();
+  /** Each request's logger (carrying its request id), for the calls it makes: passed down, never held in async context. */
+  const logs = new WeakMap<Request, FastifyBaseLogger>();
+  const logOf = (request: Request): Pick<McpScope, 'log'> => {
+    const log = logs.get(request);
+    return log === undefined ? {} : { log };
+  };
 
   const modeOf = (url: string): string => {
     const match = /^\/mcp\/modes\/([^/?]+)/.exec(new URL(url).pathname);
@@ -84,7 +90,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     (ctx) => {
       const request = ctx.requestInfo!;
       const handle = request.headers.get(AGENT_SESSION_HEADER)?.trim();
-      const scope: McpScope = { era: 'modern', agentSessionId: handle || undefined, listMode: modeOf(request.url) };
+      const scope: McpScope = { era: 'modern', agentSessionId: handle || undefined, listMode: modeOf(request.url), ...logOf(request) };
       scopes.set(request, scope);
       return createMcpServer(host, scope, version);
     },
@@ -106,6 +112,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       agentSessionId: session.agentSessionId,
       ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
       cancel: controller.signal,
+      ...logOf(request),
       onAgentSession: (agentSessionId) => sessions.rebind(session, agentSessionId),
     };
     try {
@@ -126,7 +133,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     }
     if (sessions.size >= options.maxSessions) sessions.sweep();
     if (sessions.size >= options.maxSessions) return capReached(body);
-    const scope: McpScope = { era: 'legacy', agentSessionId: requested || undefined };
+    const scope: McpScope = { era: 'legacy', agentSessionId: requested || undefined, ...logOf(request) };
     const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(request, { parsedBody: body });
     // Only an initialize the SDK accepted opens a session, and only then is an agent session made.
     if (response.status !== 200) return response;
@@ -195,6 +202,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       return send(reply, jsonRpcError(404, -32602, `Mode "${mode}" does not exist. Modes: ${host.cradle.modeCatalog.keys.join(', ')}. Each is served at /mcp/modes/<mode>; /mcp serves the default mode.`));
     }
     const web = toWebRequest(request, abort.signal);
+    logs.set(web, request.log);
     const text = request.body as string | undefined;
     const parsed = parseBody(text);
     if (await isLegacyRequest(web.clone(), parsed.ok ? parsed.value : undefined, { maxRequestBodySize })) {

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { createAdminLogger } from '@aptix/tool-contract';
 import { ReasonerError, toMessageResponse, toServerSentEvent, type ReasonerEvent } from '@aptix/reasoner';
 import type { AptixHost } from '../aptix-host.js';
 import { ErrorBody } from './schemas.js';
@@ -60,7 +61,7 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
       const { id } = request.params as { id: string };
       const { input } = request.body as { input: string };
       return runStreaming(request, reply, async (signal, onEvent) => {
-        const result = await host.reasoner().runTurn(id, input, { signal, approvals: host.turnApprovals(request.actor), ...(onEvent ? { onEvent } : {}) });
+        const result = await host.reasoner().runTurn(id, input, { signal, approvals: host.turnApprovals(request.actor, request.log), logger: createAdminLogger(request.log), ...(onEvent ? { onEvent } : {}) });
         return toMessageResponse(result);
       });
     },
@@ -76,7 +77,7 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { outputs } = request.body as { outputs: never[] };
-      return runStreaming(request, reply, async (signal, onEvent) => toMessageResponse(await host.reasoner().submitToolOutputs(id, outputs, { signal, approvals: host.turnApprovals(request.actor), ...(onEvent ? { onEvent } : {}) })));
+      return runStreaming(request, reply, async (signal, onEvent) => toMessageResponse(await host.reasoner().submitToolOutputs(id, outputs, { signal, approvals: host.turnApprovals(request.actor, request.log), logger: createAdminLogger(request.log), ...(onEvent ? { onEvent } : {}) })));
     },
   );
 
@@ -92,7 +93,7 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
-      return runStreaming(request, reply, async (signal, onEvent) => toMessageResponse(await host.reasoner().resumeApprovals(id, { signal, approvals: host.turnApprovals(request.actor), ...(onEvent ? { onEvent } : {}) })));
+      return runStreaming(request, reply, async (signal, onEvent) => toMessageResponse(await host.reasoner().resumeApprovals(id, { signal, approvals: host.turnApprovals(request.actor, request.log), logger: createAdminLogger(request.log), ...(onEvent ? { onEvent } : {}) })));
     },
   );
 }

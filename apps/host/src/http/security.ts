@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKey } from '../api-keys.js';
 import { isLoopback, type AptixConfig } from '../config.js';
-import { requestContext } from '../request-context.js';
 import { sendError } from './errors.js';
 
 declare module 'fastify' {
@@ -113,8 +112,8 @@ export function apiKeyGuard(keys: readonly ApiKey[]) {
       return void sendError(reply, 'UNAUTHORIZED', 'This host requires an API key: send the header "Authorization: Bearer <key>".');
     }
     request.actor = actor;
-    const context = requestContext.getStore();
-    if (context !== undefined) context.actor = actor;
+    // From here on, the request's lines (and those of the calls it makes, which get this logger) name the key.
+    request.log = reply.log = request.log.child({ actor });
     done();
   };
 }

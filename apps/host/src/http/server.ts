@@ -5,7 +5,6 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import parseSecureJson from 'secure-json-parse';
 import type { AptixHost } from '../aptix-host.js';
-import { requestContext } from '../request-context.js';
 import { clientErrorHandler, frameworkErrors, handleError, parseJsonBody, sendError } from './errors.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { registerMcpRoutes } from './mcp-http.js';
@@ -44,10 +43,9 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    // The request id reaches every log line through the pino mixin (see request-context.ts), tools'
-    // lines included, so requests share the root logger instead of each making a child.
-    childLoggerFactory: (logger) => logger,
-    // Logged below, inside the request's context, so these lines carry the request id too.
+    // Fastify's default child logger per request carries `reqId`; the routes pass it down to the
+    // executor and the tools (see AptixHost.call's `logger`), so every line of a request carries it.
+    // Logged below in Aptix's own words.
     logController: new LogController({ disableRequestLogging: true }),
     // Answered by the first hook below, in Aptix's error shape.
     return503OnClosing: false,
@@ -66,21 +64,18 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
 
   let boundPort = config.port;
   let closing = false;
-  app.addHook('onRequest', (request, reply, done) =>
-    // Every log line of a request, including the tools' own, carries its request id (and, once the
-    // key is checked, the key's name). The fields of a line pino would drop are not even built.
-    requestContext.run({ reqId: request.id }, () => {
-      if (pino.isLevelEnabled('info')) request.log.info({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
-      if (closing) {
-        void reply.header('connection', 'close');
-        return void sendError(reply, 'SHUTTING_DOWN', 'The host is shutting down. Retry on another host, or once this one has restarted.');
-      }
-      if (request.raw.url !== undefined && request.raw.url.length > config.maxUrlLength) {
-        return void sendError(reply, 'URL_TOO_LONG', `The URL is longer than ${config.maxUrlLength} characters. Send a shorter URL (the limit is maxUrlLength in the host's configuration).`);
-      }
-      done();
-    }),
-  );
+  app.addHook('onRequest', (request, reply, done) => {
+    // The fields of a line pino would drop are not even built.
+    if (pino.isLevelEnabled('info')) request.log.info({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
+    if (closing) {
+      void reply.header('connection', 'close');
+      return void sendError(reply, 'SHUTTING_DOWN', 'The host is shutting down. Retry on another host, or once this one has restarted.');
+    }
+    if (request.raw.url !== undefined && request.raw.url.length > config.maxUrlLength) {
+      return void sendError(reply, 'URL_TOO_LONG', `The URL is longer than ${config.maxUrlLength} characters. Send a shorter URL (the limit is maxUrlLength in the host's configuration).`);
+    }
+    done();
+  });
   app.addHook('onResponse', (request, reply, done) => {
     if (pino.isLevelEnabled('info')) request.log.info({ res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
     done();

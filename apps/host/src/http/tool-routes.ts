@@ -102,6 +102,8 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
       ...(sessionId === undefined ? {} : { sessionId }),
       ...(conversationId === undefined ? {} : { conversationId }),
       ...(request.actor === undefined ? {} : { actor: request.actor }),
+      // The request's logger (it carries reqId, and actor): the executor's and the tool's lines go there.
+      logger: request.log,
       signal,
     };
     const answered = host.call(request.params.name, body.arguments, options).then((outcome) => {

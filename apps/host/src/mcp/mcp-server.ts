@@ -1,6 +1,6 @@
 import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { InvokeResult, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
+import { InvokeResult, type LevelLogger, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { pendingApprovalMessage } from '../approvals/present.js';
 
@@ -25,6 +25,8 @@ export interface McpScope {
   readonly cancel?: AbortSignal;
   /** 2025 sessions: the level `logging/setLevel` chose (kept by the caller across requests). */
   logLevel?: LoggingLevel;
+  /** Over HTTP, the request's logger (it carries the request id): the calls' log lines, the tools' included, go there. */
+  readonly log?: LevelLogger;
   /** Called after the scope moved to another agent session (a branch, or a session made on first use). */
   onAgentSession?(agentSessionId: string): void | Promise<void>;
 }
@@ -96,6 +98,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
         signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : ctx.mcpReq.signal,
         ...(progress ? { onProgress: progress.report } : {}),
         ...(logs ? { onLog: logs.log } : {}),
+        ...(scope.log === undefined ? {} : { logger: scope.log }),
       })
       .finally(() => {
         progress?.end();
