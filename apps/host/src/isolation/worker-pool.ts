@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
+import { cancelledJson, ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
 import type { HostMessage, WorkerMessage, WorkerSetup } from './protocol.js';
 
@@ -31,6 +31,7 @@ function workerEntry(): URL {
 
 interface Pending {
   readonly name: string;
+  readonly context: AgentToolExecutionContext;
   readonly resolve: (result: InvokeResult<string>) => void;
   readonly signal: AbortSignal | undefined;
   readonly onAbort: (() => void) | undefined;
@@ -176,7 +177,7 @@ export class WorkerPool extends EventEmitter {
             entry.checkAlive(this.#options.stuckAfterMs ?? 500, () => this.#end(entry, { kind: 'stuck' }));
           }
         : undefined;
-      entry.pending.set(id, { name, resolve, signal, onAbort });
+      entry.pending.set(id, { name, context, resolve, signal, onAbort });
       if (signal && onAbort) {
         if (signal.aborted) queueMicrotask(onAbort);
         else signal.addEventListener('abort', onAbort, { once: true });
@@ -269,7 +270,7 @@ export class WorkerPool extends EventEmitter {
         entry.state = 'ended';
         this.#workers.delete(entry);
         const ending = entry.ending ?? { kind: 'crash', detail: `exit code ${code}` };
-        for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, this.#endedResult(pending.name, ending));
+        for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, this.#endedResult(pending, ending));
         if (!wasReady) {
           reject(failure ?? new Error(`${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`));
           return;
@@ -308,7 +309,8 @@ export class WorkerPool extends EventEmitter {
     }
   }
 
-  #endedResult(name: string, ending: Ending): InvokeResult<string> {
+  #endedResult(pending: Pending, ending: Ending): InvokeResult<string> {
+    const { name } = pending;
     const pkg = this.#options.specifier;
     switch (ending.kind) {
       case 'memory':
@@ -317,6 +319,9 @@ export class WorkerPool extends EventEmitter {
           ExecutionErrorCode.RESOURCE_LIMIT,
         );
       case 'stuck':
+        // The call that was asked to stop (its time-out, or the caller) and kept the thread busy ended with its
+        // worker, before it could have any further effect: the executor answers TIMEOUT or cancelled for it.
+        if (pending.signal?.aborted) return InvokeResult.create(cancelledJson(name, pending.context));
         return InvokeResult.fromError(`${name} was stopped: its worker had to be replaced because a call on it kept its thread busy past its time-out. Calling again should work.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
       case 'crash':
         return InvokeResult.fromError(`${name} failed: its worker stopped (${ending.detail}) while running the call, and was replaced.`, ExecutionErrorCode.TOOL_EXCEPTION);
