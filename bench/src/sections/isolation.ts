@@ -51,6 +51,7 @@ export async function isolationSection(options: IsolationBenchOptions, log: (lin
     rows.push(...(await callRows(dir, options, log)));
     rows.push(...(await rssRows(dir, log)));
     rows.push(...(await replacementRows(dir, options.replacements ?? 5, log)));
+    rows.push(...(await healthDuringBusyLoopRows(dir, log)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -179,4 +180,58 @@ async function replacementRows(dir: string, times: number, log: (line: string) =
       note: `median of ${times}; ${(total - BUSY_TIMEOUT_MS).toFixed(0)} ms past the time-out: the ping that finds the worker stuck (up to 500 ms), ending it, and starting a fresh worker that imports the package again.`,
     },
   ];
+}
+
+/** Latencies of `GET /healthz`, one request after another, for `ms` milliseconds. */
+async function pollHealth(url: string, ms: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    const started = performance.now();
+    const response = await fetch(`${url}/healthz`);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`/healthz answered ${response.status}`);
+    latencies.push(performance.now() - started);
+  }
+  return latencies;
+}
+
+function p99(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? NaN;
+}
+
+/**
+ * The issue's promise that an isolated busy loop cannot freeze the host: `/healthz` p99 on a real
+ * `aptix serve` while an isolated tool busy-loops until its time-out, against the same host idle.
+ */
+async function healthDuringBusyLoopRows(dir: string, log: (line: string) => void): Promise<Row[]> {
+  log('  /healthz while an isolated tool busy-loops');
+  const port = await freePort();
+  const server = await startServer([APTIX_BIN, '--config', configFile(dir, 'health', [...FIRST_PARTY_PACKAGES, { package: MISBEHAVING, isolation: 'worker', workers: 1 }]), 'serve', '--port', String(port)], {
+    port,
+    cwd: dir,
+    env: { LOG_LEVEL: 'warn' },
+  });
+  try {
+    await pollHealth(server.url, 300); // warm up
+    const idle = await pollHealth(server.url, BUSY_TIMEOUT_MS);
+    const invoke = fetch(`${server.url}/v1/tools/iso_busy_loop/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"arguments":{}}' });
+    const busy = await pollHealth(server.url, BUSY_TIMEOUT_MS - 100);
+    const answer = (await (await invoke).json()) as { errors?: Array<{ code?: string }> };
+    if (answer.errors?.[0]?.code !== 'TIMEOUT') throw new Error(`iso_busy_loop answered ${JSON.stringify(answer)}`);
+    return [
+      {
+        section: SECTION,
+        measure: '/healthz p99 while an isolated tool busy-loops (aptix serve)',
+        figure: p99(busy),
+        unit: 'ms',
+        baseline: { name: 'the same host idle', figure: p99(idle) },
+        goal: { kind: 'at-most', value: 50, unit: 'ms' },
+        note: `${busy.length} requests during the loop, ${idle.length} idle; the loop runs in a worker thread, so the host's event loop keeps answering.`,
+      },
+    ];
+  } finally {
+    await server.stop();
+  }
 }
