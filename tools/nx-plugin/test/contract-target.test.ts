@@ -51,7 +51,7 @@ describe('the contract target on the deliberately malformed fixture package', ()
     expect(text.stderr).toBe('');
     expect(text.code).toBe(1);
     expect(json.code).toBe(1);
-    expect(text.stdout.trim().split('\n').at(-1)).toMatch(/^✗ @aptix-fixtures\/malformed-tool-package breaks the tool contract \(6 tools, 16 violations, 6 warnings\) in \d+\.\d\d s$/);
+    expect(text.stdout.trim().split('\n').at(-1)).toMatch(/^✗ @aptix-fixtures\/malformed-tool-package breaks the tool contract \(6 tools, 16 violations, 11 warnings\) in \d+\.\d\d s$/);
     expect(report.ok).toBe(false);
   });
 
@@ -77,6 +77,8 @@ describe('the contract target on the deliberately malformed fixture package', ()
       'ToolUsageMetadata of fixture_loose has no "Good usage:" section. Fix: add a "Good usage:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
       'ToolUsageMetadata of fixture_loose has no "Bad usage:" section. Fix: add a "Bad usage:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
       "ToolUsageMetadata of fixture_loose never mentions its argument 'options' (keep the guide in sync with the schema). Fix: describe it under \"Arguments:\".",
+      'ToolUsageMetadata of fixture_loose never names the error code INVALID_ARGUMENTS, which TypedAgentTool returns for it (invalid arguments, an exception in run). Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
+      'ToolUsageMetadata of fixture_loose never names the error code TOOL_EXCEPTION, which TypedAgentTool returns for it (invalid arguments, an exception in run). Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
     ]);
   });
 
