@@ -182,7 +182,7 @@ export class WorkerPool extends EventEmitter {
         if (signal.aborted) queueMicrotask(onAbort);
         else signal.addEventListener('abort', onAbort, { once: true });
       }
-      entry.post({ type: 'call', id, name, args, context: { ...context } });
+      entry.post({ type: 'call', id, name, args, context: cloneableContext(context) });
     });
   }
 
@@ -338,4 +338,16 @@ export class WorkerPool extends EventEmitter {
 
 function describeEnding(ending: Ending): string {
   return ending.kind === 'memory' ? 'ran out of memory' : ending.kind === 'stuck' ? 'stayed busy past a call’s time-out' : `stopped (${ending.detail})`;
+}
+
+/**
+ * The context's data, without what cannot cross to a worker: functions (an MCP call's `reportProgress`
+ * and `log`) would make postMessage throw, and the call would never reach the worker.
+ */
+function cloneableContext(context: AgentToolExecutionContext): AgentToolExecutionContext {
+  const data: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(context)) {
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) data[key] = value;
+  }
+  return data as AgentToolExecutionContext;
 }
