@@ -83,7 +83,7 @@ export class ApprovalGate {
 
   /** Runs a claimed approval's stored arguments once and records the result; never throws. `log` gets its lines and the tool's. */
   async execute(approval: ToolApproval, log: LevelLogger = this.#o.logger): Promise<ToolApproval> {
-    let status: 'executed' | 'refused' = 'executed';
+    let status: 'executed' | 'refused' | 'outcome_unknown' = 'executed';
     let result: PresentedResult;
     try {
       const where = await this.#o.checkMode(approval);
@@ -93,6 +93,8 @@ export class ApprovalGate {
       } else {
         const outcome = await this.#o.executor.execute(approval.toolName, approval.arguments, where.context, log === this.#o.logger ? undefined : { logger: createAdminLogger(log) });
         result = outcome.successful ? { successful: true, result: JSON.parse(outcome.result) as unknown, errors: [] } : { successful: false, result: null, errors: outcome.errors };
+        // A call that may or may not have taken effect is stored as such, never as plainly executed.
+        if (!outcome.successful && outcome.errors.some((error) => error.code === ExecutionErrorCode.OUTCOME_UNKNOWN)) status = 'outcome_unknown';
       }
     } catch (error) {
       log.error({ approvalId: approval.id, err: error }, `approval ${approval.id}: the approved call could not be run`);
