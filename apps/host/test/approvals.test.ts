@@ -241,3 +241,31 @@ describe('who decides, on a host with named API keys', () => {
     expect(anonymous.status).toBe(401);
   });
 });
+
+describe('the approval routes under odd and oversized input', () => {
+  const dir = scratch();
+  let host: RunningHost;
+  beforeAll(async () => {
+    host = await startHost({ env: { APTIX_DB: dir.db } });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    dir.cleanup();
+  });
+
+  it('refuses odd decisions, oversized notes and ids, unknown fields and statuses with a clear 4xx, deciding nothing', async () => {
+    const { approvalId } = (await call(host, 'POST', '/v1/tools/testing_issue_refund/invoke', { arguments: { orderId: 'Z-1', amount: 700, currency: 'EUR' } })).body;
+    for (const body of [{ decision: 'APPROVE' }, { decision: 'yes' }, {}, { decision: 'approve', note: 'x'.repeat(5000) }, { decision: 'approve', by: 'me' }]) {
+      const answer = await call(host, 'POST', `/v1/approvals/${approvalId}`, body);
+      expect(answer.status, JSON.stringify(body).slice(0, 60)).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+    }
+    expect((await call(host, 'GET', `/v1/approvals/${approvalId}`)).body.status).toBe('pending');
+    expect((await call(host, 'GET', `/v1/approvals/${'a'.repeat(500)}`)).status).toBe(414);
+    expect((await call(host, 'GET', '/v1/approvals/nul%00id')).status).toBe(404);
+    expect((await call(host, 'GET', '/v1/approvals?status=PENDING')).status).toBe(400);
+    expect((await call(host, 'GET', '/v1/approvals?limit=100000')).status).toBe(400);
+    // Without a model the resume route says what to set, before it looks at the session.
+    expect((await call(host, 'POST', '/v1/sessions/no-such-session/resume')).body.error.code).toBe('MODEL_NOT_CONFIGURED');
+  });
+});

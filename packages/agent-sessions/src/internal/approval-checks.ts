@@ -91,3 +91,8 @@ export function rowToApproval<Time>(row: ApprovalRowOf<Time>, time: (value: Time
     completedAt: row.completed_at === null ? null : time(row.completed_at),
   };
 }
+
+/** An id either store can hold and look up: not empty, no NUL (PostgreSQL text cannot hold one), bounded. */
+export function storableId(id: unknown): id is string {
+  return typeof id === 'string' && id !== '' && id.length <= 256 && !id.includes('\u0000');
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryResult, QueryResultRow } from 'pg';
 import { clampLimit, type ApprovalCompletion, type ApprovalDecisionOutcome, type ApprovalFilter, type ApprovalStore, type NewToolApproval, type ToolApproval } from '../approvals.js';
-import { abandonedResult, checkNewApproval, checkNote, rowToApproval, type ApprovalRowOf } from '../internal/approval-checks.js';
+import { abandonedResult, checkNewApproval, checkNote, rowToApproval, storableId, type ApprovalRowOf } from '../internal/approval-checks.js';
 
 type ApprovalRow = ApprovalRowOf<Date> & QueryResultRow;
 
@@ -10,7 +10,6 @@ const COLUMNS = 'id, session_id, tool_name, arguments, reason, requested_by, req
 const toApproval = (row: ApprovalRow): ToolApproval => rowToApproval(row, (time) => time.toISOString(), (value) => value);
 
 /** A session id PostgreSQL cannot hold (NUL) names no approval. */
-const storable = (id: string) => typeof id === 'string' && id !== '' && !id.includes('\u0000');
 
 /** Where the statements run: a `pg` Pool, or the store's gateway, which bounds each one with the store's time-outs. */
 export interface Queries {
@@ -47,7 +46,7 @@ export class PostgresApprovalStore implements ApprovalStore {
   }
 
   async get(id: string): Promise<ToolApproval | undefined> {
-    if (!storable(id)) return undefined;
+    if (!storableId(id)) return undefined;
     return this.#one(`SELECT ${COLUMNS} FROM ${this.#t} WHERE id = $1`, [id]);
   }
 
@@ -55,7 +54,7 @@ export class PostgresApprovalStore implements ApprovalStore {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.sessionId !== undefined) {
-      if (!storable(filter.sessionId)) return [];
+      if (!storableId(filter.sessionId)) return [];
       params.push(filter.sessionId);
       where.push(`session_id = $${params.length}`);
     }
@@ -73,7 +72,7 @@ export class PostgresApprovalStore implements ApprovalStore {
 
   async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome> {
     const cleanNote = checkNote(note);
-    if (!storable(id)) return { kind: 'not_found' };
+    if (!storableId(id)) return { kind: 'not_found' };
     const expired = await this.#one(`UPDATE ${this.#t} SET status = 'expired' WHERE id = $1 AND status = 'pending' AND expires_at <= clock_timestamp() RETURNING ${COLUMNS}`, [id]);
     if (expired) return { kind: 'expired', approval: expired };
     const decided = await this.#one(
@@ -89,7 +88,7 @@ export class PostgresApprovalStore implements ApprovalStore {
   }
 
   async claim(id: string, claimant: string): Promise<ToolApproval | undefined> {
-    if (!storable(id)) return undefined;
+    if (!storableId(id)) return undefined;
     return this.#one(`UPDATE ${this.#t} SET status = 'executing', claimed_by = $2, claimed_at = clock_timestamp() WHERE id = $1 AND status = 'approved' RETURNING ${COLUMNS}`, [id, claimant]);
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { clampLimit, type ApprovalCompletion, type ApprovalDecisionOutcome, type ApprovalFilter, type ApprovalStore, type NewToolApproval, type ToolApproval } from '../approvals.js';
-import { abandonedResult, checkNewApproval, checkNote, rowToApproval, type ApprovalRowOf } from '../internal/approval-checks.js';
+import { abandonedResult, checkNewApproval, checkNote, rowToApproval, storableId, type ApprovalRowOf } from '../internal/approval-checks.js';
 
 type ApprovalRow = ApprovalRowOf<string> & { result: string | null };
 
@@ -53,7 +53,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   }
 
   async get(id: string): Promise<ToolApproval | undefined> {
-    if (typeof id !== 'string' || id === '') return undefined;
+    if (!storableId(id)) return undefined;
     const row = await this.#run(() => this.#get.get(id));
     return row === undefined ? undefined : toApproval(row);
   }
@@ -76,6 +76,7 @@ export class SqliteApprovalStore implements ApprovalStore {
 
   async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome> {
     const cleanNote = checkNote(note);
+    if (!storableId(id)) return { kind: 'not_found' };
     return this.#run(() =>
       this.#db
         .transaction((): ApprovalDecisionOutcome => {
