@@ -1,10 +1,13 @@
 import { silentAdminLogger, type AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass } from './agent-tool.js';
 import { decodeArguments } from './arguments.js';
-import { cancelledJson, isAbortError, reportsCancellation } from './cancellation.js';
+import { cancelledJson } from './cancellation.js';
+import { cleanErrors } from './clean-errors.js';
+import { MAX_TIMER_MS } from './deadline-queue.js';
 import { describeThrown } from './describe-thrown.js';
 import { ExecutionErrorCode } from './errors.js';
-import { InvokeResult, type InvokeError } from './invoke-result.js';
+import { InvokeResult } from './invoke-result.js';
+import { Call, type CallHooks } from './tool-call.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
 import { invokeTool, neverAborted, ownInvokeTool, type Invocation, type SignalSource } from './typed-agent-tool.js';
 
@@ -41,8 +44,6 @@ export interface AgentToolExecutorOptions {
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
 /** The executor's default bound on one error message, in characters. */
 export const DEFAULT_MAX_ERROR_MESSAGE_LENGTH = 8192;
-/** At most this many errors of a failed result are kept. */
-const MAX_ERRORS = 20;
 
 export interface ExecuteOptions {
   /**
@@ -67,271 +68,12 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 /** How long a cancelled or timed-out call waits for its tool to settle, by default. */
 export const DEFAULT_CANCEL_GRACE_MS = 1_000;
 
-const MAX_TIMER_MS = 2_147_483_647;
-const STACK_FRAME = /\n\s+at\s/;
-const ONCE = Object.freeze({ once: true });
-
 interface FastPathTool {
   [invokeTool](input: unknown, context: AgentToolExecutionContext, signals: SignalSource): Invocation | Promise<Invocation>;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
-}
-
-// ---------------------------------------------------------------------------------------------
-// Time-outs: one timer for every call in flight
-// ---------------------------------------------------------------------------------------------
-
-/** A call waiting for its deadline, linked into the queue of its time-out length. */
-interface Deadline {
-  readonly at: number;
-  expire(): void;
-  prev: Deadline | undefined;
-  next: Deadline | undefined;
-  queue: DeadlineList | undefined;
-}
-
-interface DeadlineList {
-  head: Deadline | undefined;
-  tail: Deadline | undefined;
-}
-
-/**
- * The deadlines of every call in flight, behind one timer. A timer per call (or an
- * `AbortSignal.timeout`) costs more than a small tool's whole call; here a call links itself into the
- * queue of its time-out length and unlinks itself when it settles, both O(1). Calls with the same
- * time-out expire in the order they started, so each queue is sorted by construction and only the
- * heads are compared. The timer holds the process open only while a call is in flight, as a timer
- * per call would.
- */
-class DeadlineQueue {
-  readonly #queues = new Map<number, DeadlineList>();
-  #pending = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #timerAt = Infinity;
-
-  add(entry: Deadline, timeoutMs: number): void {
-    let list = this.#queues.get(timeoutMs);
-    if (list === undefined) {
-      list = { head: undefined, tail: undefined };
-      this.#queues.set(timeoutMs, list);
-    }
-    entry.queue = list;
-    entry.prev = list.tail;
-    if (list.tail === undefined) list.head = entry;
-    else list.tail.next = entry;
-    list.tail = entry;
-    if (this.#pending++ === 0) this.#timer?.ref();
-    if (entry.at < this.#timerAt) this.#arm(entry.at);
-  }
-
-  /** Unlinks a call that settled; false when it was no longer queued (its deadline already fired). */
-  remove(entry: Deadline): boolean {
-    const list = entry.queue;
-    if (list === undefined) return false;
-    if (entry.prev === undefined) list.head = entry.next;
-    else entry.prev.next = entry.next;
-    if (entry.next === undefined) list.tail = entry.prev;
-    else entry.next.prev = entry.prev;
-    entry.queue = entry.prev = entry.next = undefined;
-    // Idle: the armed timer stays, but no longer keeps the process alive.
-    if (--this.#pending === 0) this.#timer?.unref();
-    return true;
-  }
-
-  #arm(at: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timerAt = at;
-    this.#timer = setTimeout(() => this.#fire(), Math.min(Math.max(1, Math.ceil(at - performance.now())), MAX_TIMER_MS));
-    if (this.#pending === 0) this.#timer.unref();
-  }
-
-  #fire(): void {
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-    const now = performance.now();
-    const due: Deadline[] = [];
-    let next = Infinity;
-    for (const [length, list] of this.#queues) {
-      while (list.head !== undefined && list.head.at <= now) {
-        const entry = list.head;
-        this.remove(entry);
-        due.push(entry);
-      }
-      if (list.head === undefined) this.#queues.delete(length);
-      else if (list.head.at < next) next = list.head.at;
-    }
-    if (next !== Infinity) this.#arm(next);
-    for (const entry of due) entry.expire();
-  }
-}
-
-const deadlines = new DeadlineQueue();
-
-// ---------------------------------------------------------------------------------------------
-// One call
-// ---------------------------------------------------------------------------------------------
-
-/** What a call needs of its executor once the tool has answered. */
-interface CallHooks {
-  /** The tool's answer as the result the caller gets; `trusted` when it came through the fast path. */
-  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger): InvokeResult<string>;
-  exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string>;
-  timedOut(name: string, timeoutMs: number, context: AgentToolExecutionContext, logger: AdminLogger): void;
-  /** The tool settled after its call was answered without it (OUTCOME_UNKNOWN, or a read-only tool's cut). */
-  settledLate(name: string, outcome: string, context: AgentToolExecutionContext, logger: AdminLogger): void;
-  readonly cancelGraceMs: number;
-}
-
-/** Why a call's signal was aborted. */
-type Stop = 'cancel' | 'timeout';
-
-/**
- * The state of one call: its AbortSignal, made only if the tool takes one, and, once the tool answers
- * with a promise, the race between that promise, the deadline and the caller's cancellation.
- *
- * A cancelled or TIMEOUT answer promises that the call's effect did not happen and will not happen.
- * So after an abort (the caller's, or the deadline's) the call waits up to the grace period for the
- * tool to settle, and answers with what the tool reports: a success is the effect that happened; an
- * AbortError or the cancelled shape means it stopped. A tool that does not settle in time may still
- * act: the answer is then OUTCOME_UNKNOWN, unless the tool is declared read-only (`readOnlyHint`).
- */
-class Call implements SignalSource, Deadline {
-  at = 0;
-  prev: Deadline | undefined = undefined;
-  next: Deadline | undefined = undefined;
-  queue: DeadlineList | undefined = undefined;
-  #controller: AbortController | undefined;
-  #resolve: ((result: InvokeResult<string>) => void) | undefined;
-  #settled = false;
-  #started = 0;
-  #timeoutMs = 0;
-  #graceTimer: ReturnType<typeof setTimeout> | undefined;
-  #callerSignal: AbortSignal | undefined;
-  #stop: Stop | undefined;
-
-  constructor(
-    private readonly hooks: CallHooks,
-    private readonly name: string,
-    private readonly context: AgentToolExecutionContext,
-    private readonly caller: AbortSignal | (() => AbortSignal) | undefined,
-    private readonly trusted: boolean,
-    private readonly readOnly: boolean,
-    private readonly logger: AdminLogger,
-  ) {}
-
-  signal(): AbortSignal {
-    this.#controller ??= new AbortController();
-    return this.#controller.signal;
-  }
-
-  /** Waits for the tool, at most `timeoutMs` (plus the grace period), and for the caller's cancellation. */
-  race(pending: PromiseLike<unknown>, timeoutMs: number): Promise<InvokeResult<string>> {
-    return new Promise<InvokeResult<string>>((resolve) => {
-      this.#resolve = resolve;
-      this.#timeoutMs = timeoutMs;
-      this.#started = performance.now();
-      this.at = this.#started + timeoutMs;
-      deadlines.add(this, timeoutMs);
-      // Through Promise.resolve: a foreign thenable whose `then` throws becomes a rejection here.
-      Promise.resolve(pending).then(
-        (output) => this.#answered(output),
-        (error: unknown) => this.#failed(error),
-      );
-      let signal: AbortSignal | undefined;
-      try {
-        signal = typeof this.caller === 'function' ? this.caller() : this.caller;
-      } catch {
-        signal = undefined; // a caller whose signal cannot be made cannot cancel; the deadline still holds
-      }
-      this.#callerSignal = signal;
-      // A signal made on demand may come already aborted (the caller left while the call started).
-      if (signal?.aborted) this.handleEvent();
-      else signal?.addEventListener('abort', this, ONCE);
-    });
-  }
-
-  /** The deadline passed: stop the tool, and wait for it to say it stopped. */
-  expire(): void {
-    if (this.#settled || this.#stop !== undefined) return;
-    this.hooks.timedOut(this.name, this.#timeoutMs, this.context, this.logger);
-    this.#stopTool('timeout', new DOMException(`${this.name} timed out after ${this.#timeoutMs} ms`, 'TimeoutError'));
-  }
-
-  /** The caller cancelled (an EventListener object, so no closure is made per call). */
-  handleEvent(): void {
-    if (this.#settled || this.#stop !== undefined) return;
-    deadlines.remove(this);
-    this.#stopTool('cancel', this.#callerSignal?.reason);
-  }
-
-  #stopTool(stop: Stop, reason: unknown): void {
-    this.#stop = stop;
-    this.#controller?.abort(reason);
-    this.#graceTimer = setTimeout(() => this.#graceOver(), this.hooks.cancelGraceMs);
-  }
-
-  /** The tool did not settle within the grace period: only a read-only tool's silence is harmless. */
-  #graceOver(): void {
-    if (this.readOnly) this.#finish(this.#stopped());
-    else this.#finish(this.#unknown());
-  }
-
-  #answered(output: unknown): void {
-    if (this.#settled) return this.#late(output);
-    const result = this.hooks.settle(this.name, output, this.context, this.trusted, this.logger);
-    // After an abort, the cancelled shape means the tool stopped; any other result is what it did.
-    if (this.#stop !== undefined && result.successful && reportsCancellation(result.result)) {
-      return this.#finish(this.#stop === 'cancel' ? result : this.#stopped());
-    }
-    this.#finish(result);
-  }
-
-  #failed(error: unknown): void {
-    if (this.#settled) return this.#late(error, true);
-    if (this.#stop !== undefined && isAbortError(error, this.#controller?.signal)) return this.#finish(this.#stopped());
-    this.#finish(this.hooks.exception(this.name, error, this.context, this.logger));
-  }
-
-  /** The answer for a tool that stopped, or never started, before it had any effect. */
-  #stopped(): InvokeResult<string> {
-    if (this.#stop === 'timeout') {
-      return InvokeResult.fromError(
-        `${this.name} did not finish within ${this.#timeoutMs} ms and was stopped; it made no change. Try a smaller request, or raise the tool's time-out.`,
-        ExecutionErrorCode.TIMEOUT,
-      );
-    }
-    return InvokeResult.create(cancelledJson(this.name, this.context, performance.now() - this.#started));
-  }
-
-  #unknown(): InvokeResult<string> {
-    const what = this.#stop === 'timeout' ? `did not finish within ${this.#timeoutMs} ms` : `was cancelled by the caller after ${Math.round(performance.now() - this.#started)} ms`;
-    return InvokeResult.fromError(
-      `${this.name} ${what} and was asked to stop, but did not confirm within ${this.hooks.cancelGraceMs} ms that it stopped: its effect may have happened or may still happen. ` +
-        'Check the state it changes (read it back) before calling it again; calling it again may apply the change twice.',
-      ExecutionErrorCode.OUTCOME_UNKNOWN,
-    );
-  }
-
-  #late(outcome: unknown, rejected = false): void {
-    let text: string;
-    if (rejected) text = 'failed with an exception';
-    else {
-      const result = InvokeResult.isInvokeResult(outcome) ? outcome : typeof outcome === 'string' ? InvokeResult.create(outcome) : undefined;
-      text = result === undefined ? 'answered with a malformed result' : !result.successful ? `failed (${result.errors[0]?.code ?? 'no code'})` : typeof result.result === 'string' && reportsCancellation(result.result) ? 'stopped without effect' : 'succeeded: its effect happened';
-    }
-    this.hooks.settledLate(this.name, text, this.context, this.logger);
-  }
-
-  #finish(result: InvokeResult<string>): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    deadlines.remove(this);
-    if (this.#graceTimer !== undefined) clearTimeout(this.#graceTimer);
-    this.#callerSignal?.removeEventListener('abort', this);
-    this.#resolve!(result);
-  }
 }
 
 /**
@@ -512,27 +254,6 @@ export class AgentToolExecutor {
     const errors = cleanErrors(output.errors, this.#maxErrorMessageLength);
     return errors.length > 0 ? { successful: false, result: null, errors } : InvokeResult.fromError(`${name} failed without saying why.`);
   }
-}
-
-/**
- * Keeps only well-formed errors, at most {@link MAX_ERRORS} of them, cuts any stack trace out of their
- * messages, and cuts a message (and a code) past the bound: a failure is still a failure, so it is sent
- * shortened rather than refused.
- */
-function cleanErrors(errors: readonly unknown[] | undefined, maxLength: number): InvokeError[] {
-  const out: InvokeError[] = [];
-  const list = Array.isArray(errors) ? errors : [];
-  for (let i = 0; i < list.length && out.length < MAX_ERRORS; i++) {
-    const error: unknown = list[i];
-    if (error === null || typeof error !== 'object') continue;
-    const { message, code } = error as { message?: unknown; code?: unknown };
-    if (typeof message !== 'string' || message.trim() === '') continue;
-    const frame = message.search(STACK_FRAME);
-    const clean = frame === -1 ? message : message.slice(0, frame);
-    const bounded = clean.length > maxLength ? `${clean.slice(0, maxLength)}… (cut: the message was ${clean.length} characters, over the limit of ${maxLength})` : clean;
-    out.push(typeof code === 'string' ? { message: bounded, code: code.length > 128 ? code.slice(0, 128) : code } : { message: bounded });
-  }
-  return out;
 }
 
 /** Raw text from a fast path that is not TypedAgentTool's own: checked as a successful result like any other. */

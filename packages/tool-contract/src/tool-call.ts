@@ -1,0 +1,170 @@
+import type { AdminLogger } from './admin-logger.js';
+import type { AgentToolExecutionContext } from './agent-tool.js';
+import { cancelledJson, isAbortError, reportsCancellation } from './cancellation.js';
+import { deadlines, type Deadline, type DeadlineList } from './deadline-queue.js';
+import { ExecutionErrorCode } from './errors.js';
+import { InvokeResult } from './invoke-result.js';
+import type { SignalSource } from './typed-agent-tool.js';
+
+const ONCE = Object.freeze({ once: true });
+
+/** What a call needs of its executor once the tool has answered. */
+export interface CallHooks {
+  /** The tool's answer as the result the caller gets; `trusted` when it came through the fast path. */
+  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger): InvokeResult<string>;
+  exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string>;
+  timedOut(name: string, timeoutMs: number, context: AgentToolExecutionContext, logger: AdminLogger): void;
+  /** The tool settled after its call was answered without it (OUTCOME_UNKNOWN, or a read-only tool's cut). */
+  settledLate(name: string, outcome: string, context: AgentToolExecutionContext, logger: AdminLogger): void;
+  readonly cancelGraceMs: number;
+}
+
+/** Why a call's signal was aborted. */
+type Stop = 'cancel' | 'timeout';
+
+/**
+ * The state of one call: its AbortSignal, made only if the tool takes one, and, once the tool answers
+ * with a promise, the race between that promise, the deadline and the caller's cancellation.
+ *
+ * A cancelled or TIMEOUT answer promises that the call's effect did not happen and will not happen.
+ * So after an abort (the caller's, or the deadline's) the call waits up to the grace period for the
+ * tool to settle, and answers with what the tool reports: a success is the effect that happened; an
+ * AbortError or the cancelled shape means it stopped. A tool that does not settle in time may still
+ * act: the answer is then OUTCOME_UNKNOWN, unless the tool is declared read-only (`readOnlyHint`).
+ */
+export class Call implements SignalSource, Deadline {
+  at = 0;
+  prev: Deadline | undefined = undefined;
+  next: Deadline | undefined = undefined;
+  queue: DeadlineList | undefined = undefined;
+  #controller: AbortController | undefined;
+  #resolve: ((result: InvokeResult<string>) => void) | undefined;
+  #settled = false;
+  #started = 0;
+  #timeoutMs = 0;
+  #graceTimer: ReturnType<typeof setTimeout> | undefined;
+  #callerSignal: AbortSignal | undefined;
+  #stop: Stop | undefined;
+
+  constructor(
+    private readonly hooks: CallHooks,
+    private readonly name: string,
+    private readonly context: AgentToolExecutionContext,
+    private readonly caller: AbortSignal | (() => AbortSignal) | undefined,
+    private readonly trusted: boolean,
+    private readonly readOnly: boolean,
+    private readonly logger: AdminLogger,
+  ) {}
+
+  signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
+  }
+
+  /** Waits for the tool, at most `timeoutMs` (plus the grace period), and for the caller's cancellation. */
+  race(pending: PromiseLike<unknown>, timeoutMs: number): Promise<InvokeResult<string>> {
+    return new Promise<InvokeResult<string>>((resolve) => {
+      this.#resolve = resolve;
+      this.#timeoutMs = timeoutMs;
+      this.#started = performance.now();
+      this.at = this.#started + timeoutMs;
+      deadlines.add(this, timeoutMs);
+      // Through Promise.resolve: a foreign thenable whose `then` throws becomes a rejection here.
+      Promise.resolve(pending).then(
+        (output) => this.#answered(output),
+        (error: unknown) => this.#failed(error),
+      );
+      let signal: AbortSignal | undefined;
+      try {
+        signal = typeof this.caller === 'function' ? this.caller() : this.caller;
+      } catch {
+        signal = undefined; // a caller whose signal cannot be made cannot cancel; the deadline still holds
+      }
+      this.#callerSignal = signal;
+      // A signal made on demand may come already aborted (the caller left while the call started).
+      if (signal?.aborted) this.handleEvent();
+      else signal?.addEventListener('abort', this, ONCE);
+    });
+  }
+
+  /** The deadline passed: stop the tool, and wait for it to say it stopped. */
+  expire(): void {
+    if (this.#settled || this.#stop !== undefined) return;
+    this.hooks.timedOut(this.name, this.#timeoutMs, this.context, this.logger);
+    this.#stopTool('timeout', new DOMException(`${this.name} timed out after ${this.#timeoutMs} ms`, 'TimeoutError'));
+  }
+
+  /** The caller cancelled (an EventListener object, so no closure is made per call). */
+  handleEvent(): void {
+    if (this.#settled || this.#stop !== undefined) return;
+    deadlines.remove(this);
+    this.#stopTool('cancel', this.#callerSignal?.reason);
+  }
+
+  #stopTool(stop: Stop, reason: unknown): void {
+    this.#stop = stop;
+    this.#controller?.abort(reason);
+    this.#graceTimer = setTimeout(() => this.#graceOver(), this.hooks.cancelGraceMs);
+  }
+
+  /** The tool did not settle within the grace period: only a read-only tool's silence is harmless. */
+  #graceOver(): void {
+    if (this.readOnly) this.#finish(this.#stopped());
+    else this.#finish(this.#unknown());
+  }
+
+  #answered(output: unknown): void {
+    if (this.#settled) return this.#late(output);
+    const result = this.hooks.settle(this.name, output, this.context, this.trusted, this.logger);
+    // After an abort, the cancelled shape means the tool stopped; any other result is what it did.
+    if (this.#stop !== undefined && result.successful && reportsCancellation(result.result)) {
+      return this.#finish(this.#stop === 'cancel' ? result : this.#stopped());
+    }
+    this.#finish(result);
+  }
+
+  #failed(error: unknown): void {
+    if (this.#settled) return this.#late(error, true);
+    if (this.#stop !== undefined && isAbortError(error, this.#controller?.signal)) return this.#finish(this.#stopped());
+    this.#finish(this.hooks.exception(this.name, error, this.context, this.logger));
+  }
+
+  /** The answer for a tool that stopped, or never started, before it had any effect. */
+  #stopped(): InvokeResult<string> {
+    if (this.#stop === 'timeout') {
+      return InvokeResult.fromError(
+        `${this.name} did not finish within ${this.#timeoutMs} ms and was stopped; it made no change. Try a smaller request, or raise the tool's time-out.`,
+        ExecutionErrorCode.TIMEOUT,
+      );
+    }
+    return InvokeResult.create(cancelledJson(this.name, this.context, performance.now() - this.#started));
+  }
+
+  #unknown(): InvokeResult<string> {
+    const what = this.#stop === 'timeout' ? `did not finish within ${this.#timeoutMs} ms` : `was cancelled by the caller after ${Math.round(performance.now() - this.#started)} ms`;
+    return InvokeResult.fromError(
+      `${this.name} ${what} and was asked to stop, but did not confirm within ${this.hooks.cancelGraceMs} ms that it stopped: its effect may have happened or may still happen. ` +
+        'Check the state it changes (read it back) before calling it again; calling it again may apply the change twice.',
+      ExecutionErrorCode.OUTCOME_UNKNOWN,
+    );
+  }
+
+  #late(outcome: unknown, rejected = false): void {
+    let text: string;
+    if (rejected) text = 'failed with an exception';
+    else {
+      const result = InvokeResult.isInvokeResult(outcome) ? outcome : typeof outcome === 'string' ? InvokeResult.create(outcome) : undefined;
+      text = result === undefined ? 'answered with a malformed result' : !result.successful ? `failed (${result.errors[0]?.code ?? 'no code'})` : typeof result.result === 'string' && reportsCancellation(result.result) ? 'stopped without effect' : 'succeeded: its effect happened';
+    }
+    this.hooks.settledLate(this.name, text, this.context, this.logger);
+  }
+
+  #finish(result: InvokeResult<string>): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    deadlines.remove(this);
+    if (this.#graceTimer !== undefined) clearTimeout(this.#graceTimer);
+    this.#callerSignal?.removeEventListener('abort', this);
+    this.#resolve!(result);
+  }
+}
