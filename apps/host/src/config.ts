@@ -1,119 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { Type, type Static } from 'typebox';
-import { Ajv } from 'ajv';
-import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
+import type { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { parseApiKeys, splitKeyList, type ApiKey } from './api-keys.js';
 import { DEFAULT_CANCEL_GRACE_MS, DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT_MS } from '@aptix/tool-contract';
-import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, ToolPackageEntry, type ToolPackageConfig } from './tool-package-config.js';
+import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConfig } from './tool-package-config.js';
+import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
+
+export { AptixConfigFile, ConfigError, parseConfigFile } from './config-file.js';
 
 /** The first-party tool packages a host loads when the configuration names none. */
 export const DEFAULT_TOOL_PACKAGES = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'] as const;
-
-const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)), {
-  description: 'pino log level.',
-});
-
-/** `aptix.config.json`: every field optional; environment variables override the file. */
-export const AptixConfigFile = Type.Object(
-  {
-    $schema: Type.Optional(Type.String()),
-    host: Type.Optional(Type.String({ minLength: 1, description: 'Address to listen on. Without an apiKey only loopback is allowed.' })),
-    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'TCP port; 0 picks a free one.' })),
-    db: Type.Optional(Type.String({ minLength: 1, description: 'Session store URL: sqlite:<path> or postgres://…' })),
-    modes: Type.Optional(
-      Type.Union([Type.String({ minLength: 1, description: 'Path of the mode catalog JSON file.' }), ModeCatalogChanges], {
-        description: 'The mode catalog: a file path, or { catalog?, extend?, add? } to add tools and modes to the shipped catalog without copying it.',
-      }),
-    ),
-    apiKey: Type.Optional(Type.String({ minLength: 16, description: 'Bearer key required on every route but /healthz, /readyz, /docs and /openapi.json. At least 16 characters.' })),
-    apiKeys: Type.Optional(Type.Array(Type.String({ minLength: 16 }), { description: 'More accepted keys, each "<key>" or "<name>=<key>"; the name appears in logs. For rotation.' })),
-    toolPackages: Type.Optional(Type.Array(ToolPackageEntry, { description: 'Tool packages by npm name or path, or { package, isolation, options, … }; replaces the default list.' })),
-    logLevel: Type.Optional(LogLevel),
-    bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'Largest request body accepted.' })),
-    toolTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Default time-out of a tool call.' })),
-    mcp: Type.Optional(
-      Type.Object(
-        {
-          sessionIdleSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'A 2025-era MCP session unused for this long is closed (default 1800).' })),
-          maxSessions: Type.Optional(Type.Integer({ minimum: 1, description: 'Live 2025-era MCP sessions per host; a new one over the cap is refused with 503 (default 10000).' })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    sessions: Type.Optional(
-      Type.Object(
-        {
-          maxReasonLength: Type.Optional(Type.Integer({ minimum: 1, description: 'Longest mode-change reason stored, in characters (default 1000).' })),
-          maxKeyLength: Type.Optional(Type.Integer({ minimum: 1, description: 'Longest org, user, mode key or id stored, in characters (default 256).' })),
-          historyPageSize: Type.Optional(Type.Integer({ minimum: 1, description: 'Mode-history rows per page when a read names no limit (default 100).' })),
-          maxHistoryPageSize: Type.Optional(Type.Integer({ minimum: 1, description: 'Most mode-history rows one page may hold (default 1000).' })),
-          sqliteBusyTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: "SQLite: how long a call waits for another process's lock, without blocking (default 5000)." })),
-          postgres: Type.Optional(
-            Type.Object(
-              {
-                connectionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Opening a connection to the server (default 5000).' })),
-                statementTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'statement_timeout (default 10000).' })),
-                lockTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'lock_timeout: a wait for a locked session (default 5000).' })),
-                queryTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'Longest wait for any answer from the server, or for a free pooled connection (default 15000).' })),
-                idleInTransactionTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'idle_in_transaction_session_timeout (default 60000).' })),
-              },
-              { additionalProperties: false },
-            ),
-          ),
-        },
-        { additionalProperties: false, description: 'Session store bounds and time-outs; see docs/hosting.md.' },
-      ),
-    ),
-    requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Longest time a client may take to send a whole request (headers and body); then 408 and the connection closes.' })),
-    headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: "Longest time a client may take to send a request's headers. At most requestTimeoutMs." })),
-    keepAliveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long an idle keep-alive connection stays open.' })),
-    shutdownTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, description: 'On SIGTERM, how long calls in flight may finish before every connection is closed.' })),
-    readinessTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'How long /readyz waits for the session store before answering 503.' })),
-    maxUrlLength: Type.Optional(Type.Integer({ minimum: 64, description: 'Longest request URL, query included; longer ones get 414.' })),
-    rateLimit: Type.Optional(
-      Type.Object(
-        {
-          max: Type.Integer({ minimum: 1, description: 'Requests each client may make per window.' }),
-          timeWindowMs: Type.Optional(Type.Integer({ minimum: 1, description: 'The window, in milliseconds (default 60000).' })),
-        },
-        { additionalProperties: false, description: 'Per-client rate limit, keyed by API key name (or address without a key). Off when absent.' },
-      ),
-    ),
-    console: Type.Optional(Type.Boolean({ description: 'Serve the web console at /console (default true; APTIX_CONSOLE=off switches it off).' })),
-    approvals: Type.Optional(
-      Type.Object(
-        {
-          ttlMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'How long a person has to decide a gated call (default one hour).' })),
-          sweepIntervalMs: Type.Optional(Type.Integer({ minimum: 100, description: 'How often a serving host expires undecided approvals and picks up what a stopped host left (default 5 s).' })),
-          orphanAfterMs: Type.Optional(Type.Integer({ minimum: 100, description: 'An approved call that no host started this long after its decision is run by the sweep (default 30 s).' })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    toolCancelGraceMs: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 60_000, description: 'After a cancellation or a time-out, how long a call waits for the tool to stop before it answers OUTCOME_UNKNOWN.' }),
-    ),
-    allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Host header values to accept (e.g. a public name behind a proxy).' })),
-    allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Extra Origin header values to accept.' })),
-    // Fault isolation (issue 14): start-up time limits and the bounds on what a tool may answer.
-    startupTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: "Each tool package's time limit for its import, and for its createDependencies and createTools (default 10000)." })),
-    maxResultBytes: Type.Optional(Type.Integer({ minimum: 1024, description: "Largest result a tool may return, in UTF-8 bytes (default 1 MiB); larger is RESULT_TOO_LARGE." })),
-    maxErrorMessageLength: Type.Optional(Type.Integer({ minimum: 64, description: 'Longest error message a tool may return, in characters (default 8192); longer ones are cut.' })),
-    openai: Type.Optional(
-      Type.Object(
-        {
-          baseUrl: Type.Optional(Type.String({ minLength: 1 })),
-          apiKey: Type.Optional(Type.String({ minLength: 1 })),
-          model: Type.Optional(Type.String({ minLength: 1 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type AptixConfigFile = Static<typeof AptixConfigFile>;
 
 /** The resolved configuration a host runs with. */
 export interface AptixConfig {
@@ -161,11 +57,6 @@ export interface AptixConfig {
   readonly baseDir: string;
   /** The file the configuration came from, if any. */
   readonly file: string | undefined;
-}
-
-/** A configuration that cannot be used; the message names the file, the field and the fix. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
 }
 
 export interface LoadConfigOptions {
@@ -247,7 +138,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     readinessTimeoutMs: file.readinessTimeoutMs ?? 2_000,
     maxUrlLength: file.maxUrlLength ?? 4096,
     rateLimit: file.rateLimit === undefined ? undefined : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
-    console: fromEnv('APTIX_CONSOLE') === undefined ? (file.console ?? true) : !['off', 'false', '0', 'no'].includes(fromEnv('APTIX_CONSOLE')!.toLowerCase()),
+    console: onOff(fromEnv('APTIX_CONSOLE'), 'APTIX_CONSOLE') ?? file.console ?? true,
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
     approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
     approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,
@@ -266,28 +157,6 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     baseDir,
     file: source,
   };
-}
-
-let validateFile: ReturnType<Ajv['compile']> | undefined;
-
-/** Parses and validates the text of a config file; errors name the file and the field. */
-export function parseConfigFile(text: string, path: string): AptixConfigFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}.`);
-  }
-  validateFile ??= new Ajv({ allErrors: true, strict: false }).compile(AptixConfigFile);
-  if (!validateFile(data)) {
-    const problems = (validateFile.errors ?? []).map((error) => {
-      const field = error.instancePath.slice(1).replace(/\//g, '.') || '(root)';
-      if (error.keyword === 'additionalProperties') return `unknown field "${String(error.params.additionalProperty)}"${field === '(root)' ? '' : ` in ${field}`}`;
-      return `${field} ${error.message ?? 'is invalid'}`;
-    });
-    throw new ConfigError(`Config file ${path} is invalid: ${problems.join('; ')}. Fix these fields; the fields and their meaning are in the host's README.`);
-  }
-  return data as AptixConfigFile;
 }
 
 /** APTIX_API_KEY / APTIX_API_KEYS replace the file's apiKey / apiKeys; together they are the accepted keys. */
@@ -319,6 +188,15 @@ function isNotFound(error: unknown): boolean {
 /** True for addresses that only this machine can reach. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** A switch from the environment: on/true/1/yes or off/false/0/no, in any case; anything else is refused, never guessed. */
+function onOff(value: string | undefined, name: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  const word = value.trim().toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(word)) return true;
+  if (['off', 'false', '0', 'no'].includes(word)) return false;
+  throw new ConfigError(`${name} "${value.slice(0, 40)}" is neither on nor off. Fix: set it to on or off (true/false, 1/0 and yes/no also work), or unset it for the default.`);
 }
 
 function positiveInt(value: string | undefined, name: string): number | undefined {
