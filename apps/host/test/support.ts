@@ -198,10 +198,12 @@ export interface RawResponse {
  * Sends `text` as it is over a new TCP connection (a request fetch would refuse to send: duplicate
  * headers, absolute-form targets, undecodable paths) and reads the answer until the server closes.
  */
-export function rawHttp(url: string, text: string | Buffer): Promise<RawResponse> {
+export function rawHttp(url: string, text: string | Buffer, options: { halfClose?: boolean } = {}): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () => socket.end(text));
+    // halfClose: false keeps our side open until the server closes, as a browser does; a streamed
+    // reply (a static file) is dropped by Node when the client has already ended its side.
+    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () => (options.halfClose === false ? socket.write(text) : socket.end(text)));
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);

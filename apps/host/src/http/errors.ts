@@ -19,6 +19,7 @@ export const HTTP_ERRORS = {
   UNAUTHORIZED: 401,
   HOST_NOT_ALLOWED: 403,
   ORIGIN_NOT_ALLOWED: 403,
+  PATH_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   REQUEST_TIMEOUT: 408,
   BODY_TOO_LARGE: 413,
@@ -93,7 +94,10 @@ function describeFrameworkError(error: FastifyError & { validation?: ValidationI
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return ['BAD_REQUEST', 'The body is not as long as the Content-Length header says. Send a Content-Length that matches the body.'];
     default:
-      return [error instanceof HttpError ? error.code : 'BAD_REQUEST', error.message];
+      if (error instanceof HttpError) return [error.code, error.message];
+      // The console's static files (@fastify/static) refuse a path with dot segments this way.
+      if (error.statusCode === 403) return ['PATH_NOT_ALLOWED', 'The path holds a dot segment ("." or "..") or another part a file path may not have. Ask for the file by its plain path, e.g. /console/console.js.'];
+      return ['BAD_REQUEST', error.message];
   }
 }
 
