@@ -235,7 +235,12 @@ export class AptixHost {
       executor: this.cradle.executor,
       logger: this.cradle.pino,
       ttlMs: this.cradle.config.approvalTtlMs,
-      maxCallMs: Math.max(this.cradle.config.toolTimeoutMs, ...this.cradle.registry.list().map((tool) => this.cradle.registry.get(tool.name)?.timeoutMs ?? 0)),
+      // Asked at each sweep, so a tool registered later (a bridged server's new tool) counts too.
+      maxCallMs: () => {
+        const { registry, config } = this.cradle;
+        const longest = registry.names().reduce((most, name) => Math.max(most, registry.get(name)?.timeoutMs ?? 0), config.toolTimeoutMs);
+        return longest + config.toolCancelGraceMs;
+      },
       // The mode is checked again when an approved call runs: the session may have moved on.
       checkMode: async (approval) => {
         if (!this.cradle.registry.has(approval.toolName)) {

@@ -23,8 +23,11 @@ export interface ApprovalGateOptions {
   readonly checkMode: ModeCheck;
   /** How long a person has to decide. */
   readonly ttlMs: number;
-  /** The longest a tool call can run here: an execution claimed longer ago than this plus a margin was cut off by its host's end. */
-  readonly maxCallMs: number;
+  /**
+   * The longest a tool call can run here, its time-out plus the grace a stopped call gets to settle:
+   * an execution claimed longer ago than this plus a margin was cut off by its host's end.
+   */
+  readonly maxCallMs: () => number;
 }
 
 export type GateAnswer = { readonly gated: false; readonly args: unknown } | { readonly gated: true; readonly approval: ToolApproval };
@@ -113,7 +116,7 @@ export class ApprovalGate {
   async sweep(orphanAfterMs: number): Promise<void> {
     const { approvals, logger } = this.#o;
     await approvals.expireDue();
-    for (const abandoned of await approvals.abandonStale(this.#o.maxCallMs + orphanAfterMs)) {
+    for (const abandoned of await approvals.abandonStale(this.#o.maxCallMs() + orphanAfterMs)) {
       logger.warn({ approvalId: abandoned.id, tool: abandoned.toolName }, `approval ${abandoned.id}: the host running it stopped before it finished; recorded as outcome unknown, not run again`);
     }
     for (const orphan of await approvals.claimOrphaned(orphanAfterMs, this.claimant, 20)) {
