@@ -78,7 +78,7 @@ export class ScopeError extends Error {
 export class AptixHost {
   /** The singletons a call uses, resolved once: each read of the cradle is an awilix resolution. */
   #services: Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog'> | undefined;
-  /** The tools each mode offers. The catalog is frozen; the cache is dropped if the registry's size changes. */
+  /** The tools each mode offers. The cache is dropped when the registry changes (its revision). */
   readonly #offered = new Map<string, readonly string[]>();
   #offeredFor = -1;
   #gate: ApprovalGate | undefined;
@@ -99,9 +99,9 @@ export class AptixHost {
 
   #offeredIn(mode: string): readonly string[] {
     const { registry, modeCatalog } = this.#use();
-    if (this.#offeredFor !== registry.size) {
+    if (this.#offeredFor !== registry.revision) {
       this.#offered.clear();
-      this.#offeredFor = registry.size;
+      this.#offeredFor = registry.revision;
     }
     let names = this.#offered.get(mode);
     if (names === undefined) {

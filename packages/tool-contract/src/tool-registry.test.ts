@@ -336,6 +336,23 @@ describe('AgentToolRegistry: lookup, listing and definitions', () => {
     expect(registry.definitions('responses').map((d) => d.name)).toEqual(['test_plain']);
   });
 
+  it('counts every change in its revision, so a tool replaced under the same name after start-up is seen', () => {
+    const registry = new AgentToolRegistry();
+    registry.registerTool(EchoTool);
+    const before = registry.revision;
+    const listed = registry.definitions('mcp', ['test_echo']);
+    registry.unregister('test_echo');
+    registry.registerTool(EchoTool);
+    expect(registry.size).toBe(1);
+    expect(registry.revision).toBe(before + 2);
+    expect(registry.definitions('mcp', ['test_echo'])).not.toBe(listed);
+    // A refused registration changes nothing.
+    expect(() => registry.registerTool(EchoTool)).toThrow(ToolContractError);
+    expect(registry.revision).toBe(before + 2);
+    expect(registry.unregister('nope')).toBe(false);
+    expect(registry.revision).toBe(before + 2);
+  });
+
   it('gives a subset in the order asked, and refuses an unknown name', () => {
     const registry = new AgentToolRegistry();
     registry.registerTools([EchoTool, PlainTool]);

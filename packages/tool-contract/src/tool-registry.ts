@@ -41,6 +41,7 @@ export class AgentToolRegistry {
   /** Lower-cased name → name: duplicates are found case-insensitively. */
   readonly #folded = new Map<string, string>();
   readonly #definitions = new Map<string, readonly unknown[]>();
+  #revision = 0;
 
   constructor(options: AgentToolRegistryOptions = {}) {
     this.#logger = options.logger ?? silentAdminLogger;
@@ -91,7 +92,7 @@ export class AgentToolRegistry {
     } satisfies { [K in keyof RegisteredTool]-?: unknown });
     this.#tools.set(registered.name, registered);
     this.#folded.set(registered.name.toLowerCase(), registered.name);
-    this.#definitions.clear();
+    this.#changed();
     return registered;
   }
 
@@ -127,8 +128,22 @@ export class AgentToolRegistry {
     if (tool === undefined) return false;
     this.#tools.delete(name);
     this.#folded.delete(name.toLowerCase());
-    this.#definitions.clear();
+    this.#changed();
     return true;
+  }
+
+  /**
+   * Counts the changes to the set of tools (each register and unregister). Whoever caches something
+   * derived from the registry (a mode's tool names, a listing) keys it on this: a tool replaced by
+   * another of the same name after start-up changes the revision, not the size.
+   */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  #changed(): void {
+    this.#revision++;
+    this.#definitions.clear();
   }
 
   /**

@@ -111,11 +111,12 @@ async function forward(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: Ad
   const abort = signal ?? new AbortController().signal;
   let result: CallToolResult;
   try {
-    result = await runtime.connection.call(remoteName, args, {
-      signal: abort,
-      timeoutMs: spec.timeoutMs ?? runtime.defaultTimeoutMs,
-      onprogress: (progress) =>
-        logger.addCustomEvent('debug', `[${name}_Progress]`, `${progress.progress}${progress.total === undefined ? '' : `/${progress.total}`}${progress.message ? `: ${progress.message}` : ''}`, pairs(context)),
+    // Progress is asked of the server only when the caller listens (an MCP client's progress token, an
+    // HTTP event stream): a progress token costs the SDK a handler per call, and the server work.
+    const report = context.reportProgress;
+    result = await runtime.connection.call(remoteName, args, abort, spec.timeoutMs ?? runtime.defaultTimeoutMs, report === undefined ? undefined : (progress) => {
+      report(progress.message === undefined ? { progress: progress.progress, ...(progress.total === undefined ? {} : { total: progress.total }) } : { progress: progress.progress, ...(progress.total === undefined ? {} : { total: progress.total }), message: progress.message });
+      logger.addCustomEvent('debug', `[${name}_Progress]`, `${progress.progress}${progress.total === undefined ? '' : `/${progress.total}`}${progress.message ? `: ${progress.message}` : ''}`, pairs(context));
     });
   } catch (error) {
     if (abort.aborted) return aborted(spec, abort, context, performance.now() - started);

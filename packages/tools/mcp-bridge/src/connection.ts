@@ -21,12 +21,6 @@ export class ServerUnavailableError extends Error {
   override readonly name = 'ServerUnavailableError';
 }
 
-export interface CallOptions {
-  readonly signal: AbortSignal;
-  readonly timeoutMs: number;
-  readonly onprogress?: ProgressCallback;
-}
-
 /**
  * One MCP server, through the v2 SDK's client: connects (2026-07-28 or the 2025 handshake), lists the
  * tools, reports list changes, and when the connection drops (the process died, the HTTP server went
@@ -89,14 +83,17 @@ export class ServerConnection {
     }
   }
 
-  /** Calls a tool; throws ServerUnavailableError when not connected, and whatever the SDK throws otherwise. */
-  async call(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+  /**
+   * Calls a tool; rejects with ServerUnavailableError when not connected, and with whatever the SDK
+   * throws otherwise. Not async, and given its options as arguments: it runs on every bridged call.
+   */
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, onprogress?: ProgressCallback): Promise<CallToolResult> {
     const client = this.#client;
-    if (this.#state !== 'connected' || client === undefined) throw new ServerUnavailableError(this.describeUnavailable());
+    if (this.#state !== 'connected' || client === undefined) return Promise.reject(new ServerUnavailableError(this.describeUnavailable()));
     // The SDK's own time-out sits just past Aptix's, so the executor's TIMEOUT is what callers see;
     // aborting the signal sends notifications/cancelled to the server.
-    const timeout = Math.min(options.timeoutMs + 1_000, MAX_TIMER_MS);
-    return client.callTool({ name, arguments: args }, { signal: options.signal, timeout, ...(options.onprogress ? { onprogress: options.onprogress } : {}) });
+    const timeout = Math.min(timeoutMs + 1_000, MAX_TIMER_MS);
+    return client.callTool({ name, arguments: args }, onprogress === undefined ? { signal, timeout } : { signal, timeout, onprogress });
   }
 
   /** Why calls cannot go through now, for failed results. */

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExecutionErrorCode } from '@aptix/tool-contract';
 import { BridgeErrorCode } from '../src/index.js';
-import { bridgeHarness, freePort, startEverythingHttp, stop, text } from './servers.js';
+import { bridgeHarness, freePort, startEverythingHttp, stop, text, progressListener } from './servers.js';
 
 describe('server-everything over Streamable HTTP', () => {
   let server: ChildProcess | undefined;
@@ -38,8 +38,9 @@ describe('server-everything over Streamable HTTP', () => {
 
   it('forwards cancellation and time-outs', async () => {
     const controller = new AbortController();
-    const pending = h.call('everything_http_trigger_long_running_operation', { duration: 20, steps: 20 }, { signal: controller.signal });
-    await vi.waitFor(() => expect(h.logger.events().some((event) => event.tag === '[everything_http_trigger_long_running_operation_Progress]')).toBe(true), { timeout: 10_000, interval: 20 });
+    const listener = progressListener();
+    const pending = h.call('everything_http_trigger_long_running_operation', { duration: 20, steps: 20 }, { signal: controller.signal }, listener.context);
+    await vi.waitFor(() => expect(listener.reports.length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
     controller.abort();
     expect((await pending).value).toMatchObject({ wasCancelled: true, outcome: 'no_effect' });
     const late = await h.call('everything_http_trigger_long_running_operation', { duration: 20, steps: 2 }, { timeoutMs: 300 });

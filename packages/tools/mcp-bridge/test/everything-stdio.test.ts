@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExecutionErrorCode } from '@aptix/tool-contract';
 import { verifyToolContract } from '@aptix/tool-contract/testing';
 import { BridgeErrorCode, GENERATED_MARKER } from '../src/index.js';
-import { bridgeHarness, EVERYTHING, text } from './servers.js';
+import { bridgeHarness, EVERYTHING, text, progressListener } from './servers.js';
 
 describe('server-everything over stdio', () => {
   let h: Awaited<ReturnType<typeof bridgeHarness>>;
@@ -76,14 +76,24 @@ describe('server-everything over stdio', () => {
 
   it("forwards the caller's cancellation and answers that the call was cancelled", async () => {
     const controller = new AbortController();
-    const pending = h.call('everything_trigger_long_running_operation', { duration: 20, steps: 20 }, { signal: controller.signal });
-    // Cancel once the server has reported progress: the call is running on the server by then.
-    await vi.waitFor(() => expect(h.logger.events().some((event) => event.tag === '[everything_trigger_long_running_operation_Progress]')).toBe(true), { timeout: 10_000, interval: 20 });
+    const listener = progressListener();
+    const pending = h.call('everything_trigger_long_running_operation', { duration: 20, steps: 20 }, { signal: controller.signal }, listener.context);
+    // Cancel once the server has reported progress: the call is running on the server by then. The
+    // server's progress reaches the caller, and the log at debug.
+    await vi.waitFor(() => expect(listener.reports[0]).toMatchObject({ progress: 1, total: 20 }), { timeout: 10_000, interval: 20 });
+    expect(h.logger.events().some((event) => event.tag === '[everything_trigger_long_running_operation_Progress]')).toBe(true);
     controller.abort();
     const result = await pending;
     expect(result.successful).toBe(true);
     expect(result.value).toMatchObject({ wasCancelled: true, outcome: 'no_effect', sessionId: 's-1' });
     expect((await h.call('everything_echo', { message: 'after' })).successful).toBe(true);
+  });
+
+  it('asks the server for progress only when the caller listens', async () => {
+    const before = h.logger.events().length;
+    const quiet = await h.call('everything_trigger_long_running_operation', { duration: 0.3, steps: 3 });
+    expect(quiet.successful).toBe(true);
+    expect(h.logger.events().slice(before).some((event) => event.tag.endsWith('_Progress]'))).toBe(false);
   });
 
   it("stops a call at Aptix's time-out, and the server keeps serving", async () => {

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AgentToolExecutor, AgentToolRegistry, CapturingAdminLogger } from '@aptix/tool-contract';
+import { AgentToolExecutor, AgentToolRegistry, CapturingAdminLogger, type AgentToolExecutionContext, type ToolProgress } from '@aptix/tool-contract';
 import { McpBridge, parseBridgeOptions } from '../src/index.js';
 
 const require = createRequire(import.meta.url);
@@ -59,8 +59,8 @@ export async function bridgeHarness(options: unknown) {
   const registry = new AgentToolRegistry({ logger });
   registry.registerTools(bridge.tools);
   const executor = new AgentToolExecutor({ registry, logger });
-  const call = async (name: string, args: unknown, options?: Parameters<AgentToolExecutor['execute']>[3]) => {
-    const result = await executor.execute(name, JSON.stringify(args), { sessionId: 's-1', conversationId: 'c-1' }, options);
+  const call = async (name: string, args: unknown, options?: Parameters<AgentToolExecutor['execute']>[3], context: Partial<AgentToolExecutionContext> = {}) => {
+    const result = await executor.execute(name, JSON.stringify(args), { sessionId: 's-1', conversationId: 'c-1', ...context }, options);
     return { ...result, value: result.successful ? (JSON.parse(result.result) as Record<string, unknown>) : undefined };
   };
   return { bridge, registry, executor, logger, call };
@@ -69,4 +69,10 @@ export async function bridgeHarness(options: unknown) {
 export function text(value: Record<string, unknown> | undefined): string {
   const content = (value?.content ?? []) as Array<{ type: string; text?: string }>;
   return content.map((block) => block.text ?? '').join('\n');
+}
+
+/** A caller that listens to progress: what it heard, and the context that asks for it. */
+export function progressListener() {
+  const reports: ToolProgress[] = [];
+  return { reports, context: { reportProgress: (progress: ToolProgress) => reports.push(progress) } };
 }
