@@ -3,14 +3,9 @@
  * Responses server: a turn whose model calls a gated tool pauses, survives a host restart, and resumes
  * once the call is decided. The model reads the result, or that the person declined, with their note.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, respond, ScriptedResponsesServer } from '@aptix/reasoner/testing';
-import { scratch, startHost, type RunningHost } from './support.js';
-
-async function post(host: RunningHost, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(host.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
-  return { status: response.status, body: await response.json() };
-}
+import { describe, expect, it } from 'vitest';
+import { call, respond, type ScriptedResponsesServer } from '@aptix/reasoner/testing';
+import { hostWithScriptedModel, postJson as post } from './suites.js';
 
 /** The function_call_output the model was sent for a call id, in the last request that carried it. */
 function outputFor(model: ScriptedResponsesServer, callId: string): string | undefined {
@@ -22,22 +17,11 @@ function outputFor(model: ScriptedResponsesServer, callId: string): string | und
 }
 
 describe('a turn that waits for a person', () => {
-  const space = scratch();
-  let model: ScriptedResponsesServer;
-  let host: RunningHost;
-  let env: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    model = await ScriptedResponsesServer.start();
-    env = { APTIX_DB: space.db, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', APTIX_MODEL: 'scripted-model' };
-    host = await startHost({ env });
-  });
-  afterAll(async () => {
-    await host?.stop();
-    await model?.close();
-    space.cleanup();
-  });
+  const suite = hostWithScriptedModel();
 
   it('pauses on a gated call, runs nothing, survives a restart, and resumes with the result once approved', async () => {
+    const { model } = suite;
+    let host = suite.host;
     const { id } = (await post(host, '/v1/sessions', { mode: 'tool_diagnostics' })).body;
     model.script(respond(undefined, call('call_refund', 'testing_issue_refund', { orderId: 'T-1', amount: 2500, currency: 'EUR' })));
     const before = model.requests.length;
@@ -60,8 +44,7 @@ describe('a turn that waits for a person', () => {
 
     expect((await post(host, `/v1/approvals/${approvalId}`, { decision: 'approve' })).body).toMatchObject({ status: 'executed' });
     // The host stops between the decision and the resume; another takes over on the same database.
-    await host.stop();
-    host = await startHost({ env });
+    host = await suite.restart();
 
     model.script(respond('The refund of 2500 EUR for T-1 is done.'));
     const resumed = await post(host, `/v1/sessions/${id}/resume`);
@@ -72,6 +55,7 @@ describe('a turn that waits for a person', () => {
   });
 
   it('tells the model that the person declined, with their note, not that the call failed for a technical reason', async () => {
+    const { host, model } = suite;
     const { id } = (await post(host, '/v1/sessions', { mode: 'tool_diagnostics' })).body;
     model.script(respond(undefined, call('call_big', 'testing_issue_refund', { orderId: 'T-2', amount: 9000, currency: 'USD' })));
     const paused = await post(host, `/v1/sessions/${id}/messages`, { input: 'Refund T-2.' });
@@ -88,6 +72,7 @@ describe('a turn that waits for a person', () => {
   });
 
   it('runs a call under the threshold at once, in the same turn', async () => {
+    const { host, model } = suite;
     const { id } = (await post(host, '/v1/sessions', { mode: 'tool_diagnostics' })).body;
     model.script(respond(undefined, call('call_small', 'testing_issue_refund', { orderId: 'T-3', amount: 20, currency: 'GBP' })), respond('Done: 20 GBP refunded.'));
     const turn = await post(host, `/v1/sessions/${id}/messages`, { input: 'Refund T-3, 20 GBP.' });

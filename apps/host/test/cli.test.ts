@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratch } from './support.js';
+import { writeBrokenToolPackage } from './suites.js';
 
 const FIRST_PARTY = ['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'testing_issue_refund', 'agent_list_modes', 'agent_change_mode'];
 
@@ -170,19 +171,7 @@ describe('the aptix CLI, as a child process', () => {
     });
 
     it('stops start-up, naming the package, the tool and the rule, when a tool breaks the contract', async () => {
-      const dir = join(space.dir, 'broken-tools');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'broken-tools', version: '1.0.0', type: 'module', main: 'index.js' }));
-      writeFileSync(
-        join(dir, 'index.js'),
-        `export class BadTool {
-          static ToolName = 'Bad-Tool';
-          static ToolUsageMetadata = 'Broken on purpose.';
-          static getSchema() { return { type: 'function', name: 'Bad-Tool', description: 'x', parameters: { type: 'object', properties: {}, required: [] } }; }
-          async execute() { return { successful: true, result: '{}', errors: [] }; }
-        }
-        export const tools = [BadTool];`,
-      );
+      const dir = writeBrokenToolPackage(space.dir);
       const run = await runCli(['check'], { env: { ...env, APTIX_TOOL_PACKAGES: `${dir},@aptix/tool-samples,@aptix/tool-mode-catalog,@aptix/tool-mode-change` } });
       expect(run.code).toBe(1);
       const message = run.json<{ error: { message: string } }>().error.message;

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, postgresSchema, startHost, type RunningHost } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { postgresAvailable, type RunningHost } from './support.js';
+import { hostPairOnPostgres } from './suites.js';
 
 const available = await postgresAvailable('the many-hosts test is');
 
@@ -12,18 +13,10 @@ async function get(host: RunningHost, path: string) {
 }
 
 describe.skipIf(!available)('several hosts on one PostgreSQL database', () => {
-  const { db, dispose } = postgresSchema('aptix_hosts');
-  let a: RunningHost;
-  let b: RunningHost;
-  beforeAll(async () => {
-    [a, b] = await Promise.all([startHost({ env: { APTIX_DB: db } }), startHost({ env: { APTIX_DB: db } })]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await dispose();
-  });
+  const hosts = hostPairOnPostgres('aptix_hosts');
 
   it('a mode change made through one host is seen by the other on its next call', async () => {
+    const { a, b } = hosts;
     const { id } = await post(a, '/v1/sessions', {});
     expect((await get(b, `/v1/sessions/${id}`)).mode).toBe('general');
     expect((await get(b, `/v1/tools?sessionId=${id}`)).tools.map((t: any) => t.name)).not.toContain('testing_delay');
@@ -42,6 +35,7 @@ describe.skipIf(!available)('several hosts on one PostgreSQL database', () => {
   });
 
   it('concurrent mode changes through both hosts lose nothing', async () => {
+    const { a, b } = hosts;
     const { id } = await post(a, '/v1/sessions', {});
     const modes = ['tool_diagnostics', 'ddr_authoring', 'general'];
     await Promise.all(

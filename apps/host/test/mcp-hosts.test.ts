@@ -1,8 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, postgresAvailable, postgresSchema, scratch, startHost, type RunningHost } from './support.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, postgresAvailable, scratch, startHost, type RunningHost } from './support.js';
+import { hostPairOnPostgres } from './suites.js';
 
 const available = await postgresAvailable('the MCP many-hosts test is');
 
@@ -11,18 +12,10 @@ function names(list: { tools: Array<{ name: string }> }): string[] {
 }
 
 describe.skipIf(!available)('a 2025-era MCP session on two hosts that share one PostgreSQL database', () => {
-  const { db, dispose } = postgresSchema('aptix_mcp_hosts');
-  let a: RunningHost;
-  let b: RunningHost;
-  beforeAll(async () => {
-    [a, b] = await Promise.all([startHost({ env: { APTIX_DB: db } }), startHost({ env: { APTIX_DB: db } })]);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
-    await dispose();
-  });
+  const pair = hostPairOnPostgres('aptix_mcp_hosts');
 
   it('is opened on one host and continued on the other, request by request, with no new initialize', async () => {
+    const { a, b } = pair;
     // A round-robin load balancer: every request goes to the other host than the one before.
     const hosts = [new URL(a.url), new URL(b.url)];
     const served: string[] = [];

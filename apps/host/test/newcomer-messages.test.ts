@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { call, respond, ScriptedResponsesServer } from '@aptix/reasoner/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, HOST_ROOT, runCli, scratch } from './support.js';
+import { writeBrokenToolPackage } from './suites.js';
 
 describe('messages a newcomer can act on, from the aptix CLI as a child process', () => {
   const space = scratch();
@@ -25,19 +26,7 @@ describe('messages a newcomer can act on, from the aptix CLI as a child process'
   });
 
   it('prints a start-up contract error once: no log line repeating the aptix: line', async () => {
-    const dir = join(space.dir, 'broken-tools');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'broken-tools', version: '1.0.0', type: 'module', main: 'index.js' }));
-    writeFileSync(
-      join(dir, 'index.js'),
-      `export class BadTool {
-        static ToolName = 'Bad-Tool';
-        static ToolUsageMetadata = 'Broken on purpose.';
-        static getSchema() { return { type: 'function', name: 'Bad-Tool', description: 'x', parameters: { type: 'object', properties: {}, required: [] } }; }
-        async execute() { return { successful: true, result: '{}', errors: [] }; }
-      }
-      export const tools = [BadTool];`,
-    );
+    const dir = writeBrokenToolPackage(space.dir);
     const run = await runCli(['check'], { env: { ...env, LOG_LEVEL: 'info', APTIX_TOOL_PACKAGES: `${dir},@aptix/tool-samples,@aptix/tool-mode-catalog,@aptix/tool-mode-change` } });
     expect(run.code).toBe(1);
     expect(run.stderr.match(/TOOL_NAME_INVALID/g)).toHaveLength(1);

@@ -1,7 +1,8 @@
-import { call, respond, ScriptedResponsesServer } from '@aptix/reasoner/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, respond } from '@aptix/reasoner/testing';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { BIN, HOST_ROOT, runCli, scratch, startHost, type RunningHost } from './support.js';
+import { hostWithScriptedModel } from './suites.js';
 
 async function post(host: RunningHost, path: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(host.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -17,22 +18,10 @@ function parseEvents(text: string): Array<Record<string, any>> {
 }
 
 describe('the agent loop through the host, against a scripted Responses endpoint', () => {
-  const space = scratch();
-  let model: ScriptedResponsesServer;
-  let host: RunningHost;
-  let env: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    model = await ScriptedResponsesServer.start();
-    env = { APTIX_DB: space.db, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', APTIX_MODEL: 'scripted-model' };
-    host = await startHost({ env });
-  });
-  afterAll(async () => {
-    await host?.stop();
-    await model?.close();
-    space.cleanup();
-  });
+  const suite = hostWithScriptedModel();
 
   it('POST /v1/sessions/:id/messages runs the tools the model calls and returns the answer', async () => {
+    const { host, model } = suite;
     const { id } = (await (await post(host, '/v1/sessions', {})).json()) as { id: string };
     model.script(respond(undefined, call('call_1', 'testing_calculator', { operation: 'add', a: 2, b: 3 })), respond('2 + 3 = 5.'));
     const before = model.requests.length;
@@ -51,6 +40,7 @@ describe('the agent loop through the host, against a scripted Responses endpoint
   });
 
   it('streams text deltas and tool events as server-sent events', async () => {
+    const { host, model } = suite;
     const { id } = (await (await post(host, '/v1/sessions', {})).json()) as { id: string };
     model.script(respond(undefined, call('call_2', 'agent_hello_world', { name: 'Ada' })), respond('Hello, Ada!'));
     const response = await post(host, `/v1/sessions/${id}/messages`, { input: 'Greet Ada.' }, { accept: 'text/event-stream' });
@@ -64,12 +54,14 @@ describe('the agent loop through the host, against a scripted Responses endpoint
   });
 
   it('answers 404 for an unknown session, as plain JSON even when a stream was asked for', async () => {
+    const { host } = suite;
     const response = await post(host, '/v1/sessions/missing/messages', { input: 'hi' }, { accept: 'text/event-stream' });
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain('missing');
   });
 
   it('aptix chat --message answers once, for scripts', async () => {
+    const { model, env } = suite;
     const created = (await runCli(['sessions', 'create'], { env })).json<{ id: string }>();
     model.script(respond('Hi there.'));
     const run = await runCli(['chat', '--session', created.id, '--message', 'hello'], { env });
@@ -78,6 +70,7 @@ describe('the agent loop through the host, against a scripted Responses endpoint
   });
 
   it('aptix chat is an interactive chat that shows tool calls as they happen', async () => {
+    const { model, env } = suite;
     const created = (await runCli(['sessions', 'create'], { env })).json<{ id: string }>();
     model.script(respond(undefined, call('call_9', 'testing_calculator', { operation: 'multiply', a: 6, b: 7 })), respond('6 × 7 = 42.'), respond('Goodbye.'));
     const child = spawn(process.execPath, [BIN, 'chat', '--session', created.id], { cwd: HOST_ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'pipe'] });
