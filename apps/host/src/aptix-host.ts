@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { createAdminLogger, InvokeResult, type AgentToolExecutionContext, type LevelLogger, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions, type ToolProgress } from '@aptix/tool-contract';
+import { createAdminLogger, InvokeResult, type AgentToolExecutionContext, type ContentBlock, type LevelLogger, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions, type ToolProgress } from '@aptix/tool-contract';
 import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import { SessionStoreError, type AgentSession, type HistoryPageRequest, type ToolApproval } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
@@ -118,6 +118,11 @@ export class AptixHost {
     if (mode === undefined) return registry.names();
     if (modeCatalog.getMode(mode) === undefined) throw new ScopeError('UNKNOWN_MODE', `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
     return toolNamesForMode(registry, modeCatalog, mode);
+  }
+
+  /** Whether the tool declares an OutputSchema: its MCP results then carry `structuredContent`. */
+  declaresOutputSchema(name: string): boolean {
+    return this.#use().registry.get(name)?.outputSchema !== undefined;
   }
 
   async definitions<F extends DefinitionFormat>(format: F, scope: ToolScope = {}): Promise<readonly DefinitionByFormat[F][]> {
@@ -328,9 +333,10 @@ export function toSessionView(session: AgentSession): SessionView {
   };
 }
 
-/** The InvokeResult as callers see it: `result` parsed from the tool's JSON. */
-export function presentResult(result: InvokeResult<string>): { successful: boolean; result: unknown; errors: ReadonlyArray<{ message: string; code?: string }> } {
-  return { successful: result.successful, result: result.successful ? JSON.parse(result.result) : null, errors: result.errors };
+/** The InvokeResult as callers see it: `result` parsed from the tool's JSON, and the tool's content blocks when it gave any. */
+export function presentResult(result: InvokeResult<string>): { successful: boolean; result: unknown; errors: ReadonlyArray<{ message: string; code?: string }>; content?: readonly ContentBlock[] } {
+  const presented = { successful: result.successful, result: result.successful ? JSON.parse(result.result) : null, errors: result.errors };
+  return result.successful && result.content !== undefined ? { ...presented, content: result.content } : presented;
 }
 
 export { InvokeResult };

@@ -1,7 +1,7 @@
 // Test-only: the fixture tools the MCP conformance suite calls by name (its README lists them).
 // Plain JavaScript so the suite's host needs no build step for them. Never part of a default host.
 import { Type } from 'typebox';
-import { functionToolSchema, InvokeResult, TypedAgentTool, usage } from '@aptix/tool-contract';
+import { Content, functionToolSchema, InvokeResult, TypedAgentTool, usage } from '@aptix/tool-contract';
 
 const NoArgs = Type.Object({}, { additionalProperties: false });
 
@@ -44,6 +44,28 @@ function fixture(name, description, run) {
   return Tool;
 }
 
+/** A 1×1 red PNG. */
+const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+
+/** A WAV file of 8 samples of silence: 8 kHz, mono, 8-bit PCM. */
+function silentWav() {
+  const samples = 8;
+  const wav = Buffer.alloc(44 + samples, 0x80);
+  wav.write('RIFF', 0, 'ascii');
+  wav.writeUInt32LE(36 + samples, 4);
+  wav.write('WAVEfmt ', 8, 'ascii');
+  wav.writeUInt32LE(16, 16); // fmt chunk size
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(8000, 24); // sample rate
+  wav.writeUInt32LE(8000, 28); // byte rate
+  wav.writeUInt16LE(1, 32); // block align
+  wav.writeUInt16LE(8, 34); // bits per sample
+  wav.write('data', 36, 'ascii');
+  wav.writeUInt32LE(samples, 40);
+  return wav;
+}
+
 export const tools = [
   fixture('test_simple_text', 'Answers with a fixed text, for the conformance suite.', () => 'This is a simple text response for testing.'),
   fixture('test_error_handling', 'Always fails, for the conformance suite.', () => InvokeResult.fromError('This tool intentionally returns an error for testing', 'FIXTURE_ERROR')),
@@ -61,4 +83,16 @@ export const tools = [
     }
     return 'Logged three entries.';
   }),
+  fixture('test_image_content', 'Answers with one image, a 1x1 red PNG, for the conformance suite.', () => InvokeResult.withContent([Content.image(RED_PIXEL_PNG, 'image/png')])),
+  fixture('test_audio_content', 'Answers with one sound, a short silent WAV, for the conformance suite.', () => InvokeResult.withContent([Content.audio(silentWav(), 'audio/wav')])),
+  fixture('test_embedded_resource', 'Answers with one embedded text document, for the conformance suite.', () =>
+    InvokeResult.withContent([Content.resource('test://embedded-resource', { text: 'This is an embedded resource content.' }, 'text/plain')]),
+  ),
+  fixture('test_multiple_content_types', 'Answers with text, an image and an embedded JSON document, for the conformance suite.', () =>
+    InvokeResult.withContent([
+      Content.text('Multiple content types test:'),
+      Content.image(RED_PIXEL_PNG, 'image/png'),
+      Content.resource('test://mixed-content-resource', { text: '{"test":"data","value":123}' }, 'application/json'),
+    ]),
+  ),
 ];

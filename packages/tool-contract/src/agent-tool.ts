@@ -1,5 +1,5 @@
 import type { AdminLogger } from './admin-logger.js';
-import type { FunctionToolSchema } from './schema.js';
+import type { FunctionToolSchema, ObjectSchemaLike } from './schema.js';
 import type { InvokeResult } from './invoke-result.js';
 import type { ApprovalPolicy } from './approval.js';
 
@@ -90,6 +90,12 @@ export interface AgentToolClass<TDeps = never> {
    * to each of these modes of its catalog; a mode the host does not have is skipped with a warning.
    */
   readonly Modes?: readonly string[];
+  /**
+   * Optional: a JSON Schema of the result (an object schema, e.g. `Type.Object(...)`). Every successful
+   * result is then checked against it (a mismatch fails with OUTPUT_SCHEMA_MISMATCH and nothing is sent),
+   * MCP lists it as `outputSchema` and sends the result as `structuredContent` beside the text.
+   */
+  readonly OutputSchema?: ObjectSchemaLike;
 }
 
 /** Any tool class, whatever its dependencies: what registries and tool packages hold. */

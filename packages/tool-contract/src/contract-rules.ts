@@ -4,6 +4,7 @@ import { approvalPolicyKind, type ApprovalPolicy, type ApprovalPolicyKind } from
 import { contractAjv } from './ajv.js';
 import { describeThrown } from './describe-thrown.js';
 import { ContractErrorCode, type ContractViolation } from './errors.js';
+import { outputSchemaProblem } from './output-schema.js';
 import { canonicalJson, toPlainJson, toStrictMode, type FunctionToolSchema, type JsonSchema, type StrictModeView } from './schema.js';
 
 /** `lowercase_snake_case`: the intersection of TUL-011, AGN-005 §2.2 and OpenAI's rules (see the spec README). */
@@ -38,6 +39,8 @@ export interface InspectedTool {
   readonly approval: ApprovalPolicyKind;
   /** The declared policy, evaluated per call by the host. */
   readonly approvalPolicy: ApprovalPolicy | undefined;
+  /** The declared `OutputSchema` as plain JSON: results are checked against it, MCP lists it. */
+  readonly outputSchema: JsonSchema | undefined;
 }
 
 const FUNCTION_TOOL_SHAPE = {
@@ -177,6 +180,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     fail(ContractErrorCode.SCHEMA_NOT_DETERMINISTIC, 'two calls of getSchema() gave different schemas; schemas must not contain timestamps, ids or random values', 'build the schema from constants only');
   }
   checkParameters(schema.parameters, fail);
+  const outputSchema = checkOutputSchema(cls.OutputSchema, fail);
   if (violations.length > 0) return { violations };
 
   const strictDeclared = typeof schema.strict === 'boolean';
@@ -204,6 +208,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     annotations: annotations && typeof annotations === 'object' ? { ...annotations } : undefined,
     approval: approval!,
     approvalPolicy: approvalPolicy as ApprovalPolicy | undefined,
+    outputSchema,
   };
   return { violations, tool };
 }
@@ -253,6 +258,29 @@ function checkParameters(parameters: JsonSchema, fail: (code: ContractErrorCode,
       fail(ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING, `parameter '${name}' has no description; the model reads it to know what to send`, `add one: { description: 'What ${name} means to the tool.' }`);
     }
   }
+}
+
+/** The declared OutputSchema as plain JSON (TypeBox's symbols dropped), when it is usable. */
+function checkOutputSchema(declared: unknown, fail: (code: ContractErrorCode, rule: string, fix: string) => void): JsonSchema | undefined {
+  if (declared === undefined) return undefined;
+  const fix = "declare it with TypeBox as an object, e.g. static readonly OutputSchema = Type.Object({ total: Type.Number() }), or remove it to send text only";
+  if (declared === null || typeof declared !== 'object' || Array.isArray(declared)) {
+    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, `OutputSchema must be a JSON Schema object, got ${declared === null ? 'null' : Array.isArray(declared) ? 'an array' : typeof declared}`, fix);
+    return undefined;
+  }
+  let schema: JsonSchema;
+  try {
+    schema = toPlainJson(declared as JsonSchema);
+  } catch (error) {
+    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, `OutputSchema cannot be read as JSON: ${describeThrown(error)}`, fix);
+    return undefined;
+  }
+  const problem = outputSchemaProblem(schema);
+  if (problem !== undefined) {
+    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, problem, fix);
+    return undefined;
+  }
+  return schema;
 }
 
 /** A property declares a simple type itself, or every branch of its `anyOf`, or every value of its `enum`/`const` has one. */
@@ -305,7 +333,7 @@ export function findStrictSchemaProblems(schema: unknown, path: string): string[
   return problems;
 }
 
-function formatSchemaErrors(errors: readonly ErrorObject[], root: string): string {
+export function formatSchemaErrors(errors: readonly ErrorObject[], root: string): string {
   return errors
     .slice(0, 5)
     .map((error) => `${root}${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` ('${String(error.params.additionalProperty)}')` : ''}`)

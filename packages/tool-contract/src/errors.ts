@@ -23,6 +23,8 @@ export const ContractErrorCode = {
   TIMEOUT_INVALID: 'TIMEOUT_INVALID',
   DUPLICATE_TOOL: 'DUPLICATE_TOOL',
   APPROVAL_POLICY_INVALID: 'APPROVAL_POLICY_INVALID',
+  /** `OutputSchema` is not a valid JSON Schema of an object (MCP's `outputSchema` must describe an object). */
+  OUTPUT_SCHEMA_INVALID: 'OUTPUT_SCHEMA_INVALID',
 } as const;
 export type ContractErrorCode = (typeof ContractErrorCode)[keyof typeof ContractErrorCode];
 
@@ -40,7 +42,10 @@ export const ExecutionErrorCode = {
   OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
   TOOL_EXCEPTION: 'TOOL_EXCEPTION',
   TOOL_UNAVAILABLE: 'TOOL_UNAVAILABLE',
+  /** The tool's result is not a well-formed InvokeResult: text that is not JSON, or a content block that breaks a rule. */
   MALFORMED_RESULT: 'MALFORMED_RESULT',
+  /** The result does not match the tool's declared `OutputSchema`; nothing of it is sent. */
+  OUTPUT_SCHEMA_MISMATCH: 'OUTPUT_SCHEMA_MISMATCH',
   /** A person declined the call (approval gates); nothing ran. */
   APPROVAL_DENIED: 'APPROVAL_DENIED',
   /** Nobody decided before the approval expired; nothing ran. */

@@ -3,6 +3,20 @@
  * enforce it. Everything exported here is public API; the contract kit lives at `./testing`.
  */
 export { InvokeResult, type InvokeError, type InvokeFailure, type InvokeSuccess } from './invoke-result.js';
+export {
+  checkContent,
+  Content,
+  CONTENT_BLOCK_TYPES,
+  describeContent,
+  isBase64,
+  MAX_CONTENT_BLOCKS,
+  type AudioContent,
+  type ContentBlock,
+  type ContentCheck,
+  type EmbeddedResourceContent,
+  type ImageContent,
+  type TextContent,
+} from './content.js';
 export type { AgentTool, AgentToolClass, AgentToolExecutionContext, AnyAgentToolClass, ToolAnnotations, ToolDependencies, ToolList, ToolLogLevel, ToolPackage, ToolPackageHost, ToolProgress } from './agent-tool.js';
 export { CapturingAdminLogger, createAdminLogger, silentAdminLogger, type AdminLogger, type CapturedLogEntry, type LevelLogger, type LogLevel, type LogPairs } from './admin-logger.js';
 export { ContractErrorCode, ExecutionErrorCode, ToolContractError, type ContractViolation } from './errors.js';

@@ -1,14 +1,21 @@
+import { describeContent, type ContentBlock } from './content.js';
+
 /** One error carried by a failed {@link InvokeResult}: a message a model or a person can act on, and an optional stable code. */
 export interface InvokeError {
   readonly message: string;
   readonly code?: string;
 }
 
-/** A successful call: `result` holds the value (for tools, a JSON string). */
+/**
+ * A successful call: `result` holds the value (for tools, a JSON string). A tool may add `content`,
+ * blocks beyond JSON text (images, audio, embedded documents): MCP clients and the Responses API get
+ * the blocks, callers that take text only get `result` (see `InvokeResult.withContent`).
+ */
 export interface InvokeSuccess<T> {
   readonly successful: true;
   readonly result: T;
   readonly errors: readonly InvokeError[];
+  readonly content?: readonly ContentBlock[];
 }
 
 /** A failed call: no result, one or more errors. */
@@ -35,6 +42,18 @@ export const InvokeResult = {
    */
   create<T>(value: T): InvokeSuccess<T> {
     return { successful: true, result: value, errors: NO_ERRORS };
+  },
+
+  /**
+   * A successful result with content blocks beyond JSON text. `value`, when given, is the result's
+   * JSON (what text-only callers get, and what an output schema checks); without it, `result` is a JSON
+   * description of the blocks (text blocks as they are, the others by kind, media type and size). The
+   * executor checks every block (base64, media types, the size bound) before anything is sent.
+   * @example InvokeResult.withContent([Content.text('A red pixel:'), Content.image(png, 'image/png')])
+   */
+  withContent(content: readonly ContentBlock[], value?: object): InvokeSuccess<string> {
+    const result = JSON.stringify(value ?? describeContent(content));
+    return { successful: true, result, errors: NO_ERRORS, content };
   },
 
   /**

@@ -94,6 +94,8 @@ export interface McpToolDefinition {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /** The tool's declared `OutputSchema`, when it has one: its results come with `structuredContent`. */
+  readonly outputSchema?: JsonSchema;
   readonly annotations?: { readonly [hint: string]: boolean };
   /** Aptix's own facts about the tool, e.g. `{ "aptix/approval": "dynamic" }` for a gated tool. */
   readonly _meta?: { readonly [key: string]: unknown };

@@ -1,4 +1,5 @@
 import type { AdminLogger } from './admin-logger.js';
+import type { JsonSchema } from './schema.js';
 import type { AgentToolExecutionContext } from './agent-tool.js';
 import { cancelledJson, isAbortError, reportsCancellation } from './cancellation.js';
 import { deadlines, type Deadline, type DeadlineList } from './deadline-queue.js';
@@ -11,7 +12,7 @@ const ONCE = Object.freeze({ once: true });
 /** What a call needs of its executor once the tool has answered. */
 export interface CallHooks {
   /** The tool's answer as the result the caller gets; `trusted` when it came through the fast path. */
-  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger): InvokeResult<string>;
+  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger, outputSchema: JsonSchema | undefined): InvokeResult<string>;
   exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string>;
   timedOut(name: string, timeoutMs: number, context: AgentToolExecutionContext, logger: AdminLogger): void;
   /** The tool settled after its call was answered without it (OUTCOME_UNKNOWN, or a read-only tool's cut). */
@@ -54,6 +55,7 @@ export class Call implements SignalSource, Deadline {
     private readonly trusted: boolean,
     private readonly readOnly: boolean,
     private readonly logger: AdminLogger,
+    private readonly outputSchema: JsonSchema | undefined,
   ) {}
 
   signal(): AbortSignal {
@@ -115,7 +117,7 @@ export class Call implements SignalSource, Deadline {
 
   #answered(output: unknown): void {
     if (this.#settled) return this.#late(output);
-    const result = this.hooks.settle(this.name, output, this.context, this.trusted, this.logger);
+    const result = this.hooks.settle(this.name, output, this.context, this.trusted, this.logger, this.outputSchema);
     // After an abort, the cancelled shape means the tool stopped; any other result is what it did.
     if (this.#stop !== undefined && result.successful && reportsCancellation(result.result)) {
       return this.#finish(this.#stop === 'cancel' ? result : this.#stopped());

@@ -1,12 +1,15 @@
 import { silentAdminLogger, type AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass } from './agent-tool.js';
 import { decodeArguments } from './arguments.js';
-import { cancelledJson } from './cancellation.js';
+import { cancelledJson, reportsCancellation } from './cancellation.js';
 import { cleanErrors } from './clean-errors.js';
 import { MAX_TIMER_MS } from './deadline-queue.js';
 import { describeThrown } from './describe-thrown.js';
 import { ExecutionErrorCode } from './errors.js';
-import { InvokeResult } from './invoke-result.js';
+import { checkContent } from './content.js';
+import { InvokeResult, type InvokeSuccess } from './invoke-result.js';
+import { outputMismatch } from './output-schema.js';
+import type { JsonSchema } from './schema.js';
 import { Call, type CallHooks } from './tool-call.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
 import { invokeTool, neverAborted, ownInvokeTool, type Invocation, type SignalSource } from './typed-agent-tool.js';
@@ -103,7 +106,7 @@ export class AgentToolExecutor {
     this.#maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
     this.#maxErrorMessageLength = options.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH;
     this.#hooks = {
-      settle: (name, output, context, trusted, logger) => this.#settle(name, output, context, trusted, logger),
+      settle: (name, output, context, trusted, logger, outputSchema) => this.#settle(name, output, context, trusted, logger, outputSchema),
       exception: (name, error, context, logger) => this.#exception(name, error, context, logger),
       timedOut: (name, timeoutMs, context, logger) => logger.addError(`[${name}_ExecuteAsync__Timeout]`, `${name} did not finish within ${timeoutMs} ms.`, pairs(context)),
       settledLate: (name, outcome, context, logger) =>
@@ -180,7 +183,7 @@ export class AgentToolExecutor {
     // checked like every result, so no tool can put text that is not JSON into a reply.
     const invoke = fastPath ? (tool as unknown as Partial<FastPathTool>)[invokeTool] : undefined;
     const trusted = invoke !== undefined && invoke === ownInvokeTool;
-    const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger);
+    const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger, entry.outputSchema);
     let output: unknown;
     try {
       if (invoke !== undefined) {
@@ -193,16 +196,17 @@ export class AgentToolExecutor {
     } catch (error) {
       return this.#exception(name, error, context, logger);
     }
-    if (!isThenable(output)) return this.#settle(name, output, context, trusted, logger);
+    if (!isThenable(output)) return this.#settle(name, output, context, trusted, logger, entry.outputSchema);
     return call.race(output, Math.min(options?.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS));
   }
 
   /** A tool's answer as the result the caller gets. */
-  #settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger): InvokeResult<string> {
+  #settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger, outputSchema: JsonSchema | undefined): InvokeResult<string> {
     // JSON text from TypedAgentTool's own fast path: the tool serialised the value itself.
-    if (trusted && typeof output === 'string') return this.#bounded(name, output, context, logger);
+    if (trusted && typeof output === 'string' && outputSchema === undefined) return this.#bounded(name, output, context, logger);
     try {
-      return this.#normalise(name, output, context, logger);
+      const result = trusted && typeof output === 'string' ? this.#bounded(name, output, context, logger) : this.#normalise(name, output, context, logger);
+      return outputSchema === undefined || !result.successful ? result : this.#conforming(name, result, outputSchema, context, logger);
     } catch (error) {
       // A result whose getters throw (a Proxy, an accessor): malformed, and the call still answers.
       logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a result that could not be read: ${describeThrown(error)}.`, pairs(context));
@@ -210,14 +214,31 @@ export class AgentToolExecutor {
     }
   }
 
-  /** A successful result, unless its text is over the size bound. */
-  #bounded(name: string, text: string, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
-    const max = this.#maxResultBytes;
+  /**
+   * A successful result that matches the tool's output schema, or OUTPUT_SCHEMA_MISMATCH: a result its
+   * own schema refuses is a fault of the tool, and MCP clients would refuse its structuredContent.
+   */
+  #conforming(name: string, result: InvokeSuccess<string>, schema: JsonSchema, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
+    // A cancellation report is the executor's shape, not the tool's result: it is not checked.
+    if (reportsCancellation(result.result)) return result;
+    const problem = outputMismatch(schema, JSON.parse(result.result));
+    if (problem === undefined) return result;
+    logger.addError(`[${name}_ExecuteAsync__OutputSchemaMismatch]`, `${name} returned a result that does not match its OutputSchema: ${problem}.`, pairs(context));
+    return InvokeResult.fromError(
+      `${name} returned a result that does not match its declared output schema (${problem.slice(0, 500)}), so it was not sent. This is a fault in the tool, not in the arguments; the tool's author needs to fix the result or the schema.`,
+      ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH,
+    );
+  }
+
+  /** A successful result, unless its text (plus its content's `extraBytes`) is over the size bound. */
+  #bounded(name: string, text: string, context: AgentToolExecutionContext, logger: AdminLogger, extraBytes = 0): InvokeResult<string> {
+    const max = this.#maxResultBytes - extraBytes;
     // A UTF-16 unit is 1 to 3 UTF-8 bytes: only text in between needs counting.
     if (text.length * 3 <= max || (text.length <= max && Buffer.byteLength(text, 'utf8') <= max)) return InvokeResult.create(text);
-    logger.addError(`[${name}_ExecuteAsync__ResultTooLarge]`, `${name} returned a result over ${max} bytes; it was not sent.`, pairs(context));
+    const limit = this.#maxResultBytes;
+    logger.addError(`[${name}_ExecuteAsync__ResultTooLarge]`, `${name} returned a result over ${limit} bytes; it was not sent.`, pairs(context));
     return InvokeResult.fromError(
-      `${name} returned a result larger than this host's limit of ${max} bytes, so it was not sent. Ask for less (narrow the request, or page through the data); if results this large are expected, the host's operator can raise maxResultBytes.`,
+      `${name} returned a result larger than this host's limit of ${limit} bytes${extraBytes > 0 ? ' (its text and content blocks together)' : ''}, so it was not sent. Ask for less (narrow the request, or page through the data); if results this large are expected, the host's operator can raise maxResultBytes.`,
       ExecutionErrorCode.RESULT_TOO_LARGE,
     );
   }
@@ -229,6 +250,18 @@ export class AgentToolExecutor {
       // A logger that throws must not turn a failed call into one that never answers.
     }
     return InvokeResult.fromError(`${name} failed to process arguments.`, ExecutionErrorCode.TOOL_EXCEPTION);
+  }
+
+  /** A successful result with content blocks: every block checked, and the whole within the size bound. */
+  #withContent(name: string, text: string, content: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
+    const checked = checkContent(content);
+    if (!checked.ok) {
+      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned malformed content: ${checked.problem}.`, pairs(context));
+      return InvokeResult.fromError(`${name} returned a malformed result: ${checked.problem}. Nothing of it was sent; the tool's author needs to fix it.`, ExecutionErrorCode.MALFORMED_RESULT);
+    }
+    // Over the bound whatever the text: refused before the text is measured.
+    const result = this.#bounded(name, text, context, logger, Math.min(checked.bytes, this.#maxResultBytes + 1));
+    return result.successful ? { successful: true, result: text, errors: result.errors, content: checked.blocks } : result;
   }
 
   /** Accepts any object shaped like an InvokeResult; a successful one must carry valid JSON text (AGN-005 §9). */
@@ -246,7 +279,7 @@ export class AgentToolExecutor {
         } catch {
           json = false;
         }
-        if (json) return this.#bounded(name, text, context, logger);
+        if (json) return output.content === undefined ? this.#bounded(name, text, context, logger) : this.#withContent(name, text, output.content, context, logger);
       }
       logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a successful result that is not JSON text.`, pairs(context));
       return InvokeResult.fromError(`${name} returned a result that is not valid JSON.`, ExecutionErrorCode.MALFORMED_RESULT);

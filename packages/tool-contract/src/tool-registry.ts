@@ -89,6 +89,7 @@ export class AgentToolRegistry {
       annotations: tool.annotations,
       approval: tool.approval,
       approvalPolicy: tool.approvalPolicy,
+      outputSchema: tool.outputSchema,
     } satisfies { [K in keyof RegisteredTool]-?: unknown });
     this.#tools.set(registered.name, registered);
     this.#folded.set(registered.name.toLowerCase(), registered.name);
@@ -188,9 +189,8 @@ function toDefinition(tool: RegisteredTool, format: DefinitionFormat): Definitio
       return { type: 'function', function: { name: tool.name, description: tool.description, parameters, strict: tool.strict } };
     case 'mcp': {
       const annotations = tool.annotations ? Object.fromEntries(Object.entries(tool.annotations).filter(([, v]) => typeof v === 'boolean')) : undefined;
-      const definition = annotations && Object.keys(annotations).length > 0
-        ? { name: tool.name, description: tool.description, inputSchema: tool.parameters, annotations }
-        : { name: tool.name, description: tool.description, inputSchema: tool.parameters };
+      const base = tool.outputSchema === undefined ? { name: tool.name, description: tool.description, inputSchema: tool.parameters } : { name: tool.name, description: tool.description, inputSchema: tool.parameters, outputSchema: tool.outputSchema };
+      const definition = annotations && Object.keys(annotations).length > 0 ? { ...base, annotations } : base;
       // A gated tool says so to MCP clients; tools without a policy keep their listing unchanged.
       return tool.approval === 'never' ? definition : { ...definition, _meta: { [APPROVAL_META_KEY]: tool.approval } };
     }

@@ -9,6 +9,11 @@ const InvokeResultBody = Type.Object({
   successful: Type.Boolean(),
   result: Type.Unknown({ description: "The tool's result, parsed from its JSON; null when the call failed." }),
   errors: Type.Array(Type.Object({ message: Type.String(), code: Type.Optional(Type.String()) })),
+  content: Type.Optional(
+    Type.Array(Type.Unknown(), {
+      description: "The tool's content blocks beyond JSON text, when it gave any: MCP's shapes { type: 'text', text }, { type: 'image' | 'audio', data (base64), mimeType }, { type: 'resource', resource: { uri, mimeType?, text | blob } }.",
+    }),
+  ),
 });
 const Format = Type.Enum(['responses', 'chat', 'mcp'], { default: 'responses', description: 'Definition format.' });
 const ToolsQuery = Type.Object(
@@ -112,7 +117,8 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
       if (outcome.kind === 'pending_approval') return reply.code(202).send(pendingApprovalView(outcome.approval));
       const { result } = outcome;
       // The result is already JSON text (the executor checked it): splice it in rather than parse and re-serialise.
-      const text = result.successful ? `{"successful":true,"result":${result.result},"errors":[]}` : JSON.stringify({ successful: false, result: null, errors: result.errors });
+      const content = result.successful && result.content !== undefined ? `,"content":${JSON.stringify(result.content)}` : '';
+      const text = result.successful ? `{"successful":true,"result":${result.result},"errors":[]${content}}` : JSON.stringify({ successful: false, result: null, errors: result.errors });
       return reply.code(200).type('application/json; charset=utf-8').serializer((payload) => payload as string).send(text as never);
     });
     // Fastify takes the reply itself as "already sent"; its route types only know the payload types.

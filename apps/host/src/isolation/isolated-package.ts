@@ -75,6 +75,7 @@ function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass
   };
   if (meta.timeoutMs !== undefined) statics.TimeoutMs = { value: meta.timeoutMs, enumerable: true };
   if (meta.annotations !== undefined) statics.ToolAnnotations = { value: meta.annotations, enumerable: true };
+  if (meta.outputSchema !== undefined) statics.OutputSchema = { value: meta.outputSchema, enumerable: true };
   Object.defineProperties(IsolatedTool, statics);
   return IsolatedTool as unknown as AnyAgentToolClass;
 }

@@ -84,6 +84,7 @@ async function start(): Promise<void> {
       timeoutMs: registered.timeoutMs,
       annotations: registered.annotations === undefined ? undefined : JSON.parse(JSON.stringify(registered.annotations)),
       fullyExecutedOnServer: instance.isToolFullyExecutedOnServer !== false,
+      ...(registered.outputSchema === undefined ? {} : { outputSchema: registered.outputSchema }),
     });
   }
   const executor = new AgentToolExecutor({
@@ -114,7 +115,9 @@ async function start(): Promise<void> {
         inFlight.set(message.id, controller);
         void executor.execute(message.name, message.args, message.context, { signal: controller.signal }).then((result) => {
           inFlight.delete(message.id);
-          send({ type: 'result', id: message.id, result: { successful: result.successful, result: result.result, errors: result.errors.map((error) => ({ ...error })) } as typeof result });
+          // Content blocks cross as they are (plain data the executor built); the host checks them again.
+          const content = result.successful && result.content !== undefined ? { content: result.content } : {};
+          send({ type: 'result', id: message.id, result: { successful: result.successful, result: result.result, errors: result.errors.map((error) => ({ ...error })), ...content } as typeof result });
         });
         return;
       }

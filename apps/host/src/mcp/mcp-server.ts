@@ -3,6 +3,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import { InvokeResult, type LevelLogger, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { pendingApprovalMessage } from '../approvals/present.js';
+import { callToolResult } from './tool-result.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
 
@@ -119,7 +120,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
       const guidance = await afterModeChange(scope, result.result, ctx);
       if (guidance !== undefined) return { content: [{ type: 'text', text: result.result }, { type: 'text', text: guidance }] };
     }
-    return { content: [{ type: 'text', text: result.result }] };
+    return callToolResult(result, host.declaresOutputSchema(name));
   });
 
   return server;

@@ -88,6 +88,7 @@ export const CONTRACT_CHECK_OF: { readonly [code in ContractFindingCode]: Contra
   [ContractErrorCode.TIMEOUT_INVALID]: 'rules',
   [ContractErrorCode.DUPLICATE_TOOL]: 'package',
   [ContractErrorCode.APPROVAL_POLICY_INVALID]: 'rules',
+  [ContractErrorCode.OUTPUT_SCHEMA_INVALID]: 'rules',
   [ContractCheckCode.STRICT_MODE_REJECTED]: 'strict',
   [ContractCheckCode.STRICT_OPT_OUT_UNNEEDED]: 'strict',
   [ContractCheckCode.SCHEMA_DIFFERS_ACROSS_PROCESSES]: 'processes',
