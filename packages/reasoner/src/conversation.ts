@@ -1,5 +1,5 @@
 import type { InvokeResult } from '@aptix/tool-contract';
-import type { EasyInputMessage, ResponseInputItem } from 'openai/resources/responses/responses';
+import type { EasyInputMessage, ResponseFunctionCallOutputItemList, ResponseInputItem } from 'openai/resources/responses/responses';
 
 /**
  * The conversation a session stores: Responses API items, as JSON, in order. The user's messages and
@@ -54,7 +54,8 @@ export function userMessageItem(text: string): ConversationItem {
   return { type: 'message', role: 'user', content: [{ type: 'input_text', text }] };
 }
 
-export function functionCallOutputItem(callId: string, output: string): ConversationItem {
+/** `output` is JSON text, or, for a result with content blocks, the Responses API's list of input items (see `toolOutputContent`). */
+export function functionCallOutputItem(callId: string, output: string | ResponseFunctionCallOutputItemList): ConversationItem {
   return { type: 'function_call_output', call_id: callId, output };
 }
 
@@ -147,7 +148,12 @@ export function toModelInput(items: readonly unknown[]): ResponseInputItem[] {
         break;
       }
       case 'function_call_output':
-        input.push({ type: 'function_call_output', call_id: String(item.call_id), output: typeof item.output === 'string' ? item.output : JSON.stringify(item.output) });
+        input.push({
+          type: 'function_call_output',
+          call_id: String(item.call_id),
+          // A list of input items (a result with content blocks) is sent as it was stored.
+          output: typeof item.output === 'string' ? item.output : Array.isArray(item.output) ? (item.output as ResponseFunctionCallOutputItemList) : JSON.stringify(item.output),
+        });
         break;
       case 'message':
         if (item.role === 'assistant') {

@@ -2,7 +2,7 @@ import type { AgentSession, AgentSessionStore } from '@aptix/agent-sessions';
 import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext, type AgentToolExecutor, type InvokeResult, type ToolFactory } from '@aptix/tool-contract';
 import { toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import type OpenAI from 'openai';
-import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
+import type { ResponseCreateParamsBase, ResponseFunctionCallOutputItemList } from 'openai/resources/responses/responses';
 import {
   errorPayload,
   functionCallOutputItem,
@@ -27,6 +27,7 @@ import { createOpenAIClient, resolveModelConnection, type ModelConnection } from
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 import { SessionQueue } from './session-queue.js';
 import type { TurnResult, TurnStatus, TurnToolCall } from './turn.js';
+import { toolOutputContent } from './tool-output-content.js';
 
 /** The tool whose success changes the session's mode (TUL-007); offered in every mode. */
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -96,6 +97,8 @@ interface CallOutcome {
   readonly call: FunctionCall;
   readonly successful: boolean;
   output: string;
+  /** For a result with content blocks: the function call's output as Responses API input items. */
+  readonly content?: ResponseFunctionCallOutputItemList;
   readonly pending: boolean;
 }
 
@@ -348,7 +351,7 @@ export class Reasoner {
     if (branch !== undefined && child !== undefined) branch.outcome.output = JSON.stringify({ ...branch.payload, branchedSessionId: child.id });
     await this.#sessions.appendConversationItems(
       session.id,
-      outcomes.map((outcome) => (outcome.pending ? pendingCallItem(outcome.call, outcome.output) : functionCallOutputItem(outcome.call.callId, outcome.output))),
+      outcomes.map((outcome) => (outcome.pending ? pendingCallItem(outcome.call, outcome.output) : functionCallOutputItem(outcome.call.callId, outcome.content ?? outcome.output))),
     );
 
     if (child === undefined) {
@@ -415,7 +418,8 @@ export class Reasoner {
           return { call, successful: true, output, pending: true };
         }
         emit({ type: 'tool_call_finished', sessionId, callId: call.callId, name: call.name, successful: result.successful, output });
-        return { call, successful: result.successful, output, pending: false };
+        const content = toolOutputContent(result);
+        return content === undefined ? { call, successful: result.successful, output, pending: false } : { call, successful: true, output, content, pending: false };
       }),
     );
   }

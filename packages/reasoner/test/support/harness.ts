@@ -132,6 +132,10 @@ export interface HarnessOptions {
   /** An existing database file: a "restarted host". */
   readonly filename?: string;
   readonly reasoner?: Partial<ReasonerOptions>;
+  /** Tools registered after the harness's own (add them to a mode with `modes`). */
+  readonly extraTools?: readonly AnyAgentToolClass[];
+  /** Modes in place of {@link testModes}. */
+  readonly modes?: AgentModeSummary[];
 }
 
 /**
@@ -142,11 +146,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const server = options.server ?? (await ScriptedResponsesServer.start());
   const folder = options.filename === undefined ? mkdtempSync(join(tmpdir(), 'aptix-reasoner-')) : undefined;
   const filename = options.filename ?? join(folder!, 'aptix.db');
-  const catalog = ModeCatalog.fromModes(testModes(), 'test modes');
+  const catalog = ModeCatalog.fromModes(options.modes ?? testModes(), 'test modes');
   const store = await openSqliteSessionStore({ filename, modes: catalog });
   const logger = new CapturingAdminLogger();
   const registry = new AgentToolRegistry({ logger });
-  registry.registerTools(HARNESS_TOOLS);
+  registry.registerTools([...HARNESS_TOOLS, ...(options.extraTools ?? [])]);
   const createTool: ToolFactory = (toolClass) => new toolClass({ logger, sessionManager: store, modeCatalog: catalog });
   const executor = new AgentToolExecutor({ registry, logger, createTool });
   const reasonerOptions: ReasonerOptions = {
