@@ -37,6 +37,9 @@ export const AptixConfigFile = Type.Object(
         {
           sessionIdleSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'A 2025-era MCP session unused for this long is closed (default 1800).' })),
           maxSessions: Type.Optional(Type.Integer({ minimum: 1, description: 'Live 2025-era MCP sessions per host; a new one over the cap is refused with 503 (default 10000).' })),
+          requestStateKey: Type.Optional(
+            Type.String({ minLength: 32, description: 'HMAC key sealing the 2026-07-28 requestState (at least 32 characters; APTIX_MCP_STATE_KEY). Every host behind one URL needs the same key. Default: a key drawn per process.' }),
+          ),
         },
         { additionalProperties: false },
       ),

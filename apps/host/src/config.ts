@@ -27,7 +27,7 @@ export interface AptixConfig {
   readonly bodyLimitBytes: number;
   readonly toolTimeoutMs: number;
   /** 2025-era MCP sessions: idle time-out and the cap on live sessions per host. */
-  readonly mcp: { readonly sessionIdleMs: number; readonly maxSessions: number };
+  readonly mcp: { readonly sessionIdleMs: number; readonly maxSessions: number; readonly requestStateKey: string | undefined };
   /** The `sessions` section of the file, as given: bounds and time-outs of the session store (its defaults apply to what is unset). */
   readonly sessions: NonNullable<AptixConfigFile['sessions']>;
   readonly requestTimeoutMs: number;
@@ -129,6 +129,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     mcp: {
       sessionIdleMs: (positiveInt(fromEnv('APTIX_MCP_SESSION_IDLE_SECONDS'), 'APTIX_MCP_SESSION_IDLE_SECONDS') ?? file.mcp?.sessionIdleSeconds ?? 1800) * 1000,
       maxSessions: positiveInt(fromEnv('APTIX_MCP_MAX_SESSIONS'), 'APTIX_MCP_MAX_SESSIONS') ?? file.mcp?.maxSessions ?? 10_000,
+      requestStateKey: stateKey(fromEnv('APTIX_MCP_STATE_KEY')) ?? file.mcp?.requestStateKey,
     },
     sessions: file.sessions ?? {},
     requestTimeoutMs,
@@ -204,4 +205,11 @@ function positiveInt(value: string | undefined, name: string): number | undefine
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) throw new ConfigError(`${name} "${value}" is not a whole number of at least 1. Fix: set it to a positive whole number, or unset it for the default.`);
   return parsed;
+}
+
+/** APTIX_MCP_STATE_KEY: the requestState HMAC key; too short a key is refused at start-up, never weakened. */
+function stateKey(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (Buffer.byteLength(value) < 32) throw new ConfigError(`APTIX_MCP_STATE_KEY must be at least 32 bytes long (it is ${Buffer.byteLength(value)}): use a long random value, the same on every host, for example \`openssl rand -base64 48\`.`);
+  return value;
 }

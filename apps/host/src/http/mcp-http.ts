@@ -4,6 +4,7 @@ import type { AnyFastifyInstance } from './server.js';
 import type { AptixHost } from '../aptix-host.js';
 import { LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
+import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js';
 
 /** The header that names an agent session: sent by a client to continue one, and answered by the host. */
 export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
@@ -76,9 +77,14 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   const scopes = new WeakMap<Request, McpScope>();
   /** Each request's logger (carrying its request id), for the calls it makes: passed down, never held in async context. */
   const logs = new WeakMap<Request, FastifyBaseLogger>();
-  const logOf = (request: Request): Pick<McpScope, 'log'> => {
+  /** The API key name of each request (who asks, and who decides an approval over MCP). */
+  const actors = new WeakMap<Request, string>();
+  /** 2025 sessions: the approval question waiting for the client's answer, by session. */
+  const relay = new ElicitationRelay();
+  const logOf = (request: Request): Pick<McpScope, 'log' | 'actor'> => {
     const log = logs.get(request);
-    return log === undefined ? {} : { log };
+    const actor = actors.get(request);
+    return { ...(log === undefined ? {} : { log }), ...(actor === undefined ? {} : { actor }) };
   };
 
   const modeOf = (url: string): string => {
@@ -114,6 +120,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       cancel: controller.signal,
       ...logOf(request),
       onAgentSession: (agentSessionId) => sessions.rebind(session, agentSessionId),
+      ...(session.clientCapabilities === undefined ? {} : { clientCapabilities: session.clientCapabilities }),
+      questions: { hold: (server) => relay.hold(session.id, server), release: (server) => relay.release(session.id, server) },
     };
     try {
       const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(request, { parsedBody: body });
@@ -144,6 +152,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       if (error instanceof SessionCapError) return capReached(body);
       throw error;
     }
+    const capabilities = (body as { params?: { capabilities?: unknown } }).params?.capabilities;
+    if (typeof capabilities === 'object' && capabilities !== null) session.clientCapabilities = capabilities as NonNullable<LegacySession['clientCapabilities']>;
     const headers = new Headers(response.headers);
     headers.set('mcp-session-id', session.id);
     headers.set(AGENT_SESSION_HEADER, session.agentSessionId);
@@ -186,7 +196,9 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       });
     }
     if (!parsed.ok) return jsonRpcError(400, -32700, 'Parse error: the body is not valid JSON. Send one JSON-RPC message as application/json.');
-    const response = await serveLegacySession(request, session, parsed.value);
+    // The client's answer to a question the host asked (an approval) goes to the call that waits for it.
+    const answered = isClientResponse(parsed.value) ? relay.deliver(session.id, parsed.value) : undefined;
+    const response = answered ?? (await serveLegacySession(request, session, parsed.value));
     const headers = new Headers(response.headers);
     headers.set(AGENT_SESSION_HEADER, session.agentSessionId);
     return new Response(response.body, { status: response.status, headers });
@@ -203,6 +215,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     }
     const web = toWebRequest(request, abort.signal);
     logs.set(web, request.log);
+    if (request.actor !== undefined) actors.set(web, request.actor);
     const text = request.body as string | undefined;
     const parsed = parseBody(text);
     if (await isLegacyRequest(web.clone(), parsed.ok ? parsed.value : undefined, { maxRequestBodySize })) {
@@ -232,6 +245,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     async close() {
       for (const controller of inFlight.values()) controller.abort();
       inFlight.clear();
+      relay.clear();
       sessions.clear();
       await modern.close();
     },

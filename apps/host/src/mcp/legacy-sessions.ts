@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LoggingLevel } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 import type { AgentSessionStore } from '@aptix/agent-sessions';
 
 /** A 2025-era MCP session as this host knows it: little more than the agent session it is bound to. */
@@ -8,6 +8,8 @@ export interface LegacySession {
   agentSessionId: string;
   /** The level `logging/setLevel` chose; kept on this host only. */
   logLevel?: LoggingLevel;
+  /** The capabilities the client declared on `initialize`; kept on the host that received it (an adopted session has none). */
+  clientCapabilities?: ClientCapabilities;
   lastSeen: number;
 }
 

@@ -1,9 +1,9 @@
-import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ClientCapabilities, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { InvokeResult, type LevelLogger, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
-import { pendingApprovalMessage } from '../approvals/present.js';
 import { callToolResult } from './tool-result.js';
+import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
 
@@ -30,6 +30,15 @@ export interface McpScope {
   readonly log?: LevelLogger;
   /** Called after the scope moved to another agent session (a branch, or a session made on first use). */
   onAgentSession?(agentSessionId: string): void | Promise<void>;
+  /** Over HTTP, the name of the API key that authenticated the request: who asked, and who decided an approval asked over MCP. */
+  readonly actor?: string;
+  /** 2025 sessions over HTTP: the capabilities the client declared on `initialize` (a per-request server never sees it). */
+  readonly clientCapabilities?: ClientCapabilities;
+  /**
+   * 2025 sessions over HTTP: the session's one channel for a question to the user (see ElicitationRelay).
+   * Without it (stdio: one server for the connection) a question may always be asked.
+   */
+  readonly questions?: { hold(server: Server): boolean; release(server: Server): void };
 }
 
 /**
@@ -89,6 +98,14 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
         await scope.onAgentSession?.(scope.agentSessionId);
       }
     }
+    const call: ModernCall = { name, args: args ?? {}, actor: scope.actor, agentSessionId: scope.agentSessionId, log: scope.log };
+    // 2026-07-28: a retry carrying requestState continues a question to the user (an approval).
+    const rawState = scope.era === 'modern' ? ctx.mcpReq.requestState<unknown>() : undefined;
+    if (typeof rawState === 'string') {
+      const state = await openState(host, rawState, ctx);
+      if (isApprovalState(state)) return resumeModern(host, state, rawState, call, ctx);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid requestState: ${name} did not ask for input. Call it again without requestState.`, { reason: 'invalid_request_state' });
+    }
     const progress = progressReporter(request.params._meta?.progressToken, ctx);
     // 2025 sessions: the level set with logging/setLevel, else info; 2026-07-28: only the request's own level.
     const threshold = scope.era === 'legacy' ? (scope.logLevel ?? 'info') : ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined);
@@ -100,6 +117,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
         ...(progress ? { onProgress: progress.report } : {}),
         ...(logs ? { onLog: logs.log } : {}),
         ...(scope.log === undefined ? {} : { logger: scope.log }),
+        ...(scope.actor === undefined ? {} : { actor: scope.actor }),
       })
       .finally(() => {
         progress?.end();
@@ -109,9 +127,23 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
       const offered = await host.toolNames(listScope());
       return unknownOrOutside(host, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
     }
-    // A client that cannot ask its user learns that the call waits, and where it is decided.
+    // A client that can ask its user is asked (input_required, or elicitation on 2025 revisions); any other learns that the call waits, and where it is decided.
     if (outcome.kind === 'pending_approval') {
-      return { content: [{ type: 'text', text: pendingApprovalMessage(outcome.approval) }], _meta: { 'aptix/approval': { status: 'pending_approval', approvalId: outcome.approval.id } } };
+      if (scope.era === 'modern') return (await askModern(host, outcome.approval, call, ctx)) ?? pendingResult(outcome.approval);
+      const questions = scope.questions;
+      return askLegacy(
+        host,
+        outcome.approval,
+        {
+          capabilities: scope.clientCapabilities ?? server.getClientCapabilities(),
+          actor: scope.actor,
+          log: scope.log,
+          signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : ctx.mcpReq.signal,
+          hold: () => questions?.hold(server) ?? true,
+          release: () => questions?.release(server),
+        },
+        ctx,
+      );
     }
     if (outcome.kind !== 'result') return errorText(outcome.message);
     const { result } = outcome;
