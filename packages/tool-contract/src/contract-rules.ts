@@ -26,7 +26,7 @@ export interface InspectedTool {
   /** The parameters exactly as the tool declares them (plain JSON): what the server validates. */
   readonly parameters: JsonSchema;
   readonly usageMetadata: string;
-  /** Canonical JSON of `getSchema()`: sorted keys, for snapshots and comparisons. */
+  /** Canonical JSON of `getSchema()`, with the declared `OutputSchema` as `outputSchema`: sorted keys, for snapshots and comparisons. */
   readonly canonicalSchema: string;
   /** Whether the OpenAI definitions carry `strict: true`. */
   readonly strict: boolean;
@@ -195,7 +195,8 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     parameters: schema.parameters,
     usageMetadata: usageMetadata as string,
     get canonicalSchema() {
-      return (canonical ??= canonicalJson(schema));
+      // A declared output schema is API too: snapshots and the cross-process check cover it.
+      return (canonical ??= canonicalJson(outputSchema === undefined ? schema : { ...schema, outputSchema }));
     },
     get strict() {
       return strictDeclared ? schema.strict! : this.strictView.problems.length === 0;

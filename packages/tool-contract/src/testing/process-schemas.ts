@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 /** What a separate Node process read from one tool class: its ToolName and canonical schema, or why it could not. */
 export interface ProcessSchemaEntry {
   readonly toolName?: string;
-  /** Canonical JSON of `getSchema()` (sorted keys), as `canonicalJson(toPlainJson(schema))` gives it. */
+  /** Canonical JSON of `getSchema()` (sorted keys), with the declared `OutputSchema` as `outputSchema`, as the registry's `canonicalSchema`. */
   readonly schema?: string;
   readonly error?: string;
 }
@@ -40,7 +40,10 @@ const sortKeys = (v) => Array.isArray(v) ? v.map(sortKeys) : v !== null && typeo
 const read = (cls) => {
   try {
     const toolName = typeof cls?.ToolName === 'string' ? cls.ToolName : undefined;
-    return { toolName, schema: JSON.stringify(sortKeys(JSON.parse(JSON.stringify(cls.getSchema())))) };
+    const schema = JSON.parse(JSON.stringify(cls.getSchema()));
+    // A declared output schema is part of the tool's API, as the registry's canonical schema has it.
+    if (cls.OutputSchema !== undefined && schema !== null && typeof schema === 'object') schema.outputSchema = JSON.parse(JSON.stringify(cls.OutputSchema));
+    return { toolName, schema: JSON.stringify(sortKeys(schema)) };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }

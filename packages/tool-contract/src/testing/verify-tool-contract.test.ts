@@ -10,7 +10,7 @@ import { InvokeResult } from '../invoke-result.js';
 import { functionToolSchema } from '../schema.js';
 import { TypedAgentTool } from '../typed-agent-tool.js';
 import { usage } from '../usage.js';
-import { ContractCheckCode } from './codes.js';
+import { CONTRACT_CHECK_OF, ContractCheckCode } from './codes.js';
 import { POLLUTION_MARKER } from './garbage.js';
 import { verifyToolContract, type ToolContractReport } from './verify-tool-contract.js';
 
@@ -490,6 +490,30 @@ describe('verifyToolContract', () => {
       const found = report.violations.filter((finding) => finding.code === ContractCheckCode.SCHEMA_DIFFERS_ACROSS_PROCESSES);
       expect(found).toHaveLength(1);
       expect(found[0]!.message).toMatch(new RegExp(`^Tool "kit_process": getSchema\\(\\) gives a different schema in 2 of 2 separate Node processes \\(description: "Loaded by process ${process.pid}\\." → "Loaded by process \\d+\\."\\)\\. Schemas must be built from constants only`));
+    });
+
+    it('compares the declared output schema across processes too, and keeps it in the canonical schema the snapshot records', async () => {
+      const source = (title: string) => `
+        ${toolSource("'Stable.'")}
+        ProcessTool.OutputSchema = { type: 'object', title: ${title}, properties: {} };
+      `;
+      const stable = write('output-stable.mjs', source("'Out.'"));
+      const { ProcessTool: Stable } = (await import(pathToFileURL(stable).href)) as { ProcessTool: unknown };
+      const good = await verifyToolContract(Stable, { modulePath: stable, garbage: false });
+      expect(good.violations.filter((finding) => finding.code === ContractCheckCode.SCHEMA_DIFFERS_ACROSS_PROCESSES)).toEqual([]);
+      expect(JSON.parse(good.canonicalSchema!).outputSchema).toEqual({ properties: {}, title: 'Out.', type: 'object' });
+      const unstable = write('output-unstable.mjs', source('`Out ${loadedAt}.`'));
+      const { ProcessTool: Unstable } = (await import(pathToFileURL(unstable).href)) as { ProcessTool: unknown };
+      const bad = await verifyToolContract(Unstable, { modulePath: unstable, garbage: false });
+      expect(bad.violations.find((finding) => finding.code === ContractCheckCode.SCHEMA_DIFFERS_ACROSS_PROCESSES)?.message).toMatch(/outputSchema\.title: "Out \d+\." → "Out \d+\."/);
+    });
+
+    it('reports an invalid output schema under the rules, naming the tool and the fix', async () => {
+      const file = write('output-invalid.mjs', `${toolSource("'Stable.'")}\nProcessTool.OutputSchema = { type: 'object', properties: { n: { type: 'float' } } };`);
+      const { ProcessTool } = (await import(pathToFileURL(file).href)) as { ProcessTool: unknown };
+      const report = await verifyToolContract(ProcessTool, { garbage: false });
+      expect(report.violations).toContainEqual({ code: ContractErrorCode.OUTPUT_SCHEMA_INVALID, message: expect.stringMatching(/^Tool "kit_process" \(ProcessTool\) breaks the tool contract: OutputSchema is not a valid JSON Schema: .*Fix: declare it with TypeBox/) });
+      expect(CONTRACT_CHECK_OF[ContractErrorCode.OUTPUT_SCHEMA_INVALID]).toBe('rules');
     });
 
     it('reports a module that cannot be imported on its own', async () => {

@@ -175,7 +175,10 @@ function readSchema(toolClass: unknown, codes: ReadonlySet<ContractFindingCode>)
   const getSchema = (toolClass as unknown as { getSchema?: unknown }).getSchema;
   if (typeof getSchema !== 'function' || getSchema.length !== 0) return undefined;
   try {
-    const schema = toPlainJson(getSchema.call(toolClass)) as { parameters?: unknown };
+    const schema = toPlainJson(getSchema.call(toolClass)) as { parameters?: unknown; outputSchema?: unknown };
+    // As the registry's canonical schema: the declared output schema is part of the tool's API.
+    const outputSchema = (toolClass as { OutputSchema?: unknown }).OutputSchema;
+    if (outputSchema !== undefined && schema !== null && typeof schema === 'object') schema.outputSchema = toPlainJson(outputSchema);
     const parameters = schema?.parameters;
     return { schema, parameters: parameters !== null && typeof parameters === 'object' && !Array.isArray(parameters) ? (parameters as JsonSchema) : undefined };
   } catch {
