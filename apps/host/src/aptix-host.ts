@@ -1,7 +1,7 @@
 import type { AwilixContainer } from 'awilix';
 import { createAdminLogger, InvokeResult, type AgentToolExecutionContext, type ContentBlock, type LevelLogger, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions, type ToolProgress } from '@aptix/tool-contract';
 import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@aptix/tool-mode-catalog';
-import { SessionStoreError, type AgentSession, type HistoryPageRequest, type ToolApproval } from '@aptix/agent-sessions';
+import { SessionStoreError, type AgentSession, type HistoryPageRequest, type SessionHead, type ToolApproval } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
 import { ApprovalGate, declinedResult, type PresentedResult } from './approvals/approval-gate.js';
@@ -50,7 +50,8 @@ export interface CallOptions {
 
 /** The outcome of a call request: the tool's InvokeResult, or why it never reached the tool. */
 export type CallOutcome =
-  | { readonly kind: 'result'; readonly result: InvokeResult<string>; readonly session: AgentSession | undefined }
+  /** `session`: the session the call ran in, as read for the call (its mode then), without its history. */
+  | { readonly kind: 'result'; readonly result: InvokeResult<string>; readonly session: SessionHead | undefined }
   | { readonly kind: 'not_found'; readonly message: string }
   /** The tool's policy asks a person first: nothing ran; the approval says where to decide. */
   | { readonly kind: 'pending_approval'; readonly approval: ToolApproval }
@@ -77,9 +78,9 @@ export class ScopeError extends Error {
  */
 export class AptixHost {
   /** The singletons a call uses, resolved once: each read of the cradle is an awilix resolution. */
-  #services: Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog'> | undefined;
-  /** The tools each mode offers. The cache is dropped when the registry changes (its revision). */
-  readonly #offered = new Map<string, readonly string[]>();
+  #services: Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> | undefined;
+  /** The tools each mode offers, listed and as a set. The cache is dropped when the registry changes (its revision). */
+  readonly #offered = new Map<string, { readonly names: readonly string[]; readonly set: ReadonlySet<string> }>();
   #offeredFor = -1;
   #gate: ApprovalGate | undefined;
 
@@ -89,26 +90,27 @@ export class AptixHost {
     return this.container.cradle;
   }
 
-  #use(): Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog'> {
+  #use(): Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> {
     if (this.#services === undefined) {
-      const { registry, executor, modeCatalog } = this.cradle;
-      this.#services = { registry, executor, modeCatalog };
+      const { registry, executor, modeCatalog, sessionManager } = this.cradle;
+      this.#services = { registry, executor, modeCatalog, sessionManager };
     }
     return this.#services;
   }
 
-  #offeredIn(mode: string): readonly string[] {
+  #offeredIn(mode: string): { readonly names: readonly string[]; readonly set: ReadonlySet<string> } {
     const { registry, modeCatalog } = this.#use();
     if (this.#offeredFor !== registry.revision) {
       this.#offered.clear();
       this.#offeredFor = registry.revision;
     }
-    let names = this.#offered.get(mode);
-    if (names === undefined) {
-      names = Object.freeze(toolNamesForMode(registry, modeCatalog, mode));
-      this.#offered.set(mode, names);
+    let offered = this.#offered.get(mode);
+    if (offered === undefined) {
+      const names = Object.freeze(toolNamesForMode(registry, modeCatalog, mode));
+      offered = { names, set: new Set(names) };
+      this.#offered.set(mode, offered);
     }
-    return names;
+    return offered;
   }
 
   /** The tool names offered in a scope: a mode's, a session's current mode's, or every tool. */
@@ -155,15 +157,17 @@ export class AptixHost {
   }
 
   /** The context a call runs with in a session, or why the session's mode refuses it now. */
-  async #sessionContext(name: string, sessionId: string, conversationId: string | undefined): Promise<{ context: AgentToolExecutionContext; session: AgentSession } | Extract<CallOutcome, { kind: 'refused' }>> {
-    const session = await this.cradle.sessionManager.getSession(sessionId);
+  async #sessionContext(name: string, sessionId: string, conversationId: string | undefined): Promise<{ context: AgentToolExecutionContext; session: SessionHead } | Extract<CallOutcome, { kind: 'refused' }>> {
+    // Read on every call, never cached: a mode change made through another host applies to the next call.
+    // One prepared single-row read (no history); the mode's tools come from the catalog, held in memory.
+    const session = await this.#use().sessionManager.getSessionHead(sessionId);
     if (session === undefined) return { kind: 'refused', code: 'SESSION_NOT_FOUND', message: sessionNotFound(sessionId) };
     const allowed = this.#offeredIn(session.mode);
-    if (!allowed.includes(name)) {
+    if (!allowed.set.has(name)) {
       return {
         kind: 'refused',
         code: 'TOOL_NOT_IN_MODE',
-        message: toolNotInModeMessage({ tool: name, mode: session.mode, sessionId: session.id, offered: allowed }),
+        message: toolNotInModeMessage({ tool: name, mode: session.mode, sessionId: session.id, offered: allowed.names }),
       };
     }
     const context: AgentToolExecutionContext = {
@@ -202,7 +206,7 @@ export class AptixHost {
   async #callGated(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
     const { executor } = this.#use();
     let context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
-    let session: AgentSession | undefined;
+    let session: SessionHead | undefined;
     if (options.sessionId !== undefined) {
       const scoped = await this.#sessionContext(name, options.sessionId, options.conversationId);
       if ('kind' in scoped) return scoped;

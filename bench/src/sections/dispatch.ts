@@ -12,13 +12,17 @@ import { createMcpServer } from '@aptix/host';
 import { AgentToolExecutor, AgentToolRegistry, decodeArguments, silentAdminLogger, type JsonSchema } from '@aptix/tool-contract';
 import { PingPongTool } from '@aptix/tool-samples';
 import { z } from 'zod';
-import { awilix } from '../host-deps.js';
+import { awilix, pg } from '../host-deps.js';
 import { AsyncPingPongTool, composeBenchHost, CONTEXT, PING_ARGS, PING_JSON, pong, SignalPingPongTool } from '../fixtures.js';
 import { compare, type Subject } from '../harness.js';
 import type { Row } from '../report.js';
+import { FIRST_PARTY_PACKAGES, GATED_PACKAGE } from '../paths.js';
+import { PG_URL, reachable } from './sessions.js';
 
 const SECTION = '1. In-process dispatch (testing_ping_pong)';
 const OVERHEADS = '1b. Per-call overheads, each on its own';
+const RAW_PG_READ = 'raw pg: the session row alone (pool.query)';
+const GATED = 'AptixHost.call, a tool whose approval policy says "not needed"';
 
 let sink: unknown;
 
@@ -34,10 +38,23 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
   registry.registerTools([PingPongTool, AsyncPingPongTool, SignalPingPongTool]);
   const executor = new AgentToolExecutor({ registry });
 
-  const bench = await composeBenchHost();
+  // The first-party packages, as a host holds them, and ping-pong's twin with an approval policy (issue 21).
+  const bench = await composeBenchHost({ toolPackages: [...FIRST_PARTY_PACKAGES, GATED_PACKAGE] });
   const { host } = bench;
   const hostExecutor = host.cradle.executor;
   const session = await host.createSession({ mode: 'tool_diagnostics' });
+
+  // The same host on PostgreSQL (a schema of its own), when the server answers: a call in a session reads it.
+  const pgWhy = await reachable(PG_URL);
+  const pgSchema = `aptix_bench_dispatch_${process.pid}`;
+  const pgUrl = new URL(PG_URL);
+  pgUrl.searchParams.set('schema', pgSchema);
+  const pgBench = pgWhy === undefined ? await composeBenchHost({ db: pgUrl.href }) : undefined;
+  if (pgWhy !== undefined) log(`  dispatch: PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${pgWhy}); its rows are skipped`);
+  const pgSession = pgBench === undefined ? undefined : await pgBench.host.createSession({ mode: 'tool_diagnostics' });
+  // What the read is made of: the same single-row SELECT on a pool of its own, no host around it.
+  const rawPool = pgBench === undefined ? undefined : new pg.Pool({ connectionString: PG_URL, max: 1 });
+  const rawRead = `SELECT id, mode, org_id, user_id FROM ${pg.escapeIdentifier(pgSchema)}.agent_sessions WHERE id = $1`;
 
   // The MCP SDK, on the same function and arguments, its schema written in zod as its docs show.
   const sdkServer = new McpServer({ name: 'bench', version: '0.0.0' });
@@ -67,8 +84,14 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
     ['langchain', await lcTool.invoke(PING_ARGS)],
   ];
   for (const [who, got] of checks) if (got !== expected) throw new Error(`${who} answered ${String(got)}, expected ${expected}`);
-  const viaHost = await host.call('testing_ping_pong', PING_ARGS, { sessionId: session.id });
-  if (viaHost.kind !== 'result' || !viaHost.result.successful) throw new Error(`AptixHost.call failed: ${JSON.stringify(viaHost)}`);
+  for (const [who, call] of [
+    ['AptixHost.call', () => host.call('testing_ping_pong', PING_ARGS, { sessionId: session.id })],
+    ['AptixHost.call on PostgreSQL', () => (pgBench ? pgBench.host.call('testing_ping_pong', PING_ARGS, { sessionId: pgSession!.id }) : undefined)],
+    ['AptixHost.call of the gated twin', () => host.call('bench_ping_pong_gated', PING_JSON)],
+  ] as const) {
+    const viaHost = await call();
+    if (viaHost !== undefined && (viaHost.kind !== 'result' || !viaHost.result.successful)) throw new Error(`${who} failed: ${JSON.stringify(viaHost)}`);
+  }
 
   const loop = (name: string, once: () => unknown): Subject => ({
     name,
@@ -94,6 +117,13 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
     asyncLoop("the host's executor (awilix builds the tool)", () => hostExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT)),
     asyncLoop('AptixHost.call, no session', () => host.call('testing_ping_pong', PING_JSON)),
     asyncLoop('AptixHost.call in a session (SQLite read, mode check)', () => host.call('testing_ping_pong', PING_JSON, { sessionId: session.id })),
+    ...(pgBench === undefined
+      ? []
+      : [
+          asyncLoop('AptixHost.call in a session (PostgreSQL read, mode check)', () => pgBench.host.call('testing_ping_pong', PING_JSON, { sessionId: pgSession!.id })),
+          asyncLoop(RAW_PG_READ, () => rawPool!.query(rawRead, [pgSession!.id])),
+        ]),
+    asyncLoop(GATED, () => host.call('bench_ping_pong_gated', PING_JSON)),
     asyncLoop("Aptix's MCP server, in-memory callTool", () => aptixMcpClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS })),
     asyncLoop('MCP SDK McpServer, in-memory callTool', () => sdkClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS })),
     asyncLoop('LangChain tool().invoke', () => lcTool.invoke(PING_ARGS)),
@@ -146,6 +176,11 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
 
   await Promise.all([sdkClient.close(), aptixMcpClient.close()]);
   await bench.close();
+  if (pgBench !== undefined) {
+    await rawPool!.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(pgSchema)} CASCADE`);
+    await rawPool!.end();
+    await pgBench.close();
+  }
 
   const bareTiming = contenders[0]!;
   const rows: Row[] = [];
@@ -157,7 +192,24 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
     unit: 'calls/s',
     note: `${perCall(bareTiming.name, bareTiming.nsPerOp)}: the physical limit, with no checks at all.`,
   });
+  const byName = new Map(contenders.map((timing) => [timing.name, timing]));
   for (const timing of contenders.slice(1)) {
+    if (timing.name === RAW_PG_READ) continue;
+    if (timing.name === GATED) {
+      // Issue 21: the same tool without a policy, called the same way, is the baseline.
+      const plain = byName.get('AptixHost.call, no session')!;
+      rows.push({
+        section: SECTION,
+        measure: timing.name,
+        figure: timing.opsPerSec,
+        unit: 'calls/s',
+        baseline: { name: 'the same tool without a policy', figure: plain.opsPerSec },
+        goal: { kind: 'ratio-at-least', value: 0.9 },
+        note: `${perCall(timing.name, timing.nsPerOp)}, ${(timing.nsPerOp - plain.nsPerOp).toFixed(0)} ns more than testing_ping_pong through AptixHost.call: the policy runs on the validated arguments, which then go to the tool as an object.`,
+      });
+      continue;
+    }
+    const raw = timing.name.includes('PostgreSQL read') ? byName.get(RAW_PG_READ) : undefined;
     const goal =
       timing.name.startsWith('AgentToolExecutor.execute (JSON')
         ? ({ kind: 'ratio-at-least', value: 0.7 } as const)
@@ -171,7 +223,7 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
       unit: 'calls/s',
       baseline: { name: 'bare', figure: bareTiming.opsPerSec },
       ...(goal ? { goal } : {}),
-      note: perCall(timing.name, timing.nsPerOp),
+      note: raw === undefined ? perCall(timing.name, timing.nsPerOp) : `${perCall(timing.name, timing.nsPerOp)}; the same SELECT alone on a pg pool: ${(raw.nsPerOp / 1000).toFixed(1)} µs, so ${((timing.nsPerOp / raw.nsPerOp)).toFixed(2)}× a bare round trip to the server.`,
     });
   }
 

@@ -147,7 +147,7 @@ async function sqliteRows(options: SessionOptions, log: (line: string) => void):
   }
 }
 
-async function reachable(url: string): Promise<string | undefined> {
+export async function reachable(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();

@@ -12,6 +12,7 @@ export type {
   ModeChange,
   ModeDirectory,
   PostgresTimeouts,
+  SessionHead,
   SessionPage,
   SessionStoreLimits,
   SessionStoreLogger,

@@ -23,6 +23,17 @@ export interface AgentSession {
   readonly history: readonly ModeChange[];
 }
 
+/**
+ * A session without its history: what a tool call in the session needs (its mode decides which tools
+ * may run; org and user go into the call's context). Read fresh from the database on every call.
+ */
+export interface SessionHead {
+  readonly id: string;
+  readonly mode: string;
+  readonly org: string | null;
+  readonly user: string | null;
+}
+
 export interface CreateSessionInput {
   readonly org?: string | null;
   readonly user?: string | null;
@@ -110,6 +121,12 @@ export interface ModeDirectory {
 export interface AgentSessionStore extends AgentSessionManager {
   /** Approval gates: tool calls waiting for a person, in the same database (see {@link ApprovalStore}). */
   readonly approvals: ApprovalStore;
+  /**
+   * The session's current mode, org and user, without its history; `undefined` for an unknown session.
+   * One prepared single-row read, never served from a cache: a mode change committed by another host
+   * or process is seen by the next call. What a tool call in a session reads.
+   */
+  getSessionHead(id: string): Promise<SessionHead | undefined>;
   /**
    * Links an MCP transport session to an agent session, replacing any earlier link of that MCP session
    * (after a branch the same transport continues in the new session). Throws a `SessionStoreError`

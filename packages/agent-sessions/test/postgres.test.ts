@@ -74,6 +74,30 @@ describeWithPostgres('PostgreSQL session store', () => {
       }
     });
 
+    it('reads session heads through prepared statements that stay apart for two schemas on one pool', async () => {
+      const pool = new Pool({ connectionString: url, max: 1 });
+      const schemas = [`${runId}_head_a`, `${runId}_head_b`];
+      try {
+        const [a, b] = await Promise.all(schemas.map((schema) => openPostgresSessionStore({ pool, schema, modes: fixedModes() })));
+        const inA = await a!.createSession({ mode: 'code_review' });
+        const inB = await b!.createSession({ mode: 'ddr_authoring' });
+        // One connection: both statements are prepared on it, each under its own name.
+        for (let round = 0; round < 3; round++) {
+          expect((await a!.getSessionHead(inA.id))?.mode).toBe('code_review');
+          expect((await b!.getSessionHead(inB.id))?.mode).toBe('ddr_authoring');
+          expect(await a!.getSessionHead(inB.id)).toBeUndefined();
+          expect(await b!.getSessionHead(inA.id)).toBeUndefined();
+        }
+        const { rows } = await pool.query<{ count: string }>(`SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'aptix_session_head_%'`);
+        // pg_prepared_statements shows this query's own connection: the pool has one, so it is the one the stores used.
+        expect(Number(rows[0]!.count)).toBe(2);
+        await Promise.all([a!.close(), b!.close()]);
+      } finally {
+        for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
+        await pool.end();
+      }
+    });
+
     it('is what openSessionStore returns for postgres:// and postgresql:// URLs', async () => {
       const schema = `${runId}_by_url`;
       const stores = [

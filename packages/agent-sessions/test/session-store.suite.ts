@@ -90,7 +90,7 @@ export function storeOpener(harness: SessionStoreHarness, extra: Pick<OpenSessio
 
 export function describeSessionStore(name: string, harness: SessionStoreHarness): void {
   describe(name, () => {
-    const { freshStore } = storeOpener(harness);
+    const { freshStore, open } = storeOpener(harness);
 
     describe('createSession', () => {
       it("starts a session in the catalog's default mode when none is given", async () => {
@@ -145,6 +145,41 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         await store.createSession({});
         expect(await store.getSession('no-such-session')).toBeUndefined();
         expect(await store.getSession('')).toBeUndefined();
+      });
+    });
+
+    describe('getSessionHead (what a tool call in a session reads)', () => {
+      it('gives the id, mode, org and user, with no history', async () => {
+        const { store } = await freshStore();
+        const session = await store.createSession({ org: 'acme', user: 'kevin', mode: 'code_review' });
+        expect(await store.getSessionHead(session.id)).toEqual({ id: session.id, mode: 'code_review', org: 'acme', user: 'kevin' });
+        const anonymous = await store.createSession({});
+        expect(await store.getSessionHead(anonymous.id)).toEqual({ id: anonymous.id, mode: anonymous.mode, org: null, user: null });
+      });
+
+      it('sees a mode change made through another store on the same database at once', async () => {
+        const { store, database } = await freshStore();
+        const other = await open(database);
+        const session = await store.createSession({ mode: 'general_chat' });
+        expect((await store.getSessionHead(session.id))?.mode).toBe('general_chat');
+        applied(await other.setSessionMode(session.id, 'ddr_authoring', 'another host moved it', null, null));
+        expect((await store.getSessionHead(session.id))?.mode).toBe('ddr_authoring');
+        applied(await other.setSessionMode(session.id, 'code_review', 'and again', null, null));
+        expect((await store.getSessionHead(session.id))?.mode).toBe('code_review');
+      });
+
+      it('answers undefined, without an error, for an id no session has: unknown, empty, huge, with a NUL or not a string', async () => {
+        const { store } = await freshStore();
+        await store.createSession({});
+        for (const id of ['no-such-session', '', 'x'.repeat(100_000), 'a\u0000b', "' OR '1'='1"]) expect(await store.getSessionHead(id)).toBeUndefined();
+        expect(await store.getSessionHead(42 as unknown as string)).toBeUndefined();
+      });
+
+      it('refuses once the store is closed', async () => {
+        const { store } = await freshStore();
+        const session = await store.createSession({});
+        await store.close();
+        await expectStoreError(store.getSessionHead(session.id), 'STORE_CLOSED');
       });
     });
 

@@ -8,6 +8,7 @@ import type {
   HistoryPageRequest,
   ModeChange,
   ModeDirectory,
+  SessionHead,
   SessionPage,
   SessionStoreLimits,
   SessionStoreLogger,
@@ -152,6 +153,12 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     return this.readSession(id);
   }
 
+  async getSessionHead(id: string): Promise<SessionHead | undefined> {
+    this.#assertOpen();
+    if (typeof id !== 'string' || id === '' || isUnstorableKey(this.limits, id)) return undefined;
+    return this.readSessionHead(id);
+  }
+
   async getSessionPage(id: string, page?: HistoryPageRequest): Promise<SessionPage | undefined> {
     this.#assertOpen();
     const { limit, afterSeq } = resolvePage(this.limits, page);
@@ -255,6 +262,8 @@ export abstract class SessionStoreBase implements AgentSessionStore {
   protected abstract insertSession(session: NewSession): Promise<AgentSession>;
   /** One consistent snapshot of the session and its history, oldest change first. */
   protected abstract readSession(id: string): Promise<AgentSession | undefined>;
+  /** The session's row alone (one prepared statement, no cache), for {@link getSessionHead}. */
+  protected abstract readSessionHead(id: string): Promise<SessionHead | undefined>;
   /** The session and the history rows after `afterSeq`, at most `limit`, in one consistent snapshot. */
   protected abstract readSessionPage(id: string, afterSeq: number, limit: number): Promise<HistoryPageRead | undefined>;
   /**

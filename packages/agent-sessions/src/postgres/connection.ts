@@ -4,6 +4,7 @@
  * lock held by someone else, or an aborted signal ends the call within those bounds with a
  * {@link SessionStoreError}, instead of leaving it (and the caller) waiting for as long as it lasts.
  */
+import { createHash } from 'node:crypto';
 import { connect as netConnect } from 'node:net';
 import { Client, type ClientConfig, type Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { SessionStoreError } from '../errors.js';
@@ -107,6 +108,20 @@ function requestCancel(client: PoolClient, timeoutMs: number): void {
   socket.on('close', () => socket.destroy());
 }
 
+/**
+ * A statement PostgreSQL parses and plans once per connection, then runs by name: for the reads on
+ * every tool call. The name must be unique per text on a connection (see {@link statementName}).
+ */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** A statement name for `text`, from a hash: the same text always gets the same name, within PostgreSQL's 63 characters. */
+export function statementName(prefix: string, text: string): string {
+  return `${prefix}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+}
+
 /** How a query may end early. */
 interface QueryBounds {
   /** Abort ends the query (and cancels it on the server); COMMIT is sent without one. */
@@ -126,9 +141,9 @@ export class PgConnection {
     private readonly gateway: PgGateway,
   ) {}
 
-  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: readonly unknown[], bounds: QueryBounds = {}): Promise<QueryResult<R>> {
+  async query<R extends QueryResultRow = QueryResultRow>(text: string | NamedStatement, values?: readonly unknown[], bounds: QueryBounds = {}): Promise<QueryResult<R>> {
     if (this.broken) throw this.broken;
-    const pending = this.client.query<R>(text, values as unknown[] | undefined);
+    const pending = typeof text === 'string' ? this.client.query<R>(text, values as unknown[] | undefined) : this.client.query<R>({ name: text.name, text: text.text, values: values as unknown[] | undefined });
     try {
       return await bounded(pending, this.gateway.timeouts.queryTimeoutMs, bounds.signal);
     } catch (error) {
@@ -190,7 +205,7 @@ export class PgGateway {
   }
 
   /** One statement on a connection of its own. */
-  async query<R extends QueryResultRow = QueryResultRow>(text: string, values?: readonly unknown[], signal?: AbortSignal): Promise<QueryResult<R>> {
+  async query<R extends QueryResultRow = QueryResultRow>(text: string | NamedStatement, values?: readonly unknown[], signal?: AbortSignal): Promise<QueryResult<R>> {
     return this.withConnection(signal, (connection) => connection.query<R>(text, values, { signal }));
   }
 

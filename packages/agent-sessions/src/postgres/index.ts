@@ -6,8 +6,8 @@ import { Pool, escapeIdentifier } from 'pg';
 import { SessionStoreError } from '../errors.js';
 import { HistoryCache } from '../internal/history-cache.js';
 import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
-import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLimits, SessionStoreLogger } from '../types.js';
-import { clientWithConnectTimeout, PgGateway, resolveTimeouts, type PostgresTimeouts } from './connection.js';
+import type { AgentSession, ModeChange, ModeDirectory, SessionHead, SessionStoreLimits, SessionStoreLogger } from '../types.js';
+import { clientWithConnectTimeout, PgGateway, resolveTimeouts, statementName, type NamedStatement, type PostgresTimeouts } from './connection.js';
 import { migrate } from './migrate.js';
 import { isForeignKeyViolation, toChanges, type CommittedRow, type SessionJoinRow } from './rows.js';
 import { PostgresApprovalStore } from './approvals.js';
@@ -27,7 +27,12 @@ export interface PostgresSessionStoreOptions {
   /** The catalog: which modes exist and which one new sessions start in. */
   readonly modes: ModeDirectory;
   readonly logger?: SessionStoreLogger;
-  /** Connections in the pool the store creates (pg's `max`). Default 10. */
+  /**
+   * Connections in the pool the store creates (pg's `max`). Default 10. The pool keeps two of them
+   * (or all, when fewer) open while idle, and the rest for 60 s after their last use: every tool call
+   * in a session reads the session, and a connection kept open skips the connect and keeps the
+   * statements it prepared. Open connections keep a process running: `close()` the store to end them.
+   */
   readonly poolSize?: number;
   /**
    * Bounds on every round trip: connecting, lock waits, statements, and the wait for any answer. The
@@ -37,6 +42,11 @@ export interface PostgresSessionStoreOptions {
   /** Bounds on the strings it stores and the history pages it returns. */
   readonly limits?: SessionStoreLimits;
 }
+
+/** Connections the store's own pool never closes for being idle. */
+const KEEP_OPEN = 2;
+/** How long the pool keeps a connection above {@link KEEP_OPEN} after its last use. */
+const IDLE_CLOSE_MS = 60_000;
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /**
@@ -57,7 +67,7 @@ export class PostgresSessionStore extends SessionStoreBase {
   readonly #histories = new HistoryCache();
   /** The approval gates of tool calls, in the same schema. */
   readonly approvals: PostgresApprovalStore;
-  readonly #sql: { session: string; change: string; between: string; sessionRow: string; page: string };
+  readonly #sql: { session: string; change: string; between: string; sessionRow: string; page: string; head: NamedStatement };
 
   private constructor(
     modes: ModeDirectory,
@@ -74,6 +84,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     this.approvals = new PostgresApprovalStore(init.db, s);
     this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
     const { sessions, changes } = this.#t;
+    const head = `SELECT id, mode, org_id, user_id FROM ${sessions} WHERE id = $1`;
     const columns = 'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';
     this.#sql = {
       // The session, its last seq and the history rows after $2 (those not yet held): one statement, one snapshot.
@@ -95,6 +106,9 @@ export class PostgresSessionStore extends SessionStoreBase {
       // A page: the session and its last seq, then the rows after the cursor up to that seq (rows up to it never change).
       sessionRow: `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.created_at, (SELECT coalesce(max(seq), 0) FROM ${changes} WHERE session_id = s.id)::text AS last_seq FROM ${sessions} s WHERE s.id = $1`,
       page: `SELECT ${columns} FROM ${changes} h WHERE h.session_id = $1 AND h.seq > $2 AND h.seq <= $3 ORDER BY h.seq LIMIT $4`,
+      // What a tool call in a session reads: one row by primary key, prepared once per connection
+      // (named after its text, which holds the schema, so stores of two schemas on one pool never collide).
+      head: { name: statementName('aptix_session_head', head), text: head },
     };
   }
 
@@ -110,11 +124,14 @@ export class PostgresSessionStore extends SessionStoreBase {
     const logger = options.logger ?? silentLogger;
     const ownsPool = options.pool === undefined;
     const timeouts = resolveTimeouts(options.timeouts);
+    const poolSize = options.poolSize ?? 10;
     const pool =
       options.pool ??
       new Pool({
         connectionString: options.connectionString,
-        max: options.poolSize ?? 10,
+        max: poolSize,
+        min: Math.min(KEEP_OPEN, poolSize),
+        idleTimeoutMillis: IDLE_CLOSE_MS,
         application_name: 'aptix-agent-sessions',
         Client: clientWithConnectTimeout(timeouts.connectionTimeoutMs) as never,
         // Server-side bounds for every statement, also outside transactions (which set them again with SET LOCAL).
@@ -164,6 +181,12 @@ export class PostgresSessionStore extends SessionStoreBase {
     }
     const history = this.#histories.extend(id, base, toChanges(rows), Number(first.last_seq));
     return { id: first.id, mode: first.mode, org: first.org_id, user: first.user_id, parentId: first.parent_id, createdAt: first.created_at.toISOString(), history };
+  }
+
+  protected async readSessionHead(id: string): Promise<SessionHead | undefined> {
+    const { rows } = await this.#db.query<{ id: string; mode: string; org_id: string | null; user_id: string | null }>(this.#sql.head, [id]);
+    const row = rows[0];
+    return row === undefined ? undefined : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id };
   }
 
   /** Two statements on one connection; consistent without a transaction, since rows up to the session's last seq never change. */

@@ -5,7 +5,7 @@
 import { HistoryCache } from '../internal/history-cache.js';
 import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
 import { SessionStoreError } from '../errors.js';
-import type { AgentSession, ModeChange, ModeDirectory, SessionStoreLimits, SessionStoreLogger } from '../types.js';
+import type { AgentSession, ModeChange, ModeDirectory, SessionHead, SessionStoreLimits, SessionStoreLogger } from '../types.js';
 import { retryWhileBusy } from './busy.js';
 import type Database from 'better-sqlite3';
 import { MIGRATIONS_TABLE } from '../internal/migrations.js';
@@ -51,6 +51,8 @@ function prepareStatements(db: Database.Database) {
       'SELECT seq, from_mode, to_mode, reason, branch, org_id, user_id, changed_at FROM agent_session_mode_changes WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     ),
     probe: db.prepare<[], { version: number }>(`SELECT max(version) AS version FROM ${MIGRATIONS_TABLE}`),
+    /** What a tool call in a session needs: one row by primary key, no history. */
+    head: db.prepare<[string], { id: string; mode: string; org_id: string | null; user_id: string | null }>('SELECT id, mode, org_id, user_id FROM agent_sessions WHERE id = ?'),
     currentMode: db.prepare<[string], { mode: string }>('SELECT mode FROM agent_sessions WHERE id = ?'),
     insertChange: db.prepare<[string, string, string, string, 0 | 1, string | null, string | null, string]>(
       'INSERT INTO agent_session_mode_changes (session_id, from_mode, to_mode, reason, branch, org_id, user_id, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -146,6 +148,13 @@ export class SqliteSessionStore extends SessionStoreBase {
 
   protected async readSession(id: string): Promise<AgentSession | undefined> {
     return this.#run(() => this.#read(id));
+  }
+
+  protected async readSessionHead(id: string): Promise<SessionHead | undefined> {
+    return this.#run(() => {
+      const row = this.#sql.head.get(id);
+      return row === undefined ? undefined : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id };
+    });
   }
 
   /** The session row and the page, in one read transaction: one snapshot even with writers in other processes. */
