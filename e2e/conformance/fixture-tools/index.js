@@ -66,7 +66,46 @@ function silentWav() {
   return wav;
 }
 
+/** SEP-2243: a parameter that conforming clients also send in an Mcp-Param-Region header. */
+const RegionArgs = Type.Object({ region: Type.String({ 'x-mcp-header': 'Region', description: 'Where the call is routed; also sent as the Mcp-Param-Region header.' }) }, { additionalProperties: false });
+
+class HeaderParamTool extends TypedAgentTool {
+  static ToolName = 'test_header_param';
+  static ToolUsageMetadata = usage`
+    test_header_param — Usage Guide
+
+    Primary purpose:
+    - Echoes its region, which MCP clients also send in the Mcp-Param-Region header (SEP-2243).
+
+    Rules:
+    - Only the MCP conformance suite calls it.
+    - The header and the argument must agree; the host refuses the call otherwise.
+
+    Arguments:
+    - region (string): any text.
+
+    Error codes:
+    - INVALID_ARGUMENTS: region is missing or not a string.
+
+    Good usage:
+    - { "region": "eu-west" } → "Region: eu-west"
+
+    Bad usage:
+    - {}: region is required.
+  `;
+  static getSchema() {
+    return functionToolSchema('test_header_param', 'Echoes its region, also sent as a header, for the conformance suite.', RegionArgs);
+  }
+  constructor({ logger }) {
+    super(RegionArgs, logger);
+  }
+  run({ region }) {
+    return `Region: ${region}`;
+  }
+}
+
 export const tools = [
+  HeaderParamTool,
   fixture('test_simple_text', 'Answers with a fixed text, for the conformance suite.', () => 'This is a simple text response for testing.'),
   fixture('test_error_handling', 'Always fails, for the conformance suite.', () => InvokeResult.fromError('This tool intentionally returns an error for testing', 'FIXTURE_ERROR')),
   fixture('test_tool_with_progress', 'Reports progress 0, 50 and 100 of 100, for the conformance suite.', async (context) => {
@@ -76,13 +115,16 @@ export const tools = [
     }
     return 'Progress reported: 0, 50 and 100 of 100.';
   }),
-  fixture('test_tool_with_logging', 'Sends three log entries to the caller while it runs, for the conformance suite.', async (context) => {
-    for (const message of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
-      context.log?.('info', message);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return 'Logged three entries.';
-  }),
+  ...['test_tool_with_logging', 'test_logging_tool'].map((name) =>
+    // 2025 clients ask for entries with logging/setLevel; 2026-07-28 ones per request, with _meta's logLevel.
+    fixture(name, 'Sends three log entries to the caller while it runs, for the conformance suite.', async (context) => {
+      for (const message of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
+        context.log?.('info', message);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return 'Logged three entries.';
+    }),
+  ),
   fixture('test_image_content', 'Answers with one image, a 1x1 red PNG, for the conformance suite.', () => InvokeResult.withContent([Content.image(RED_PIXEL_PNG, 'image/png')])),
   fixture('test_audio_content', 'Answers with one sound, a short silent WAV, for the conformance suite.', () => InvokeResult.withContent([Content.audio(silentWav(), 'audio/wav')])),
   fixture('test_embedded_resource', 'Answers with one embedded text document, for the conformance suite.', () =>

@@ -1,3 +1,4 @@
+import { mcpHeaderProblem } from './mcp-header.js';
 import type { ErrorObject } from 'ajv';
 import type { ToolAnnotations } from './agent-tool.js';
 import { approvalPolicyKind, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
@@ -251,6 +252,8 @@ function checkParameters(parameters: JsonSchema, fail: (code: ContractErrorCode,
   if (strictProblems.length > 0) {
     fail(ContractErrorCode.SCHEMA_PARAMETERS_INVALID, `parameters breaks ajv's strict rules: ${strictProblems.join('; ')}`, 'remove unknown keywords and list in required only declared properties');
   }
+  const headerProblem = mcpHeaderProblem(parameters);
+  if (headerProblem !== undefined) fail(ContractErrorCode.SCHEMA_PARAMETERS_INVALID, headerProblem, 'put x-mcp-header only on a string, integer or boolean property, with a header name of its own, e.g. Type.String({ "x-mcp-header": "Region", description: "..." })');
   for (const [name, property] of Object.entries(parameters.properties as Record<string, JsonSchema>)) {
     if (!declaresSimpleType(property)) {
       fail(ContractErrorCode.SCHEMA_PROPERTY_TYPE_MISSING, `parameter '${name}' declares no simple JSON type (string, number, integer, boolean, object, array)`, `give it a type, e.g. Type.String({ description: '...' })`);

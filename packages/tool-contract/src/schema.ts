@@ -1,3 +1,5 @@
+import { MCP_HEADER_KEYWORD } from './mcp-header.js';
+
 /** A JSON Schema node as plain data (TypeBox schemas are such objects). */
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
@@ -147,6 +149,8 @@ export function toStrictMode(parameters: JsonSchema): StrictModeView {
       if (IMPOSSIBLE_KEYWORDS.has(keyword)) {
         problems.push(`${path}: '${keyword}' is not supported in strict mode`);
         out[keyword] = value;
+      } else if (keyword === MCP_HEADER_KEYWORD) {
+        // For MCP transports only: not a constraint, and not a keyword OpenAI knows.
       } else if (RELAXABLE_KEYWORDS.has(keyword) || (keyword === 'format' && !STRICT_FORMATS.has(String(value)))) {
         relaxed.push(`${path}.${keyword}`);
       } else if (keyword === 'properties' || keyword === '$defs' || keyword === 'definitions') {

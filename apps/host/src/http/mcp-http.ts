@@ -5,6 +5,7 @@ import type { AptixHost } from '../aptix-host.js';
 import { LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
 import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js';
+import { paramHeaderRejection } from '../mcp/param-headers.js';
 
 /** The header that names an agent session: sent by a client to continue one, and answered by the host. */
 export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
@@ -221,6 +222,9 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     if (await isLegacyRequest(web.clone(), parsed.ok ? parsed.value : undefined, { maxRequestBodySize })) {
       return send(reply, await legacy(web, text));
     }
+    // SEP-2243: the Mcp-Param-* headers a gateway routed on must match the arguments the tool gets.
+    const mismatch = parsed.ok ? paramHeaderRejection(host.cradle.registry, parsed.value, web.headers) : undefined;
+    if (mismatch !== undefined) return send(reply, mismatch);
     const response = await modern.fetch(web, parsed.ok && parsed.value !== undefined ? { parsedBody: parsed.value } : {});
     const scope = scopes.get(web);
     return send(reply, response, scope?.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {});
