@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, HOST_ROOT, runCli, scratch, startHost, type RunningHost } from './support.js';
+import { BIN, HOST_ROOT, logLine, runCli, scratch, startHost, type RunningHost } from './support.js';
 
 const BROKEN = fileURLToPath(new URL('./fixtures/broken/', import.meta.url));
 const FIRST_PARTY = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'];
@@ -56,16 +56,6 @@ async function invoke(host: RunningHost, name: string, args: unknown = {}): Prom
 async function healthy(host: RunningHost): Promise<boolean> {
   const response = await fetch(`${host.url}/healthz`);
   return response.status === 200 && ((await response.json()) as { status: string }).status === 'ok';
-}
-
-/** Waits (bounded) for a log line of the host that `match` accepts. */
-async function logLine(host: RunningHost, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 300; i++) {
-    const found = host.logs.find(match);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no such log line; the host logged:\n${host.logs.map((entry) => JSON.stringify(entry)).join('\n')}`);
 }
 
 /** Waits (bounded) until every worker the host replaced has its successor ready. */

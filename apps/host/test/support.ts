@@ -244,3 +244,13 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Waits (bounded) for a log line of the host that `match` accepts. */
+export async function logLine(host: RunningHost, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 300; i++) {
+    const found = host.logs.find(match);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no such log line; the host logged:\n${host.logs.map((entry) => JSON.stringify(entry)).join('\n')}`);
+}

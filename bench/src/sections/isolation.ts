@@ -104,7 +104,7 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
         unit: 'calls/s',
         baseline: { name: 'MCP SDK in memory', figure: sdk!.opsPerSec },
         goal: { kind: 'ratio-at-least', value: 1 },
-        note: `${us(worker!.nsPerOp)}: two structured-clone messages across threads, the worker's executor, and the host checking the result again.`,
+        note: `${us(worker!.nsPerOp)}: one string message each way across threads (the arguments' and the result's JSON text as they are), the worker's executor, and the host checking the result again.`,
       },
       { section: SECTION, measure: `${worker!.name}, against in process`, figure: worker!.opsPerSec, unit: 'calls/s', baseline: { name: 'in process', figure: local!.opsPerSec }, note: 'What isolation costs a small call.' },
     ];

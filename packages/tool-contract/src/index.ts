@@ -47,4 +47,6 @@ export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
 export { AgentToolRegistry, type AgentToolRegistryOptions, type RegisteredTool, type ToolListing } from './tool-registry.js';
 export { APPROVAL_META_KEY, approvalPolicyKind, evaluateApprovalPolicy, type ApprovalDecision, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
 export { AgentToolExecutor, DEFAULT_CANCEL_GRACE_MS, DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT_MS, type AgentToolExecutorOptions, type ExecuteOptions, type ToolFactory } from './tool-executor.js';
+export { cleanProgress, progressGate, PROGRESS_MESSAGE_MAX_LENGTH, type ProgressGate, type ProgressGateOptions } from './progress-gate.js';
+export { logGate, TOOL_LOG_LEVELS, type CallerLogEntry, type LogGate, type LogGateOptions } from './log-gate.js';
 export { cancelledJson, isAbortError, reportsCancellation, type CancelledPayload } from './cancellation.js';

@@ -4,6 +4,7 @@ import { ScopeError, type AptixHost, type ToolScope } from '../aptix-host.js';
 import { ErrorBody } from './schemas.js';
 import { pendingApprovalView } from '../approvals/present.js';
 import type { AnyFastifyInstance } from './server.js';
+import { invokeAsEventStream, INVOKE_EVENT_STREAM_DESCRIPTION, wantsEventStream } from './invoke-stream.js';
 
 const InvokeResultBody = Type.Object({
   successful: Type.Boolean(),
@@ -85,7 +86,13 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
   app.get('/v1/modes', { schema: { summary: 'The mode catalog' } }, () => ({ modes: host.modes() }));
 
   // Not an async function (a promise chain), which spares the route two awaits; see AptixHost.call.
-  app.post('/v1/tools/:name/invoke', { schema: { summary: 'Call a tool', params: Name, body: InvokeBody, response: { 200: InvokeResultBody, 202: PendingApprovalBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody } } }, (request, reply) => {
+  const InvokeAnswer = { description: 'The result, as JSON; or, with `Accept: text/event-stream`, as server-sent events.', content: { 'application/json': { schema: InvokeResultBody }, 'text/event-stream': { schema: Type.String({ description: INVOKE_EVENT_STREAM_DESCRIPTION }) } } };
+  app.post('/v1/tools/:name/invoke', { schema: { summary: 'Call a tool', params: Name, body: InvokeBody, response: { 200: InvokeAnswer, 202: PendingApprovalBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody } } }, (request, reply) => {
+    // Progress as server-sent events: its own module, so this JSON path stays as it is.
+    if (wantsEventStream(request.headers.accept)) {
+      const { sessionId, conversationId } = request.body.context ?? {};
+      return invokeAsEventStream(request, reply, host, { name: request.params.name, args: request.body.arguments, sessionId, conversationId }) as unknown as Promise<void>;
+    }
     // A client that hangs up before the answer cancels the call (the tool's signal aborts). The signal
     // is made only for a call still running after its synchronous start: an AbortSignal costs about
     // 3 µs to make on Node 20, more than the rest of a small call.

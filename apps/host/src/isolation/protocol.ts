@@ -2,7 +2,7 @@
  * The messages between the host and an isolated package's worker threads. The host trusts none of
  * what a worker sends: every message is checked before it is used (see `worker-pool.ts`).
  */
-import type { AgentToolExecutionContext, FunctionToolSchema, InvokeResult, JsonSchema, LogLevel, ToolAnnotations } from '@aptix/tool-contract';
+import type { AgentToolExecutionContext, FunctionToolSchema, InvokeError, InvokeResult, JsonSchema, LogLevel, ToolAnnotations } from '@aptix/tool-contract';
 
 /** What a worker is started with (its `workerData`). */
 export interface WorkerSetup {
@@ -27,8 +27,11 @@ export interface IsolatedToolMeta {
   readonly outputSchema?: JsonSchema;
 }
 
+/**
+ * The rare messages from the host, as objects. A call itself goes as a string (see {@link encodeCall}):
+ * structured-cloning one string costs less than an object of strings, on both sides.
+ */
 export type HostMessage =
-  | { readonly type: 'call'; readonly id: number; readonly name: string; readonly args: string; readonly context: AgentToolExecutionContext }
   | { readonly type: 'cancel'; readonly id: number; readonly timedOut: boolean }
   | { readonly type: 'ping'; readonly seq: number }
   | { readonly type: 'close' };
@@ -37,7 +40,92 @@ export type WorkerMessage =
   | { readonly type: 'phase'; readonly phase: 'import' | 'setup' }
   | { readonly type: 'ready'; readonly name: string; readonly version: string | undefined; readonly folder: string; readonly tools: readonly IsolatedToolMeta[] }
   | { readonly type: 'failed'; readonly message: string }
+  /** A successful result with content blocks (plain data, structured-cloned); plain results go as strings. */
   | { readonly type: 'result'; readonly id: number; readonly result: InvokeResult<string> }
   | { readonly type: 'pong'; readonly seq: number }
   | { readonly type: 'closed' }
   | { readonly type: 'log'; readonly level: LogLevel; readonly tag: string; readonly message: string; readonly pairs: ReadonlyArray<readonly [string, string]> };
+
+/*
+ * The messages of a call, as strings: a kind letter and the call's id, a NUL, then the payload. Nothing
+ * in front of the payload can hold a NUL (a tool name cannot, JSON text escapes it), and the payload is
+ * last, so it is never escaped or copied into another string: a tool's result text crosses as it is.
+ *
+ *   host → worker   C<id>\0<flags>\0<tool name>\0<context JSON>\0<arguments JSON>
+ *   worker → host   R<id>\0<result JSON text>          a successful result
+ *                   F<id>\0<errors JSON>               a failed result: [{ message, code? }, …]
+ *                   P<id>\0<progress JSON>             { progress, total?, message? }
+ *                   L<id>\0<log entry JSON>            { level, message, data? }
+ */
+
+/** The caller listens to progress reports (`context.reportProgress`). */
+export const WANTS_PROGRESS = 1;
+/** The caller listens to log entries (`context.log`). */
+export const WANTS_LOG = 2;
+
+/** A call's message: the context's data only (its functions cannot cross; the flags say which to rebuild). */
+export function encodeCall(id: number, name: string, args: string, context: AgentToolExecutionContext): string {
+  const flags = (typeof context.reportProgress === 'function' ? WANTS_PROGRESS : 0) | (typeof context.log === 'function' ? WANTS_LOG : 0);
+  return `C${id}\0${flags}\0${name}\0${contextData(context)}\0${args}`;
+}
+
+export interface DecodedCall {
+  readonly id: number;
+  readonly flags: number;
+  readonly name: string;
+  readonly context: AgentToolExecutionContext;
+  readonly args: string;
+}
+
+/** Reads a call's message (in the worker; the host wrote it). */
+export function decodeCall(wire: string): DecodedCall {
+  const a = wire.indexOf('\0');
+  const b = wire.indexOf('\0', a + 1);
+  const c = wire.indexOf('\0', b + 1);
+  const d = wire.indexOf('\0', c + 1);
+  const contextJson = wire.slice(c + 1, d);
+  return {
+    id: Number(wire.slice(1, a)),
+    flags: Number(wire.slice(a + 1, b)),
+    name: wire.slice(b + 1, c),
+    context: contextJson === '{}' ? {} : (JSON.parse(contextJson) as AgentToolExecutionContext),
+    args: wire.slice(d + 1),
+  };
+}
+
+/** The context's fields that are plain values, as JSON: functions and objects stay behind. */
+function contextData(context: AgentToolExecutionContext): string {
+  let out = '';
+  for (const key of Object.keys(context)) {
+    const value = (context as Record<string, unknown>)[key];
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    }
+  }
+  return `{${out}}`;
+}
+
+export type CallMessageKind = 'R' | 'F' | 'P' | 'L';
+
+/** A worker's message about call `id`. */
+export function encodeCallMessage(kind: CallMessageKind, id: number, payload: string): string {
+  return `${kind}${id}\0${payload}`;
+}
+
+/** The failed result's errors as they cross (the host cleans them again). */
+export function encodeErrors(errors: readonly InvokeError[]): string {
+  return JSON.stringify(errors.map((error) => (error.code === undefined ? { message: error.message } : { message: error.message, code: error.code })));
+}
+
+/**
+ * Reads a worker's message about a call; undefined when it is not one. The host trusts nothing in it:
+ * the id is looked up among the calls it sent, and the payload is checked by whoever reads it.
+ */
+export function decodeCallMessage(wire: string): { kind: CallMessageKind; id: number; payload: string } | undefined {
+  const kind = wire[0];
+  if (kind !== 'R' && kind !== 'F' && kind !== 'P' && kind !== 'L') return undefined;
+  const sep = wire.indexOf('\0');
+  if (sep < 2 || sep > 17) return undefined;
+  const id = Number(wire.slice(1, sep));
+  return Number.isSafeInteger(id) ? { kind, id, payload: wire.slice(sep + 1) } : undefined;
+}

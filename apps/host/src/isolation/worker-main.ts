@@ -18,6 +18,7 @@ import {
 } from '@aptix/tool-contract';
 import { closeModule, importToolPackage, setUpToolPackage } from '../tool-packages.js';
 import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
+import { WorkerCalls } from './worker-calls.js';
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
@@ -97,8 +98,10 @@ async function start(): Promise<void> {
     maxErrorMessageLength: setup.maxErrorMessageLength,
   });
 
-  const inFlight = new Map<number, AbortController>();
-  port.on('message', (message: HostMessage) => {
+  const calls = new WorkerCalls(executor, (wire) => port.postMessage(wire), send);
+  port.on('message', (message: string | HostMessage) => {
+    // A call is a string (see protocol.ts); everything else is rare and an object.
+    if (typeof message === 'string') return calls.run(message);
     switch (message.type) {
       case 'ping':
         send({ type: 'pong', seq: message.seq });
@@ -108,19 +111,8 @@ async function start(): Promise<void> {
         void closeModule(imported.module, imported.name, setup.limitMs).then(() => send({ type: 'closed' }));
         return;
       case 'cancel':
-        inFlight.get(message.id)?.abort(message.timedOut ? new DOMException('The call timed out.', 'TimeoutError') : new DOMException('The caller cancelled the call.', 'AbortError'));
+        calls.cancel(message.id, message.timedOut);
         return;
-      case 'call': {
-        const controller = new AbortController();
-        inFlight.set(message.id, controller);
-        void executor.execute(message.name, message.args, message.context, { signal: controller.signal }).then((result) => {
-          inFlight.delete(message.id);
-          // Content blocks cross as they are (plain data the executor built); the host checks them again.
-          const content = result.successful && result.content !== undefined ? { content: result.content } : {};
-          send({ type: 'result', id: message.id, result: { successful: result.successful, result: result.result, errors: result.errors.map((error) => ({ ...error })), ...content } as typeof result });
-        });
-        return;
-      }
     }
   });
   send({ type: 'ready', name: imported.name, version: imported.version, folder: imported.folder, tools: metas });

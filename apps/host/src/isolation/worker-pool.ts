@@ -3,9 +3,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { cancelledJson, ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
+import { ExecutionErrorCode, InvokeResult, TOOL_LOG_LEVELS, type AgentToolExecutionContext, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
-import type { HostMessage, WorkerMessage, WorkerSetup } from './protocol.js';
+import { describeEnding, endedResult, PoolWorker, type Ending } from './pool-worker.js';
+import { decodeCallMessage, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
 
 export type ReadyMessage = Extract<WorkerMessage, { type: 'ready' }>;
 
@@ -27,56 +28,6 @@ const WORKER_BOOT_MS = 30_000;
 function workerEntry(): URL {
   const beside = new URL('./worker-main.js', import.meta.url);
   return existsSync(fileURLToPath(beside)) ? beside : new URL('../../dist/isolation/worker-main.js', import.meta.url);
-}
-
-interface Pending {
-  readonly name: string;
-  readonly context: AgentToolExecutionContext;
-  readonly resolve: (result: InvokeResult<string>) => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: (() => void) | undefined;
-}
-
-/** Why a worker ended, for the calls it still held. */
-type Ending = { kind: 'stuck' } | { kind: 'memory' } | { kind: 'crash'; detail: string };
-
-class PoolWorker {
-  state: 'starting' | 'ready' | 'ended' = 'starting';
-  readonly pending = new Map<number, Pending>();
-  ending: Ending | undefined;
-  /** Set while the pool waits for the package's close export to finish in this worker. */
-  closed: (() => void) | undefined;
-  #pings = 0;
-  #stuckTimer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(readonly worker: Worker) {}
-
-  post(message: HostMessage): void {
-    try {
-      this.worker.postMessage(message);
-    } catch {
-      // An ended worker: its calls are answered by its exit.
-    }
-  }
-
-  /** Asks the worker to answer at once: if it cannot within `ms`, its thread is stuck in a call. */
-  checkAlive(ms: number, onStuck: () => void): void {
-    if (this.#stuckTimer !== undefined || this.state === 'ended') return;
-    const seq = ++this.#pings;
-    this.post({ type: 'ping', seq });
-    this.#stuckTimer = setTimeout(onStuck, ms);
-    this.#stuckTimer.unref();
-  }
-
-  pong(): void {
-    if (this.#stuckTimer !== undefined) clearTimeout(this.#stuckTimer);
-    this.#stuckTimer = undefined;
-  }
-
-  /** A ping is unanswered: the worker may be stuck, so no new call goes to it until it answers or is replaced. */
-  get suspect(): boolean {
-    return this.#stuckTimer !== undefined;
-  }
 }
 
 /**
@@ -182,7 +133,7 @@ export class WorkerPool extends EventEmitter {
         if (signal.aborted) queueMicrotask(onAbort);
         else signal.addEventListener('abort', onAbort, { once: true });
       }
-      entry.post({ type: 'call', id, name, args, context: cloneableContext(context) });
+      entry.post(encodeCall(id, name, args, context));
     });
   }
 
@@ -226,6 +177,8 @@ export class WorkerPool extends EventEmitter {
       };
       arm();
       worker.on('message', (raw: unknown) => {
+        // A call's messages are strings (see protocol.ts); everything else is rare and an object.
+        if (typeof raw === 'string') return this.#onCallMessage(entry, raw);
         const message = raw as WorkerMessage;
         if (message === null || typeof message !== 'object') return;
         switch (message.type) {
@@ -246,6 +199,7 @@ export class WorkerPool extends EventEmitter {
             this.#drainWaiting();
             return;
           case 'result':
+            // Checked again by the host's executor (result text, content blocks, output schema).
             if (typeof message.id === 'number') this.#settle(entry, message.id, message.result);
             return;
           case 'pong':
@@ -270,7 +224,7 @@ export class WorkerPool extends EventEmitter {
         entry.state = 'ended';
         this.#workers.delete(entry);
         const ending = entry.ending ?? { kind: 'crash', detail: `exit code ${code}` };
-        for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, this.#endedResult(pending, ending));
+        for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, endedResult(pending, ending, specifier, resourceLimits.maxOldGenerationSizeMb));
         if (!wasReady) {
           reject(failure ?? new Error(`${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`));
           return;
@@ -309,22 +263,35 @@ export class WorkerPool extends EventEmitter {
     }
   }
 
-  #endedResult(pending: Pending, ending: Ending): InvokeResult<string> {
-    const { name } = pending;
-    const pkg = this.#options.specifier;
-    switch (ending.kind) {
-      case 'memory':
-        return InvokeResult.fromError(
-          `${name} was stopped: its isolated worker ran out of memory (limit ${this.#options.resourceLimits.maxOldGenerationSizeMb ?? 'default'} MiB) and was replaced. Ask for less; if this much is expected, the host's operator can raise resourceLimits.maxOldGenerationSizeMb of ${pkg}.`,
-          ExecutionErrorCode.RESOURCE_LIMIT,
-        );
-      case 'stuck':
-        // The call that was asked to stop (its time-out, or the caller) and kept the thread busy ended with its
-        // worker, before it could have any further effect: the executor answers TIMEOUT or cancelled for it.
-        if (pending.signal?.aborted) return InvokeResult.create(cancelledJson(name, pending.context));
-        return InvokeResult.fromError(`${name} was stopped: its worker had to be replaced because a call on it kept its thread busy past its time-out. Calling again should work.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
-      case 'crash':
-        return InvokeResult.fromError(`${name} failed: its worker stopped (${ending.detail}) while running the call, and was replaced.`, ExecutionErrorCode.TOOL_EXCEPTION);
+  /**
+   * A worker's message about one of its calls. Nothing in it is trusted: an id this worker was not sent,
+   * or that already answered, is ignored (so nothing of a call reaches its caller after the result), and
+   * the result goes through the executor's checks like any tool's; progress and log entries go to the
+   * caller's own functions, which check them again.
+   */
+  #onCallMessage(entry: PoolWorker, wire: string): void {
+    const message = decodeCallMessage(wire);
+    if (message === undefined) return;
+    const pending = entry.pending.get(message.id);
+    if (pending === undefined) return;
+    switch (message.kind) {
+      case 'R':
+        this.#settle(entry, message.id, InvokeResult.create(message.payload));
+        return;
+      case 'F':
+        this.#settle(entry, message.id, failedFromWire(pending.name, message.payload));
+        return;
+      case 'P':
+        if (pending.context.reportProgress !== undefined) deliver(() => pending.context.reportProgress!(JSON.parse(message.payload) as ToolProgress));
+        return;
+      case 'L':
+        if (pending.context.log !== undefined) {
+          deliver(() => {
+            const { level, message: text, data } = JSON.parse(message.payload) as { level?: unknown; message?: unknown; data?: unknown };
+            if (typeof level === 'string' && (TOOL_LOG_LEVELS as readonly string[]).includes(level)) pending.context.log!(level as ToolLogLevel, String(text), data);
+          });
+        }
+        return;
     }
   }
 
@@ -336,18 +303,22 @@ export class WorkerPool extends EventEmitter {
   }
 }
 
-function describeEnding(ending: Ending): string {
-  return ending.kind === 'memory' ? 'ran out of memory' : ending.kind === 'stuck' ? 'stayed busy past a call’s time-out' : `stopped (${ending.detail})`;
+/** A failed result as a worker sent it: its errors, which the executor cleans and bounds; anything unreadable is a malformed result. */
+function failedFromWire(name: string, payload: string): InvokeResult<string> {
+  try {
+    const errors = JSON.parse(payload) as unknown;
+    if (Array.isArray(errors)) return { successful: false, result: null, errors } as InvokeResult<string>;
+  } catch {
+    // below
+  }
+  return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
 }
 
-/**
- * The context's data, without what cannot cross to a worker: functions (an MCP call's `reportProgress`
- * and `log`) would make postMessage throw, and the call would never reach the worker.
- */
-function cloneableContext(context: AgentToolExecutionContext): AgentToolExecutionContext {
-  const data: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(context)) {
-    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) data[key] = value;
+/** Hands a worker's report to the caller's function: malformed JSON, or a caller that throws, is dropped. */
+function deliver(send: () => void): void {
+  try {
+    send();
+  } catch {
+    // A report is never a reason to fail a call.
   }
-  return data as AgentToolExecutionContext;
 }

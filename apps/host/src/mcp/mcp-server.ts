@@ -1,6 +1,6 @@
 import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ClientCapabilities, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { InvokeResult, type LevelLogger, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
+import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, type ProgressGate } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
 import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
@@ -46,8 +46,6 @@ export interface McpScope {
  * a server is built per request: 10,000 abandoned sessions then cost over 100 MiB of heap high-water.
  */
 let sharedValidator: AjvJsonSchemaValidator | undefined;
-
-const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 function errorText(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
@@ -160,38 +158,24 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
 
 /**
  * Sends a tool's progress reports as `notifications/progress` on the request's own stream, when the
- * client sent a progress token. Reports that do not grow, or that come after the answer, are dropped.
+ * client sent a progress token, through the progress gate: only reports that grow, bounded in rate
+ * (a flood sends the newest), none after the answer.
  */
-function progressReporter(token: string | number | undefined, ctx: ServerContext): { report(progress: ToolProgress): void; end(): void } | undefined {
+function progressReporter(token: string | number | undefined, ctx: ServerContext): ProgressGate | undefined {
   if (token === undefined) return undefined;
-  let last = -Infinity;
-  let open = true;
-  return {
-    report({ progress, total, message }) {
-      if (!open || typeof progress !== 'number' || !Number.isFinite(progress) || progress <= last) return;
-      last = progress;
-      const params = { progressToken: token, progress, ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}), ...(typeof message === 'string' ? { message: message.slice(0, 1000) } : {}) };
-      ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
-    },
-    end() {
-      open = false;
-    },
-  };
+  return progressGate((progress) => {
+    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...progress } }).catch(() => undefined);
+  });
 }
 
-/** Sends a tool's log entries at or above `threshold` as `notifications/message`, until the call answers. */
-function logForwarder(tool: string, threshold: LoggingLevel, ctx: ServerContext): { log(level: ToolLogLevel, message: string, data?: unknown): void; end(): void } {
-  let open = true;
-  return {
-    log(level, message, data) {
-      if (!open || !LEVELS.includes(level) || !passesLogLevel(level, threshold)) return;
-      const entry = data === undefined ? String(message).slice(0, 4000) : { message: String(message).slice(0, 4000), data };
-      ctx.mcpReq.notify({ method: 'notifications/message', params: { level, logger: tool, data: entry } }).catch(() => undefined);
+/** Sends a tool's log entries at or above `threshold` as `notifications/message`, through the log gate (bounded in size and rate), until the call answers. */
+function logForwarder(tool: string, threshold: LoggingLevel, ctx: ServerContext): LogGate {
+  return logGate(
+    ({ level, message, data }) => {
+      ctx.mcpReq.notify({ method: 'notifications/message', params: { level, logger: tool, data: data === undefined ? message : { message, data } } }).catch(() => undefined);
     },
-    end() {
-      open = false;
-    },
-  };
+    { minLevel: threshold },
+  );
 }
 
 /** The answer for a tool the scope does not offer: unknown tools are a protocol error (-32602), as the specification says. */
@@ -217,9 +201,4 @@ async function afterModeChange(scope: McpScope, resultJson: string, ctx: ServerC
     return undefined;
   }
   return `Agent session ${String(sessionId)} is now in mode "${String(mode)}". Its tools are listed at /mcp/modes/${String(mode)} (over stdio: aptix mcp --session ${String(sessionId)}); send the header "X-Aptix-Session-Id: ${String(sessionId)}" with each request so calls run in this session.`;
-}
-
-/** Whether a log entry at `level` passes the filter `threshold` (no threshold: nothing is sent). */
-export function passesLogLevel(level: LoggingLevel, threshold: LoggingLevel | undefined): boolean {
-  return threshold !== undefined && LEVELS.indexOf(level) >= LEVELS.indexOf(threshold);
 }

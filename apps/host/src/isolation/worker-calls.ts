@@ -1,0 +1,63 @@
+/**
+ * The worker's side of a call: runs it through the worker's executor and sends the result back, with the
+ * tool's progress reports and log entries on the way when the caller listens to them. The context's
+ * functions cannot cross threads, so the worker rebuilds them: each report or entry goes to the host as a
+ * message naming the call, and the host hands it to the caller's own function.
+ *
+ * What crosses is bounded here already, so a tool that floods cannot flood the channel: progress through
+ * the same gate every surface uses (checked, at most a burst then a rate, the newest kept), log entries
+ * through the log gate (cut in size, bounded in rate). Nothing of a call is sent after its result.
+ */
+import { logGate, progressGate, type AgentToolExecutionContext, type AgentToolExecutor } from '@aptix/tool-contract';
+import { decodeCall, encodeCallMessage, encodeErrors, WANTS_LOG, WANTS_PROGRESS, type WorkerMessage } from './protocol.js';
+
+interface RunningCall {
+  controller: AbortController | undefined;
+}
+
+export class WorkerCalls {
+  readonly #inFlight = new Map<number, RunningCall>();
+
+  constructor(private readonly executor: AgentToolExecutor, private readonly send: (message: string) => void) {}
+
+  /** Runs the call a host message asks for. */
+  run(wire: string): void {
+    const { id, flags, name, context, args } = decodeCall(wire);
+    // The signal is made only if the call is still running after its synchronous start, or is cancelled.
+    const call: RunningCall = { controller: undefined };
+    this.#inFlight.set(id, call);
+    const progress = flags & WANTS_PROGRESS ? progressGate((report) => this.send(encodeCallMessage('P', id, JSON.stringify(report)))) : undefined;
+    const logs = flags & WANTS_LOG ? logGate((entry) => this.send(encodeCallMessage('L', id, JSON.stringify(entry))), { perSecond: 50, burst: 64 }) : undefined;
+    const callContext: AgentToolExecutionContext =
+      progress === undefined && logs === undefined
+        ? context
+        : {
+            ...context,
+            ...(progress ? { reportProgress: progress.report } : {}),
+            ...(logs ? { log: logs.log } : {}),
+          };
+    void this.executor
+      .execute(name, args, callContext, {
+        signal: () => (call.controller ??= new AbortController()).signal,
+      })
+      .then((result) => {
+        this.#inFlight.delete(id);
+        progress?.end();
+        logs?.end();
+        if (result.successful && result.content !== undefined) {
+        // Content blocks cross as they are (plain data the executor built); the host checks them again.
+        this.sendObject({ type: 'result', id, result: { successful: true, result: result.result, errors: [], content: result.content } });
+      } else {
+        this.send(result.successful ? encodeCallMessage('R', id, result.result) : encodeCallMessage('F', id, encodeErrors(result.errors)));
+      }
+      });
+  }
+
+  /** The host cancelled the call, or its time-out passed. */
+  cancel(id: number, timedOut: boolean): void {
+    const call = this.#inFlight.get(id);
+    if (call === undefined) return;
+    call.controller ??= new AbortController();
+    call.controller.abort(timedOut ? new DOMException('The call timed out.', 'TimeoutError') : new DOMException('The caller cancelled the call.', 'AbortError'));
+  }
+}
