@@ -289,6 +289,13 @@ describe('an isolated package: progress and log entries cross the worker boundar
     }
   });
 
+  it('carries content blocks beside the result, the same in the JSON reply and the result event', async () => {
+    const plain = await invokeJson(host, 'iso_image', { arguments: {} });
+    expect(plain.body).toEqual({ successful: true, result: { pixels: 1 }, errors: [], content: [{ type: 'text', text: 'a red pixel' }, { type: 'image', data: Buffer.from('not really a png').toString('base64'), mimeType: 'image/png' }] });
+    const streamed = await invokeStream(host, 'iso_image', { arguments: {} });
+    expect(JSON.parse(streamed.events.at(-1)!.data)).toEqual(plain.body);
+  });
+
   it('streams an isolated tool over HTTP: progress and log events in order, then the result', async () => {
     const streamed = await invokeStream(host, 'iso_progress', { arguments: { steps: 2 } });
     expect(streamed.events.map((e) => e.event)).toEqual(['progress', 'log', 'progress', 'log', 'progress', 'log', 'result']);

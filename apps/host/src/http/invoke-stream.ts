@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logGate, progressGate, reportsCancellation, type ToolProgress } from '@aptix/tool-contract';
 import type { AptixHost, CallOptions } from '../aptix-host.js';
 import { pendingApprovalView } from '../approvals/present.js';
+import { invokeEnvelope } from './invoke-envelope.js';
 
 /** True when the Accept header names `text/event-stream` (without `q=0`). */
 export function wantsEventStream(accept: string | undefined): boolean {
@@ -34,7 +35,7 @@ export interface InvokeStreamInput {
 export const INVOKE_EVENT_STREAM_DESCRIPTION =
   'Server-sent events. `event: progress` with data `{"progress":n,"total"?:n,"message"?:s}` (progress grows; bounded in rate, the newest kept); ' +
   '`event: log` with data `{"level","message","data"?}` for entries the tool addresses to the caller (info and above); ' +
-  'then exactly one `event: result` whose data is the body the JSON reply would carry (`{"successful","result","errors"}`), and the stream ends. ' +
+  'then exactly one `event: result` whose data is the body the JSON reply would carry (`{"successful","result","errors","content"?}`), and the stream ends. ' +
   'A data text may span several `data:` lines (join them with a line break). A call refused before the tool runs (404, 403, 202) answers as plain JSON with that status, as without this header.';
 
 /** How long a finished stream waits for a client that stopped reading, before its connection is cut. */
@@ -180,16 +181,6 @@ export async function invokeAsEventStream(request: FastifyRequest, reply: Fastif
     if (outcome.kind === 'refused') return reply.code(outcome.code === 'SESSION_NOT_FOUND' ? 404 : 403).send({ error: { code: outcome.code, message: outcome.message } });
     return reply.code(202).send(pendingApprovalView(outcome.approval));
   }
-  const { result } = outcome;
-  stream.finish(
-    'result',
-    result.successful
-      ? `{"successful":true,"result":${result.result},"errors":[]}`
-      : JSON.stringify({
-          successful: false,
-          result: null,
-          errors: result.errors,
-        })
-  );
+  stream.finish('result', invokeEnvelope(outcome.result));
   return reply;
 }

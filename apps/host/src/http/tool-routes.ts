@@ -4,6 +4,7 @@ import { ScopeError, type AptixHost, type ToolScope } from '../aptix-host.js';
 import { ErrorBody } from './schemas.js';
 import { pendingApprovalView } from '../approvals/present.js';
 import type { AnyFastifyInstance } from './server.js';
+import { invokeEnvelope } from './invoke-envelope.js';
 import { invokeAsEventStream, INVOKE_EVENT_STREAM_DESCRIPTION, wantsEventStream } from './invoke-stream.js';
 
 const InvokeResultBody = Type.Object({
@@ -122,11 +123,7 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
       if (outcome.kind === 'not_found') return reply.code(404).send({ error: { code: 'TOOL_NOT_FOUND', message: outcome.message } });
       if (outcome.kind === 'refused') return reply.code(outcome.code === 'SESSION_NOT_FOUND' ? 404 : 403).send({ error: { code: outcome.code, message: outcome.message } });
       if (outcome.kind === 'pending_approval') return reply.code(202).send(pendingApprovalView(outcome.approval));
-      const { result } = outcome;
-      // The result is already JSON text (the executor checked it): splice it in rather than parse and re-serialise.
-      const content = result.successful && result.content !== undefined ? `,"content":${JSON.stringify(result.content)}` : '';
-      const text = result.successful ? `{"successful":true,"result":${result.result},"errors":[]${content}}` : JSON.stringify({ successful: false, result: null, errors: result.errors });
-      return reply.code(200).type('application/json; charset=utf-8').serializer((payload) => payload as string).send(text as never);
+      return reply.code(200).type('application/json; charset=utf-8').serializer((payload) => payload as string).send(invokeEnvelope(outcome.result) as never);
     });
     // Fastify takes the reply itself as "already sent"; its route types only know the payload types.
     return answered as unknown as Promise<void>;

@@ -18,7 +18,13 @@ interface RunningCall {
 export class WorkerCalls {
   readonly #inFlight = new Map<number, RunningCall>();
 
-  constructor(private readonly executor: AgentToolExecutor, private readonly send: (message: string) => void) {}
+  constructor(
+    private readonly executor: AgentToolExecutor,
+    /** Sends a call's message (a string, see protocol.ts). */
+    private readonly send: (message: string) => void,
+    /** Sends a result with content blocks, as an object. */
+    private readonly sendObject: (message: WorkerMessage) => void,
+  ) {}
 
   /** Runs the call a host message asks for. */
   run(wire: string): void {
