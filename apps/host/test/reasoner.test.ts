@@ -53,6 +53,21 @@ describe('the agent loop through the host, against a scripted Responses endpoint
     expect(types.at(-1)).toBe('turn_ended');
   });
 
+  it("streams a tool's progress during the turn as tool_call_progress events naming the call", async () => {
+    const { host, model } = suite;
+    const { id } = (await (await post(host, '/v1/sessions', { mode: 'tool_diagnostics' })).json()) as { id: string };
+    model.script(respond(undefined, call('call_wait', 'testing_delay', { milliseconds: 200 })), respond('Waited.'));
+    const response = await post(host, `/v1/sessions/${id}/messages`, { input: 'Wait a moment.' }, { accept: 'text/event-stream' });
+    const events = parseEvents(await response.text());
+    const progress = events.filter((event) => event.type === 'tool_call_progress');
+    expect(progress.length).toBeGreaterThan(1);
+    for (const event of progress) expect(event).toMatchObject({ sessionId: id, callId: 'call_wait', name: 'testing_delay', total: 200 });
+    expect(progress.at(-1)!.progress).toBe(200);
+    const order = events.map((event) => event.type);
+    expect(order.indexOf('tool_call_progress')).toBeGreaterThan(order.indexOf('tool_call_started'));
+    expect(order.lastIndexOf('tool_call_progress')).toBeLessThan(order.indexOf('tool_call_finished'));
+  });
+
   it('answers 404 for an unknown session, as plain JSON even when a stream was asked for', async () => {
     const { host } = suite;
     const response = await post(host, '/v1/sessions/missing/messages', { input: 'hi' }, { accept: 'text/event-stream' });

@@ -12,6 +12,12 @@ export type ReasonerEvent =
   /** A piece of the model's visible text, as it streams. */
   | { readonly type: 'text_delta'; readonly sessionId: string; readonly delta: string }
   | { readonly type: 'tool_call_started'; readonly sessionId: string; readonly callId: string; readonly name: string; readonly arguments: string }
+  /**
+   * A running tool reported progress (`context.reportProgress`): `progress` grows from one event to the
+   * next, `total` when known. Checked and bounded like on every surface: a flood sends a burst, then at
+   * most 20 a second, the newest each time; none after the call's `tool_call_finished`.
+   */
+  | { readonly type: 'tool_call_progress'; readonly sessionId: string; readonly callId: string; readonly name: string; readonly progress: number; readonly total?: number; readonly message?: string }
   | {
       readonly type: 'tool_call_finished';
       readonly sessionId: string;

@@ -1,8 +1,8 @@
 import type { AgentSession, AgentSessionStore } from '@aptix/agent-sessions';
-import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext, type AgentToolExecutor, type InvokeResult, type ToolFactory } from '@aptix/tool-contract';
-import { toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext, type AgentToolExecutor, type ToolFactory } from '@aptix/tool-contract';
+import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type OpenAI from 'openai';
-import type { ResponseCreateParamsBase, ResponseFunctionCallOutputItemList } from 'openai/resources/responses/responses';
+import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
 import {
   errorPayload,
   functionCallOutputItem,
@@ -13,7 +13,6 @@ import {
   textOf,
   toModelInput,
   ToolOutputCode,
-  toolOutputText,
   userMessageItem,
   type ConversationItem,
   type FunctionCall,
@@ -22,12 +21,12 @@ import {
 import type { ReasonerEvent, ReasonerEventListener } from './events.js';
 import { buildModePrompts, DEFAULT_BOOT_PROMPT, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
 import { callModel } from './model-call.js';
-import { approvalIdOf, awaitingApprovalRecord, type TurnApprovals } from './approvals.js';
+import { approvalIdOf, type TurnApprovals } from './approvals.js';
 import { createOpenAIClient, resolveModelConnection, type ModelConnection } from './model-config.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 import { SessionQueue } from './session-queue.js';
 import type { TurnResult, TurnStatus, TurnToolCall } from './turn.js';
-import { toolOutputContent } from './tool-output-content.js';
+import { runCalls, type CallOutcome, type TurnCallDeps } from './turn-calls.js';
 
 /** The tool whose success changes the session's mode (TUL-007); offered in every mode. */
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -92,16 +91,6 @@ export type ToolOutputSubmission =
   | { readonly callId: string; readonly output: unknown }
   | { readonly callId: string; readonly error: { readonly message: string; readonly code?: string } };
 
-/** What a call came to, before it is written to the conversation. */
-interface CallOutcome {
-  readonly call: FunctionCall;
-  readonly successful: boolean;
-  output: string;
-  /** For a result with content blocks: the function call's output as Responses API input items. */
-  readonly content?: ResponseFunctionCallOutputItemList;
-  readonly pending: boolean;
-}
-
 /**
  * The agent loop over the OpenAI Responses API (issue 8, AGN-005 §1, §7.2.3, §9): offers the session's
  * mode's tools to the model with their usage guidance, runs the calls the model makes through the
@@ -122,7 +111,6 @@ export class Reasoner {
   readonly clientExecutedTools: ReadonlySet<string>;
 
   readonly #client: OpenAI;
-  readonly #executor: Pick<AgentToolExecutor, 'execute'>;
   readonly #sessions: ReasonerSessionStore;
   readonly #catalog: ModeCatalog;
   readonly #prompts: ReadonlyMap<string, ModePrompt>;
@@ -130,6 +118,7 @@ export class Reasoner {
   readonly #settings: ModelSettings;
   readonly #logger: AdminLogger;
   readonly #queue = new SessionQueue();
+  readonly #callDeps: TurnCallDeps;
 
   constructor(options: ReasonerOptions) {
     const { registry, executor, modeCatalog, sessions } = options;
@@ -150,13 +139,13 @@ export class Reasoner {
     this.model = connection.model;
     this.endpoint = connection.baseURL;
     this.maxSteps = maxSteps;
-    this.#executor = executor;
     this.#sessions = sessions;
     this.#catalog = modeCatalog;
     this.#stream = options.stream ?? true;
     this.#settings = { ...options.modelSettings };
     this.#prompts = buildModePrompts(registry, modeCatalog, options.bootPrompt ?? DEFAULT_BOOT_PROMPT);
     this.clientExecutedTools = findClientExecutedTools(registry, this.#prompts, options.createTool ?? ((toolClass) => new toolClass({ logger: this.#logger })));
+    this.#callDeps = { executor, sessions, prompts: this.#prompts, clientExecutedTools: this.clientExecutedTools };
   }
 
   /**
@@ -324,7 +313,7 @@ export class Reasoner {
 
       const context: AgentToolExecutionContext = { sessionId: session.id, conversationId, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode };
       const logger = options.logger ?? this.#logger;
-      const outcomes = await this.#runCalls(calls, context, { signal, logger }, emit, options.approvals);
+      const outcomes = await runCalls(this.#callDeps, calls, context, { signal, logger, progress: options.onEvent !== undefined }, emit, options.approvals);
       active = await this.#record(session, outcomes, emit, logger);
       for (const outcome of outcomes) {
         if (!outcome.pending) toolCalls.push({ callId: outcome.call.callId, name: outcome.call.name, arguments: outcome.call.arguments, successful: outcome.successful, output: outcome.output, sessionId: session.id });
@@ -379,65 +368,6 @@ export class Reasoner {
     ]);
     emit({ type: 'mode_changed', sessionId: session.id, fromMode: session.mode, toMode: child.mode, branch: true, branchedSessionId: child.id });
     return child;
-  }
-
-  /**
-   * Runs a response's calls concurrently; the outcomes come back in call order. Each call checks the
-   * session's mode at the moment it runs, as every other surface does: another client may have moved the
-   * session to a mode that does not offer the tool while the model was answering.
-   */
-  async #runCalls(
-    calls: readonly FunctionCall[],
-    context: AgentToolExecutionContext,
-    { signal, logger }: { signal: AbortSignal | undefined; logger: AdminLogger },
-    emit: ReasonerEventListener,
-    approvals: TurnApprovals | undefined,
-  ): Promise<CallOutcome[]> {
-    const sessionId = context.sessionId!;
-    for (const call of calls) emit({ type: 'tool_call_started', sessionId, callId: call.callId, name: call.name, arguments: call.arguments });
-    return Promise.all(
-      calls.map(async (call): Promise<CallOutcome> => {
-        const admitted = await this.#admit(call.name, context, logger);
-        let result: InvokeResult<string>;
-        if ('refusal' in admitted) {
-          result = admitted.refusal;
-        } else {
-          // A call the tool's policy gates waits for a person: nothing runs, and the turn pauses.
-          const gate = approvals === undefined ? undefined : await approvals.gate(call.name, call.arguments, admitted.context);
-          if (gate?.gated) {
-            const record = awaitingApprovalRecord(gate.approvalId, gate.message);
-            emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: record });
-            return { call, successful: true, output: record, pending: true };
-          }
-          result = await this.#executor.execute(call.name, call.arguments, admitted.context, { logger, ...(signal === undefined ? {} : { signal }) });
-        }
-        const output = toolOutputText(result);
-        // A cancelled call is answered on the spot: the client has nothing left to finish.
-        if (result.successful && this.clientExecutedTools.has(call.name) && !signal?.aborted) {
-          emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: output });
-          return { call, successful: true, output, pending: true };
-        }
-        emit({ type: 'tool_call_finished', sessionId, callId: call.callId, name: call.name, successful: result.successful, output });
-        const content = toolOutputContent(result);
-        return content === undefined ? { call, successful: result.successful, output, pending: false } : { call, successful: true, output, content, pending: false };
-      }),
-    );
-  }
-
-  /** Reads the session as the call is about to run: the tool runs only if the session's mode offers it now. */
-  async #admit(name: string, context: AgentToolExecutionContext, logger: AdminLogger): Promise<{ context: AgentToolExecutionContext } | { refusal: InvokeResult<string> }> {
-    const sessionId = context.sessionId!;
-    let session: AgentSession | undefined;
-    try {
-      session = await this.#sessions.getSession(sessionId);
-    } catch (error) {
-      logger.addException('[Reasoner_Turn__SessionReadFailed]', error, [['SessionId', sessionId]]);
-    }
-    const refuse = (message: string, code: string) => ({ refusal: { successful: false as const, result: null, errors: [{ message, code }] } });
-    if (session === undefined) return refuse(`${name} was not run: session ${sessionId} could not be read when the call was to run. Tell the user; do not assume it ran.`, ToolOutputCode.SESSION_UNAVAILABLE);
-    const offered = this.#prompts.get(session.mode)?.toolNames ?? [];
-    if (!offered.includes(name)) return refuse(toolNotInModeMessage({ tool: name, mode: session.mode, sessionId, offered }), ToolOutputCode.TOOL_NOT_OFFERED);
-    return { context: { ...context, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode } };
   }
 
   async #finish(
