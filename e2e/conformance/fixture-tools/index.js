@@ -104,6 +104,59 @@ class HeaderParamTool extends TypedAgentTool {
   }
 }
 
+/** The contact schema of the json-schema-2020-12 scenario, with the descriptions and types the contract asks of each argument. */
+const CONTACT = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  properties: {
+    name: { type: 'string', description: 'Who to contact.' },
+    address: { $ref: '#/$defs/address', type: 'object', description: 'Where they live.' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'], description: 'How to reach them: phone or email.' },
+    phone: { type: 'string', description: 'Phone number; required when contactMethod is phone.' },
+    email: { type: 'string', description: 'Email address; required otherwise.' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+};
+
+class JsonSchema202012Tool extends TypedAgentTool {
+  static ToolName = 'json_schema_2020_12_tool';
+  static ToolUsageMetadata = usage`
+    json_schema_2020_12_tool — Usage Guide
+
+    Primary purpose:
+    - Echoes a contact whose parameters are a JSON Schema 2020-12 schema, for the conformance suite.
+
+    Rules:
+    - Only the MCP conformance suite calls it.
+
+    Arguments:
+    - name, address, contactMethod, phone, email: a contact; phone or email is required.
+
+    Error codes:
+    - INVALID_ARGUMENTS: the contact does not match the schema.
+
+    Good usage:
+    - { "name": "Ada", "email": "ada@example.com" }
+
+    Bad usage:
+    - { "name": "Ada" }: neither phone nor email.
+  `;
+  static getSchema() {
+    return functionToolSchema(JsonSchema202012Tool.ToolName, 'Tool with JSON Schema 2020-12 features', CONTACT);
+  }
+  constructor({ logger }) {
+    super(CONTACT, logger);
+  }
+  run(contact) {
+    return { contact };
+  }
+}
+
 export const tools = [
   HeaderParamTool,
   fixture('test_simple_text', 'Answers with a fixed text, for the conformance suite.', () => 'This is a simple text response for testing.'),
@@ -137,4 +190,5 @@ export const tools = [
       Content.resource('test://mixed-content-resource', { text: '{"test":"data","value":123}' }, 'application/json'),
     ]),
   ),
+  JsonSchema202012Tool,
 ];

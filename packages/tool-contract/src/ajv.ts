@@ -1,19 +1,45 @@
 import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { MCP_HEADER_KEYWORD } from './mcp-header.js';
 
+/** The `$schema` of JSON Schema 2020-12, the dialect MCP's 2025-11-25 revision names as the default. */
+export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+// strictRequired is off because the contract checks `required` itself (findStrictSchemaProblems), and
+// allows what ajv's check refuses: a `required` in a branch (`anyOf`, `then`…) naming a property the
+// enclosing object declares, as 2020-12 schemas commonly do.
+const OPTIONS = { allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false, messages: true } as const;
 let instance: Ajv | undefined;
+let instance2020: Ajv2020 | undefined;
 
 /**
- * The one ajv instance of this package, made on first use so importing the contract stays cheap.
- * Strict: unknown keywords, `required` names without a property and ambiguous tuples are schema errors.
+ * The one ajv instance of this package for draft-07 schemas (what TypeBox emits), made on first use so
+ * importing the contract stays cheap. Strict: unknown keywords, `required` names without a property and
+ * ambiguous tuples are schema errors.
  */
 export function contractAjv(): Ajv {
   if (instance === undefined) {
-    instance = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false, messages: true });
+    instance = new Ajv(OPTIONS);
     addFormats.default(instance);
     // An annotation for MCP transports (SEP-2243), checked by mcpHeaderProblem; it constrains no value.
     instance.addKeyword({ keyword: MCP_HEADER_KEYWORD, schemaType: 'string' });
   }
   return instance;
+}
+
+/**
+ * The ajv instance for `schema`: the 2020-12 one for a schema that declares
+ * `"$schema": "https://json-schema.org/draft/2020-12/schema"` (`$anchor`, `prefixItems`,
+ * `unevaluatedProperties`…), else {@link contractAjv}. Both are strict, with the same options.
+ */
+export function ajvFor(schema: unknown): Ajv | Ajv2020 {
+  if ((schema as { $schema?: unknown } | null)?.$schema !== JSON_SCHEMA_2020_12) return contractAjv();
+  if (instance2020 === undefined) {
+    instance2020 = new Ajv2020(OPTIONS);
+    addFormats.default(instance2020 as unknown as Ajv);
+    // ajv resolves `$anchor` in references but its strict mode does not list it as a keyword.
+    instance2020.addKeyword('$anchor');
+  }
+  return instance2020;
 }

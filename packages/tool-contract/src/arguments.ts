@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type SecureJson from 'secure-json-parse';
-import { contractAjv } from './ajv.js';
+import { ajvFor } from './ajv.js';
 import { acceptsNull, type JsonSchema } from './schema.js';
 
 /** One offending field: where it is, and what was expected against what came. */
@@ -39,7 +39,7 @@ export function compileArguments(schema: JsonSchema): CompiledArguments {
   let entry = compiled.get(schema);
   if (entry === undefined) {
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
-    entry = { validate: contractAjv().compile(schema), nulls: planNulls(schema), known: Object.keys(properties).join(', ') };
+    entry = { validate: ajvFor(schema).compile(schema), nulls: planNulls(schema), known: Object.keys(properties).join(', ') };
     compiled.set(schema, entry);
   }
   return entry;

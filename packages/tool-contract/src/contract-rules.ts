@@ -2,7 +2,7 @@ import { mcpHeaderProblem } from './mcp-header.js';
 import type { ErrorObject } from 'ajv';
 import type { ToolAnnotations } from './agent-tool.js';
 import { approvalPolicyKind, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
-import { contractAjv } from './ajv.js';
+import { ajvFor, contractAjv } from './ajv.js';
 import { describeThrown } from './describe-thrown.js';
 import { ContractErrorCode, type ContractViolation } from './errors.js';
 import { outputSchemaProblem } from './output-schema.js';
@@ -243,7 +243,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 function checkParameters(parameters: JsonSchema, fail: (code: ContractErrorCode, rule: string, fix: string) => void): void {
-  const ajv = contractAjv();
+  const ajv = ajvFor(parameters);
   if (!ajv.validateSchema(parameters)) {
     fail(ContractErrorCode.SCHEMA_PARAMETERS_INVALID, `parameters is not a valid JSON Schema: ${formatSchemaErrors(ajv.errors ?? [], 'parameters')}`, 'declare the parameters with TypeBox, e.g. Type.Object({ ... })');
     return;
@@ -299,6 +299,8 @@ function declaresSimpleType(schema: JsonSchema): boolean {
 
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+/** Keywords whose subschemas apply to the same object as their parent, so may require its properties. */
+const BRANCHES = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else']);
 const SUBSCHEMAS = new Set(['additionalProperties', 'items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'propertyNames']);
 
 /**
@@ -307,29 +309,32 @@ const SUBSCHEMAS = new Set(['additionalProperties', 'items', 'additionalItems', 
  */
 export function findStrictSchemaProblems(schema: unknown, path: string): string[] {
   const problems: string[] = [];
-  const known = contractAjv().RULES.keywords;
-  const visit = (node: unknown, at: string) => {
+  const known = ajvFor(schema).RULES.keywords;
+  // `enclosing`: the properties of the object a branch (allOf, anyOf, oneOf, not, if, then, else) applies to.
+  const visit = (node: unknown, at: string, enclosing?: ReadonlySet<string>) => {
     if (typeof node === 'boolean') return;
     if (node === null || typeof node !== 'object' || Array.isArray(node)) {
       problems.push(`${at} is not a schema`);
       return;
     }
     const record = node as Record<string, unknown>;
+    const own = record.properties !== null && typeof record.properties === 'object' ? Object.keys(record.properties) : [];
+    const declared = own.length === 0 && enclosing !== undefined ? enclosing : new Set([...own, ...(enclosing ?? [])]);
     for (const [keyword, value] of Object.entries(record)) {
       if (known[keyword] !== true) problems.push(`${at}: unknown keyword '${keyword}'`);
+      const branch = BRANCHES.has(keyword) ? declared : undefined;
       if (SUBSCHEMA_MAPS.has(keyword) && value && typeof value === 'object') {
         for (const [name, child] of Object.entries(value)) visit(child, `${at}.${name}`);
       } else if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value)) {
-        value.forEach((child, index) => visit(child, `${at}.${keyword}[${index}]`));
+        value.forEach((child, index) => visit(child, `${at}.${keyword}[${index}]`, branch));
       } else if (SUBSCHEMAS.has(keyword)) {
-        if (Array.isArray(value)) value.forEach((child, index) => visit(child, `${at}.${keyword}[${index}]`));
-        else visit(value, `${at}.${keyword}`);
+        if (Array.isArray(value)) value.forEach((child, index) => visit(child, `${at}.${keyword}[${index}]`, branch));
+        else visit(value, `${at}.${keyword}`, branch);
       }
     }
     if (Array.isArray(record.required)) {
-      const declared = (record.properties ?? {}) as Record<string, unknown>;
       for (const name of record.required) {
-        if (typeof name === 'string' && !(name in declared)) problems.push(`${at}: required '${name}' is not among its properties`);
+        if (typeof name === 'string' && !declared.has(name)) problems.push(`${at}: required '${name}' is not among its properties`);
       }
     }
   };

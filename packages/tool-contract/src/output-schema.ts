@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { contractAjv } from './ajv.js';
+import { ajvFor } from './ajv.js';
 import { findStrictSchemaProblems, formatSchemaErrors } from './contract-rules.js';
 import type { JsonSchema } from './schema.js';
 
@@ -8,11 +8,11 @@ const validators = new WeakMap<JsonSchema, ValidateFunction>();
 
 /**
  * Why a declared `OutputSchema` cannot be used, or undefined when it can: it must be valid JSON Schema
- * (draft-07, as TypeBox emits), pass ajv's strict rules, compile, and describe an object at its root,
+ * (draft-07 as TypeBox emits it, or 2020-12 when it says so in `$schema`), pass ajv's strict rules, compile, and describe an object at its root,
  * since MCP sends the result as `structuredContent`, which is an object.
  */
 export function outputSchemaProblem(schema: JsonSchema): string | undefined {
-  const ajv = contractAjv();
+  const ajv = ajvFor(schema);
   if (!ajv.validateSchema(schema)) return `OutputSchema is not a valid JSON Schema: ${formatSchemaErrors(ajv.errors ?? [], 'OutputSchema')}`;
   const strict = findStrictSchemaProblems(schema, 'OutputSchema');
   if (strict.length > 0) return `OutputSchema breaks ajv's strict rules: ${strict.join('; ')}`;
@@ -29,7 +29,7 @@ export function outputSchemaProblem(schema: JsonSchema): string | undefined {
 export function outputMismatch(schema: JsonSchema, value: unknown): string | undefined {
   let validate = validators.get(schema);
   if (validate === undefined) {
-    validate = contractAjv().compile(schema);
+    validate = ajvFor(schema).compile(schema);
     validators.set(schema, validate);
   }
   if (validate(value)) return undefined;
