@@ -40,6 +40,7 @@ export function ajvFor(schema: unknown): Ajv | Ajv2020 {
     addFormats.default(instance2020 as unknown as Ajv);
     // ajv resolves `$anchor` in references but its strict mode does not list it as a keyword.
     instance2020.addKeyword('$anchor');
+    instance2020.addKeyword({ keyword: MCP_HEADER_KEYWORD, schemaType: 'string' });
   }
   return instance2020;
 }
