@@ -1,11 +1,11 @@
 import { mcpHeaderProblem } from './mcp-header.js';
-import type { ErrorObject } from 'ajv';
 import type { ToolAnnotations } from './agent-tool.js';
 import { approvalPolicyKind, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
 import { ajvFor, contractAjv } from './ajv.js';
+import { findStrictSchemaProblems, formatSchemaErrors } from './schema-strictness.js';
 import { describeThrown } from './describe-thrown.js';
 import { ContractErrorCode, type ContractViolation } from './errors.js';
-import { outputSchemaProblem } from './output-schema.js';
+import { checkOutputSchema } from './output-schema.js';
 import { canonicalJson, toPlainJson, toStrictMode, type FunctionToolSchema, type JsonSchema, type StrictModeView } from './schema.js';
 
 /** `lowercase_snake_case`: the intersection of TUL-011, AGN-005 §2.2 and OpenAI's rules (see the spec README). */
@@ -264,29 +264,6 @@ function checkParameters(parameters: JsonSchema, fail: (code: ContractErrorCode,
   }
 }
 
-/** The declared OutputSchema as plain JSON (TypeBox's symbols dropped), when it is usable. */
-function checkOutputSchema(declared: unknown, fail: (code: ContractErrorCode, rule: string, fix: string) => void): JsonSchema | undefined {
-  if (declared === undefined) return undefined;
-  const fix = "declare it with TypeBox as an object, e.g. static readonly OutputSchema = Type.Object({ total: Type.Number() }), or remove it to send text only";
-  if (declared === null || typeof declared !== 'object' || Array.isArray(declared)) {
-    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, `OutputSchema must be a JSON Schema object, got ${declared === null ? 'null' : Array.isArray(declared) ? 'an array' : typeof declared}`, fix);
-    return undefined;
-  }
-  let schema: JsonSchema;
-  try {
-    schema = toPlainJson(declared as JsonSchema);
-  } catch (error) {
-    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, `OutputSchema cannot be read as JSON: ${describeThrown(error)}`, fix);
-    return undefined;
-  }
-  const problem = outputSchemaProblem(schema);
-  if (problem !== undefined) {
-    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, problem, fix);
-    return undefined;
-  }
-  return schema;
-}
-
 /** A property declares a simple type itself, or every branch of its `anyOf`, or every value of its `enum`/`const` has one. */
 function declaresSimpleType(schema: JsonSchema): boolean {
   const type = schema.type;
@@ -295,58 +272,6 @@ function declaresSimpleType(schema: JsonSchema): boolean {
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).every((branch) => branch.type === 'null' || declaresSimpleType(branch));
   if (Array.isArray(schema.enum)) return schema.enum.length > 0 && schema.enum.every((value) => value !== undefined && typeof value !== 'function');
   return 'const' in schema;
-}
-
-const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-/** Keywords whose subschemas apply to the same object as their parent, so may require its properties. */
-const BRANCHES = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else']);
-const SUBSCHEMAS = new Set(['additionalProperties', 'items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'propertyNames']);
-
-/**
- * What ajv's strict mode would refuse when compiling, found without compiling: compiling a validator
- * costs about 0.5 ms per tool, so the registry defers it to the first call and checks the rules here.
- */
-export function findStrictSchemaProblems(schema: unknown, path: string): string[] {
-  const problems: string[] = [];
-  const known = ajvFor(schema).RULES.keywords;
-  // `enclosing`: the properties of the object a branch (allOf, anyOf, oneOf, not, if, then, else) applies to.
-  const visit = (node: unknown, at: string, enclosing?: ReadonlySet<string>) => {
-    if (typeof node === 'boolean') return;
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) {
-      problems.push(`${at} is not a schema`);
-      return;
-    }
-    const record = node as Record<string, unknown>;
-    const own = record.properties !== null && typeof record.properties === 'object' ? Object.keys(record.properties) : [];
-    const declared = own.length === 0 && enclosing !== undefined ? enclosing : new Set([...own, ...(enclosing ?? [])]);
-    for (const [keyword, value] of Object.entries(record)) {
-      if (known[keyword] !== true) problems.push(`${at}: unknown keyword '${keyword}'`);
-      const branch = BRANCHES.has(keyword) ? declared : undefined;
-      if (SUBSCHEMA_MAPS.has(keyword) && value && typeof value === 'object') {
-        for (const [name, child] of Object.entries(value)) visit(child, `${at}.${name}`);
-      } else if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value)) {
-        value.forEach((child, index) => visit(child, `${at}.${keyword}[${index}]`, branch));
-      } else if (SUBSCHEMAS.has(keyword)) {
-        if (Array.isArray(value)) value.forEach((child, index) => visit(child, `${at}.${keyword}[${index}]`, branch));
-        else visit(value, `${at}.${keyword}`, branch);
-      }
-    }
-    if (Array.isArray(record.required)) {
-      for (const name of record.required) {
-        if (typeof name === 'string' && !declared.has(name)) problems.push(`${at}: required '${name}' is not among its properties`);
-      }
-    }
-  };
-  visit(schema, path);
-  return problems;
-}
-
-export function formatSchemaErrors(errors: readonly ErrorObject[], root: string): string {
-  return errors
-    .slice(0, 5)
-    .map((error) => `${root}${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` ('${String(error.params.additionalProperty)}')` : ''}`)
-    .join('; ');
 }
 
 /** Turns a name like `HelloWorld-Tool` into `hello_world_tool`. */

@@ -1,7 +1,9 @@
 import type { ValidateFunction } from 'ajv';
 import { ajvFor } from './ajv.js';
-import { findStrictSchemaProblems, formatSchemaErrors } from './contract-rules.js';
-import type { JsonSchema } from './schema.js';
+import { describeThrown } from './describe-thrown.js';
+import { ContractErrorCode } from './errors.js';
+import { findStrictSchemaProblems, formatSchemaErrors } from './schema-strictness.js';
+import { toPlainJson, type JsonSchema } from './schema.js';
 
 /** Compiled validators of declared output schemas, by the registry's plain-JSON copy of each. */
 const validators = new WeakMap<JsonSchema, ValidateFunction>();
@@ -34,4 +36,27 @@ export function outputMismatch(schema: JsonSchema, value: unknown): string | und
   }
   if (validate(value)) return undefined;
   return formatSchemaErrors(validate.errors ?? [], 'result');
+}
+
+/** The declared OutputSchema as plain JSON (TypeBox's symbols dropped), when it is usable. */
+export function checkOutputSchema(declared: unknown, fail: (code: ContractErrorCode, rule: string, fix: string) => void): JsonSchema | undefined {
+  if (declared === undefined) return undefined;
+  const fix = "declare it with TypeBox as an object, e.g. static readonly OutputSchema = Type.Object({ total: Type.Number() }), or remove it to send text only";
+  if (declared === null || typeof declared !== 'object' || Array.isArray(declared)) {
+    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, `OutputSchema must be a JSON Schema object, got ${declared === null ? 'null' : Array.isArray(declared) ? 'an array' : typeof declared}`, fix);
+    return undefined;
+  }
+  let schema: JsonSchema;
+  try {
+    schema = toPlainJson(declared as JsonSchema);
+  } catch (error) {
+    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, `OutputSchema cannot be read as JSON: ${describeThrown(error)}`, fix);
+    return undefined;
+  }
+  const problem = outputSchemaProblem(schema);
+  if (problem !== undefined) {
+    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, problem, fix);
+    return undefined;
+  }
+  return schema;
 }
