@@ -3,6 +3,7 @@
  * v2 SDK client (2026-07-28), the v1 SDK client (2025-11-25) and HTTP invoke. The tools are in
  * test/fixtures/content-tools; a package with an invalid output schema must stop start-up.
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
@@ -119,6 +120,31 @@ for (const [era, connect] of [
     });
   });
 }
+
+const pythonAvailable = spawnSync('python3', ['-c', 'import mcp'], { encoding: 'utf8' }).status === 0;
+
+describe.skipIf(!pythonAvailable && process.env.CI !== 'true')('content blocks and structured output through the Python MCP SDK (a client from another code base)', () => {
+  for (const [era, version] of [
+    ['modern', '2026-07-28'],
+    ['legacy', '2025-11-25'],
+  ] as const) {
+    it(`parses the image, the embedded document and structuredContent into its own types (${version})`, () => {
+      const run = spawnSync('python3', [join(HOST_ROOT, 'test', 'clients', 'python_content_client.py'), `${host.url}/mcp`, era], { encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(0);
+      const seen = JSON.parse(run.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+      expect(seen.protocolVersion).toBe(version);
+      expect(seen.outputSchema).toEqual(STATS_SCHEMA);
+      expect(seen.chartIsError).toBe(false);
+      expect(seen.chart).toEqual([
+        { ...CHART[0], pythonType: 'TextContent' },
+        { ...CHART[1], pythonType: 'ImageContent' },
+        { ...CHART[2], pythonType: 'EmbeddedResource' },
+      ]);
+      expect(seen.structured).toEqual({ count: 3, mean: 3 });
+      expect(seen.statsText).toEqual(['{"count":3,"mean":3}']);
+    });
+  }
+});
 
 describe('content blocks over HTTP invoke', () => {
   it('answers with the result (the text view) and the content blocks', async () => {
