@@ -185,12 +185,7 @@ export class AptixHost {
     const { executor } = this.#use();
     const scoped = sessionId === undefined ? { context: options.conversationId === undefined ? {} : { conversationId: options.conversationId }, session: undefined } : await this.#sessionContext(name, sessionId, options.conversationId);
     if ('kind' in scoped) return scoped;
-    const context: AgentToolExecutionContext = {
-      ...scoped.context,
-      ...(options.onProgress === undefined ? {} : { reportProgress: options.onProgress }),
-      ...(options.onLog === undefined ? {} : { log: options.onLog }),
-    };
-    const result = await executor.execute(name, args, context, this.#executeOptions(options));
+    const result = await executor.execute(name, args, withSinks(scoped.context, options), this.#executeOptions(options));
     return { kind: 'result', result, session: scoped.session };
   }
 
@@ -214,7 +209,8 @@ export class AptixHost {
     }
     const answer = await this.approvals().gate(name, args, context, options.actor ?? null, options.logger);
     if (answer.gated) return { kind: 'pending_approval', approval: answer.approval };
-    const result = await executor.execute(name, answer.args, context, this.#executeOptions(options));
+    // Runs now, for this caller: its progress and log sinks apply (a call that waits runs later, for no one listening).
+    const result = await executor.execute(name, answer.args, withSinks(context, options), this.#executeOptions(options));
     return { kind: 'result', result, session };
   }
 
@@ -344,3 +340,13 @@ export function presentResult(result: InvokeResult<string>): { successful: boole
 }
 
 export { InvokeResult };
+
+/** The call's context with the caller's progress and log sinks, when it gave any. */
+function withSinks(context: AgentToolExecutionContext, options: CallOptions): AgentToolExecutionContext {
+  if (options.onProgress === undefined && options.onLog === undefined) return context;
+  return {
+    ...context,
+    ...(options.onProgress === undefined ? {} : { reportProgress: options.onProgress }),
+    ...(options.onLog === undefined ? {} : { log: options.onLog }),
+  };
+}

@@ -6,6 +6,7 @@
 import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -62,7 +63,7 @@ beforeAll(async () => {
   const started = await startHostWithConfig({
     apiKeys: [`tester=${KEY}`, `other=${OTHER_KEY}`],
     rateLimit: { max: 300, timeWindowMs: 600_000 },
-    toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(BROKEN, 'huge-result'), { package: join(BROKEN, 'isolated'), isolation: 'worker', workers: 1 }],
+    toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(BROKEN, 'huge-result'), fileURLToPath(new URL('./fixtures/progress-gated/', import.meta.url)), { package: join(BROKEN, 'isolated'), isolation: 'worker', workers: 1 }],
     modes: { extend: { general: ['iso_progress', 'iso_progress_attack', 'iso_echo'] } },
   });
   host = started.host;
@@ -215,6 +216,15 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     expect(await healthy()).toBe(true);
   });
 
+  it('streams the progress of a tool with an approval policy when the call runs at once; a call that waits answers 202 as JSON', async () => {
+    const now = await invokeStream(host, 'gated_progress', { arguments: { steps: 3 } });
+    expect(progressOf(now.events)).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3 })));
+    expect(JSON.parse(now.events.at(-1)!.data)).toEqual({ successful: true, result: { counted: 3 }, errors: [] });
+    const waits = await invokeStream(host, 'gated_progress', { arguments: { steps: 500 } });
+    expect(waits.status).toBe(202);
+    expect(waits.json).toMatchObject({ status: 'pending_approval', toolName: 'gated_progress' });
+  });
+
   it('answers 429 as plain JSON once the rate limit is reached', async () => {
     let status = 0;
     for (let i = 0; i < 400 && status !== 429; i++) {
@@ -250,6 +260,20 @@ describe('an isolated package: progress and log entries cross the worker boundar
       expect(answer.threadId).toBeGreaterThan(0);
       expect(reports).toEqual([0, 1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })));
       expect(logs.map((entry) => entry.data)).toEqual([0, 1, 2, 3].map((i) => ({ message: `step ${i}`, data: { step: i, threadId: answer.threadId } })));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reaches a 2026-07-28 client (the v2 SDK) as progress notifications', async () => {
+    const client = new ModernClient({ name: 'aptix-progress-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new ModernTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: AUTH } }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const reports: Array<{ progress: number; total?: number; message?: string }> = [];
+      const result = await client.callTool({ name: 'iso_progress', arguments: { steps: 2 } }, { onprogress: (progress) => reports.push(progress) });
+      expect(result.isError).toBeFalsy();
+      expect(reports).toEqual([0, 1, 2].map((i) => ({ progress: i, total: 2, message: `step ${i}` })));
     } finally {
       await client.close();
     }
