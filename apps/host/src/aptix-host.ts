@@ -4,6 +4,7 @@ import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@
 import { SessionStoreError, type AgentSession, type HistoryPageRequest, type SessionHead, type ToolApproval } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
+import type { LiveTools } from './live-tools.js';
 import { ApprovalGate, declinedResult, type PresentedResult } from './approvals/approval-gate.js';
 import { pendingApprovalMessage } from './approvals/present.js';
 
@@ -78,7 +79,7 @@ export class ScopeError extends Error {
  */
 export class AptixHost {
   /** The singletons a call uses, resolved once: each read of the cradle is an awilix resolution. */
-  #services: Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> | undefined;
+  #services: (Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> & { liveTools: LiveTools | undefined }) | undefined;
   /** The tools each mode offers, listed and as a set. The cache is dropped when the registry changes (its revision). */
   readonly #offered = new Map<string, { readonly names: readonly string[]; readonly set: ReadonlySet<string> }>();
   #offeredFor = -1;
@@ -90,23 +91,46 @@ export class AptixHost {
     return this.container.cradle;
   }
 
-  #use(): Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> {
+  #use(): Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> & { liveTools: LiveTools | undefined } {
     if (this.#services === undefined) {
       const { registry, executor, modeCatalog, sessionManager } = this.cradle;
-      this.#services = { registry, executor, modeCatalog, sessionManager };
+      // A container composed without one (an embedding host's own) has tools fixed at start-up.
+      const liveTools = this.container.hasRegistration('liveTools') ? this.cradle.liveTools : undefined;
+      this.#services = { registry, executor, modeCatalog, sessionManager, liveTools };
     }
     return this.#services;
   }
 
+  /** The tools a mode offers now: the catalog's, or, once tools changed while the host runs, the live set. */
+  #namesFor(mode: string): string[] {
+    const { registry, modeCatalog, liveTools } = this.#use();
+    return liveTools?.offered(mode) ?? toolNamesForMode(registry, modeCatalog, mode);
+  }
+
+  /** True when a tool package may change the tools while the host runs (a bridged MCP server). */
+  get toolsMayChange(): boolean {
+    return this.#use().liveTools?.mayChange ?? false;
+  }
+
+  /** Counts every change to the tools served (MCP sessions compare it to tell clients the list changed). */
+  get toolsRevision(): number {
+    return this.#use().registry.revision;
+  }
+
+  /** Calls `listener` after each change to the tools while the host runs; returns the function that stops it. */
+  onToolsChanged(listener: () => void): () => void {
+    return this.#use().liveTools?.onChange(listener) ?? (() => undefined);
+  }
+
   #offeredIn(mode: string): { readonly names: readonly string[]; readonly set: ReadonlySet<string> } {
-    const { registry, modeCatalog } = this.#use();
+    const { registry } = this.#use();
     if (this.#offeredFor !== registry.revision) {
       this.#offered.clear();
       this.#offeredFor = registry.revision;
     }
     let offered = this.#offered.get(mode);
     if (offered === undefined) {
-      const names = Object.freeze(toolNamesForMode(registry, modeCatalog, mode));
+      const names = Object.freeze(this.#namesFor(mode));
       offered = { names, set: new Set(names) };
       this.#offered.set(mode, offered);
     }
@@ -119,7 +143,7 @@ export class AptixHost {
     const mode = scope.sessionId !== undefined ? (await this.requireSession(scope.sessionId)).mode : scope.mode;
     if (mode === undefined) return registry.names();
     if (modeCatalog.getMode(mode) === undefined) throw new ScopeError('UNKNOWN_MODE', `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
-    return toolNamesForMode(registry, modeCatalog, mode);
+    return this.#namesFor(mode);
   }
 
   /** Whether the tool declares an OutputSchema: its MCP results then carry `structuredContent`. */
@@ -139,9 +163,10 @@ export class AptixHost {
    */
   call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
     try {
-      const { registry, executor } = this.#use();
+      const { registry, executor, liveTools } = this.#use();
       if (!registry.has(name)) {
-        return Promise.resolve({ kind: 'not_found', message: `Tool "${name}" does not exist. Available tools: ${registry.names().join(', ')}.` });
+        const retired = liveTools?.retired(name);
+        return Promise.resolve({ kind: 'not_found', message: `${retired ?? `Tool "${name}" does not exist.`} Available tools: ${registry.names().join(', ')}.` });
       }
       if (registry.get(name)!.approval !== 'never') return this.#callGated(name, args, options);
       if (options.sessionId === undefined) {

@@ -18,6 +18,7 @@ import { createReasoner, type Reasoner } from '@aptix/reasoner';
 import type { AptixConfig } from './config.js';
 import { createHostLogger } from './logger.js';
 import { composeHostCatalog } from './mode-wiring.js';
+import { LiveTools } from './live-tools.js';
 import { loadToolPackages } from './load-tool-packages.js';
 import { ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
 
@@ -35,6 +36,8 @@ export interface HostCradle {
   readonly toolPackages: readonly LoadedToolPackage[];
   /** What start-up found questionable but not fatal: a tool offered in no mode, a tool package joining a mode this host lacks. */
   readonly warnings: readonly string[];
+  /** Tools that change while the host runs (a bridged MCP server's): applies them, and says what changed. */
+  readonly liveTools: LiveTools;
   /** The agent loop. Built on first use, so a host without a model still serves tools; resolving it then throws a ReasonerError saying what to set. */
   readonly reasoner: Reasoner;
 }
@@ -53,7 +56,7 @@ export interface ComposeOptions {
   readonly withoutSessions?: boolean;
 }
 
-const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'warnings', 'sessionManager', 'toolPackages', 'reasoner']);
+const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'warnings', 'sessionManager', 'toolPackages', 'reasoner', 'liveTools']);
 
 /**
  * The composition root: builds the strict awilix container from the configuration, loads every tool
@@ -64,9 +67,19 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
   const logger = options.pino ?? createHostLogger(config.logLevel, options.logDestination ?? 2);
   const adminLogger = createAdminLogger(logger);
 
-  const toolPackages = await loadToolPackages(config, logger, adminLogger);
+  const liveTools = new LiveTools();
+  const toolPackages = await loadToolPackages(config, logger, adminLogger, liveTools);
   try {
-    return await composeWith(config, options, logger, adminLogger, toolPackages);
+    const container = await composeWith(config, options, logger, adminLogger, toolPackages);
+    container.register('liveTools', asValue(liveTools));
+    // From here on, a package's changed tool list is applied (the ones reported during start-up first).
+    liveTools.attach({
+      registry: container.cradle.registry,
+      catalog: container.cradle.modeCatalog,
+      logger,
+      build: (toolClass, toolPackage) => checkToolsResolve(container, [{ ...toolPackage, tools: [toolClass] }]),
+    });
+    return container;
   } catch (error) {
     // Isolated packages hold worker threads: a start-up that fails ends them.
     await Promise.allSettled(toolPackages.map((toolPackage) => toolPackage.close()));

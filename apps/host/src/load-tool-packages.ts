@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { describeThrown, type AdminLogger } from '@aptix/tool-contract';
 import type { AptixConfig } from './config.js';
 import { loadIsolated } from './isolation/isolated-package.js';
+import type { LiveTools } from './live-tools.js';
 import { loadInProcess, type LoadedToolPackage } from './tool-packages.js';
 
 /** What loading the tool packages reads of the configuration. */
@@ -12,18 +13,22 @@ export type ToolPackagesSettings = Pick<AptixConfig, 'toolPackages' | 'baseDir' 
  * Each gets its time limit for its import and for its createDependencies and createTools. An
  * `optional` package that fails is skipped with an error in the log; any other stops start-up.
  */
-export async function loadToolPackages(config: ToolPackagesSettings, logger: Logger, adminLogger: AdminLogger): Promise<LoadedToolPackage[]> {
+export async function loadToolPackages(config: ToolPackagesSettings, logger: Logger, adminLogger: AdminLogger, live?: LiveTools): Promise<LoadedToolPackage[]> {
   const loaded: LoadedToolPackage[] = [];
   try {
     for (const entry of config.toolPackages) {
       const limitMs = entry.startupTimeoutMs ?? config.startupTimeoutMs;
-      const host = { logger: adminLogger, options: entry.options };
       try {
-        loaded.push(
-          entry.isolation === 'worker'
-            ? await loadIsolated(entry, config.baseDir, { limitMs, logger, maxResultBytes: config.maxResultBytes, maxErrorMessageLength: config.maxErrorMessageLength })
-            : await loadInProcess(entry, config.baseDir, host, limitMs),
-        );
+        if (entry.isolation === 'worker') {
+          // A worker's package keeps its start-up tools: changes would have to cross the thread.
+          loaded.push(await loadIsolated(entry, config.baseDir, { limitMs, logger, maxResultBytes: config.maxResultBytes, maxErrorMessageLength: config.maxErrorMessageLength }));
+          continue;
+        }
+        const follower = live?.follower();
+        const host = { logger: adminLogger, options: entry.options, ...(follower === undefined ? {} : { toolsChanged: follower.toolsChanged }) };
+        const toolPackage = await loadInProcess(entry, config.baseDir, host, limitMs);
+        follower?.loaded(toolPackage);
+        loaded.push(toolPackage);
       } catch (error) {
         if (!entry.optional) throw error;
         logger.error({ toolPackage: entry.specifier }, `optional tool package skipped: ${describeFailure(error)}`);

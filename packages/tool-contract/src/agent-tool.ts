@@ -116,6 +116,15 @@ export interface ToolPackageHost {
    * in `toolPackages`); `{}` when none are given. Plain JSON: a package checks what it reads.
    */
   readonly options: Readonly<Record<string, unknown>>;
+  /**
+   * For a package whose tools change while the host runs (a bridged MCP server adds, removes or
+   * changes tools): call it with the package's whole tool list as it is now. The host checks each new
+   * class against the contract as at start-up (a class that fails is logged with the reason and not
+   * offered; the rest are), offers it in the modes its class declares, stops offering the classes no
+   * longer listed, and tells its MCP clients. Absent when the host cannot follow changes (a package
+   * run in worker isolation): the package then keeps its start-up classes.
+   */
+  readonly toolsChanged?: (tools: ToolList) => void;
 }
 
 /**

@@ -96,7 +96,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
               if (era === 'modern') return createMcpServer(host, { era, agentSessionId: session?.id, listMode }, VERSION);
               const agentSessionId = session?.id ?? (await host.createSession()).id;
               host.cradle.pino.info({ agentSessionId }, 'MCP over stdio, 2025-era client');
-              const scope: McpScope = { era, agentSessionId };
+              const scope: McpScope = { era, agentSessionId, longLived: true };
               return createMcpServer(host, scope, VERSION);
             },
             { onerror: (error) => host.cradle.pino.debug({ err: error }, 'MCP stdio error') },

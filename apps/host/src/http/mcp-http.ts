@@ -118,6 +118,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       era: 'legacy',
       agentSessionId: session.agentSessionId,
       ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
+      ...(session.toolsRevision === undefined ? {} : { toolsRevision: session.toolsRevision }),
       cancel: controller.signal,
       ...logOf(request),
       onAgentSession: (agentSessionId) => sessions.rebind(session, agentSessionId),
@@ -127,6 +128,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     try {
       const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(request, { parsedBody: body });
       if (scope.logLevel !== undefined) session.logLevel = scope.logLevel;
+      if (scope.toolsRevision !== undefined) session.toolsRevision = scope.toolsRevision;
       return withBody(response, () => inFlight.delete(key));
     } catch (error) {
       inFlight.delete(key);

@@ -10,6 +10,8 @@ export interface LegacySession {
   logLevel?: LoggingLevel;
   /** The capabilities the client declared on `initialize`; kept on the host that received it (an adopted session has none). */
   clientCapabilities?: ClientCapabilities;
+  /** The host's tool revision when this session last listed the tools (see McpScope.toolsRevision). */
+  toolsRevision?: number;
   lastSeen: number;
 }
 

@@ -26,6 +26,17 @@ export interface McpScope {
   readonly cancel?: AbortSignal;
   /** 2025 sessions: the level `logging/setLevel` chose (kept by the caller across requests). */
   logLevel?: LoggingLevel;
+  /**
+   * 2025 sessions: the host's tool revision when the session last listed the tools (kept by the caller
+   * across requests). When tools changed since (a bridged MCP server added or removed some), the next
+   * request's stream carries `notifications/tools/list_changed`.
+   */
+  toolsRevision?: number;
+  /**
+   * The server instance lives as long as its connection (stdio): it announces `list_changed` the
+   * moment the tools change, rather than on the next request.
+   */
+  readonly longLived?: boolean;
   /** Over HTTP, the request's logger (it carries the request id): the calls' log lines, the tools' included, go there. */
   readonly log?: LevelLogger;
   /** Called after the scope moved to another agent session (a branch, or a session made on first use). */
@@ -62,8 +73,10 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     {
       capabilities: { tools: { listChanged: scope.era === 'legacy' }, logging: {} },
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
-      // A 2026-07-28 list is a function of the endpoint and the loaded tool packages, fixed for the process.
-      cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
+      // A 2026-07-28 list is a function of the endpoint and the loaded tool packages: fixed for the
+      // process, unless a package can change its tools while the host runs (a bridged MCP server);
+      // then no caching is promised.
+      ...(host.toolsMayChange ? {} : { cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' as const } } }),
       instructions:
         scope.era === 'legacy'
           ? `Aptix tools for one agent session (over HTTP its id is in the X-Aptix-Session-Id response header). The tools offered depend on the session's mode; use agent_list_modes to see the modes and agent_change_mode (after the user agrees) to switch.`
@@ -74,11 +87,24 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
   const listScope = () => (scope.era === 'modern' || scope.agentSessionId === undefined ? { mode: scope.listMode } : { sessionId: scope.agentSessionId });
 
   server.setRequestHandler('tools/list', async () => {
+    if (scope.era === 'legacy') scope.toolsRevision = host.toolsRevision;
     const tools = await host.definitions('mcp', listScope());
     return { tools: tools as never };
   });
 
   if (scope.era === 'legacy') {
+    if (scope.longLived && host.toolsMayChange) {
+      const stop = host.onToolsChanged(() => {
+        if (scope.toolsRevision === host.toolsRevision) return;
+        scope.toolsRevision = host.toolsRevision;
+        server.notification({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
+      });
+      const closed = server.onclose;
+      server.onclose = () => {
+        stop();
+        closed?.();
+      };
+    }
     server.setRequestHandler('logging/setLevel', (request) => {
       scope.logLevel = request.params.level;
       return {};
@@ -87,6 +113,11 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
 
   server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
+    // A 2025 session that listed the tools before they changed learns of it on this request's stream.
+    if (scope.era === 'legacy' && scope.toolsRevision !== undefined && scope.toolsRevision !== host.toolsRevision) {
+      scope.toolsRevision = host.toolsRevision;
+      await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
+    }
     if (scope.era === 'modern' && scope.agentSessionId === undefined) {
       const offered = await host.toolNames({ mode: scope.listMode });
       if (!offered.includes(name)) return unknownOrOutside(host, name, offered, `mode "${scope.listMode}"`);

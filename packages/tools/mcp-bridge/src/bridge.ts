@@ -4,6 +4,7 @@ import { bridgedToolClass, type BridgedToolClass, type BridgeRuntime, type Remot
 import { McpBridgeError } from './codes.js';
 import { ServerConnection } from './connection.js';
 import { convertInputSchema } from './convert-schema.js';
+import { describeChange, LiveToolList } from './live-list.js';
 import { aptixNames, defaultPrefix } from './naming.js';
 import type { McpBridgeOptions } from './options.js';
 import { boundedText, generatedUsage } from './usage-text.js';
@@ -27,6 +28,17 @@ export interface BridgedToolReport {
 /** Calls run through the executor's deadline; the SDK's own time-out only backs it up. */
 const NO_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const ANNOTATION_KEYS = ['readOnlyHint', 'idempotentHint', 'destructiveHint', 'openWorldHint'] as const;
+/** What a bridge needs besides its options. */
+export interface McpBridgeDependencies {
+  readonly logger?: AdminLogger;
+  /**
+   * Called with the whole new list of tool classes when the server's tool list changed after start-up
+   * and the offered set changed with it: a tool added (and passing the contract), removed, or given a
+   * new schema (a new class under the same name). Without it, the classes stay those of start-up.
+   */
+  readonly onToolsChanged?: (tools: readonly BridgedToolClass[]) => void;
+}
+
 
 /**
  * One MCP server's tools as Aptix tool classes. `McpBridge.start` connects, lists the tools and wraps
@@ -50,16 +62,21 @@ export class McpBridge {
   readonly #reports: BridgedToolReport[] = [];
   #tools: readonly BridgedToolClass[] = [];
   #started = false;
+  readonly #onToolsChanged: ((tools: readonly BridgedToolClass[]) => void) | undefined;
+  /** What is offered now, by remote name, and how a new list changes it (when a host follows changes). */
+  readonly #live: LiveToolList;
 
-  private constructor(options: McpBridgeOptions, logger: AdminLogger) {
+  private constructor(options: McpBridgeOptions, logger: AdminLogger, onToolsChanged: McpBridgeDependencies['onToolsChanged']) {
     this.#options = options;
     this.#logger = logger;
-    this.#connection = new ServerConnection(options, logger, (tools) => this.#relisted(tools));
+    this.#onToolsChanged = onToolsChanged;
+    this.#connection = new ServerConnection(options, logger, (tools) => (this.#onToolsChanged === undefined ? this.#relisted(tools) : this.#follow(tools)));
+    this.#live = new LiveToolList(options, logger, this.#status, (remote, name) => this.#build(remote, name, this.#runtime()));
   }
 
   /** Connects to the server and wraps its tools; throws an McpBridgeError naming the server when it cannot. */
-  static async start(options: McpBridgeOptions, dependencies: { readonly logger?: AdminLogger } = {}): Promise<McpBridge> {
-    const bridge = new McpBridge(options, dependencies.logger ?? silentAdminLogger);
+  static async start(options: McpBridgeOptions, dependencies: McpBridgeDependencies = {}): Promise<McpBridge> {
+    const bridge = new McpBridge(options, dependencies.logger ?? silentAdminLogger, dependencies.onToolsChanged);
     const tools = await bridge.#connection.start();
     try {
       bridge.#wrap(tools);
@@ -71,7 +88,12 @@ export class McpBridge {
     return bridge;
   }
 
-  /** The tool classes to register, fixed at start-up. */
+  /** How many times the server's tools were listed (start-up, reconnects, and after list changes). */
+  get listings(): number {
+    return this.#connection.listings;
+  }
+
+  /** The tool classes to register: those of start-up, or, when the bridge reports changes, those offered now. */
   get tools(): readonly BridgedToolClass[] {
     return this.#tools;
   }
@@ -112,7 +134,7 @@ export class McpBridge {
   #wrap(remoteTools: readonly Tool[]): void {
     const { name: server, include, exclude, rename, invalidTools } = this.#options;
     const prefix = this.#options.prefix ?? defaultPrefix(server);
-    const wanted = remoteTools.filter((tool) => (include === undefined || include.includes(tool.name)) && !(exclude ?? []).includes(tool.name));
+    const wanted = this.#live.capped(remoteTools.filter((tool) => (include === undefined || include.includes(tool.name)) && !(exclude ?? []).includes(tool.name)));
     for (const missing of (include ?? []).filter((remote) => !remoteTools.some((tool) => tool.name === remote))) {
       this.#logger.addCustomEvent('warn', '[McpBridge_IncludeMissing]', `MCP server "${server}" offers no tool "${missing}", which its options include.`, [['Server', server]]);
     }
@@ -140,6 +162,7 @@ export class McpBridge {
       const schema = canonicalJson(remote.inputSchema);
       this.#offeredSchemas.set(remote.name, schema);
       this.#seenSchemas.set(remote.name, schema);
+      this.#live.offer(remote, name, built.toolClass);
       const strictNote = built.report.strict ? 'strict' : `strict: false (${built.report.strictProblems.join('; ')})`;
       this.#logger.addCustomEvent('info', '[McpBridge_ToolBridged]', `MCP server "${server}": "${remote.name}" is offered as ${name}, ${strictNote}${built.report.notes.length > 0 ? `; schema adjusted: ${built.report.notes.join('; ')}` : ''}.`, [['Server', server], ['Tool', name]]);
     }
@@ -204,6 +227,24 @@ export class McpBridge {
     }
   }
 
+  #runtime(): BridgeRuntime {
+    return { connection: this.#connection, status: (remote) => this.status(remote), defaultTimeoutMs: NO_TIMEOUT_MS };
+  }
+
+  /** A new list while a host follows changes: the offered set follows it, and the host gets the new classes. */
+  async #follow(remoteTools: readonly Tool[]): Promise<void> {
+    if (!this.#started) return;
+    for (const remote of remoteTools) this.#announced.add(remote.name);
+    const tools = await this.#live.follow(remoteTools);
+    if (tools === undefined) return;
+    this.#tools = tools;
+    try {
+      this.#onToolsChanged!(tools);
+    } catch (error) {
+      this.#logger.addException('[McpBridge_ToolsChangedHandler__Exception]', error, [['Server', this.#options.name]]);
+    }
+  }
+
   /** A changed schema, logged and checked before calls use it. */
   #check(remote: Tool): RemoteToolStatus {
     const server = this.#options.name;
@@ -231,19 +272,4 @@ function pickAnnotations(annotations: Tool['annotations']): ToolAnnotations | un
   const picked: Record<string, boolean> = {};
   for (const key of ANNOTATION_KEYS) if (typeof annotations[key] === 'boolean') picked[key] = annotations[key];
   return Object.keys(picked).length > 0 ? (picked as ToolAnnotations) : undefined;
-}
-
-/** Added and removed arguments, and changes to `required`, for the log. */
-function describeChange(before: string, after: { readonly properties: object; readonly required: readonly string[] }): string {
-  const old = JSON.parse(before) as { properties?: object; required?: string[] };
-  const oldNames = Object.keys(old.properties ?? {});
-  const newNames = Object.keys(after.properties);
-  const parts: string[] = [];
-  const added = newNames.filter((name) => !oldNames.includes(name));
-  const removed = oldNames.filter((name) => !newNames.includes(name));
-  const nowRequired = after.required.filter((name) => !(old.required ?? []).includes(name));
-  if (added.length > 0) parts.push(`arguments added: ${added.join(', ')}`);
-  if (removed.length > 0) parts.push(`arguments removed: ${removed.join(', ')}`);
-  if (nowRequired.length > 0) parts.push(`now required: ${nowRequired.join(', ')}`);
-  return parts.length > 0 ? parts.join('; ') : 'the argument types or constraints changed';
 }

@@ -13,6 +13,12 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const DEFAULT_INITIAL_DELAY_MS = 250;
 const DEFAULT_MAX_DELAY_MS = 30_000;
 const MAX_STDERR_LINE = 2_000;
+/**
+ * The least time between two listings after `tools/list_changed`. Notifications that arrive meanwhile
+ * are folded into the next listing, so a server that floods them costs a few listings a second, never
+ * one each, and a steady stream of them cannot put the listing off for ever (as a debounce would).
+ */
+const RELIST_SPACING_MS = 250;
 /** setTimeout's largest delay; a larger one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -29,7 +35,7 @@ export class ServerUnavailableError extends Error {
 export class ServerConnection {
   readonly #options: McpBridgeOptions;
   readonly #logger: AdminLogger;
-  readonly #onTools: (tools: readonly Tool[]) => void;
+  readonly #onTools: (tools: readonly Tool[]) => void | Promise<void>;
   #client: Client | undefined;
   /** Bumped per connection, so a late close event of an old one is ignored. */
   #generation = 0;
@@ -38,8 +44,13 @@ export class ServerConnection {
   #lastError = '';
   #timer: ReturnType<typeof setTimeout> | undefined;
   #pid: number | undefined;
+  /** Relisting after tools/list_changed: one at a time, spaced, with later notifications folded in. */
+  #relistTimer: ReturnType<typeof setTimeout> | undefined;
+  #relisting = false;
+  #relistWanted = false;
+  #listings = 0;
 
-  constructor(options: McpBridgeOptions, logger: AdminLogger, onTools: (tools: readonly Tool[]) => void) {
+  constructor(options: McpBridgeOptions, logger: AdminLogger, onTools: (tools: readonly Tool[]) => void | Promise<void>) {
     this.#options = options;
     this.#logger = logger;
     this.#onTools = onTools;
@@ -61,6 +72,11 @@ export class ServerConnection {
 
   get connected(): boolean {
     return this.#state === 'connected';
+  }
+
+  /** How many times the tools were listed, start-up and reconnects included (for operators and tests). */
+  get listings(): number {
+    return this.#listings;
   }
 
   /** The protocol revision of the current connection (`2026-07-28`, `2025-11-25`…), when connected. */
@@ -120,6 +136,7 @@ export class ServerConnection {
     this.#state = 'closed';
     this.#generation++;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#relistTimer !== undefined) clearTimeout(this.#relistTimer);
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => undefined);
@@ -145,7 +162,7 @@ export class ServerConnection {
       this.#logger.addCustomEvent('info', '[McpBridge_Reconnected]', `MCP server "${this.#options.name}" is back after ${this.#attempts} attempt(s), speaking ${this.protocolVersion ?? 'an unknown revision'}.`, [['Server', this.#options.name]]);
       this.#attempts = 0;
       this.#lastError = '';
-      this.#onTools(tools);
+      await this.#onTools(tools);
     } catch (error) {
       if (this.#state !== 'reconnecting') return;
       this.#lastError = reason(error);
@@ -163,10 +180,12 @@ export class ServerConnection {
       versionNegotiation: { mode: protocol === '2026-07-28' ? { pin: protocol } : protocol },
       listChanged: {
         tools: {
-          onChanged: (error, tools) => {
-            if (generation !== this.#generation) return;
-            if (error) this.#logger.addCustomEvent('warn', '[McpBridge_RelistFailed]', `MCP server "${this.#options.name}" said its tools changed, but listing them failed: ${reason(error)}.`, [['Server', this.#options.name]]);
-            else if (tools) this.#onTools(tools);
+          // The bridge lists by itself (see #relistSoon): the SDK's own refresh debounces, so a steady
+          // flood would put it off for ever, and two of its refreshes can overlap and land out of order.
+          autoRefresh: false,
+          debounceMs: 0,
+          onChanged: () => {
+            if (generation === this.#generation) this.#relistSoon();
           },
         },
       },
@@ -182,12 +201,41 @@ export class ServerConnection {
       await client.connect(transport, { timeout });
       this.#pid = detach(transport);
       const { tools } = await client.listTools(undefined, { timeout });
+      this.#listings++;
       if (generation !== this.#generation) throw new Error('the bridge was closed while connecting');
       this.#client = client;
       return tools;
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
+    }
+  }
+
+  /** Lists the tools again soon: at most one listing at a time, at least RELIST_SPACING_MS apart. */
+  #relistSoon(): void {
+    this.#relistWanted = true;
+    if (this.#relisting || this.#relistTimer !== undefined) return;
+    this.#relistTimer = setTimeout(() => void this.#relist(), RELIST_SPACING_MS);
+    this.#relistTimer.unref();
+  }
+
+  async #relist(): Promise<void> {
+    this.#relistTimer = undefined;
+    const client = this.#client;
+    if (this.#state !== 'connected' || client === undefined) return; // a reconnect lists the tools anyway
+    this.#relistWanted = false;
+    this.#relisting = true;
+    const generation = this.#generation;
+    try {
+      // `refresh`: a 2026-07-28 server's cache hint must not hide the change it just announced.
+      const { tools } = await client.listTools(undefined, { timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, cacheMode: 'refresh' });
+      this.#listings++;
+      if (generation === this.#generation) await this.#onTools(tools);
+    } catch (error) {
+      if (generation === this.#generation) this.#logger.addCustomEvent('warn', '[McpBridge_RelistFailed]', `MCP server "${this.#options.name}" said its tools changed, but listing them failed: ${reason(error)}.`, [['Server', this.#options.name]]);
+    } finally {
+      this.#relisting = false;
+      if (this.#relistWanted && this.#state === 'connected') this.#relistSoon();
     }
   }
 

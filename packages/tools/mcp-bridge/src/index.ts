@@ -6,11 +6,11 @@ import type { ToolList, ToolPackageHost } from '@aptix/tool-contract';
 import { McpBridge } from './bridge.js';
 import { parseBridgeOptions } from './options.js';
 
-export { McpBridge, type BridgedToolReport } from './bridge.js';
+export { McpBridge, type BridgedToolReport, type McpBridgeDependencies } from './bridge.js';
 export { toInvokeResult, type BridgedToolClass, type RemoteToolStatus } from './bridged-tool.js';
 export { BRIDGE_ERROR_MEANINGS, BridgeErrorCode, McpBridgeError } from './codes.js';
 export { convertInputSchema, type ConvertedSchema } from './convert-schema.js';
-export { aptixNames, defaultPrefix, snakeCase } from './naming.js';
+export { aptixNames, defaultPrefix, snakeCase, stableNames } from './naming.js';
 export { McpBridgeOptionsSchema, parseBridgeOptions, resolveValues, type FromEnv, type McpBridgeOptions } from './options.js';
 export { GENERATED_MARKER } from './usage-text.js';
 
@@ -27,7 +27,9 @@ export const tools = [] as const satisfies ToolList;
  * { "toolPackages": [{ "package": "@aptix/tool-mcp-bridge", "options": { "name": "files", "stdio": { "command": "npx", "args": ["mcp-server-filesystem", "/srv/docs"] } } }] }
  */
 export async function createTools(host: ToolPackageHost): Promise<ToolList> {
-  const bridge = await McpBridge.start(parseBridgeOptions(host.options), { logger: host.logger });
+  // A host that follows tool changes gets the server's later tools too; the package has no static tools.
+  const toolsChanged = host.toolsChanged;
+  const bridge = await McpBridge.start(parseBridgeOptions(host.options), { logger: host.logger, ...(typeof toolsChanged === 'function' ? { onToolsChanged: (tools) => toolsChanged(tools) } : {}) });
   started.add(bridge);
   return bridge.tools;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN } from '@aptix/tool-contract';
-import { aptixNames, defaultPrefix, snakeCase } from './naming.js';
+import { aptixNames, stableNames, defaultPrefix, snakeCase } from './naming.js';
 
 describe('tool names', () => {
   it('turns remote names into lowercase_snake_case under the prefix', () => {
@@ -44,5 +44,15 @@ describe('tool names', () => {
   it('cannot be tricked into prototype keys by a rename map', () => {
     expect(aptixNames('p', ['constructor', '__proto__']).get('constructor')).toBe('p_constructor');
     expect(aptixNames('p', ['__proto__']).get('__proto__')).toBe('p_proto');
+  });
+
+  it('keeps the names already offered when the list changes: a newcomer never takes one', () => {
+    const kept = new Map([['get_sum', 'p_get_sum']]);
+    const names = stableNames('p', ['get_sum', 'get-sum', 'echo'], {}, kept);
+    expect(names.get('get_sum')).toBe('p_get_sum');
+    expect(names.get('get-sum')).toMatch(/^p_get_sum_[0-9a-f]{8}$/);
+    expect(names.get('echo')).toBe('p_echo');
+    // Without names to keep, it is aptixNames.
+    expect(stableNames('p', ['a', 'b'])).toEqual(aptixNames('p', ['a', 'b']));
   });
 });

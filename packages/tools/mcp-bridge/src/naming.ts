@@ -63,3 +63,25 @@ export function aptixNames(prefix: string, remoteNames: readonly string[], renam
 export function isAptixName(name: string): boolean {
   return name.length <= TOOL_NAME_MAX_LENGTH && TOOL_NAME_PATTERN.test(name);
 }
+
+/**
+ * {@link aptixNames} for a tool list that changed while the host runs: a remote tool already offered
+ * keeps its name (callers and modes know it by that name), and a new tool whose name is taken by
+ * another gets the hashed form, so no name ever moves from one remote tool to another.
+ */
+export function stableNames(prefix: string, remoteNames: readonly string[], rename: Readonly<Record<string, string>> = {}, kept: ReadonlyMap<string, string> = new Map()): Map<string, string> {
+  const proposed = aptixNames(prefix, remoteNames, rename);
+  const taken = new Set<string>();
+  for (const remote of remoteNames) {
+    const name = kept.get(remote);
+    if (name !== undefined) taken.add(name);
+  }
+  const names = new Map<string, string>();
+  for (const remote of remoteNames) {
+    let name = kept.get(remote) ?? proposed.get(remote)!;
+    if (!kept.has(remote) && taken.has(name)) name = withHash(name, remote);
+    taken.add(name);
+    names.set(remote, name);
+  }
+  return names;
+}

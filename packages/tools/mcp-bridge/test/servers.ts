@@ -17,6 +17,8 @@ const packageMain = (name: string) => {
 export const EVERYTHING = packageMain('@modelcontextprotocol/server-everything');
 export const FILESYSTEM = packageMain('@modelcontextprotocol/server-filesystem');
 export const CHANGING = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'changing-server.mjs');
+/** A server on the v2 server SDK whose tools a test changes on command, over stdio or Streamable HTTP. */
+export const LIVE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'live-server.mjs');
 
 /** A TCP port nobody listens on right now. */
 export async function freePort(): Promise<number> {

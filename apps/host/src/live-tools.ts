@@ -1,0 +1,219 @@
+import type { Logger } from 'pino';
+import { describeThrown, ToolContractError, type AgentToolRegistry, type AnyAgentToolClass, type ToolList } from '@aptix/tool-contract';
+import { ALWAYS_OFFERED_TOOLS, MODE_KEY_PATTERN, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import type { LoadedToolPackage } from './tool-packages.js';
+
+const MODE_KEY = new RegExp(MODE_KEY_PATTERN);
+
+/** What following a package needs of the composed host. */
+export interface LiveToolsTarget {
+  readonly registry: AgentToolRegistry;
+  readonly catalog: ModeCatalog;
+  readonly logger: Logger;
+  /** Builds one instance of the class from the container; throws a message naming what is missing. */
+  readonly build: (toolClass: AnyAgentToolClass, toolPackage: LoadedToolPackage) => void;
+}
+
+/** One package the host follows: its `toolsChanged` callback, and the tools it offers now. */
+export interface ToolPackageFollower {
+  readonly toolsChanged: (tools: ToolList) => void;
+  /** Called once the package is loaded, with what loading it gave. */
+  loaded(toolPackage: LoadedToolPackage): void;
+}
+
+interface Followed {
+  toolPackage: LoadedToolPackage | undefined;
+  /** The tools it offers now, by name. */
+  readonly owned: Map<string, AnyAgentToolClass>;
+  /** A list reported before the host could apply it (while it was still starting). */
+  pending: ToolList | undefined;
+}
+
+/**
+ * Tools that change while the host runs: a package (a bridged MCP server) reports its whole new tool
+ * list through `ToolPackageHost.toolsChanged`, and the host applies the difference in one synchronous
+ * step, so no call or listing ever sees half of it:
+ * - a new class is checked against the contract and built from the container, as at start-up; one that
+ *   fails is logged with the reason and not offered (the rest are). A name another package holds is
+ *   refused the same way (DUPLICATE_TOOL): a package can never take over a tool it does not own;
+ * - it joins the modes its class declares (`static Modes`) that the catalog has;
+ * - a class no longer listed stops being offered; calls by its name get a message saying why;
+ * - listeners (MCP sessions) are told, and caches keyed on the registry's revision drop.
+ */
+export class LiveTools {
+  readonly #followed = new Set<Followed>();
+  /** Tool name → the modes it joined after start-up. */
+  readonly #joins = new Map<string, readonly string[]>();
+  /** Tool name → why it is no longer offered. */
+  readonly #retired = new Map<string, string>();
+  readonly #listeners = new Set<() => void>();
+  #target: LiveToolsTarget | undefined;
+  #changed = false;
+
+  /** A follower for one package entry; its `toolsChanged` goes into the package's ToolPackageHost. */
+  follower(): ToolPackageFollower {
+    const followed: Followed = { toolPackage: undefined, owned: new Map(), pending: undefined };
+    this.#followed.add(followed);
+    return {
+      toolsChanged: (tools) => {
+        if (this.#target === undefined || followed.toolPackage === undefined) followed.pending = tools;
+        else this.#apply(followed, tools);
+      },
+      loaded: (toolPackage) => {
+        followed.toolPackage = toolPackage;
+        for (const toolClass of toolPackage.tools) followed.owned.set(toolClass.ToolName, toolClass);
+      },
+    };
+  }
+
+  /** Whether any package can change its tools while the host runs (then MCP list caching is off). */
+  get mayChange(): boolean {
+    return [...this.#followed].some((followed) => followed.toolPackage !== undefined);
+  }
+
+  /** The host is composed: changes apply from now on, the ones reported meanwhile first. */
+  attach(target: LiveToolsTarget): void {
+    this.#target = target;
+    for (const followed of this.#followed) {
+      if (followed.toolPackage === undefined) {
+        this.#followed.delete(followed); // an optional package that failed to load
+        continue;
+      }
+      const pending = followed.pending;
+      followed.pending = undefined;
+      if (pending !== undefined) this.#apply(followed, pending);
+    }
+  }
+
+  /**
+   * The tools a mode offers now, once anything changed after start-up; undefined before (then the
+   * catalog's own selection is exact). The catalog's tools that are still registered, the tools that
+   * joined later, and the always-offered ones.
+   */
+  offered(mode: string): string[] | undefined {
+    const target = this.#target;
+    if (!this.#changed || target === undefined) return undefined;
+    const { registry, catalog } = target;
+    const names = new Set<string>();
+    for (const name of catalog.getMode(mode)?.tools ?? []) if (registry.has(name)) names.add(name);
+    for (const [name, modes] of this.#joins) if (modes.includes(mode) && registry.has(name)) names.add(name);
+    for (const name of ALWAYS_OFFERED_TOOLS) names.add(name);
+    return [...names];
+  }
+
+  /** Why a tool that was offered is no longer, for the answer to a call by its name. */
+  retired(name: string): string | undefined {
+    return this.#retired.get(name);
+  }
+
+  /** Called after each change; returns the function that stops it. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #apply(followed: Followed, tools: ToolList): void {
+    const target = this.#target!;
+    const toolPackage = followed.toolPackage!;
+    const { registry, logger } = target;
+    const log = { toolPackage: toolPackage.name };
+    let list: AnyAgentToolClass[];
+    try {
+      if (!Array.isArray(tools)) throw new TypeError(`it is ${typeof tools}, not an array of tool classes`);
+      list = [...(tools as readonly AnyAgentToolClass[])];
+    } catch (error) {
+      logger.error(log, `Tool package "${toolPackage.name}" reported a changed tool list the host cannot read (${describeThrown(error)}); its tools stay as they were.`);
+      return;
+    }
+    const next = new Map<string, AnyAgentToolClass>();
+    for (const toolClass of list) {
+      let name: unknown;
+      try {
+        name = toolClass.ToolName;
+      } catch {
+        name = undefined;
+      }
+      if (typeof name !== 'string' || next.has(name)) {
+        logger.error(log, `Tool package "${toolPackage.name}" reported a tool the host cannot take: ${typeof name === 'string' ? `"${name}" twice` : 'a class without a ToolName'}; it is not offered.`);
+        continue;
+      }
+      next.set(name, toolClass);
+    }
+
+    let changed = false;
+    for (const [name, toolClass] of followed.owned) {
+      if (next.has(name)) continue;
+      if (registry.get(name)?.toolClass === toolClass) registry.unregister(name);
+      followed.owned.delete(name);
+      this.#joins.delete(name);
+      this.#retired.set(name, `Tool "${name}" from "${toolPackage.name}" is no longer offered: the package withdrew it while the host runs (a bridged MCP server no longer offers it, or its new definition failed the contract check; the host log says which).`);
+      logger.warn({ ...log, tool: name }, `Tool "${name}" from "${toolPackage.name}" is no longer offered.`);
+      changed = true;
+    }
+    for (const [name, toolClass] of next) {
+      const old = followed.owned.get(name);
+      if (old === toolClass) continue;
+      changed = true;
+      if (old !== undefined && registry.get(name)?.toolClass === old) registry.unregister(name);
+      followed.owned.delete(name);
+      const refused = this.#admit(toolClass, toolPackage);
+      if (refused !== undefined) {
+        this.#joins.delete(name);
+        this.#retired.set(name, `Tool "${name}" from "${toolPackage.name}" is not offered: ${refused}`);
+        logger.error({ ...log, tool: name }, `Tool "${name}" from "${toolPackage.name}" is not offered: ${refused}`);
+        continue;
+      }
+      followed.owned.set(name, toolClass);
+      this.#retired.delete(name);
+      this.#joins.set(name, this.#modes(toolClass, toolPackage));
+      logger.info({ ...log, tool: name }, `Tool "${name}" from "${toolPackage.name}" is ${old === undefined ? 'now offered' : 'offered with its new definition'}.`);
+    }
+    if (!changed) return;
+    this.#changed = true;
+    for (const listener of this.#listeners) {
+      try {
+        listener();
+      } catch (error) {
+        logger.error({ err: error }, 'a listener to tool changes failed');
+      }
+    }
+  }
+
+  /** Registers and builds a class; the reason it cannot be offered, or undefined when it is. */
+  #admit(toolClass: AnyAgentToolClass, toolPackage: LoadedToolPackage): string | undefined {
+    const { registry, build } = this.#target!;
+    try {
+      registry.registerTool(toolClass);
+    } catch (error) {
+      if (error instanceof ToolContractError) return `it breaks the contract (${error.code}): ${error.message}`;
+      return `inspecting it threw ${describeThrown(error)}`;
+    }
+    try {
+      build(toolClass, toolPackage);
+    } catch (error) {
+      registry.unregister(toolClass.ToolName);
+      return error instanceof Error ? error.message : describeThrown(error);
+    }
+    return undefined;
+  }
+
+  /** The modes of the catalog a class joins; others are logged and skipped, as at start-up. */
+  #modes(toolClass: AnyAgentToolClass, toolPackage: LoadedToolPackage): readonly string[] {
+    const { catalog, logger } = this.#target!;
+    let modes: unknown;
+    try {
+      modes = (toolClass as { Modes?: unknown }).Modes;
+    } catch {
+      modes = undefined;
+    }
+    if (modes === undefined) return [];
+    if (!Array.isArray(modes) || modes.some((key) => typeof key !== 'string' || !MODE_KEY.test(key))) {
+      logger.warn({ toolPackage: toolPackage.name, tool: toolClass.ToolName }, `Tool "${toolClass.ToolName}" declares Modes that are not a list of mode keys; it joins no mode.`);
+      return [];
+    }
+    const known = (modes as string[]).filter((key) => catalog.getMode(key) !== undefined);
+    const unknown = (modes as string[]).filter((key) => catalog.getMode(key) === undefined);
+    if (unknown.length > 0) logger.warn({ toolPackage: toolPackage.name, tool: toolClass.ToolName }, `Tool "${toolClass.ToolName}" joins modes this host does not have (${unknown.join(', ')}); it joins ${known.length > 0 ? known.join(', ') : 'no mode'}.`);
+    return Object.freeze(known);
+  }
+}
