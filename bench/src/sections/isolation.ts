@@ -93,6 +93,19 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
       ],
       { rounds: options.rounds ?? 9, roundMs: options.roundMs ?? 200 },
     );
+    // CPU time per call, every thread of the process counted: unlike the wall time, it does not grow with
+    // how long the scheduler of a loaded machine takes to run the worker's thread and the host's back.
+    const cpuPerCall = async (once: () => Promise<unknown>, n: number) => {
+      const start = process.cpuUsage();
+      for (let i = 0; i < n; i++) await once();
+      const used = process.cpuUsage(start);
+      return (used.user + used.system) / n;
+    };
+    const cpu = { worker: [] as number[], sdk: [] as number[] };
+    for (let round = 0; round < 3; round++) {
+      cpu.worker.push(await cpuPerCall(() => isolatedExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT), 5000));
+      cpu.sdk.push(await cpuPerCall(() => sdkClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS }), 5000));
+    }
     const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs per call`;
     return [
       { section: SECTION, measure: local!.name, figure: local!.opsPerSec, unit: 'calls/s', note: `${us(local!.nsPerOp)}; one call in flight.` },
@@ -105,6 +118,14 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
         baseline: { name: 'MCP SDK in memory', figure: sdk!.opsPerSec },
         goal: { kind: 'ratio-at-least', value: 1 },
         note: `${us(worker!.nsPerOp)}: one string message each way across threads (the arguments' and the result's JSON text as they are), the worker's executor, and the host checking the result again.`,
+      },
+      {
+        section: SECTION,
+        measure: `${worker!.name}: CPU per call, all threads, against the MCP SDK in memory`,
+        figure: median(cpu.worker),
+        unit: 'µs',
+        baseline: { name: 'MCP SDK in memory', figure: median(cpu.sdk) },
+        note: "process.cpuUsage over 5000 calls, median of 3: the work a call costs, whatever the machine's load does to the two thread hand-offs' wall time.",
       },
       { section: SECTION, measure: `${worker!.name}, against in process`, figure: worker!.opsPerSec, unit: 'calls/s', baseline: { name: 'in process', figure: local!.opsPerSec }, note: 'What isolation costs a small call.' },
     ];
