@@ -47,6 +47,8 @@ export interface CallOptions {
   readonly onProgress?: (progress: ToolProgress) => void;
   /** Where the tool's log entries for the caller go (`AgentToolExecutionContext.log`); none when omitted. */
   readonly onLog?: AgentToolExecutionContext['log'];
+  /** Questions to the user: the caller can relay them (an MCP client), with the answers and the tool's state on a retry. */
+  readonly input?: AgentToolExecutionContext['input'];
 }
 
 /** The outcome of a call request: the tool's InvokeResult, or why it never reached the tool. */
@@ -172,7 +174,7 @@ export class AptixHost {
       if (options.sessionId === undefined) {
         // No session to read, so no await: the common stateless call spares two turns of the microtask queue.
         const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
-        if (options.onProgress !== undefined || options.onLog !== undefined) return this.#callInSession(name, args, undefined, options);
+        if (options.onProgress !== undefined || options.onLog !== undefined || options.input !== undefined) return this.#callInSession(name, args, undefined, options);
         return executor.execute(name, args, context, this.#executeOptions(options)).then((result) => ({ kind: 'result', result, session: undefined }));
       }
       return this.#callInSession(name, args, options.sessionId, options);
@@ -368,10 +370,11 @@ export { InvokeResult };
 
 /** The call's context with the caller's progress and log sinks, when it gave any. */
 function withSinks(context: AgentToolExecutionContext, options: CallOptions): AgentToolExecutionContext {
-  if (options.onProgress === undefined && options.onLog === undefined) return context;
+  if (options.onProgress === undefined && options.onLog === undefined && options.input === undefined) return context;
   return {
     ...context,
     ...(options.onProgress === undefined ? {} : { reportProgress: options.onProgress }),
     ...(options.onLog === undefined ? {} : { log: options.onLog }),
+    ...(options.input === undefined ? {} : { input: options.input }),
   };
 }

@@ -1,7 +1,7 @@
 // Test-only: the fixture tools the MCP conformance suite calls by name (its README lists them).
 // Plain JavaScript so the suite's host needs no build step for them. Never part of a default host.
 import { Type } from 'typebox';
-import { Content, functionToolSchema, InvokeResult, TypedAgentTool, usage } from '@aptix/tool-contract';
+import { acceptedAnswer, Content, functionToolSchema, InvokeResult, TypedAgentTool, usage } from '@aptix/tool-contract';
 
 const NoArgs = Type.Object({}, { additionalProperties: false });
 
@@ -192,3 +192,51 @@ export const tools = [
   ),
   JsonSchema202012Tool,
 ];
+
+// --- Questions to the user mid-call (MCP input_required, SEP-2322), through InvokeResult.inputRequired
+// and context.input. The host seals each tool's state with HMAC; these tools only read it back.
+/** A form question with string or boolean fields, all required. */
+function question(message, properties) {
+  return { method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties, required: Object.keys(properties) } } };
+}
+const cannotAsk = (what) => InvokeResult.fromError(`This call needs ${what} from the user, and this client cannot be asked (it declared no elicitation capability), so nothing was done.`, 'INPUT_REQUIRED');
+
+tools.push(
+  fixture('test_input_required_result_elicitation', "Asks the user's name, then greets them, for the conformance suite.", (context) => {
+    const name = acceptedAnswer(context.input, 'user_name')?.name;
+    if (typeof name === 'string' && name.trim() !== '') return `Hello, ${name}!`;
+    if (context.input?.canAsk !== true) return cannotAsk('a name');
+    // No usable answer (none yet, another key, a malformed one): ask again.
+    return InvokeResult.inputRequired({ inputRequests: { user_name: question('What is your name?', { name: { type: 'string' } }) } });
+  }),
+  fixture('test_input_required_result_request_state', 'Asks for a confirmation and checks, on the retry, the state it attached, for the conformance suite.', (context) => {
+    const confirmed = acceptedAnswer(context.input, 'confirm')?.ok === true;
+    if (confirmed && context.input?.state?.step === 'confirm') return 'state-ok: the confirmation came back with the state this call attached.';
+    if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
+    return InvokeResult.inputRequired({ inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) }, state: { step: 'confirm' } });
+  }),
+  fixture('test_input_required_result_tampered_state', 'Asks for a confirmation with a state the host seals; an altered state is refused before it runs, for the conformance suite.', (context) => {
+    if (acceptedAnswer(context.input, 'confirm')?.ok === true && context.input?.state?.step === 'confirm') return 'Confirmed, with the state this call attached.';
+    if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
+    return InvokeResult.inputRequired({ inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) }, state: { step: 'confirm' } });
+  }),
+  fixture('test_input_required_result_multi_round', 'Asks a name, then a colour, over two rounds whose state grows, for the conformance suite.', (context) => {
+    const state = context.input?.state;
+    if (state?.round === 2) {
+      const color = acceptedAnswer(context.input, 'step2')?.color;
+      if (typeof color === 'string') return `${state.name} likes ${color}.`;
+      return InvokeResult.inputRequired({ inputRequests: { step2: question('Step 2: What is your favorite color?', { color: { type: 'string' } }) }, state });
+    }
+    const name = acceptedAnswer(context.input, 'step1')?.name;
+    if (state?.round === 1 && typeof name === 'string') {
+      return InvokeResult.inputRequired({ inputRequests: { step2: question('Step 2: What is your favorite color?', { color: { type: 'string' } }) }, state: { round: 2, name } });
+    }
+    if (context.input?.canAsk !== true) return cannotAsk('a name and a colour');
+    return InvokeResult.inputRequired({ inputRequests: { step1: question('Step 1: What is your name?', { name: { type: 'string' } }) }, state: { round: 1 } });
+  }),
+  fixture('test_input_required_result_capabilities', 'Asks the user for a confirmation only when the client declared it can ask, for the conformance suite.', (context) => {
+    if (acceptedAnswer(context.input, 'confirm')?.ok === true) return 'Confirmed.';
+    if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
+    return InvokeResult.inputRequired({ inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) } });
+  }),
+);

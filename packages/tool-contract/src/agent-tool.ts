@@ -1,3 +1,4 @@
+import type { ToolInputChannel } from './input-required.js';
 import type { AdminLogger } from './admin-logger.js';
 import type { FunctionToolSchema, ObjectSchemaLike } from './schema.js';
 import type { InvokeResult } from './invoke-result.js';
@@ -32,6 +33,12 @@ export interface AgentToolExecutionContext {
    * otherwise: call it as `context.log?.(…)`. Operators' logs still go through the tool's logger.
    */
   readonly log?: (level: ToolLogLevel, message: string, data?: unknown) => void;
+  /**
+   * Asking the user mid-call (`InvokeResult.inputRequired`): present when the caller can relay
+   * questions (an MCP client), with the answers and the tool's own state on a call that continues a
+   * round. Absent otherwise: a tool that needs answers then fails with `INPUT_REQUIRED`.
+   */
+  readonly input?: ToolInputChannel;
 }
 
 /** The levels of a log entry sent to the caller (MCP's, RFC 5424's). */

@@ -50,6 +50,8 @@ export const ExecutionErrorCode = {
   APPROVAL_DENIED: 'APPROVAL_DENIED',
   /** Nobody decided before the approval expired; nothing ran. */
   APPROVAL_EXPIRED: 'APPROVAL_EXPIRED',
+  /** The tool needs an answer from the user first (`InvokeResult.inputRequired`); a caller that cannot ask gets this failure. */
+  INPUT_REQUIRED: 'INPUT_REQUIRED',
   /** The result is larger than the executor's bound (`maxResultBytes`); nothing of it is sent. */
   RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   /** The tool's isolated worker ran out of memory, or hit another of its resource limits, and was replaced. */

@@ -43,6 +43,7 @@ export { decodeArguments, parseArgumentsJson, validateArguments, type ArgumentIs
 export { inspectToolClass, suggestSnakeCase, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN, USAGE_METADATA_MAX_LENGTH, type InspectedTool } from './contract-rules.js';
 export { describeThrown } from './describe-thrown.js';
 export { MCP_HEADER_KEYWORD, mcpHeaderProblem } from './mcp-header.js';
+export { acceptedAnswer, inputNeededProblem, MAX_INPUT_STATE_BYTES, type ToolInputChannel, type ToolInputNeeded, type ToolInputRequest } from './input-required.js';
 export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
 export { AgentToolRegistry, type AgentToolRegistryOptions, type RegisteredTool, type ToolListing } from './tool-registry.js';
 export { APPROVAL_META_KEY, approvalPolicyKind, evaluateApprovalPolicy, type ApprovalDecision, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';

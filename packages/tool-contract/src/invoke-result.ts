@@ -1,4 +1,5 @@
 import { describeContent, type ContentBlock } from './content.js';
+import type { ToolInputNeeded } from './input-required.js';
 
 /** One error carried by a failed {@link InvokeResult}: a message a model or a person can act on, and an optional stable code. */
 export interface InvokeError {
@@ -23,6 +24,8 @@ export interface InvokeFailure {
   readonly successful: false;
   readonly result: null;
   readonly errors: readonly InvokeError[];
+  /** The call did not finish because it needs the user's answers first (see `InvokeResult.inputRequired`). */
+  readonly inputRequired?: ToolInputNeeded;
 }
 
 /**
@@ -62,6 +65,16 @@ export const InvokeResult = {
    */
   fromError(message: string, code?: string): InvokeFailure {
     return { successful: false, result: null, errors: [code === undefined ? { message } : { message, code }] };
+  },
+
+  /**
+   * The call needs answers from the user before it can finish. An MCP client that can ask its user
+   * (2026-07-28, elicitation declared) gets the questions as `input_required` and calls again with the
+   * answers, which the tool reads from `context.input` with its state. Any other caller gets this as a
+   * failure (`INPUT_REQUIRED`) with `message`: nothing was done.
+   */
+  inputRequired(needed: ToolInputNeeded, message = 'This call needs answers from the user that this caller cannot relay, so nothing was done.'): InvokeFailure {
+    return { successful: false, result: null, errors: [{ message, code: 'INPUT_REQUIRED' }], inputRequired: needed };
   },
 
   /** True when `value` has the shape of an InvokeResult, whoever built it. */

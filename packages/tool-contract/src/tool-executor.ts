@@ -1,3 +1,4 @@
+import { inputNeededProblem, type ToolInputNeeded } from './input-required.js';
 import { silentAdminLogger, type AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass } from './agent-tool.js';
 import { decodeArguments } from './arguments.js';
@@ -285,7 +286,16 @@ export class AgentToolExecutor {
       return InvokeResult.fromError(`${name} returned a result that is not valid JSON.`, ExecutionErrorCode.MALFORMED_RESULT);
     }
     const errors = cleanErrors(output.errors, this.#maxErrorMessageLength);
-    return errors.length > 0 ? { successful: false, result: null, errors } : InvokeResult.fromError(`${name} failed without saying why.`);
+    const failed: InvokeResult<string> = errors.length > 0 ? { successful: false, result: null, errors } : InvokeResult.fromError(`${name} failed without saying why.`);
+    const { inputRequired } = output as { inputRequired?: unknown };
+    if (inputRequired === undefined) return failed;
+    // Questions for the user: passed on only when well formed, and only to a caller that can relay them.
+    const problem = inputNeededProblem(inputRequired);
+    if (problem !== undefined) {
+      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} asked for input malformed: ${problem}.`, pairs(context));
+      return InvokeResult.fromError(`${name} returned a malformed result: ${problem}.`, ExecutionErrorCode.MALFORMED_RESULT);
+    }
+    return context.input?.canAsk === true ? { ...failed, inputRequired: inputRequired as ToolInputNeeded } : failed;
   }
 }
 

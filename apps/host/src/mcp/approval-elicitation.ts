@@ -21,17 +21,32 @@ import { pendingApprovalMessage } from '../approvals/present.js';
 export const APPROVAL_INPUT_KEY = 'approval';
 const MAX_NOTE = 2000;
 
-/** What the sealed `requestState` of an approval round carries; the HMAC makes every field trustworthy. */
-interface ApprovalState {
-  readonly k: 'approval';
-  /** The approval asked about. */
-  readonly a: string;
-  /** The tool, the caller (API key name) and the agent session the state was minted for. */
+/** The call a sealed `requestState` was minted for; the HMAC makes every field trustworthy. */
+export interface CallBinding {
+  /** The tool, the caller (API key name) and the agent session. */
   readonly t: string;
   readonly by: string | null;
   readonly s: string | null;
-  /** SHA-256 of the canonical arguments of the call that asked. */
+  /** SHA-256 of the canonical arguments. */
   readonly h: string;
+}
+
+/** What the sealed `requestState` of an approval round carries. */
+interface ApprovalState extends CallBinding {
+  readonly k: 'approval';
+  /** The approval asked about. */
+  readonly a: string;
+}
+
+export function bindingOf(call: ModernCall): CallBinding {
+  return { t: call.name, by: call.actor ?? null, s: call.agentSessionId ?? null, h: argumentsHash(call.args) };
+}
+
+/** Refuses a state minted for another call: tool, API key, agent session or arguments. */
+export function checkBinding(state: CallBinding, call: ModernCall): void {
+  const mismatch =
+    state.t !== call.name ? `it was issued for tool ${state.t}, not ${call.name}` : state.by !== (call.actor ?? null) ? 'it was issued to another API key' : state.s !== (call.agentSessionId ?? null) ? 'it was issued for another agent session' : state.h !== argumentsHash(call.args) ? 'the arguments differ from those of the call that asked' : undefined;
+  if (mismatch !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid requestState for this call: ${mismatch}. Retry with exactly the original request, or call the tool again without requestState.`, { reason: 'invalid_request_state' });
 }
 
 const codecs = new WeakMap<AptixHost, RequestStateCodec<unknown>>();
@@ -150,7 +165,7 @@ export interface ModernCall {
 export async function askModern(host: AptixHost, approval: ToolApproval, call: ModernCall, ctx: ServerContext): Promise<CallToolResult | undefined> {
   const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
   if (!canElicitForm(capabilities)) return undefined;
-  const state: ApprovalState = { k: 'approval', a: approval.id, t: call.name, by: call.actor ?? null, s: call.agentSessionId ?? null, h: argumentsHash(call.args) };
+  const state: ApprovalState = { k: 'approval', a: approval.id, ...bindingOf(call) };
   const requestState = await requestStateCodec(host).mint(state);
   return { ...inputRequired({ inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit(approvalElicitation(approval)) }, requestState }), _meta: { 'aptix/approval': { status: 'pending_approval', approvalId: approval.id } } } as unknown as CallToolResult;
 }
@@ -182,9 +197,7 @@ export function isApprovalState(state: unknown): state is ApprovalState {
  * approval once, anything else asks again with the same state.
  */
 export async function resumeModern(host: AptixHost, state: ApprovalState, rawState: string, call: ModernCall, ctx: ServerContext): Promise<CallToolResult> {
-  const mismatch =
-    state.t !== call.name ? `it was issued for tool ${state.t}, not ${call.name}` : state.by !== (call.actor ?? null) ? 'it was issued to another API key' : state.s !== (call.agentSessionId ?? null) ? 'it was issued for another agent session' : state.h !== argumentsHash(call.args) ? 'the arguments differ from those the person is asked to approve' : undefined;
-  if (mismatch !== undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid requestState for this call: ${mismatch}. Retry with exactly the original request, or call the tool again without requestState.`, { reason: 'invalid_request_state' });
+  checkBinding(state, call);
   const gate = host.approvals();
   const approval = await gate.store.get(state.a);
   if (approval === undefined) return decidedResult({ kind: 'not_found' }, true);

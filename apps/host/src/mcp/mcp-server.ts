@@ -3,6 +3,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, type ProgressGate } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
+import { askForInput, inputChannel, isToolState } from './tool-input.js';
 import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -130,11 +131,11 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     const call: ModernCall = { name, args: args ?? {}, actor: scope.actor, agentSessionId: scope.agentSessionId, log: scope.log };
     // 2026-07-28: a retry carrying requestState continues a question to the user (an approval).
     const rawState = scope.era === 'modern' ? ctx.mcpReq.requestState<unknown>() : undefined;
-    if (typeof rawState === 'string') {
-      const state = await openState(host, rawState, ctx);
-      if (isApprovalState(state)) return resumeModern(host, state, rawState, call, ctx);
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid requestState: ${name} did not ask for input. Call it again without requestState.`, { reason: 'invalid_request_state' });
-    }
+    const state = typeof rawState === 'string' ? await openState(host, rawState, ctx) : undefined;
+    if (isApprovalState(state)) return resumeModern(host, state, rawState as string, call, ctx);
+    if (state !== undefined && !isToolState(state)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid requestState: ${name} did not ask for input. Call it again without requestState.`, { reason: 'invalid_request_state' });
+    // 2026-07-28: the tool may ask the user (InvokeResult.inputRequired); a retry brings the answers and its state.
+    const input = scope.era === 'modern' ? inputChannel(ctx, state, call) : undefined;
     const progress = progressReporter(request.params._meta?.progressToken, ctx);
     // 2025 sessions: the level set with logging/setLevel, else info; 2026-07-28: only the request's own level.
     const threshold = scope.era === 'legacy' ? (scope.logLevel ?? 'info') : ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined);
@@ -147,6 +148,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
         ...(logs ? { onLog: logs.log } : {}),
         ...(scope.log === undefined ? {} : { logger: scope.log }),
         ...(scope.actor === undefined ? {} : { actor: scope.actor }),
+        ...(input === undefined ? {} : { input }),
       })
       .finally(() => {
         progress?.end();
@@ -176,6 +178,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     }
     if (outcome.kind !== 'result') return errorText(outcome.message);
     const { result } = outcome;
+    if (!result.successful && result.inputRequired !== undefined) return askForInput(host, result.inputRequired, call);
     if (!result.successful) return errorText(InvokeResult.errorMessage(result));
     if (name === MODE_CHANGE_TOOL) {
       const guidance = await afterModeChange(scope, result.result, ctx);
