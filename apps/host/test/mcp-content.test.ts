@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_ROOT, runCli, scratch, startHostWithConfig, type RunningHost } from './support.js';
 
@@ -144,6 +145,31 @@ describe.skipIf(!pythonAvailable && process.env.CI !== 'true')('content blocks a
       expect(seen.statsText).toEqual(['{"count":3,"mean":3}']);
     });
   }
+});
+
+describe('a gated tool with content and an output schema, approved by the MCP client user', () => {
+  it('answers the approved call with the image and structuredContent, as an ungated call would (2026-07-28 and 2025-11-25)', async () => {
+    const approve = { action: 'accept', content: { decision: 'approve' } } as const;
+    const v2 = new ModernClient({ name: 'aptix-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+    v2.setRequestHandler('elicitation/create', async () => approve as never);
+    await v2.connect(new ModernTransport(new URL(`${host.url}/mcp`)));
+    const v1 = new LegacyClient({ name: 'aptix-test-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    v1.setRequestHandler(ElicitRequestSchema, async () => approve as never);
+    await v1.connect(new LegacyTransport(new URL(`${host.url}/mcp`)));
+    try {
+      for (const client of [v2, v1] as const) {
+        await client.listTools(); // the SDK client checks structuredContent against the listed outputSchema
+        const result = await client.callTool({ name: 'content_gated_plot', arguments: { values: [1, 2, 3] } });
+        expect(result.isError).toBeFalsy();
+        expect(result.content).toEqual([{ type: 'image', data: PNG, mimeType: 'image/png' }, { type: 'text', text: '{"points":3}' }]);
+        expect(result.structuredContent).toEqual({ points: 3 });
+        expect((result._meta as Record<string, { status: string }>)['aptix/approval']?.status).toBe('executed');
+      }
+    } finally {
+      await v2.close();
+      await v1.close();
+    }
+  });
 });
 
 describe('content blocks over HTTP invoke', () => {

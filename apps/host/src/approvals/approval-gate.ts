@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { canonicalJson, createAdminLogger, type LevelLogger, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry } from '@aptix/tool-contract';
+import { canonicalJson, createAdminLogger, type ContentBlock, type LevelLogger, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry } from '@aptix/tool-contract';
 import type { ApprovalDecisionOutcome, ApprovalStore, ToolApproval } from '@aptix/agent-sessions';
 import type { Logger } from 'pino';
 
@@ -9,6 +9,8 @@ export interface PresentedResult {
   readonly successful: boolean;
   readonly result: unknown;
   readonly errors: ReadonlyArray<{ message: string; code?: string }>;
+  /** The tool's content blocks beyond JSON text, when it returned any. */
+  readonly content?: readonly ContentBlock[];
 }
 
 /** What the gate needs to know about where an approved call may run now. */
@@ -95,7 +97,9 @@ export class ApprovalGate {
         result = { successful: false, result: null, errors: [{ message: where.message, code: where.code }] };
       } else {
         const outcome = await this.#o.executor.execute(approval.toolName, approval.arguments, where.context, log === this.#o.logger ? undefined : { logger: createAdminLogger(log) });
-        result = outcome.successful ? { successful: true, result: JSON.parse(outcome.result) as unknown, errors: [] } : { successful: false, result: null, errors: outcome.errors };
+        result = !outcome.successful
+          ? { successful: false, result: null, errors: outcome.errors }
+          : { successful: true, result: JSON.parse(outcome.result) as unknown, errors: [], ...(outcome.content === undefined ? {} : { content: outcome.content }) };
         // A call that may or may not have taken effect is stored as such, never as plainly executed.
         if (!outcome.successful && outcome.errors.some((error) => error.code === ExecutionErrorCode.OUTCOME_UNKNOWN)) status = 'outcome_unknown';
       }

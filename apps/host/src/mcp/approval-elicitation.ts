@@ -5,6 +5,7 @@ import type { ApprovalDecisionOutcome, ToolApproval } from '@aptix/agent-session
 import type { AptixHost } from '../aptix-host.js';
 import { declinedResult, type PresentedResult } from '../approvals/approval-gate.js';
 import { pendingApprovalMessage } from '../approvals/present.js';
+import { callToolResult } from './tool-result.js';
 
 /**
  * Asking the MCP client's user to decide an approval, instead of only answering that the call waits:
@@ -131,7 +132,7 @@ function failed(approval: ToolApproval, result: PresentedResult): CallToolResult
 }
 
 /** The call's result once the person decided: the approved call's stored result, or the denial. */
-export function decidedResult(outcome: ApprovalDecisionOutcome, replay: boolean): CallToolResult {
+export function decidedResult(outcome: ApprovalDecisionOutcome, replay: boolean, host: AptixHost): CallToolResult {
   if (outcome.kind === 'not_found') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'The approval this answer is for no longer exists; nothing ran. Call the tool again to ask anew.');
   const { approval } = outcome;
   if (outcome.kind === 'already_decided' && replay) {
@@ -149,7 +150,9 @@ export function decidedResult(outcome: ApprovalDecisionOutcome, replay: boolean)
     return { content: [{ type: 'text', text: `Approval ${approval.id} is "${approval.status}": the call runs once, on the host that claimed it. Its result will be at GET /v1/approvals/${approval.id}.` }], _meta: approvalMeta(approval) };
   }
   if (!result.successful) return failed(approval, result);
-  return { content: [{ type: 'text', text: typeof result.result === 'string' ? result.result : JSON.stringify(result.result) }], _meta: approvalMeta(approval) };
+  // As an ungated call answers: the tool's content blocks, and structuredContent for a tool with an output schema.
+  const success = { successful: true as const, result: JSON.stringify(result.result), errors: [], ...(result.content === undefined ? {} : { content: result.content }) };
+  return { ...callToolResult(success, host.declaresOutputSchema(approval.toolName)), _meta: approvalMeta(approval) };
 }
 
 /** What the 2026-07-28 path needs from the call in progress. */
@@ -200,20 +203,20 @@ export async function resumeModern(host: AptixHost, state: ApprovalState, rawSta
   checkBinding(state, call);
   const gate = host.approvals();
   const approval = await gate.store.get(state.a);
-  if (approval === undefined) return decidedResult({ kind: 'not_found' }, true);
+  if (approval === undefined) return decidedResult({ kind: 'not_found' }, true, host);
   const view = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT_KEY);
   const answer = view.kind === 'elicit' ? readAnswer({ action: view.action, content: view.content }) : ({ kind: 'unusable' } as const);
   if (answer.kind === 'dismissed') {
-    if (approval.status !== 'pending') return decidedResult({ kind: 'already_decided', approval }, true);
+    if (approval.status !== 'pending') return decidedResult({ kind: 'already_decided', approval }, true, host);
     return pendingResult(approval, 'The approval form was dismissed, so nothing was decided.');
   }
   if (answer.kind === 'unusable') {
-    if (approval.status !== 'pending') return decidedResult({ kind: 'already_decided', approval }, true);
+    if (approval.status !== 'pending') return decidedResult({ kind: 'already_decided', approval }, true, host);
     // Missing, malformed or of another kind: ask again, with the same sealed state.
     return { ...inputRequired({ inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit(approvalElicitation(approval)) }, requestState: rawState }), _meta: { 'aptix/approval': { status: 'pending_approval', approvalId: approval.id } } } as unknown as CallToolResult;
   }
   const outcome = await gate.decide(approval.id, answer.decision, elicitationActor(call.actor), answer.note, call.log);
-  return decidedResult(outcome, true);
+  return decidedResult(outcome, true, host);
 }
 
 /** What the 2025 path needs: the client's declared capabilities, and a way to send it a request on this call's stream. */
@@ -249,5 +252,5 @@ export async function askLegacy(host: AptixHost, approval: ToolApproval, ask: Le
   if (answer.kind === 'dismissed') return pendingResult(approval, 'The approval form was dismissed, so nothing was decided.');
   if (answer.kind === 'unusable') return pendingResult(approval, 'The answer to the approval question was not a decision (approve or deny).');
   const outcome = await host.approvals().decide(approval.id, answer.decision, elicitationActor(ask.actor), answer.note, ask.log);
-  return decidedResult(outcome, false);
+  return decidedResult(outcome, false, host);
 }
