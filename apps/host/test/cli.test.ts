@@ -64,6 +64,22 @@ describe('the aptix CLI, as a child process', () => {
     expect(run.json()).toMatchObject({ successful: true, result: { value: 2, conversationId: 'c-1' }, errors: [] });
   });
 
+  it('prints the tool\'s progress on stderr with --progress, one JSON line each, and the result alone on stdout', async () => {
+    const run = await runCli(['tools', 'call', 'testing_delay', '{"milliseconds":300}', '--progress'], { env });
+    expect(run.code).toBe(0);
+    expect(run.json()).toMatchObject({ successful: true, result: { wasCancelled: false, requestedMs: 300 } });
+    const reports = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{"progress"'))
+      .map((line) => (JSON.parse(line) as { progress: { progress: number; total: number } }).progress);
+    expect(reports[0]).toMatchObject({ progress: 0, total: 300 });
+    expect(reports.at(-1)).toMatchObject({ progress: 300, total: 300 });
+    for (let i = 1; i < reports.length; i++) expect(reports[i]!.progress).toBeGreaterThan(reports[i - 1]!.progress);
+    // Without the flag the tool is given no reportProgress, and nothing is printed.
+    const quiet = await runCli(['tools', 'call', 'testing_delay', '{"milliseconds":50}'], { env });
+    expect(quiet.stderr).not.toContain('"progress"');
+  });
+
   it('exits 1 on a failed call, with the errors', async () => {
     const run = await runCli(['tools', 'call', 'testing_calculator', '{"operation":"divide","a":1,"b":0}'], { env });
     expect(run.code).toBe(1);

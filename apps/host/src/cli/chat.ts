@@ -12,6 +12,9 @@ function renderEvent(event: ReasonerEvent, showText: boolean): void {
     case 'tool_call_started':
       process.stderr.write(`\n→ ${event.name} ${event.arguments}\n`);
       break;
+    case 'tool_call_progress':
+      process.stderr.write(`  ${event.name} ${event.progress}${event.total === undefined ? '' : `/${event.total}`}${event.message === undefined ? '' : ` ${event.message}`}\n`);
+      break;
     case 'tool_call_finished':
       process.stderr.write(`${event.successful ? '✓' : '✗'} ${event.name}\n`);
       break;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { describeThrown, ToolContractError } from '@aptix/tool-contract';
+import { describeThrown, progressGate, ToolContractError } from '@aptix/tool-contract';
 import { ReasonerError } from '@aptix/reasoner';
 import { AptixHost, presentResult, ScopeError } from '../aptix-host.js';
 import { ConfigError, loadConfig } from '../config.js';
@@ -152,10 +152,15 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .argument('[arguments-json]', 'the arguments as one JSON object', '{}')
     .option('--session <id>', "call within this session (only its current mode's tools are allowed)")
     .option('--conversation <id>', 'the conversation id to put in the context')
-    .action(async (name: string, args: string, options: { session?: string; conversation?: string }) => {
+    .option('--progress', "print the tool's progress reports on stderr, one JSON object a line")
+    .action(async (name: string, args: string, options: { session?: string; conversation?: string; progress?: boolean }) => {
       checkJsonArgument(args);
       await withHost(async (host, out) => {
-        const outcome = await host.call(name, args, { ...(options.session ? { sessionId: options.session } : {}), ...(options.conversation ? { conversationId: options.conversation } : {}) });
+        // Bounded like on every surface; the last report waiting is printed before the result.
+        const progress = options.progress ? progressGate((report) => process.stderr.write(`${JSON.stringify({ progress: report })}\n`)) : undefined;
+        const outcome = await host
+          .call(name, args, { ...(options.session ? { sessionId: options.session } : {}), ...(options.conversation ? { conversationId: options.conversation } : {}), ...(progress ? { onProgress: progress.report } : {}) })
+          .finally(() => progress?.end());
         if (outcome.kind === 'pending_approval') {
           const view = pendingApprovalView(outcome.approval);
           out.print(view, () => view.message);
