@@ -320,6 +320,15 @@ describe('an isolated package: progress and log entries cross the worker boundar
     expect(JSON.parse(streamed.events.at(-1)!.data)).toEqual(plain.body);
   });
 
+  it('ignores forged protocol messages a package posts from its worker: its call, the next call and the host are unaffected', async () => {
+    const forged = await invokeJson(host, 'iso_forge', { arguments: {} });
+    expect(forged.body).toEqual({ successful: true, result: { forged: 11 }, errors: [] });
+    const streamed = await invokeStream(host, 'iso_forge', { arguments: {} });
+    expect(streamed.events.map((e) => e.event)).toEqual(['result']);
+    expect((await invokeJson(host, 'iso_echo', { arguments: { text: 'after' } })).body.result.echo).toBe('after');
+    expect(await healthy()).toBe(true);
+  });
+
   it('streams an isolated tool over HTTP: progress and log events in order, then the result', async () => {
     const streamed = await invokeStream(host, 'iso_progress', { arguments: { steps: 2 } });
     expect(streamed.events.map((e) => e.event)).toEqual(['progress', 'log', 'progress', 'log', 'progress', 'log', 'result']);
