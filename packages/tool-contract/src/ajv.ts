@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { MCP_HEADER_KEYWORD } from './mcp-header.js';
 
@@ -36,7 +37,9 @@ export function contractAjv(): Ajv {
 export function ajvFor(schema: unknown): Ajv | Ajv2020 {
   if ((schema as { $schema?: unknown } | null)?.$schema !== JSON_SCHEMA_2020_12) return contractAjv();
   if (instance2020 === undefined) {
-    instance2020 = new Ajv2020(OPTIONS);
+    // Loaded on first use: most hosts never see a 2020-12 schema, and its vocabularies cost start-up time.
+    const { Ajv2020: Dialect } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    instance2020 = new Dialect(OPTIONS);
     addFormats.default(instance2020 as unknown as Ajv);
     // ajv resolves `$anchor` in references but its strict mode does not list it as a keyword.
     instance2020.addKeyword('$anchor');
