@@ -165,9 +165,11 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
   if (!options.withoutSessions) {
     container.register(
       'reasoner',
-      asFunction(({ registry: tools, executor, modeCatalog: modes, sessionManager, logger: toolLogger }: HostCradle) =>
+      asFunction(({ registry: tools, executor, modeCatalog: modes, sessionManager, logger: toolLogger, liveTools }: HostCradle) =>
         createReasoner({
           registry: tools,
+          // Tools a package changes while the host runs (a bridged MCP server's) reach the agent loop too.
+          offeredTools: (mode) => liveTools.offered(mode),
           executor,
           modeCatalog: modes,
           sessions: sessionManager,

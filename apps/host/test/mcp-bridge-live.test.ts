@@ -5,6 +5,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { respond, ScriptedResponsesServer } from '@aptix/reasoner/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scratch, startHost, type RunningHost } from './support.js';
 
@@ -23,6 +24,7 @@ interface Envelope {
 describe('aptix serve with a bridged server that adds, changes and removes tools', () => {
   const space = scratch();
   let host: RunningHost;
+  let model: ScriptedResponsesServer;
   const invoke = async (name: string, args: object): Promise<{ status: number; body: Envelope & { error?: { code: string; message: string } } }> => {
     const response = await fetch(`${host.url}/v1/tools/${name}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) });
     return { status: response.status, body: (await response.json()) as Envelope & { error?: { code: string; message: string } } };
@@ -40,10 +42,12 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
     // can try to take one of their names.
     const bridge = { package: '@aptix/tool-mcp-bridge', startupTimeoutMs: 60_000, options: { name: 'live', prefix: 'testing', connectTimeoutMs: 30_000, modes: ['general'], stdio: { command: process.execPath, args: [LIVE, 'stdio'] } } };
     writeFileSync(file, JSON.stringify({ toolPackages: [...FIRST_PARTY, bridge] }));
-    host = await startHost({ env: { APTIX_DB: space.db }, args: ['--config', file] });
+    model = await ScriptedResponsesServer.start();
+    host = await startHost({ env: { APTIX_DB: space.db, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', APTIX_MODEL: 'scripted-model' }, args: ['--config', file] });
   });
   afterAll(async () => {
     await host?.stop();
+    await model?.close();
     space.cleanup();
   });
 
@@ -83,6 +87,20 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
     const gone = await invoke('testing_extra_1', { x: 5 });
     expect(gone.status).toBe(404);
     expect(JSON.stringify(gone.body)).toContain('is no longer offered');
+  });
+
+  it("reaches the agent loop: the model is offered the new tool with its usage guide in the session's mode", async () => {
+    await control({ action: 'add', count: 1 });
+    await vi.waitFor(async () => expect(await listed('general')).toContain('testing_extra_2'), { timeout: 15_000, interval: 50 });
+    const session = (await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { id: string };
+    model.script(respond('Noted.'));
+    const before = model.requests.length;
+    const reply = await fetch(`${host.url}/v1/sessions/${session.id}/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'What can you do?' }) });
+    expect(reply.status).toBe(200);
+    const [request] = model.requests.slice(before);
+    expect(request!.body.tools.map((tool: { name: string }) => tool.name)).toContain('testing_extra_2');
+    expect(request!.body.tools.map((tool: { name: string }) => tool.name)).not.toContain('testing_extra_1');
+    expect(request!.body.instructions).toContain('testing_extra_2');
   });
 
   it('offers a changed schema once it passes the contract, and withdraws one that fails it, naming why in the log', async () => {

@@ -37,13 +37,19 @@ export interface ModePrompt {
  *
  * @throws {ReasonerError} `CATALOG_MISMATCH` (a mode offers an unregistered tool) or `USAGE_METADATA_MISSING`.
  */
-export function buildModePrompts(registry: ReasonerToolRegistry, catalog: ModeCatalog, bootPrompt: string = DEFAULT_BOOT_PROMPT): ReadonlyMap<string, ModePrompt> {
+export function buildModePrompts(
+  registry: ReasonerToolRegistry,
+  catalog: ModeCatalog,
+  bootPrompt: string = DEFAULT_BOOT_PROMPT,
+  offeredTools?: (modeKey: string) => readonly string[] | undefined,
+): ReadonlyMap<string, ModePrompt> {
   const prompts = new Map<string, ModePrompt>();
   const problems: string[] = [];
   for (const mode of catalog.modes) {
     let toolNames: string[];
     try {
-      toolNames = toolNamesForMode(registry, catalog, mode.key);
+      const offered = offeredTools?.(mode.key);
+      toolNames = offered === undefined ? toolNamesForMode(registry, catalog, mode.key) : offered.filter((name) => registry.has(name));
     } catch (error) {
       throw new ReasonerError(ReasonerErrorCode.CATALOG_MISMATCH, `Mode catalog ${catalog.source} cannot be served: ${(error as Error).message}`, { cause: error });
     }

@@ -60,6 +60,12 @@ export interface ReasonerOptions {
    * only to read `isToolFullyExecutedOnServer`. Default: `new ToolClass({ logger })`.
    */
   readonly createTool?: ToolFactory;
+  /**
+   * The tools a mode offers now, when the host's tools can change while it runs (a bridged MCP server
+   * adds or removes some); undefined for a mode means the catalog's selection. The Reasoner builds its
+   * mode prompts again whenever the registry's `revision` has moved since it last built them.
+   */
+  readonly offeredTools?: (modeKey: string) => readonly string[] | undefined;
   /** The opening of the instructions. Default {@link DEFAULT_BOOT_PROMPT}. */
   readonly bootPrompt?: string;
   /** Model calls per turn before it stops with `step_limit`. Default {@link DEFAULT_MAX_STEPS}. */
@@ -107,18 +113,21 @@ export class Reasoner {
   /** The endpoint's base URL, as named in error messages. */
   readonly endpoint: string;
   readonly maxSteps: number;
-  /** Tools whose `isToolFullyExecutedOnServer` is false: their calls end the turn and wait for the client. */
-  readonly clientExecutedTools: ReadonlySet<string>;
+  #clientExecutedTools: ReadonlySet<string>;
 
   readonly #client: OpenAI;
   readonly #sessions: ReasonerSessionStore;
   readonly #catalog: ModeCatalog;
-  readonly #prompts: ReadonlyMap<string, ModePrompt>;
+  #prompts: ReadonlyMap<string, ModePrompt>;
+  readonly #registry: ReasonerToolRegistry;
+  readonly #rebuild: () => { prompts: ReadonlyMap<string, ModePrompt>; clientTools: ReadonlySet<string> };
+  /** The registry's revision the prompts were built at (undefined: a registry without one never changes). */
+  #builtAt: number | undefined;
   readonly #stream: boolean;
   readonly #settings: ModelSettings;
   readonly #logger: AdminLogger;
   readonly #queue = new SessionQueue();
-  readonly #callDeps: TurnCallDeps;
+  #callDeps: TurnCallDeps;
 
   constructor(options: ReasonerOptions) {
     const { registry, executor, modeCatalog, sessions } = options;
@@ -143,9 +152,42 @@ export class Reasoner {
     this.#catalog = modeCatalog;
     this.#stream = options.stream ?? true;
     this.#settings = { ...options.modelSettings };
-    this.#prompts = buildModePrompts(registry, modeCatalog, options.bootPrompt ?? DEFAULT_BOOT_PROMPT);
-    this.clientExecutedTools = findClientExecutedTools(registry, this.#prompts, options.createTool ?? ((toolClass) => new toolClass({ logger: this.#logger })));
-    this.#callDeps = { executor, sessions, prompts: this.#prompts, clientExecutedTools: this.clientExecutedTools };
+    const createTool = options.createTool ?? ((toolClass) => new toolClass({ logger: this.#logger }));
+    this.#registry = registry;
+    this.#rebuild = () => {
+      const prompts = buildModePrompts(registry, modeCatalog, options.bootPrompt ?? DEFAULT_BOOT_PROMPT, options.offeredTools);
+      return { prompts, clientTools: findClientExecutedTools(registry, prompts, createTool) };
+    };
+    this.#builtAt = revisionOf(registry);
+    const built = this.#rebuild();
+    this.#prompts = built.prompts;
+    this.#clientExecutedTools = built.clientTools;
+    this.#callDeps = { executor, sessions, prompts: this.#prompts, clientExecutedTools: this.#clientExecutedTools };
+  }
+
+  /** Tools whose `isToolFullyExecutedOnServer` is false: their calls end the turn and wait for the client. */
+  get clientExecutedTools(): ReadonlySet<string> {
+    this.#follow();
+    return this.#clientExecutedTools;
+  }
+
+  /**
+   * Builds the mode prompts again when the registry changed since (tools added or removed while the
+   * host runs). If they cannot be built (a new tool's guide would break the prompt), the last ones stay
+   * and the reason is logged: a turn never fails because a tool package changed its tools.
+   */
+  #follow(): void {
+    const revision = revisionOf(this.#registry);
+    if (revision === this.#builtAt) return;
+    this.#builtAt = revision;
+    try {
+      const built = this.#rebuild();
+      this.#prompts = built.prompts;
+      this.#clientExecutedTools = built.clientTools;
+      this.#callDeps = { ...this.#callDeps, prompts: built.prompts, clientExecutedTools: built.clientTools };
+    } catch (error) {
+      this.#logger.addException('[Reasoner_ToolsChanged__PromptsKept]', error, [['Revision', String(revision)]]);
+    }
   }
 
   /**
@@ -153,6 +195,7 @@ export class Reasoner {
    * @throws {ReasonerError} `UNKNOWN_SESSION_MODE` for a mode the catalog does not have.
    */
   promptFor(mode: string): ModePrompt {
+    this.#follow();
     const prompt = this.#prompts.get(mode);
     if (prompt === undefined) {
       throw new ReasonerError(ReasonerErrorCode.UNKNOWN_SESSION_MODE, `Mode "${mode}" is not in mode catalog ${this.#catalog.source} (modes: ${this.#catalog.keys.join(', ')}).`);
@@ -313,6 +356,7 @@ export class Reasoner {
 
       const context: AgentToolExecutionContext = { sessionId: session.id, conversationId, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode };
       const logger = options.logger ?? this.#logger;
+      this.#follow();
       const outcomes = await runCalls(this.#callDeps, calls, context, { signal, logger, progress: options.onEvent !== undefined }, emit, options.approvals);
       active = await this.#record(session, outcomes, emit, logger);
       for (const outcome of outcomes) {
@@ -497,6 +541,11 @@ function submissionItems(sessionId: string, outputs: readonly ToolOutputSubmissi
 }
 
 /** Builds each offered tool once to read `isToolFullyExecutedOnServer`. */
+function revisionOf(registry: ReasonerToolRegistry): number | undefined {
+  const revision = (registry as { revision?: unknown }).revision;
+  return typeof revision === 'number' ? revision : undefined;
+}
+
 function findClientExecutedTools(registry: ReasonerToolRegistry, prompts: ReadonlyMap<string, ModePrompt>, createTool: ToolFactory): ReadonlySet<string> {
   const names = new Set([...prompts.values()].flatMap((prompt) => prompt.toolNames));
   const clientTools = new Set<string>();

@@ -133,6 +133,28 @@ describe('the tools and modes, checked at start-up', () => {
     expect(startupError(() => h.reasoner.promptFor('poetry')).code).toBe(ReasonerErrorCode.UNKNOWN_SESSION_MODE);
   });
 
+  it('follows tools that change while the host runs (a bridged MCP server): prompts are built again when the registry changes', () => {
+    const modes = testModes();
+    const joined: Record<string, string[]> = {};
+    const offeredTools = (key: string) => [...modes.find((mode) => mode.key === key)!.tools, ...(joined[key] ?? []), 'agent_list_modes', 'agent_change_mode'].filter((name) => h.registry.has(name));
+    const reasoner = createReasoner({ ...h.options, offeredTools });
+    const general = () => reasoner.promptFor('general');
+    expect(general().toolNames).not.toContain('testing_delay');
+    const before = general();
+    expect(general()).toBe(before); // nothing changed: nothing is built again
+
+    // A tool joins "general" (its registration moves the registry's revision), another leaves.
+    joined.general = ['testing_delay'];
+    const delay = h.registry.get('testing_delay')!.toolClass;
+    h.registry.unregister('testing_delay');
+    h.registry.registerTool(delay);
+    h.registry.unregister('testing_failure_injection');
+    expect(general().toolNames).toEqual(['agent_hello_world', 'testing_calculator', 'testing_delay', 'agent_list_modes', 'agent_change_mode']);
+    expect(general().tools.map((tool) => tool.name)).toContain('testing_delay');
+    expect(general().instructions).toContain('testing_delay');
+    expect(general().instructions).not.toContain('testing_failure_injection');
+  });
+
   it('refuses a turn in a session whose mode the catalog no longer has, before writing anything', async () => {
     const session = await h.store.createSession({ mode: 'workspace' });
     const smaller = ModeCatalog.fromModes(testModes().filter((mode) => mode.key !== 'workspace'));
