@@ -27,7 +27,14 @@ export interface AptixConfig {
   readonly bodyLimitBytes: number;
   readonly toolTimeoutMs: number;
   /** 2025-era MCP sessions: idle time-out and the cap on live sessions per host. */
-  readonly mcp: { readonly sessionIdleMs: number; readonly maxSessions: number; readonly requestStateKey: string | undefined };
+  readonly mcp: {
+    readonly sessionIdleMs: number;
+    readonly maxSessions: number;
+    readonly requestStateKey: string | undefined;
+    /** Resumable response streams of 2025-11-25 sessions: the retry asked of clients, and how long a connection is held. */
+    readonly streamRetryMs: number;
+    readonly streamHoldMs: number;
+  };
   /** The `sessions` section of the file, as given: bounds and time-outs of the session store (its defaults apply to what is unset). */
   readonly sessions: NonNullable<AptixConfigFile['sessions']>;
   readonly requestTimeoutMs: number;
@@ -130,6 +137,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
       sessionIdleMs: (positiveInt(fromEnv('APTIX_MCP_SESSION_IDLE_SECONDS'), 'APTIX_MCP_SESSION_IDLE_SECONDS') ?? file.mcp?.sessionIdleSeconds ?? 1800) * 1000,
       maxSessions: positiveInt(fromEnv('APTIX_MCP_MAX_SESSIONS'), 'APTIX_MCP_MAX_SESSIONS') ?? file.mcp?.maxSessions ?? 10_000,
       requestStateKey: stateKey(fromEnv('APTIX_MCP_STATE_KEY')) ?? file.mcp?.requestStateKey,
+      streamRetryMs: file.mcp?.streamRetryMs ?? 1000,
+      streamHoldMs: file.mcp?.streamHoldMs ?? 0,
     },
     sessions: file.sessions ?? {},
     requestTimeoutMs,

@@ -178,6 +178,13 @@ export const tools = [
       return 'Logged three entries.';
     }),
   ),
+  // SEP-1699: the host closes a 2025-11-25 response stream after mcp.streamHoldMs (500 ms in this
+  // suite's configuration); this call outlasts it, and the client resumes the stream to get its result,
+  // before the hold closes the resumed connection too (the suite reconnects once).
+  fixture('test_reconnection', 'Answers after 700 ms, outlasting the host\'s stream hold, for the conformance suite.', async (_context, signal) => {
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    return signal?.aborted ? 'Cancelled.' : 'Reconnection test completed.';
+  }),
   fixture('test_image_content', 'Answers with one image, a 1x1 red PNG, for the conformance suite.', () => InvokeResult.withContent([Content.image(RED_PIXEL_PNG, 'image/png')])),
   fixture('test_audio_content', 'Answers with one sound, a short silent WAV, for the conformance suite.', () => InvokeResult.withContent([Content.audio(silentWav(), 'audio/wav')])),
   fixture('test_embedded_resource', 'Answers with one embedded text document, for the conformance suite.', () =>

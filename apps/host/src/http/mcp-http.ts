@@ -6,6 +6,7 @@ import { LegacySessions, SessionCapError, type LegacySession } from '../mcp/lega
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
 import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js';
 import { paramHeaderRejection } from '../mcp/param-headers.js';
+import { ResumableStreams, type ResumableStreamsOptions } from '../mcp/resumable-streams.js';
 
 /** The header that names an agent session: sent by a client to continue one, and answered by the host. */
 export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
@@ -13,6 +14,8 @@ export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
 export interface McpRoutesOptions {
   readonly idleMs: number;
   readonly maxSessions: number;
+  /** Resumable response streams of 2025-11-25 sessions. */
+  readonly streams?: Partial<ResumableStreamsOptions>;
 }
 
 type JsonRpcId = string | number | null;
@@ -82,6 +85,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   const actors = new WeakMap<Request, string>();
   /** 2025 sessions: the approval question waiting for the client's answer, by session. */
   const relay = new ElicitationRelay();
+  /** 2025-11-25 response streams a client can resume after its connection dropped. */
+  const streams = new ResumableStreams(options.streams);
   const logOf = (request: Request): Pick<McpScope, 'log' | 'actor'> => {
     const log = logs.get(request);
     const actor = actors.get(request);
@@ -125,11 +130,16 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       ...(session.clientCapabilities === undefined ? {} : { clientCapabilities: session.clientCapabilities }),
       questions: { hold: (server) => relay.hold(session.id, server), release: (server) => relay.release(session.id, server) },
     };
+    // A resumable answer outlives its connection: the call is served on a request the client's
+    // disconnect does not abort (notifications/cancelled still does), and its events are kept.
+    const resumable = streams.accepts(request, id !== null);
     try {
-      const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(request, { parsedBody: body });
+      const served = resumable ? new Request(request, { signal: null }) : request;
+      const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(served, { parsedBody: body });
       if (scope.logLevel !== undefined) session.logLevel = scope.logLevel;
       if (scope.toolsRevision !== undefined) session.toolsRevision = scope.toolsRevision;
-      return withBody(response, () => inFlight.delete(key));
+      const tracked = withBody(response, () => inFlight.delete(key));
+      return resumable ? streams.record(session.id, tracked, request.signal) : tracked;
     } catch (error) {
       inFlight.delete(key);
       throw error;
@@ -192,6 +202,12 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       return new Response(null, { status: 200, headers: agentHeader });
     }
     if (request.method === 'GET') {
+      const lastEventId = request.headers.get('last-event-id');
+      if (lastEventId !== null) {
+        const resumed = streams.resume(session.id, lastEventId);
+        resumed.headers.set(AGENT_SESSION_HEADER, session.agentSessionId);
+        return resumed;
+      }
       // Every notification goes out on the stream of the request it belongs to; there is no standalone stream.
       return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this host sends no server-initiated messages outside a request; POST requests to /mcp.' }, id: null }), {
         status: 405,
@@ -253,6 +269,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       inFlight.clear();
       relay.clear();
       sessions.clear();
+      streams.clear();
       await modern.close();
     },
   };

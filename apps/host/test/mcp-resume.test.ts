@@ -1,0 +1,170 @@
+/**
+ * Resumable response streams for 2025-11-25 sessions (SEP-1699), through a real `aptix serve` whose
+ * `mcp.streamHoldMs` closes a call's stream while the call runs: a priming event, ids on every event,
+ * a call that outlives its connection, and `GET` with `Last-Event-ID` that delivers the rest. Attacked
+ * with other sessions' event ids, made-up ids, ids past the end and a second reader.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHostWithConfig, type RunningHost } from './support.js';
+
+const HOLD_MS = 300;
+let host: RunningHost;
+let cleanup: () => void;
+beforeAll(async () => {
+  const started = await startHostWithConfig({ mcp: { streamHoldMs: HOLD_MS, streamRetryMs: 50 } });
+  host = started.host;
+  cleanup = () => started.space.cleanup();
+});
+afterAll(async () => {
+  await host?.stop();
+  cleanup?.();
+});
+
+/** An agent session in the mode that offers testing_delay, and a raw 2025-era MCP session bound to it. */
+async function rawSession(protocolVersion = '2025-11-25'): Promise<{ mcp: string; agent: string; version: string }> {
+  const agent = ((await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).json()) as { id: string }).id;
+  const response = await fetch(`${host.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-aptix-session-id': agent },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+  });
+  expect(response.status).toBe(200);
+  await response.text();
+  return { mcp: response.headers.get('mcp-session-id')!, agent, version: protocolVersion };
+}
+
+function delayCall(session: { mcp: string; version: string }, milliseconds: number, id = 1, signal?: AbortSignal) {
+  return fetch(`${host.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session.mcp, 'mcp-protocol-version': session.version },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'testing_delay', arguments: { milliseconds } } }),
+    ...(signal ? { signal } : {}),
+  });
+}
+
+function resume(session: { mcp: string; version: string }, lastEventId: string) {
+  return fetch(`${host.url}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': session.mcp, 'mcp-protocol-version': session.version, 'last-event-id': lastEventId } });
+}
+
+/** Every event of a stream until it ends, with the retry it asked for. */
+async function readEvents(response: Response): Promise<{ events: EventSourceMessage[]; retry: number | undefined }> {
+  const events: EventSourceMessage[] = [];
+  let retry: number | undefined;
+  const parser = createParser({ onEvent: (event) => events.push(event), onRetry: (value) => (retry = value) });
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+  return { events, retry };
+}
+
+/** Resumes as a client would, connection after connection (the hold closes each), until the answer to `id` comes. */
+async function resumeUntilAnswered(session: { mcp: string; version: string }, from: string, id: number): Promise<EventSourceMessage[]> {
+  const seen: EventSourceMessage[] = [];
+  let last = from;
+  for (let attempt = 0; attempt < 50 && resultOf(seen, id) === undefined; attempt++) {
+    const { events } = await readEvents(await resume(session, last));
+    expect(events[0], 'each resumed stream opens with a priming event at the client position').toMatchObject({ id: last, data: '' });
+    seen.push(...events);
+    last = events.at(-1)!.id!;
+  }
+  return seen;
+}
+
+const resultOf = (events: readonly EventSourceMessage[], id: number) => events.map((event) => (event.data ? JSON.parse(event.data) : undefined)).find((message) => message?.id === id && message.result);
+
+describe('resumable MCP response streams (2025-11-25)', () => {
+  it('lets the v1 SDK client finish a call that outlasts the hold: it resumes by itself', async () => {
+    const { agent } = await rawSession();
+    const client = new Client({ name: 'aptix-test-v1', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { 'x-aptix-session-id': agent } } }));
+    try {
+      const result = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: HOLD_MS * 4 } });
+      expect(result.isError).toBeFalsy();
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ wasCancelled: false });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('opens with a priming event, closes the stream at the hold without cancelling the call, and replays the rest on GET with Last-Event-ID', async () => {
+    const session = await rawSession();
+    const first = await readEvents(await delayCall(session, HOLD_MS * 2));
+    expect(first.retry).toBe(50);
+    expect(first.events[0]).toMatchObject({ data: '', id: expect.stringMatching(/^[0-9a-f]{32}\.0$/) });
+    expect(resultOf(first.events, 1)).toBeUndefined();
+    const last = first.events.at(-1)!.id!;
+
+    const rest = await resumeUntilAnswered(session, last, 1);
+    expect(JSON.parse(resultOf(rest, 1).result.content[0].text)).toMatchObject({ wasCancelled: false, requestedMs: HOLD_MS * 2 });
+    expect(rest.every((event) => /^[0-9a-f]{32}\.\d+$/.test(event.id!))).toBe(true);
+    // Replayed from the start once the call ended, every event comes again, in order, ending with the answer.
+    const again = await readEvents(await resume(session, `${last.split('.')[0]}.0`));
+    const sent = (events: readonly EventSourceMessage[]) => events.filter((event) => event.data !== '').map((event) => event.id);
+    expect(sent(again.events)).toEqual(sent([...first.events, ...rest]));
+    expect(resultOf(again.events, 1)).toBeDefined();
+  });
+
+  it('does not treat a dropped connection as a cancellation: the call finishes and can be read', async () => {
+    const session = await rawSession();
+    const controller = new AbortController();
+    const response = await delayCall(session, HOLD_MS, 5, controller.signal);
+    const reader = response.body!.getReader();
+    const { value } = await reader.read();
+    const priming = /id: (\S+)/.exec(new TextDecoder().decode(value))![1]!;
+    controller.abort();
+    const rest = await resumeUntilAnswered(session, priming, 5);
+    expect(JSON.parse(resultOf(rest, 5).result.content[0].text)).toMatchObject({ wasCancelled: false });
+  });
+
+  it('still cancels a call on notifications/cancelled, as the protocol says', async () => {
+    const session = await rawSession();
+    const call = delayCall(session, 5_000, 9).then(readEvents);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await fetch(`${host.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session.mcp, 'mcp-protocol-version': session.version },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }),
+    });
+    const first = await call;
+    const last = first.events.at(-1)!.id!;
+    const rest = resultOf(first.events, 9) ? [] : await resumeUntilAnswered(session, last, 9);
+    const all = [...first.events, ...rest];
+    expect(JSON.parse(resultOf(all, 9).result.content[0].text)).toMatchObject({ wasCancelled: true });
+  });
+
+  it("refuses another session's stream, made-up ids and ids past the end, saying why", async () => {
+    const owner = await rawSession();
+    const stranger = await rawSession();
+    const first = await readEvents(await delayCall(owner, 10));
+    const streamId = first.events[0]!.id!.split('.')[0]!;
+    const foreign = await resume(stranger, `${streamId}.0`);
+    expect(foreign.status).toBe(404);
+    const message = ((await foreign.json()) as { error: { message: string } }).error.message;
+    expect(message).toContain('Send every request of an MCP session to one host');
+    for (const made of ['0', 'x'.repeat(5000), `${streamId}.-1`, `${streamId}`, '../../etc/passwd', `${'0'.repeat(32)}.1`]) {
+      expect((await resume(owner, made)).status, made.slice(0, 40)).toBe(404);
+    }
+    const past = await resume(owner, `${streamId}.999`);
+    expect(past.status).toBe(400);
+    expect(((await past.json()) as { error: { message: string } }).error.message).toContain('was never sent');
+  });
+
+  it('refuses a second reader while the first still reads', async () => {
+    const session = await rawSession();
+    const response = await delayCall(session, HOLD_MS / 2);
+    const reader = response.body!.getReader();
+    const priming = /id: (\S+)/.exec(new TextDecoder().decode((await reader.read()).value))![1]!;
+    const second = await resume(session, priming);
+    expect(second.status).toBe(409);
+    await reader.cancel();
+  });
+
+  it('sends no priming event to a client older than 2025-11-25, which cannot take empty data', async () => {
+    const session = await rawSession('2025-06-18');
+    const { events } = await readEvents(await delayCall(session, 10));
+    expect(events.some((event) => event.data === '')).toBe(false);
+    expect(resultOf(events, 1)).toBeDefined();
+  });
+});
