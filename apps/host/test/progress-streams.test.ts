@@ -164,6 +164,24 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     expect(await healthy()).toBe(true);
   });
 
+  it('cancels a call whose client hangs up before any event; a tool that does not stop is logged as OUTCOME_UNKNOWN, never as done', async () => {
+    // iso_slow reports nothing and ignores its signal: it settles 1.5 s in, past the cancel grace.
+    const abort = new AbortController();
+    const pending = fetch(`${host.url}/v1/tools/iso_slow/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...AUTH, 'x-request-id': 'hang-up-2' },
+      body: '{"arguments":{}}',
+      signal: abort.signal,
+    }).catch((error: unknown) => error);
+    await logLine(host, (entry) => entry.reqId === 'hang-up-2' && entry.msg === 'incoming request');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    abort.abort();
+    await pending;
+    const line = await logLine(host, (entry) => entry.reqId === 'hang-up-2' && entry.msg === 'the client hung up before a streamed call answered');
+    expect(line.outcome).toBe('OUTCOME_UNKNOWN');
+    expect(await healthy()).toBe(true);
+  });
+
   it('delivers everything to a client that reads slowly, while the host keeps serving others', async () => {
     // About 800 KB of result: more than the socket's buffers hold while the client does not read.
     const text = 'x'.repeat(800_000);

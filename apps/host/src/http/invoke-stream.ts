@@ -173,7 +173,7 @@ export async function invokeAsEventStream(request: FastifyRequest, reply: Fastif
     // Nobody is left to read it; the operator's log says how the call ended.
     const how = outcome.kind !== 'result' ? outcome.kind : !outcome.result.successful ? (outcome.result.errors[0]?.code ?? 'failed') : reportsCancellation(outcome.result.result) ? 'cancelled' : 'succeeded';
     request.log.info({ tool: input.name, outcome: how }, 'the client hung up before a streamed call answered');
-    return reply;
+    if (stream.opened) return reply;
   }
   if (outcome.kind !== 'result') {
     // Refusals come before a tool runs, so before any event: they keep their plain HTTP answers.
@@ -181,6 +181,8 @@ export async function invokeAsEventStream(request: FastifyRequest, reply: Fastif
     if (outcome.kind === 'refused') return reply.code(outcome.code === 'SESSION_NOT_FOUND' ? 404 : 403).send({ error: { code: outcome.code, message: outcome.message } });
     return reply.code(202).send(pendingApprovalView(outcome.approval));
   }
+  // A client gone before any event gets the plain answer Fastify sends to a closed socket, which ends the request as the JSON path does.
+  if (!stream.opened && abort.signal.aborted) return reply.code(200).type('application/json; charset=utf-8').serializer((payload) => payload as string).send(invokeEnvelope(outcome.result));
   stream.finish('result', invokeEnvelope(outcome.result));
   return reply;
 }
