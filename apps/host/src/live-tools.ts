@@ -17,6 +17,8 @@ export interface LiveToolsTarget {
 /** One package the host follows: its `toolsChanged` callback, and the tools it offers now. */
 export interface ToolPackageFollower {
   readonly toolsChanged: (tools: ToolList) => void;
+  /** The package took `toolsChanged` from its ToolPackageHost: it may change its tools while the host runs. */
+  watched(): void;
   /** Called once the package is loaded, with what loading it gave. */
   loaded(toolPackage: LoadedToolPackage): void;
 }
@@ -27,6 +29,8 @@ interface Followed {
   readonly owned: Map<string, AnyAgentToolClass>;
   /** A list reported before the host could apply it (while it was still starting). */
   pending: ToolList | undefined;
+  /** Whether the package read `toolsChanged`; a package that never did cannot change its tools. */
+  watched: boolean;
 }
 
 /**
@@ -52,12 +56,15 @@ export class LiveTools {
 
   /** A follower for one package entry; its `toolsChanged` goes into the package's ToolPackageHost. */
   follower(): ToolPackageFollower {
-    const followed: Followed = { toolPackage: undefined, owned: new Map(), pending: undefined };
+    const followed: Followed = { toolPackage: undefined, owned: new Map(), pending: undefined, watched: false };
     this.#followed.add(followed);
     return {
       toolsChanged: (tools) => {
         if (this.#target === undefined || followed.toolPackage === undefined) followed.pending = tools;
         else this.#apply(followed, tools);
+      },
+      watched: () => {
+        followed.watched = true;
       },
       loaded: (toolPackage) => {
         followed.toolPackage = toolPackage;
@@ -68,7 +75,7 @@ export class LiveTools {
 
   /** Whether any package can change its tools while the host runs (then MCP list caching is off). */
   get mayChange(): boolean {
-    return [...this.#followed].some((followed) => followed.toolPackage !== undefined);
+    return [...this.#followed].some((followed) => followed.toolPackage !== undefined && followed.watched);
   }
 
   /** The host is composed: changes apply from now on, the ones reported meanwhile first. */

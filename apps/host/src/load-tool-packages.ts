@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { describeThrown, type AdminLogger } from '@aptix/tool-contract';
+import { describeThrown, type AdminLogger, type ToolPackageHost } from '@aptix/tool-contract';
 import type { AptixConfig } from './config.js';
 import { loadIsolated } from './isolation/isolated-package.js';
 import type { LiveTools } from './live-tools.js';
@@ -25,7 +25,9 @@ export async function loadToolPackages(config: ToolPackagesSettings, logger: Log
           continue;
         }
         const follower = live?.follower();
-        const host = { logger: adminLogger, options: entry.options, ...(follower === undefined ? {} : { toolsChanged: follower.toolsChanged }) };
+        const host: ToolPackageHost = { logger: adminLogger, options: entry.options };
+        // Only a package that takes toolsChanged can change its tools: the others keep 2026 list caching.
+        if (follower !== undefined) Object.defineProperty(host, 'toolsChanged', { enumerable: true, get: () => (follower.watched(), follower.toolsChanged) });
         const toolPackage = await loadInProcess(entry, config.baseDir, host, limitMs);
         follower?.loaded(toolPackage);
         loaded.push(toolPackage);

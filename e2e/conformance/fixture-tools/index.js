@@ -157,7 +157,24 @@ class JsonSchema202012Tool extends TypedAgentTool {
   }
 }
 
+/** SEP-2575 subscriptions: a tool that comes and goes, and the tool that makes it (the package follows its own tools). */
+const DynamicTool = Object.assign(fixture('test_dynamic_tool', 'Exists only after test_trigger_tool_change added it, for the conformance suite.', () => 'Here for now.'), { Modes: ['conformance'] });
+let reportTools;
+let dynamicOffered = false;
+
+/** Takes the host's toolsChanged, so test_trigger_tool_change can change this package's tool list. */
+export function createTools(host) {
+  reportTools = host.toolsChanged;
+  return [];
+}
+
 export const tools = [
+  fixture('test_trigger_tool_change', 'Adds test_dynamic_tool, or removes it again, so listeners hear tools/list_changed, for the conformance suite.', () => {
+    if (reportTools === undefined) return InvokeResult.fromError('This host does not follow the package\'s tools (it runs in worker isolation).', 'NOT_FOLLOWED');
+    dynamicOffered = !dynamicOffered;
+    reportTools(dynamicOffered ? [...tools, DynamicTool] : tools);
+    return dynamicOffered ? 'Added test_dynamic_tool.' : 'Removed test_dynamic_tool.';
+  }),
   HeaderParamTool,
   fixture('test_simple_text', 'Answers with a fixed text, for the conformance suite.', () => 'This is a simple text response for testing.'),
   fixture('test_error_handling', 'Always fails, for the conformance suite.', () => InvokeResult.fromError('This tool intentionally returns an error for testing', 'FIXTURE_ERROR')),

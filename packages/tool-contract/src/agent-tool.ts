@@ -129,7 +129,8 @@ export interface ToolPackageHost {
    * class against the contract as at start-up (a class that fails is logged with the reason and not
    * offered; the rest are), offers it in the modes its class declares, stops offering the classes no
    * longer listed, and tells its MCP clients. Absent when the host cannot follow changes (a package
-   * run in worker isolation): the package then keeps its start-up classes.
+   * run in worker isolation): the package then keeps its start-up classes. Reading it tells the host
+   * the package's tools may change: MCP 2026-07-28 listings then promise no caching.
    */
   readonly toolsChanged?: (tools: ToolList) => void;
 }

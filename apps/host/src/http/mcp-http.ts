@@ -108,6 +108,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     },
     { legacy: 'reject', onerror, maxRequestBodySize },
   );
+  // 2026-07-28 clients listening on subscriptions/listen hear when the tools change while the host runs.
+  const stopFollowingTools = host.onToolsChanged(() => modern.notify.toolsChanged());
 
   const serveLegacySession = async (request: Request, session: LegacySession, body: unknown): Promise<Response> => {
     const id = requestId(body);
@@ -270,6 +272,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       relay.clear();
       sessions.clear();
       streams.clear();
+      stopFollowingTools();
       await modern.close();
     },
   };

@@ -72,7 +72,8 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
   const server = new Server(
     { name: 'aptix', version },
     {
-      capabilities: { tools: { listChanged: scope.era === 'legacy' }, logging: {} },
+      // 2026-07-28: a list that can change (a package follows its tools) is announced on subscriptions/listen.
+      capabilities: { tools: { listChanged: scope.era === 'legacy' || host.toolsMayChange }, logging: {} },
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
       // A 2026-07-28 list is a function of the endpoint and the loaded tool packages: fixed for the
       // process, unless a package can change its tools while the host runs (a bridged MCP server);
