@@ -3,7 +3,8 @@
  * v2 SDK client (2026-07-28), the v1 SDK client (2025-11-25) and HTTP invoke. The tools are in
  * test/fixtures/content-tools; a package with an invalid output schema must stop start-up.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
@@ -122,6 +123,7 @@ for (const [era, connect] of [
   });
 }
 
+const execFileAsync = promisify(execFile);
 const pythonAvailable = spawnSync('python3', ['-c', 'import mcp'], { encoding: 'utf8' }).status === 0;
 
 describe.skipIf(!pythonAvailable && process.env.CI !== 'true')('content blocks and structured output through the Python MCP SDK (a client from another code base)', () => {
@@ -129,9 +131,10 @@ describe.skipIf(!pythonAvailable && process.env.CI !== 'true')('content blocks a
     ['modern', '2026-07-28'],
     ['legacy', '2025-11-25'],
   ] as const) {
-    it(`parses the image, the embedded document and structuredContent into its own types (${version})`, () => {
-      const run = spawnSync('python3', [join(HOST_ROOT, 'test', 'clients', 'python_content_client.py'), `${host.url}/mcp`, era], { encoding: 'utf8', timeout: 60_000 });
-      expect(run.status, run.stderr).toBe(0);
+    it(`parses the image, the embedded document and structuredContent into its own types (${version})`, async () => {
+      // Asynchronously: a spawnSync would stop this process's event loop for seconds, and its idle
+      // keep-alive sockets would then outlive the host's keepAliveTimeout unnoticed (the next fetch fails).
+      const run = await execFileAsync('python3', [join(HOST_ROOT, 'test', 'clients', 'python_content_client.py'), `${host.url}/mcp`, era], { encoding: 'utf8', timeout: 60_000 });
       const seen = JSON.parse(run.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
       expect(seen.protocolVersion).toBe(version);
       expect(seen.outputSchema).toEqual(STATS_SCHEMA);

@@ -110,9 +110,9 @@ describe('content blocks beyond JSON text', () => {
     expect(fits.successful).toBe(true);
   });
 
-  it('refuses one block of many megabytes before reading its data further than its length', async () => {
+  it('refuses one block of many megabytes by its length, before scanning its data (so not-base64 is not even found)', async () => {
     const { call } = setup();
-    const big = 'A'.repeat(8 * 1024 * 1024);
+    const big = '!'.repeat(8 * 1024 * 1024);
     const result = await call('one huge', () => InvokeResult.withContent([{ type: 'image', data: big, mimeType: 'image/png' } satisfies ContentBlock]));
     expect(result.errors[0]?.code).toBe(ExecutionErrorCode.RESULT_TOO_LARGE);
   });

@@ -96,26 +96,39 @@ export function isBase64(text: string): boolean {
 }
 
 /** The outcome of checking a tool's content: its size, or what is wrong with the first bad block. */
-export type ContentCheck = { readonly ok: true; readonly bytes: number; readonly blocks: readonly ContentBlock[] } | { readonly ok: false; readonly problem: string };
+export type ContentCheck =
+  | { readonly ok: true; readonly bytes: number; readonly blocks: readonly ContentBlock[] }
+  /** `tooLarge`: the blocks pass `maxBytes`, found before their data was read (their base64 is not checked). */
+  | { readonly ok: false; readonly problem: string; readonly tooLarge?: true };
 
 /**
  * Checks content a tool returned: an array of at most {@link MAX_CONTENT_BLOCKS} known blocks, each
  * with exactly its fields, valid base64, a media type of the block's kind, a URI with a scheme. Answers
  * with plain copies of the blocks (no getters, no prototypes) and their size in bytes as sent.
  */
-export function checkContent(content: unknown): ContentCheck {
+export function checkContent(content: unknown, maxBytes = Infinity): ContentCheck {
   if (!Array.isArray(content)) return { ok: false, problem: `content must be an array of blocks, got ${kind(content)}` };
   if (content.length === 0) return { ok: false, problem: 'content is an empty array; leave it out, or give at least one block' };
   if (content.length > MAX_CONTENT_BLOCKS) return { ok: false, problem: `content has ${content.length} blocks; at most ${MAX_CONTENT_BLOCKS} are allowed` };
   const blocks: ContentBlock[] = [];
   let bytes = 0;
   for (let i = 0; i < content.length; i++) {
+    // Over the bound already by the length of its strings: refused without scanning megabytes of base64.
+    if (bytes + lengthOf(content[i]) > maxBytes) return { ok: false, tooLarge: true, problem: `content block ${i}${blockType(content[i])} takes the content past ${maxBytes} bytes` };
     const checked = checkBlock(content[i]);
     if (typeof checked === 'string') return { ok: false, problem: `content block ${i}${blockType(content[i])} ${checked}` };
     blocks.push(checked.block);
     bytes += checked.bytes + BLOCK_OVERHEAD_BYTES;
   }
   return { ok: true, bytes, blocks };
+}
+
+/** A lower bound of a block's size in bytes: the lengths of its strings (a UTF-16 unit is at least one UTF-8 byte). */
+function lengthOf(block: unknown): number {
+  if (block === null || typeof block !== 'object') return 0;
+  const { text, data, resource } = block as { text?: unknown; data?: unknown; resource?: { text?: unknown; blob?: unknown } | null };
+  const strings = [text, data, resource?.text, resource?.blob];
+  return strings.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 0), 0);
 }
 
 function blockType(block: unknown): string {

@@ -255,7 +255,8 @@ export class AgentToolExecutor {
 
   /** A successful result with content blocks: every block checked, and the whole within the size bound. */
   #withContent(name: string, text: string, content: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
-    const checked = checkContent(content);
+    const checked = checkContent(content, this.#maxResultBytes);
+    if (!checked.ok && checked.tooLarge) return this.#bounded(name, text, context, logger, this.#maxResultBytes + 1);
     if (!checked.ok) {
       logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned malformed content: ${checked.problem}.`, pairs(context));
       return InvokeResult.fromError(`${name} returned a malformed result: ${checked.problem}. Nothing of it was sent; the tool's author needs to fix it.`, ExecutionErrorCode.MALFORMED_RESULT);
