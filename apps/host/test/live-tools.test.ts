@@ -1,0 +1,88 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { AgentToolRegistry, type AnyAgentToolClass } from '@aptix/tool-contract';
+import { loadModeCatalog } from '@aptix/tool-mode-catalog';
+import { CalculatorTool, DelayTool, PingPongTool } from '@aptix/tool-samples';
+import { LiveTools } from '../src/live-tools.js';
+import type { LoadedToolPackage } from '../src/tool-packages.js';
+
+function loaded(name: string, tools: readonly AnyAgentToolClass[]): LoadedToolPackage {
+  return { specifier: name, name, version: undefined, entry: name, folder: '.', tools, dependencies: {}, isolation: 'none', close: async () => undefined };
+}
+
+/** A tool class joining `general`, built the way a package would make one at run time. */
+function joining(base: typeof DelayTool, modes: unknown): AnyAgentToolClass {
+  // Own static members, as the contract asks (an inherited ToolName is refused).
+  return class extends base {
+    static override readonly ToolName = base.ToolName;
+    static override readonly ToolUsageMetadata = base.ToolUsageMetadata;
+    static override readonly TimeoutMs = base.TimeoutMs;
+    static override getSchema() {
+      return base.getSchema();
+    }
+    static readonly Modes = modes as readonly string[];
+  };
+}
+
+async function harness() {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+  const registry = new AgentToolRegistry();
+  const catalog = await loadModeCatalog();
+  const live = new LiveTools();
+  const host = live.follower();
+  const quiet = live.follower();
+  registry.registerTools([CalculatorTool, PingPongTool]);
+  host.loaded(loaded('host-tools', [CalculatorTool]));
+  quiet.loaded(loaded('quiet', [PingPongTool]));
+  let built = 0;
+  live.attach({ registry, catalog, logger, build: () => void built++ });
+  return { live, host, quiet, registry, lines, built: () => built };
+}
+
+describe('LiveTools: tool lists that change while the host runs', () => {
+  it('counts only a package that takes toolsChanged as one whose tools may change', async () => {
+    const h = await harness();
+    expect(h.live.mayChange).toBe(false);
+    h.host.watched(); // what reading toolsChanged from its ToolPackageHost does
+    expect(h.live.mayChange).toBe(true);
+  });
+
+  it('offers a new class in the catalog modes it declares, skipping modes the host lacks, and withdraws one no longer listed', async () => {
+    const h = await harness();
+    let notified = 0;
+    h.live.onChange(() => void notified++);
+    expect(h.live.offered('general')).toBeUndefined(); // nothing changed yet: the catalog's selection stands
+    h.host.toolsChanged([CalculatorTool, joining(DelayTool, ['general', 'no_such_mode'])]);
+    expect(h.live.retired('testing_delay')).toBeUndefined();
+    expect(h.registry.has('testing_delay')).toBe(true);
+    expect(h.built()).toBe(1);
+    expect(h.live.offered('general')).toContain('testing_delay');
+    expect(h.live.offered('ddr_authoring')).not.toContain('testing_delay');
+    expect(h.lines.some((line) => line.msg.includes('joins modes this host does not have (no_such_mode)'))).toBe(true);
+    expect(notified).toBe(1);
+
+    h.host.toolsChanged([CalculatorTool, joining(DelayTool, ['general'])].slice(0, 1));
+    expect(h.registry.has('testing_delay')).toBe(false);
+    expect(h.live.offered('general')).not.toContain('testing_delay');
+    expect(h.live.retired('testing_delay')).toContain('is no longer offered');
+    expect(notified).toBe(2);
+    // The same list again changes nothing and tells no one.
+    h.host.toolsChanged([CalculatorTool]);
+    expect(notified).toBe(2);
+  });
+
+  it("never lets a package take another package's tool, nor breaks on a list it cannot read", async () => {
+    const h = await harness();
+    const revision = h.registry.revision;
+    h.host.toolsChanged([CalculatorTool, PingPongTool]);
+    expect(h.registry.get('testing_ping_pong')!.toolClass).toBe(PingPongTool);
+    expect(h.live.retired('testing_ping_pong')).toContain('DUPLICATE_TOOL');
+    h.host.toolsChanged('not a list' as never);
+    h.host.toolsChanged([{ ToolName: 42 } as never, CalculatorTool]);
+    expect(h.registry.has('testing_calculator')).toBe(true);
+    expect(h.lines.some((line) => line.msg.includes('cannot read'))).toBe(true);
+    expect(h.lines.some((line) => line.msg.includes('a class without a ToolName'))).toBe(true);
+    expect(h.registry.revision).toBe(revision);
+  });
+});
