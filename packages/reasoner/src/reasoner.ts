@@ -15,7 +15,6 @@ import {
   ToolOutputCode,
   userMessageItem,
   type ConversationItem,
-  type FunctionCall,
   type PendingToolCall,
 } from './conversation.js';
 import type { ReasonerEvent, ReasonerEventListener } from './events.js';
@@ -27,6 +26,10 @@ import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 import { SessionQueue } from './session-queue.js';
 import type { TurnResult, TurnStatus, TurnToolCall } from './turn.js';
 import { runCalls, type CallOutcome, type TurnCallDeps } from './turn-calls.js';
+import { submissionItems, type ToolOutputSubmission } from './tool-outputs.js';
+import { findClientExecutedTools, revisionOf } from './client-tools.js';
+
+export type { ToolOutputSubmission } from './tool-outputs.js';
 
 /** The tool whose success changes the session's mode (TUL-007); offered in every mode. */
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -91,11 +94,6 @@ export interface TurnOptions {
    */
   readonly logger?: AdminLogger;
 }
-
-/** The client's answer to a pending call: its output (JSON text or any JSON value), or why it failed. */
-export type ToolOutputSubmission =
-  | { readonly callId: string; readonly output: unknown }
-  | { readonly callId: string; readonly error: { readonly message: string; readonly code?: string } };
 
 /**
  * The agent loop over the OpenAI Responses API (issue 8, AGN-005 §1, §7.2.3, §9): offers the session's
@@ -501,68 +499,4 @@ function branchRequest(outcomes: readonly CallOutcome[]): { outcome: CallOutcome
     found = payload.branch === true && typeof payload.mode === 'string' ? { outcome, payload, mode: payload.mode } : undefined;
   }
   return found;
-}
-
-/** The conversation items answering pending calls, after checking each answer names one. */
-function submissionItems(sessionId: string, outputs: readonly ToolOutputSubmission[], pending: readonly FunctionCall[]): { items: ConversationItem[]; answered: Set<string> } {
-  const waiting = new Map(pending.map((call) => [call.callId, call]));
-  const answered = new Set<string>();
-  const items: ConversationItem[] = [];
-  const waitingFor = () => (pending.length === 0 ? 'It is waiting for no tool calls.' : `It is waiting for: ${pending.map((call) => `${call.callId} (${call.name})`).join(', ')}.`);
-  outputs.forEach((entry, index) => {
-    if (!isRecord(entry) || typeof entry.callId !== 'string' || entry.callId === '') {
-      throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Tool output ${index} has no callId: give each output the callId of the pending call it answers.`);
-    }
-    const { callId } = entry;
-    if (!waiting.has(callId)) throw new ReasonerError(ReasonerErrorCode.UNKNOWN_TOOL_CALL, `Session ${sessionId} is not waiting for tool call "${callId}". ${waitingFor()}`);
-    if (answered.has(callId)) throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Tool call "${callId}" is answered twice in one submission: send one output per call.`);
-    const hasOutput = 'output' in entry && entry.output !== undefined;
-    const hasError = 'error' in entry && entry.error !== undefined;
-    if (hasOutput === hasError) {
-      throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Tool output for "${callId}" must have exactly one of "output" (the result) or "error" ({ "message": "..." }).`);
-    }
-    let text: string;
-    if (hasError) {
-      const error = (entry as { error: unknown }).error;
-      if (!isRecord(error) || typeof error.message !== 'string' || error.message.trim() === '') {
-        throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `The error for tool call "${callId}" needs a non-empty "message" saying why the client could not complete it.`);
-      }
-      text = errorPayload(error.message, typeof error.code === 'string' && error.code !== '' ? error.code : ToolOutputCode.CLIENT_TOOL_FAILED);
-    } else {
-      const output = (entry as { output: unknown }).output;
-      const serialised = typeof output === 'string' ? output : JSON.stringify(output);
-      if (serialised === undefined) throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `The output for tool call "${callId}" is not JSON data: send a string or a JSON value.`);
-      text = serialised;
-    }
-    answered.add(callId);
-    items.push(functionCallOutputItem(callId, text));
-  });
-  return { items, answered };
-}
-
-/** Builds each offered tool once to read `isToolFullyExecutedOnServer`. */
-function revisionOf(registry: ReasonerToolRegistry): number | undefined {
-  const revision = (registry as { revision?: unknown }).revision;
-  return typeof revision === 'number' ? revision : undefined;
-}
-
-function findClientExecutedTools(registry: ReasonerToolRegistry, prompts: ReadonlyMap<string, ModePrompt>, createTool: ToolFactory): ReadonlySet<string> {
-  const names = new Set([...prompts.values()].flatMap((prompt) => prompt.toolNames));
-  const clientTools = new Set<string>();
-  for (const name of names) {
-    const toolClass = registry.get(name)!.toolClass;
-    let flag: unknown;
-    try {
-      flag = createTool(toolClass, {}, silentAdminLogger).isToolFullyExecutedOnServer;
-    } catch (error) {
-      throw new ReasonerError(
-        ReasonerErrorCode.TOOL_UNAVAILABLE,
-        `Tool "${name}" cannot be built (${(error as Error).message}), so the Reasoner cannot tell whether the server or the client completes it. ` +
-          'Fix: pass createTool, the same factory the executor builds tools with (e.g. (toolClass) => container.build(toolClass)).',
-        { cause: error },
-      );
-    }
-    if (flag === false) clientTools.add(name);
-  }
-  return clientTools;
 }
