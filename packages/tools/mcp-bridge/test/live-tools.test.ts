@@ -37,21 +37,27 @@ async function liveHarness(options: object) {
   return { bridge, registry, logger, reports, call, direct, control, tags };
 }
 
-const transports = [
-  { label: 'stdio', options: async () => ({ stdio: { command: process.execPath, args: [LIVE, 'stdio'] } }), child: undefined as ChildProcess | undefined },
-  {
-    label: 'Streamable HTTP',
+/** The fixture over Streamable HTTP, as its own process: `http` (2025 sessions) or `modern` (2026-07-28 only). */
+function overHttp(label: string, mode: 'http' | 'modern', protocol: 'legacy' | '2026-07-28') {
+  return {
+    label,
     child: undefined as ChildProcess | undefined,
     async options() {
       const port = await freePort();
-      this.child = spawn(process.execPath, [LIVE, 'http', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      this.child = spawn(process.execPath, [LIVE, mode, String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
       await new Promise<void>((resolve, reject) => {
         this.child!.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('listening on port') && resolve());
         this.child!.once('exit', (code) => reject(new Error(`live-server exited (${code})`)));
       });
-      return { protocol: 'legacy', http: { url: `http://127.0.0.1:${port}/mcp` } };
+      return { protocol, http: { url: `http://127.0.0.1:${port}/mcp` } };
     },
-  },
+  };
+}
+
+const transports = [
+  { label: 'stdio', options: async () => ({ stdio: { command: process.execPath, args: [LIVE, 'stdio'] } }), child: undefined as ChildProcess | undefined },
+  overHttp('Streamable HTTP, 2025 sessions', 'http', 'legacy'),
+  overHttp("Streamable HTTP, 2026-07-28 (the SDK's createMcpHandler, a server per request)", 'modern', '2026-07-28'),
 ];
 
 describe.each(transports)('a server that changes its tools while the host runs, over $label', (transport) => {
