@@ -2,7 +2,7 @@
  * The messages between the host and an isolated package's worker threads. The host trusts none of
  * what a worker sends: every message is checked before it is used (see `worker-pool.ts`).
  */
-import type { AgentToolExecutionContext, FunctionToolSchema, InvokeError, InvokeResult, JsonSchema, LogLevel, ToolAnnotations } from '@aptix/tool-contract';
+import type { AgentToolExecutionContext, ApprovalPolicyKind, FunctionToolSchema, InvokeError, InvokeResult, JsonSchema, LogLevel, ToolAnnotations } from '@aptix/tool-contract';
 
 /** What a worker is started with (its `workerData`). */
 export interface WorkerSetup {
@@ -23,6 +23,8 @@ export interface IsolatedToolMeta {
   readonly timeoutMs: number | undefined;
   readonly annotations: ToolAnnotations | undefined;
   readonly fullyExecutedOnServer: boolean;
+  /** The kind of the tool's approval policy; its function, if any, stays in the worker. */
+  readonly approval: ApprovalPolicyKind;
   /** The declared OutputSchema (plain JSON): the host's registry checks it again, and its executor checks each result against it. */
   readonly outputSchema?: JsonSchema;
 }

@@ -85,6 +85,7 @@ async function start(): Promise<void> {
       timeoutMs: registered.timeoutMs,
       annotations: registered.annotations === undefined ? undefined : JSON.parse(JSON.stringify(registered.annotations)),
       fullyExecutedOnServer: instance.isToolFullyExecutedOnServer !== false,
+      approval: registered.approval,
       ...(registered.outputSchema === undefined ? {} : { outputSchema: registered.outputSchema }),
     });
   }
