@@ -17,6 +17,7 @@ export {
   type ImageContent,
   type TextContent,
 } from './content.js';
+export { modelContentParts, type ModelContentPart } from './model-content.js';
 export type { AgentTool, AgentToolClass, AgentToolExecutionContext, AnyAgentToolClass, ToolAnnotations, ToolDependencies, ToolList, ToolLogLevel, ToolPackage, ToolPackageHost, ToolProgress } from './agent-tool.js';
 export { CapturingAdminLogger, createAdminLogger, silentAdminLogger, type AdminLogger, type CapturedLogEntry, type LevelLogger, type LogLevel, type LogPairs } from './admin-logger.js';
 export { ContractErrorCode, ExecutionErrorCode, ToolContractError, type ContractViolation } from './errors.js';

@@ -1,5 +1,6 @@
 import { AptixToolError, createAptixTools, failureText, type AptixTools, type AptixToolsOptions } from '@aptix/adapter-core';
 import { ExecutionErrorCode, InvokeResult } from '@aptix/tool-contract';
+import { agentsToolOutput } from './content-output.js';
 import { tool, type FunctionTool } from '@openai/agents';
 
 /** A JSON object schema as `tool()` takes it, strict or not (the SDK does not export these types by name). */
@@ -57,7 +58,7 @@ export async function createAgentsTools(options: AgentsToolsOptions): Promise<Ap
         // A gated call reaches here only once a person approved it through the SDK's needsApproval.
         const result = await aptix.call(name, input, { signal: details?.signal, approved: true });
         if (!result.successful) throw new AptixToolError(name, result);
-        return result.result;
+        return agentsToolOutput(result);
       },
       errorFunction: (_context: unknown, error: unknown) => (error instanceof AptixToolError ? error.message : UNEXPECTED),
       // The tool's ApprovalPolicy as the SDK's own approval step: the run stops with an interruption to approve or reject.
