@@ -119,6 +119,11 @@ export class AptixHost {
     return this.#use().registry.revision;
   }
 
+  /** Why a tool that was offered no longer is (a package withdrew it while the host runs), or undefined. */
+  withdrawnTool(name: string): string | undefined {
+    return this.#use().liveTools?.retired(name);
+  }
+
   /** Calls `listener` after each change to the tools while the host runs; returns the function that stops it. */
   onToolsChanged(listener: () => void): () => void {
     return this.#use().liveTools?.onChange(listener) ?? (() => undefined);
@@ -167,8 +172,8 @@ export class AptixHost {
     try {
       const { registry, executor, liveTools } = this.#use();
       if (!registry.has(name)) {
-        const retired = liveTools?.retired(name);
-        return Promise.resolve({ kind: 'not_found', message: `${retired ?? `Tool "${name}" does not exist.`} Available tools: ${registry.names().join(', ')}.` });
+        const withdrawn = liveTools?.retired(name);
+        return Promise.resolve({ kind: 'not_found', message: `${withdrawn ?? `Tool "${name}" does not exist.`} Available tools: ${registry.names().join(', ')}.` });
       }
       if (registry.get(name)!.approval !== 'never') return this.#callGated(name, args, options);
       if (options.sessionId === undefined) {

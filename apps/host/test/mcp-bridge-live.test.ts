@@ -87,6 +87,14 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
     const gone = await invoke('testing_extra_1', { x: 5 });
     expect(gone.status).toBe(404);
     expect(JSON.stringify(gone.body)).toContain('is no longer offered');
+    // Over MCP: the protocol's unknown-tool error, saying why.
+    const client = new Client({ name: 'aptix-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`)));
+    try {
+      await expect(client.callTool({ name: 'testing_extra_1', arguments: { x: 5 } })).rejects.toThrow(/Unknown tool: "testing_extra_1"\. Tool "testing_extra_1" from "@aptix\/tool-mcp-bridge" is no longer offered/);
+    } finally {
+      await client.close();
+    }
   });
 
   it("reaches the agent loop: the model is offered the new tool with its usage guide in the session's mode", async () => {

@@ -216,7 +216,11 @@ function logForwarder(tool: string, threshold: LoggingLevel, ctx: ServerContext)
 /** The answer for a tool the scope does not offer: unknown tools are a protocol error (-32602), as the specification says. */
 async function unknownOrOutside(host: AptixHost, name: string, offered: readonly string[], where: string): Promise<CallToolResult> {
   const exists = (await host.toolNames({})).includes(name);
-  if (!exists) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${name}". Tools in ${where}: ${offered.join(', ')}.`);
+  if (!exists) {
+    // A tool a package withdrew while the host runs (a bridged MCP server removed it) says so.
+    const withdrawn = host.withdrawnTool(name);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${name}".${withdrawn === undefined ? '' : ` ${withdrawn}`} Tools in ${where}: ${offered.join(', ')}.`);
+  }
   return errorText(`Tool "${name}" is not offered in ${where}. Tools in this mode: ${offered.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`);
 }
 
