@@ -62,6 +62,8 @@ export class McpBridge {
   readonly #reports: BridgedToolReport[] = [];
   #tools: readonly BridgedToolClass[] = [];
   #started = false;
+  /** A later list arrived before start-up finished (it may be newer than the one wrapped): list again. */
+  #missed = false;
   readonly #onToolsChanged: ((tools: readonly BridgedToolClass[]) => void) | undefined;
   /** What is offered now, by remote name, and how a new list changes it (when a host follows changes). */
   readonly #live: LiveToolList;
@@ -85,6 +87,7 @@ export class McpBridge {
       throw error;
     }
     bridge.#started = true;
+    if (bridge.#missed) bridge.#connection.relist();
     return bridge;
   }
 
@@ -198,7 +201,10 @@ export class McpBridge {
 
   /** A new tool list (tools/list_changed, or a reconnect): follow it for the tools offered at start-up. */
   #relisted(remoteTools: readonly Tool[]): void {
-    if (!this.#started) return; // the start-up listing itself is handled by #wrap
+    if (!this.#started) {
+      this.#missed = true; // the start-up listing itself is handled by #wrap
+      return;
+    }
     const server = this.#options.name;
     const byName = new Map(remoteTools.map((tool) => [tool.name, tool]));
     for (const [remoteName, offered] of this.#offeredSchemas) {
@@ -233,7 +239,10 @@ export class McpBridge {
 
   /** A new list while a host follows changes: the offered set follows it, and the host gets the new classes. */
   async #follow(remoteTools: readonly Tool[]): Promise<void> {
-    if (!this.#started) return;
+    if (!this.#started) {
+      this.#missed = true;
+      return;
+    }
     for (const remote of remoteTools) this.#announced.add(remote.name);
     const tools = await this.#live.follow(remoteTools);
     if (tools === undefined) return;

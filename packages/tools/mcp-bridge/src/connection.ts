@@ -211,6 +211,11 @@ export class ServerConnection {
     }
   }
 
+  /** Lists the tools again soon, as after tools/list_changed. */
+  relist(): void {
+    if (this.#state === 'connected') this.#relistSoon();
+  }
+
   /** Lists the tools again soon: at most one listing at a time, at least RELIST_SPACING_MS apart. */
   #relistSoon(): void {
     this.#relistWanted = true;

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentToolExecutor, AgentToolRegistry, CapturingAdminLogger, ExecutionErrorCode } from '@aptix/tool-contract';
 import { BridgeErrorCode, McpBridge, parseBridgeOptions, type BridgedToolClass } from '../src/index.js';
-import { freePort, LIVE, stop, text } from './servers.js';
+import { EVERYTHING, freePort, LIVE, stop, text } from './servers.js';
 
 /**
  * A bridge whose host follows tool changes, as `aptix` does: every list the bridge reports replaces
@@ -155,5 +155,21 @@ describe('attacks by a server that changes its tools (stdio)', () => {
     expect(tooMany[0]!.message).toMatch(/offers \d+ tools, more than its "maxTools" \(200\)/);
     expect(h.logger.events().filter((event) => event.tag === '[McpBridge_ToolAdded]').length).toBeLessThan(50);
     expect(text((await h.call('live_extra_1', { x: 1 })).value)).toBe('extra-1: 1');
+  });
+});
+
+describe('server-everything, which changes its tool list right after start-up', () => {
+  it('is listed again when it announces the change, and nothing changes for the host when its new tools cannot run here', async () => {
+    // It registers its capability-dependent tools once initialized and sends tools/list_changed; the
+    // bridge declares no roots, sampling or elicitation and runs no MCP tasks, so none of them is offered.
+    const h = await liveHarness({ name: 'everything', stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] } });
+    try {
+      await vi.waitFor(() => expect(h.bridge.listings).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(h.reports).toEqual([]);
+      expect(text((await h.call('everything_echo', { message: 'still here' })).value)).toBe('Echo: still here');
+    } finally {
+      await h.bridge.close();
+    }
   });
 });
