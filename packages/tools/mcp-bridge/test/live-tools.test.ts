@@ -127,7 +127,8 @@ describe('attacks by a server that changes its tools (stdio)', () => {
     expect(text((await h.call('live_echo', { text: 'during' })).value)).toBe('echo: during');
     await vi.waitFor(() => expect(h.bridge.listings).toBeGreaterThan(listings), { timeout: 10_000, interval: 20 });
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(h.bridge.listings - listings).toBeLessThan(10);
+    // At most one listing per 250 ms while the flood is being read, however long a loaded machine takes: far fewer than one each.
+    expect(h.bridge.listings - listings).toBeLessThan(50);
     expect(h.reports.length).toBe(reports); // the same tools: nothing for the host to do
   });
 
