@@ -1,6 +1,6 @@
 /** Child processes the bench starts (the host, the bare baselines), and what it reads of them. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
@@ -28,11 +28,16 @@ export function freePort(): Promise<number> {
  * Spawns `node <args>` and waits until a stdout line passes `ready` (which returns the port), or until
  * `readyUrl` answers when the process logs nothing at start (a host at LOG_LEVEL=warn).
  */
-export function startServer(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; ready?: (line: string) => number | undefined; port?: number }): Promise<Server> {
+export function startServer(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; ready?: (line: string) => number | undefined; port?: number; /** Stdout and stderr go to this file instead (a host logging every request); readiness then needs `port`. */ logFile?: string },
+): Promise<Server> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
+  const child = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd] });
+  if (logFd !== undefined) closeSync(logFd);
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -50,14 +55,17 @@ export function startServer(args: readonly string[], options: { env?: NodeJS.Pro
     void exited.then((code) => {
       if (!done) {
         done = true;
-        reject(new Error(`${args.join(' ')} exited with ${code} before it was ready:\n${stderr}`));
+        const output = options.logFile === undefined ? stderr : readFileSync(options.logFile, 'utf8').slice(-4000);
+        reject(new Error(`${args.join(' ')} exited with ${code} before it was ready:\n${output}`));
       }
     });
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      const port = options.ready?.(line);
-      if (port !== undefined) ok(port);
-    });
+    if (child.stdout) {
+      const lines = createInterface({ input: child.stdout });
+      lines.on('line', (line) => {
+        const port = options.ready?.(line);
+        if (port !== undefined) ok(port);
+      });
+    }
     if (options.port !== undefined) {
       const port = options.port;
       const poll = async () => {

@@ -78,6 +78,34 @@ describe('HTTP time-outs', () => {
   });
 });
 
+describe('a client that hangs up', () => {
+  it("cancels its call: the tool's signal aborts, so nothing of it is left running when the host stops", async () => {
+    const { host, space } = await hostWith({ shutdownTimeoutMs: 60_000 });
+    try {
+      // The longest delay (a minute) whose caller leaves after it started: its timer is cleared only by the abort.
+      const client = new AbortController();
+      const leaving = fetch(`${host.url}/v1/tools/testing_delay/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ arguments: { milliseconds: 60_000 } }),
+        signal: client.signal,
+      }).catch((error: Error) => error.name);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      client.abort();
+      expect(await leaving).toBe('AbortError');
+      // The host still serves others, with its own request answered in full.
+      expect(await (await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"arguments":{"message":"still here"}}' })).json()).toMatchObject({ successful: true });
+      // Had the call kept running, its one-minute timer would hold the stopped process open, and the host
+      // would say so ("work that ignored its cancellation") before exiting.
+      expect(await within(host.stop('SIGTERM'), 30_000, 'the host exiting after SIGTERM')).toBe(0);
+      expect(host.logs.some((line) => String(line.msg).startsWith('work that ignored its cancellation'))).toBe(false);
+      expect(host.logs.some((line) => line.msg === 'shut down')).toBe(true);
+    } finally {
+      space.cleanup();
+    }
+  });
+});
+
 describe('SIGTERM', () => {
   it('finishes short calls, then at the deadline closes slow clients and long calls, and exits 0', async () => {
     const { host, space } = await hostWith({ requestTimeoutMs: 120_000, headersTimeoutMs: 60_000, shutdownTimeoutMs: 1500 });

@@ -150,7 +150,7 @@ describe('HTTP, over real sockets', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const lines = host.logs.filter((line) => line.reqId === 'req-trace-1');
     expect(lines.some((line) => line.tag === 'FailureInjectionTool.ExecuteAsync' && line.Payload === 'p-1')).toBe(true);
-    expect(lines.some((line) => line.msg === 'incoming request')).toBe(true);
+    expect(lines.find((line) => line.msg === 'request completed')).toMatchObject({ method: 'POST', url: '/v1/tools/testing_failure_injection/invoke', statusCode: 200 });
   });
 });
 
