@@ -7,6 +7,11 @@ const NoArgs = Type.Object({}, { additionalProperties: false });
 
 /** A fixture tool class: no arguments, `run` decides the answer. */
 function fixture(name, description, run) {
+  return taskFixture(name, description, NoArgs, {}, (_args, context, signal) => run(context, signal));
+}
+
+/** A fixture tool class with arguments, and statics such as TaskSupport. */
+function taskFixture(name, description, Args, statics, run) {
   const Tool = class extends TypedAgentTool {
     static ToolName = name;
     static ToolUsageMetadata = usage`
@@ -16,31 +21,32 @@ function fixture(name, description, run) {
       - ${description}
 
       Rules:
-      - Only the MCP conformance suite calls it; it takes no arguments.
+      - Only the MCP conformance suite calls it.
       - Call it once per check.
 
       Arguments:
-      - none.
+      - as its schema says (most fixtures take none).
 
       Error codes:
-      - INVALID_ARGUMENTS: an argument was given.
+      - INVALID_ARGUMENTS: an argument is missing, extra or of the wrong type.
 
       Good usage:
-      - {} → the fixture's answer
+      - the arguments its schema names → the fixture's answer
 
       Bad usage:
-      - { "x": 1 }: it takes no arguments.
+      - { "x": 1 }: not an argument.
     `;
     static getSchema() {
-      return functionToolSchema(name, description, NoArgs);
+      return functionToolSchema(name, description, Args);
     }
     constructor({ logger }) {
-      super(NoArgs, logger);
+      super(Args, logger);
     }
-    run(_args, context, signal) {
-      return run(context, signal);
+    run(args, context, signal) {
+      return run(args, context, signal);
     }
   };
+  Object.assign(Tool, statics);
   return Tool;
 }
 
@@ -262,5 +268,55 @@ tools.push(
     if (acceptedAnswer(context.input, 'confirm')?.ok === true) return 'Confirmed.';
     if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
     return InvokeResult.inputRequired({ inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) } });
+  }),
+);
+
+// --- Long calls as tasks (the io.modelcontextprotocol/tasks extension, SEP-2663): TaskSupport on the tool class.
+/** Waits `ms`, or until `signal` aborts (then rejects, so the task settles as cancelled). */
+const sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('cancelled'))), { once: true });
+  });
+
+tools.push(
+  taskFixture('greet', 'Greets a name at once (never a task), for the conformance suite.', Type.Object({ name: Type.String({ description: 'Who to greet.' }) }, { additionalProperties: false }), {}, ({ name }) =>
+    InvokeResult.withContent([Content.text(`Hello, ${name}!`)], { greeting: `Hello, ${name}!` }),
+  ),
+  taskFixture(
+    'confirm_delete',
+    'Asks the user to confirm deleting a file, as a task that waits for the answer (a fixture: nothing is deleted), for the conformance suite.',
+    Type.Object({ filename: Type.String({ description: 'The file the question names.' }) }, { additionalProperties: false }),
+    { TaskSupport: 'optional' },
+    ({ filename }, context) => {
+      const answer = acceptedAnswer(context.input, 'confirm');
+      if (answer !== undefined) return answer.confirm === true ? `Confirmed: ${filename} would be deleted (a fixture: nothing was).` : `Not confirmed: ${filename} stays.`;
+      if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
+      return InvokeResult.inputRequired({ inputRequests: { confirm: question(`Delete ${filename}?`, { confirm: { type: 'boolean' } }) } });
+    },
+  ),
+  taskFixture('multi_input', 'Asks two questions at once, as a task that waits for both answers, for the conformance suite.', NoArgs, { TaskSupport: 'optional' }, (_args, context) => {
+    const [first, second] = [acceptedAnswer(context.input, 'first'), acceptedAnswer(context.input, 'second')];
+    if (first !== undefined && second !== undefined) return `Both answered: ${String(first.name)} and ${String(second.name)}.`;
+    if (context.input?.canAsk !== true) return cannotAsk('two answers');
+    const ask = (n) => question(`Question ${n}: your name, and confirm?`, { name: { type: 'string' }, confirm: { type: 'boolean' } });
+    return InvokeResult.inputRequired({ inputRequests: { first: ask(1), second: ask(2) } });
+  }),
+  taskFixture(
+    'slow_compute',
+    'Waits the given number of seconds, then answers; runs as a task for clients that support them, for the conformance suite.',
+    Type.Object({ seconds: Type.Number({ minimum: 0, maximum: 60, description: 'How long to wait, in seconds.' }) }, { additionalProperties: false }),
+    { TaskSupport: 'optional', TimeoutMs: 70_000 },
+    async ({ seconds }, _context, signal) => {
+      await sleep(seconds * 1000, signal);
+      return `Computed after ${seconds} seconds.`;
+    },
+  ),
+  taskFixture('failing_job', 'Fails as a tool after about a second; runs only as a task, for the conformance suite.', NoArgs, { TaskSupport: 'required' }, async (_args, _context, signal) => {
+    await sleep(1000, signal);
+    return InvokeResult.fromError('failing_job failed, as it always does.', 'FIXTURE_ERROR');
+  }),
+  taskFixture('protocol_error_job', 'Throws while it runs (a tool exception, which a tool host reports as a tool error); runs as a task, for the conformance suite.', NoArgs, { TaskSupport: 'optional' }, () => {
+    throw new Error('protocol_error_job always throws');
   }),
 );

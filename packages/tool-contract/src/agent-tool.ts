@@ -41,6 +41,9 @@ export interface AgentToolExecutionContext {
   readonly input?: ToolInputChannel;
 }
 
+/** How a tool's calls may run as MCP tasks; `'forbidden'` when the tool declares nothing. */
+export type TaskSupport = 'optional' | 'required';
+
 /** The levels of a log entry sent to the caller (MCP's, RFC 5424's). */
 export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
@@ -88,6 +91,12 @@ export interface AgentToolClass<TDeps = never> {
   getSchema(): FunctionToolSchema;
   /** Optional: this tool's own time-out in milliseconds (the executor's default is 30 s). */
   readonly TimeoutMs?: number;
+  /**
+   * Optional: whether a call may run as an MCP task (long calls, the `io.modelcontextprotocol/tasks`
+   * extension): `'optional'` (a client that supports tasks gets one, others wait for the result) or
+   * `'required'` (only clients that support tasks may call it). Default: never as a task.
+   */
+  readonly TaskSupport?: TaskSupport;
   /** Optional: MCP hints (`readOnlyHint`, `idempotentHint`, …). */
   readonly ToolAnnotations?: ToolAnnotations;
   /** Optional: whether a call waits for a person's approval: `'always'`, `'never'` (the default), or a function of the validated arguments. */

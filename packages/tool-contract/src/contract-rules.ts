@@ -35,6 +35,8 @@ export interface InspectedTool {
   readonly strictDeclared: boolean;
   readonly strictView: StrictModeView;
   readonly timeoutMs: number | undefined;
+  /** Whether a call may run as an MCP task. */
+  readonly taskSupport: 'forbidden' | 'optional' | 'required';
   readonly annotations: ToolAnnotations | undefined;
   /** Whether calls wait for a person: how listings report the policy. */
   readonly approval: ApprovalPolicyKind;
@@ -130,6 +132,12 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     fail(ContractErrorCode.TIMEOUT_INVALID, `TimeoutMs must be a positive whole number of milliseconds, got ${String(timeoutMs)}`, 'set static readonly TimeoutMs = 30_000, or remove it to use the default');
   }
 
+  // TaskSupport, if declared: 'optional' or 'required'.
+  const taskSupport = (cls as { TaskSupport?: unknown }).TaskSupport;
+  if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
+    fail(ContractErrorCode.TASK_SUPPORT_INVALID, `TaskSupport must be 'optional' or 'required', got ${JSON.stringify(taskSupport) ?? String(taskSupport)}`, "set static readonly TaskSupport = 'optional', or remove it so calls never run as tasks");
+  }
+
   // ApprovalPolicy, if declared: 'always', 'never', or a function of (args, context).
   const approvalPolicy = cls.ApprovalPolicy;
   const approval = approvalPolicyKind(approvalPolicy);
@@ -207,6 +215,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
       return (strictView ??= toStrictMode(schema.parameters));
     },
     timeoutMs: timeoutMs as number | undefined,
+    taskSupport: taskSupport === 'optional' || taskSupport === 'required' ? taskSupport : 'forbidden',
     annotations: annotations && typeof annotations === 'object' ? { ...annotations } : undefined,
     approval: approval!,
     approvalPolicy: approvalPolicy as ApprovalPolicy | undefined,

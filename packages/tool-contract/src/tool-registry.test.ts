@@ -232,6 +232,15 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
     expect(registrationError(Slow).code).toBe(ContractErrorCode.TIMEOUT_INVALID);
   });
 
+  it("refuses a TaskSupport other than 'optional' or 'required', and registers the declared one", () => {
+    for (const odd of ['always', 'Optional', true, 1]) {
+      expect(registrationError(validTool('bad_tasks', { TaskSupport: odd })).code).toBe(ContractErrorCode.TASK_SUPPORT_INVALID);
+    }
+    const registry = new AgentToolRegistry();
+    registry.registerTools([validTool('long_job', { TaskSupport: 'required' }), validTool('quick_job')]);
+    expect([registry.get('long_job')?.taskSupport, registry.get('quick_job')?.taskSupport]).toEqual(['required', 'forbidden']);
+  });
+
   it('reports every violation of a class, not only the first', () => {
     class Broken {
       static readonly ToolName = 'Broken-Tool';

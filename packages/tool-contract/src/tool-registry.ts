@@ -86,6 +86,7 @@ export class AgentToolRegistry {
         return tool.strictView;
       },
       timeoutMs: tool.timeoutMs,
+      taskSupport: tool.taskSupport,
       annotations: tool.annotations,
       approval: tool.approval,
       approvalPolicy: tool.approvalPolicy,

@@ -4,6 +4,7 @@ import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, ty
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
 import { askForInput, inputChannel, isToolState } from './tool-input.js';
+import { declaresTasks, missingTasksCapability, registerTaskMethods, tasksOf, TASKS_EXTENSION } from './tasks.js';
 import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -73,7 +74,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     { name: 'aptix', version },
     {
       // 2026-07-28: a list that can change (a package follows its tools) is announced on subscriptions/listen.
-      capabilities: { tools: { listChanged: scope.era === 'legacy' || host.toolsMayChange }, logging: {} },
+      capabilities: { tools: { listChanged: scope.era === 'legacy' || host.toolsMayChange }, logging: {}, ...(scope.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
       // A 2026-07-28 list is a function of the endpoint and the loaded tool packages: fixed for the
       // process, unless a package can change its tools while the host runs (a bridged MCP server);
@@ -137,6 +138,18 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     if (state !== undefined && !isToolState(state)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid requestState: ${name} did not ask for input. Call it again without requestState.`, { reason: 'invalid_request_state' });
     // 2026-07-28: the tool may ask the user (InvokeResult.inputRequired); a retry brings the answers and its state.
     const input = scope.era === 'modern' ? inputChannel(ctx, state, call) : undefined;
+    // 2026-07-28: a tool that declares TaskSupport runs as a task for a client that declared the extension.
+    const taskSupport = scope.era === 'modern' && state === undefined ? (host.cradle.registry.get(name)?.taskSupport ?? 'forbidden') : 'forbidden';
+    if (taskSupport !== 'forbidden' && declaresTasks(ctx)) {
+      const base = { ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }), ...(scope.log === undefined ? {} : { logger: scope.log }), ...(scope.actor === undefined ? {} : { actor: scope.actor }) };
+      return tasksOf(host).start(scope.actor, async (signal, taskInput) => {
+        const outcome = await host.call(name, args ?? {}, { ...base, signal, input: taskInput });
+        // A task's questions park it (input_required) until tasks/update brings the answers.
+        if (outcome.kind === 'result' && !outcome.result.successful && outcome.result.inputRequired !== undefined) return { needs: outcome.result.inputRequired };
+        return { done: await finish(outcome, false) };
+      }) as unknown as CallToolResult;
+    }
+    if (taskSupport === 'required') throw missingTasksCapability(`${name} runs only as a task, so calling it`);
     const progress = progressReporter(request.params._meta?.progressToken, ctx);
     // 2025 sessions: the level set with logging/setLevel, else info; 2026-07-28: only the request's own level.
     const threshold = scope.era === 'legacy' ? (scope.logLevel ?? 'info') : ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined);
@@ -155,12 +168,17 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
         progress?.end();
         logs?.end();
       });
+    return finish(outcome, true);
+
+    /** The call's outcome as a tool result; `interactive` when the client is there to be asked (not a task running on). */
+    async function finish(outcome: Awaited<ReturnType<AptixHost['call']>>, interactive: boolean): Promise<CallToolResult> {
     if (outcome.kind === 'not_found') {
       const offered = await host.toolNames(listScope());
       return unknownOrOutside(host, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
     }
     // A client that can ask its user is asked (input_required, or elicitation on 2025 revisions); any other learns that the call waits, and where it is decided.
     if (outcome.kind === 'pending_approval') {
+      if (!interactive) return pendingResult(outcome.approval);
       if (scope.era === 'modern') return (await askModern(host, outcome.approval, call, ctx)) ?? pendingResult(outcome.approval);
       const questions = scope.questions;
       return askLegacy(
@@ -179,14 +197,17 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     }
     if (outcome.kind !== 'result') return errorText(outcome.message);
     const { result } = outcome;
-    if (!result.successful && result.inputRequired !== undefined) return askForInput(host, result.inputRequired, call);
+    if (!result.successful && result.inputRequired !== undefined && interactive) return askForInput(host, result.inputRequired, call);
     if (!result.successful) return errorText(InvokeResult.errorMessage(result));
     if (name === MODE_CHANGE_TOOL) {
       const guidance = await afterModeChange(scope, result.result, ctx);
       if (guidance !== undefined) return { content: [{ type: 'text', text: result.result }, { type: 'text', text: guidance }] };
     }
     return callToolResult(result, host.declaresOutputSchema(name));
+    }
   });
+
+  if (scope.era === 'modern') registerTaskMethods(server, host, scope.actor);
 
   return server;
 }

@@ -46,6 +46,8 @@ export class DelayTool extends TypedAgentTool<typeof Args> {
   `;
   /** Longer than the longest delay, so the executor's default time-out (30 s) does not cut a valid call short. */
   static readonly TimeoutMs = MAX_DELAY_MS + 5_000;
+  // A long wait is what tasks are for: a client that supports them gets a task to poll.
+  static readonly TaskSupport = 'optional' as const;
 
   static getSchema() {
     return functionToolSchema(DelayTool.ToolName, 'Waits for the given number of milliseconds; stops early, without error, when cancelled.', Args);

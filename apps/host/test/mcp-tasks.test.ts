@@ -1,0 +1,99 @@
+/**
+ * Long calls as MCP tasks (io.modelcontextprotocol/tasks, SEP-2663) on 2026-07-28, through real HTTP:
+ * testing_delay declares TaskSupport 'optional', so a client that declared the extension gets a task
+ * and polls it; others get the result directly. Task records live in the creating host's memory, and
+ * tasks/get says so when it cannot know a task (another key, another host, after a restart).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scratch, startHost, type RunningHost } from './support.js';
+
+const KEY = 'ops-key-0123456789abcdef';
+const OTHER = 'auditor-key-0123456789abcdef';
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+async function rpc(url: string, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS, key = KEY): Promise<{ result?: any; error?: { code: number; message: string; data?: any } }> {
+  const name = String(params.name ?? params.taskId ?? '');
+  const response = await fetch(`${url}/mcp/modes/tool_diagnostics`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } } }),
+  });
+  const text = await response.text();
+  return text.startsWith('{') ? JSON.parse(text) : JSON.parse(text.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5)).pop()!);
+}
+
+async function settled(url: string, taskId: string): Promise<any> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const { result } = await rpc(url, 'tasks/get', { taskId });
+    if (!['working', 'input_required'].includes(result.status)) return result;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`task ${taskId} never settled`);
+}
+
+describe('long calls as MCP tasks (2026-07-28)', () => {
+  const space = scratch();
+  const env = { APTIX_DB: space.db, APTIX_API_KEYS: `ops=${KEY},auditor=${OTHER}` };
+  let host: RunningHost;
+  beforeAll(async () => {
+    host = await startHost({ env });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    space.cleanup();
+  });
+
+  it('advertises the extension in server/discover (2026-07-28 tool listings carry no task vocabulary: the server decides)', async () => {
+    const discovered = await rpc(host.url, 'server/discover', {});
+    expect(discovered.result.capabilities.extensions).toHaveProperty(['io.modelcontextprotocol/tasks']);
+  });
+
+  it('a client that declared the extension gets a task at once, and tasks/get inlines the result once it completed', async () => {
+    const created = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 300 } })).result;
+    expect(created).toMatchObject({ resultType: 'task', status: 'working', ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
+    expect(created).not.toHaveProperty('requestState');
+    const working = (await rpc(host.url, 'tasks/get', { taskId: created.taskId })).result;
+    expect(working.status).toBe('working');
+    expect(working).not.toHaveProperty('result');
+    const done = await settled(host.url, created.taskId);
+    expect(done.status).toBe('completed');
+    expect(done.result.isError ?? false).toBe(false);
+    expect(JSON.stringify(done.result.content)).toContain('300');
+  });
+
+  it('a client without the extension gets the result directly, and the tasks methods refuse it with -32021', async () => {
+    const direct = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 10 } }, {})).result;
+    expect(direct.resultType).toBe('complete');
+    expect(direct.content.length).toBeGreaterThan(0);
+    const refused = await rpc(host.url, 'tasks/get', { taskId: 'anything' }, {});
+    expect(refused.error?.code).toBe(-32021);
+    expect(refused.error?.data?.requiredCapabilities).toEqual(TASKS);
+  });
+
+  it('tasks/cancel stops a running call: the task reads cancelled, and cancelling again is an empty ack', async () => {
+    const { taskId } = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 20_000 } })).result;
+    expect((await rpc(host.url, 'tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
+    expect((await rpc(host.url, 'tasks/get', { taskId })).result.status).toBe('cancelled');
+    expect((await rpc(host.url, 'tasks/cancel', { taskId })).error).toBeUndefined();
+  });
+
+  it('refuses an unknown, odd or foreign task id with -32602, saying where tasks live', async () => {
+    const { taskId } = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 10 } })).result;
+    for (const [id, key] of [['no-such-task', KEY], [taskId, OTHER], ['x'.repeat(10_000), KEY]] as const) {
+      const answer = await rpc(host.url, 'tasks/get', { taskId: id }, TASKS, key);
+      expect(answer.error?.code).toBe(-32602);
+      expect(answer.error?.message).toContain('tasks live in the memory of the host that created them');
+    }
+    const odd = await rpc(host.url, 'tasks/get', { taskId: 42 });
+    expect(odd.error?.code).toBe(-32602);
+  });
+
+  it('after a restart, a task of the stopped host is reported unknown, with the reason, never given a made-up status', async () => {
+    const { taskId } = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 10_000 } })).result;
+    await host.stop();
+    host = await startHost({ env });
+    const answer = await rpc(host.url, 'tasks/get', { taskId });
+    expect(answer.error?.code).toBe(-32602);
+    expect(answer.error?.message).toContain('before this host restarted (its outcome is then unknown)');
+  });
+});
