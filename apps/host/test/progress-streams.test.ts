@@ -360,19 +360,36 @@ describe('an isolated package: progress and log entries cross the worker boundar
     expect(await healthy()).toBe(true);
   });
 
-  it("keeps an isolated tool's approval policy: 'always' gates, an argument-dependent one gates every call (fails closed), and an approved call runs in the worker", async () => {
+  it("keeps an isolated tool's approval policy: 'always' gates, one that depends on the arguments is asked in the worker, and an approved call runs there", async () => {
     const listed = (await (await fetch(`${host.url}/v1/tools`, { headers: AUTH })).json()) as { approvals: Record<string, string> };
     expect(listed.approvals).toMatchObject({ iso_gated_always: 'always', iso_gated_dynamic: 'dynamic' });
     expect(listed.approvals.iso_echo).toBeUndefined();
     const always = await invokeJson(host, 'iso_gated_always', { arguments: { text: 'hello' } });
     expect(always.status).toBe(202);
-    const dynamic = await invokeStream(host, 'iso_gated_dynamic', { arguments: { text: 'harmless' } });
-    expect(dynamic.status).toBe(202);
-    expect(dynamic.json!.reason).toContain("runs in its package's isolated worker");
     const approved = await fetch(`${host.url}/v1/approvals/${always.body.approvalId}`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: '{"decision":"approve"}' });
     const decided = (await approved.json()) as { status: string; result: { successful: boolean; result: { ran: string; threadId: number } } };
     expect(decided).toMatchObject({ status: 'executed', result: { successful: true, result: { ran: 'hello' } } });
     expect(decided.result.result.threadId).toBeGreaterThan(0);
+
+    const harmless = await invokeStream(host, 'iso_gated_dynamic', { arguments: { text: 'harmless' } });
+    expect(JSON.parse(harmless.events.at(-1)!.data)).toMatchObject({ successful: true, result: { ran: 'harmless' } });
+    const risky = await invokeStream(host, 'iso_gated_dynamic', { arguments: { text: 'risky' } });
+    expect(risky.status).toBe(202);
+    expect(risky.json!.reason).toBe('Risky text needs a person.');
+    // A policy that throws fails closed, in the worker as in process.
+    const broken = await invokeJson(host, 'iso_gated_dynamic', { arguments: { text: 'throw' } });
+    expect(broken.status).toBe(202);
+    expect(broken.body.reason).toContain('approval policy failed');
+  });
+
+  it('gates a call whose policy never returns in the worker, replaces that worker, and keeps serving', async () => {
+    const hung = await invokeJson(host, 'iso_gated_dynamic', { arguments: { text: 'hang' } });
+    expect(hung.status).toBe(202);
+    expect(hung.body.reason).toContain('did not answer within');
+    await logLine(host, (entry) => typeof entry.msg === 'string' && entry.msg.includes('replacing a worker that stayed busy'));
+    // The next call waits for the fresh worker (the caller's deadline still holds) and runs.
+    expect((await invokeJson(host, 'iso_echo', { arguments: { text: 'after the hang' } })).body.result.echo).toBe('after the hang');
+    expect(await healthy()).toBe(true);
   });
 
   it('streams an isolated tool over HTTP: progress and log events in order, then the result', async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson, createAdminLogger, type ContentBlock, type LevelLogger, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry } from '@aptix/tool-contract';
 import type { ApprovalDecisionOutcome, ApprovalStore, ToolApproval } from '@aptix/agent-sessions';
 import type { Logger } from 'pino';
+import { workerEvaluation } from '../isolation/worker-policy.js';
 
 /** The InvokeResult as callers see it (`result` parsed), the shape stored with an executed approval. */
 export interface PresentedResult {
@@ -63,7 +64,9 @@ export class ApprovalGate {
     if (entry === undefined || entry.approval === 'never') return { gated: false, args };
     const decoded = decodeArguments<object>(name, entry.parameters, args);
     if (!decoded.ok) return { gated: false, args };
-    const { required, reason } = evaluateApprovalPolicy(name, entry.approvalPolicy, decoded.value, context);
+    // An isolated tool's argument-dependent policy is evaluated in its worker (asynchronously, failing closed).
+    const inWorker = workerEvaluation(entry.approvalPolicy);
+    const { required, reason } = inWorker ? await inWorker(decoded.value, context) : evaluateApprovalPolicy(name, entry.approvalPolicy, decoded.value, context);
     if (!required) return { gated: false, args: decoded.value };
     const approval = await this.#o.approvals.create({ sessionId: context.sessionId ?? null, toolName: name, arguments: canonicalJson(decoded.value), reason, requestedBy, ttlMs: this.#o.ttlMs });
     log.info({ approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy }, `${name} awaits approval ${approval.id}: ${reason}`);

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
-import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass, ApprovalPolicy, InvokeResult } from '@aptix/tool-contract';
+import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass, InvokeResult } from '@aptix/tool-contract';
 import type { ToolPackageConfig } from '../tool-package-config.js';
 import { DEFAULT_WORKER_HEAP_MB } from '../tool-package-config.js';
 import { resolveEntry, ToolPackageError, type LoadedToolPackage } from '../tool-packages.js';
 import type { IsolatedToolMeta } from './protocol.js';
 import { WorkerPool } from './worker-pool.js';
+import { isolatedDynamicPolicy } from './worker-policy.js';
 
 export interface IsolatedLoadOptions {
   readonly limitMs: number;
@@ -75,18 +76,13 @@ function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass
   };
   if (meta.timeoutMs !== undefined) statics.TimeoutMs = { value: meta.timeoutMs, enumerable: true };
   if (meta.annotations !== undefined) statics.ToolAnnotations = { value: meta.annotations, enumerable: true };
-  // The approval policy, failing closed: anything but "never" gates. A policy that depends on the arguments
-  // is a function in the worker, which the host's synchronous gate cannot consult: every call waits for a person.
-  if (meta.approval !== 'never') statics.ApprovalPolicy = { value: meta.approval === 'dynamic' ? isolatedDynamicPolicy(meta.name) : 'always', enumerable: true };
+  // The approval policy, failing closed: anything but "never" gates. One that depends on the arguments is a
+  // function in the worker: the host's approval gate asks the worker (see worker-policy.ts).
+  if (meta.approval !== 'never') {
+    const policy = meta.approval === 'dynamic' ? isolatedDynamicPolicy(meta.name, (args, context) => pool.evaluatePolicy(meta.name, args, context)) : 'always';
+    statics.ApprovalPolicy = { value: policy, enumerable: true };
+  }
   if (meta.outputSchema !== undefined) statics.OutputSchema = { value: meta.outputSchema, enumerable: true };
   Object.defineProperties(IsolatedTool, statics);
   return IsolatedTool as unknown as AnyAgentToolClass;
-}
-
-/** The host's stand-in for an isolated tool's argument-dependent approval policy: a person decides every call. */
-function isolatedDynamicPolicy(name: string): ApprovalPolicy {
-  return () => ({
-    required: true,
-    reason: `${name}'s approval policy depends on its arguments and runs in its package's isolated worker, where the host cannot consult it before the call; so a person decides every call.`,
-  });
 }

@@ -1,10 +1,11 @@
 /**
  * One worker thread of an isolated package, as the pool sees it: the calls it holds, whether it may be
- * stuck, and how its calls are answered when it ends under them.
+ * stuck, how its calls are answered when it ends under them, and how what it sends about a call is read.
  */
 import type { Worker } from 'node:worker_threads';
-import { cancelledJson, ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
-import type { HostMessage } from './protocol.js';
+import type { Logger } from 'pino';
+import { cancelledJson, ExecutionErrorCode, InvokeResult, TOOL_LOG_LEVELS, type AgentToolExecutionContext, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
+import type { HostMessage, WorkerMessage } from './protocol.js';
 
 export interface Pending {
   readonly name: string;
@@ -82,4 +83,46 @@ export function endedResult(pending: Pending, ending: Ending, pkg: string, heapL
 
 export function describeEnding(ending: Ending): string {
   return ending.kind === 'memory' ? 'ran out of memory' : ending.kind === 'stuck' ? 'stayed busy past a call’s time-out' : `stopped (${ending.detail})`;
+}
+
+/** A failed result as a worker sent it: its errors, which the executor cleans and bounds; anything unreadable is a malformed result. */
+export function failedFromWire(name: string, payload: string): InvokeResult<string> {
+  try {
+    const errors = JSON.parse(payload) as unknown;
+    if (Array.isArray(errors)) return { successful: false, result: null, errors } as InvokeResult<string>;
+  } catch {
+    // below
+  }
+  return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
+}
+
+/** Hands a worker's report to the caller's function: malformed JSON, or a caller that throws, is dropped. */
+function deliver(send: () => void): void {
+  try {
+    send();
+  } catch {
+    // A report is never a reason to fail a call.
+  }
+}
+
+/** A progress report a worker sent for a call: to the caller's own function, which checks it again. */
+export function deliverProgress(context: AgentToolExecutionContext, payload: string): void {
+  if (context.reportProgress !== undefined) deliver(() => context.reportProgress!(JSON.parse(payload) as ToolProgress));
+}
+
+/** A log entry a worker sent for a call: to the caller's own function, which checks it again. */
+export function deliverLog(context: AgentToolExecutionContext, payload: string): void {
+  if (context.log === undefined) return;
+  deliver(() => {
+    const { level, message, data } = JSON.parse(payload) as { level?: unknown; message?: unknown; data?: unknown };
+    if (typeof level === 'string' && (TOOL_LOG_LEVELS as readonly string[]).includes(level)) context.log!(level as ToolLogLevel, String(message), data);
+  });
+}
+
+/** An operator's log line from a worker (the tools' AdminLogger), tagged with the package; nothing in it trusted. */
+export function logWorkerEntry(logger: Logger, specifier: string, message: Extract<WorkerMessage, { type: 'log' }>): void {
+  const level = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].includes(message.level) ? message.level : 'error';
+  const fields: Record<string, unknown> = { toolPackage: specifier, tag: String(message.tag) };
+  if (Array.isArray(message.pairs)) for (const pair of message.pairs.slice(0, 32)) if (Array.isArray(pair)) fields[String(pair[0])] = String(pair[1]);
+  logger[level](fields, String(message.message).slice(0, 8192));
 }

@@ -34,6 +34,8 @@ export interface IsolatedToolMeta {
  * structured-cloning one string costs less than an object of strings, on both sides.
  */
 export type HostMessage =
+  /** Evaluate a tool's approval policy for these arguments (JSON text) and context data (JSON text). */
+  | { readonly type: 'policy'; readonly id: number; readonly name: string; readonly args: string; readonly context: string }
   | { readonly type: 'cancel'; readonly id: number; readonly timedOut: boolean }
   | { readonly type: 'ping'; readonly seq: number }
   | { readonly type: 'close' };
@@ -45,6 +47,7 @@ export type WorkerMessage =
   /** A successful result with content blocks (plain data, structured-cloned); plain results go as strings. */
   | { readonly type: 'result'; readonly id: number; readonly result: InvokeResult<string> }
   | { readonly type: 'pong'; readonly seq: number }
+  | { readonly type: 'policy'; readonly id: number; readonly required: boolean; readonly reason: string }
   | { readonly type: 'closed' }
   | { readonly type: 'log'; readonly level: LogLevel; readonly tag: string; readonly message: string; readonly pairs: ReadonlyArray<readonly [string, string]> };
 
@@ -96,7 +99,7 @@ export function decodeCall(wire: string): DecodedCall {
 }
 
 /** The context's fields that are plain values, as JSON: functions and objects stay behind. */
-function contextData(context: AgentToolExecutionContext): string {
+export function contextData(context: AgentToolExecutionContext): string {
   let out = '';
   for (const key of Object.keys(context)) {
     const value = (context as Record<string, unknown>)[key];

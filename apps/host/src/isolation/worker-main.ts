@@ -9,6 +9,7 @@ import {
   AgentToolExecutor,
   AgentToolRegistry,
   describeThrown,
+  evaluateApprovalPolicy,
   ToolContractError,
   type AdminLogger,
   type AgentTool,
@@ -114,6 +115,17 @@ async function start(): Promise<void> {
       case 'cancel':
         calls.cancel(message.id, message.timedOut);
         return;
+      case 'policy': {
+        // Fails closed on anything it cannot read or that throws (evaluateApprovalPolicy's rules).
+        let answer: { required: boolean; reason: string };
+        try {
+          answer = evaluateApprovalPolicy(message.name, registry.get(message.name)?.approvalPolicy, JSON.parse(message.args), JSON.parse(message.context));
+        } catch {
+          answer = { required: true, reason: `${message.name}'s approval policy could not be evaluated, so a person must decide.` };
+        }
+        send({ type: 'policy', id: message.id, required: answer.required, reason: answer.reason });
+        return;
+      }
     }
   });
   send({ type: 'ready', name: imported.name, version: imported.version, folder: imported.folder, tools: metas });

@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { ExecutionErrorCode, InvokeResult, TOOL_LOG_LEVELS, type AgentToolExecutionContext, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
+import { ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
-import { describeEnding, endedResult, PoolWorker, type Ending } from './pool-worker.js';
-import { decodeCallMessage, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
+import { deliverLog, deliverProgress, describeEnding, endedResult, failedFromWire, logWorkerEntry, PoolWorker, type Ending } from './pool-worker.js';
+import { contextData, decodeCallMessage, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
+import { PolicyQuestions, type PolicyAnswer } from './worker-policy.js';
 
 export type ReadyMessage = Extract<WorkerMessage, { type: 'ready' }>;
 
@@ -41,6 +42,7 @@ export class WorkerPool extends EventEmitter {
   readonly #workers = new Set<PoolWorker>();
   readonly #waiting: Array<(worker: PoolWorker | undefined) => void> = [];
   #nextId = 0;
+  readonly #policies = new PolicyQuestions();
   #closing = false;
   #retryMs = 500;
   /** Workers ended and replaced so far (a gauge for tests and the bench). */
@@ -82,6 +84,20 @@ export class WorkerPool extends EventEmitter {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiting.push(take);
     });
+  }
+
+  /** Evaluates a tool's approval policy in a worker (see worker-policy.ts); never rejects, fails closed. */
+  evaluatePolicy(name: string, args: unknown, context: AgentToolExecutionContext): Promise<PolicyAnswer> {
+    const entry = this.#pick();
+    if (entry === undefined) return Promise.resolve({ required: true, reason: `${name}'s approval policy could not be evaluated now (no worker of its package is ready), so a person must decide.` });
+    const id = ++this.#nextId;
+    return this.#policies.ask(
+      entry,
+      id,
+      name,
+      () => entry.post({ type: 'policy', id, name, args: JSON.stringify(args), context: contextData(context) }),
+      () => entry.checkAlive(this.#options.stuckAfterMs ?? 500, () => this.#end(entry, { kind: 'stuck' })),
+    );
   }
 
   /** Lets each ready worker run the package's `close` export (bounded by its time limit), then ends every worker. */
@@ -202,12 +218,15 @@ export class WorkerPool extends EventEmitter {
             // Checked again by the host's executor (result text, content blocks, output schema).
             if (typeof message.id === 'number') this.#settle(entry, message.id, message.result);
             return;
+          case 'policy':
+            this.#policies.answer(entry, message);
+            return;
           case 'pong':
             entry.pong();
             this.#drainWaiting();
             return;
           case 'log':
-            this.#log(message);
+            logWorkerEntry(logger, specifier, message);
             return;
           case 'closed':
             entry.closed?.();
@@ -225,6 +244,7 @@ export class WorkerPool extends EventEmitter {
         this.#workers.delete(entry);
         const ending = entry.ending ?? { kind: 'crash', detail: `exit code ${code}` };
         for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, endedResult(pending, ending, specifier, resourceLimits.maxOldGenerationSizeMb));
+        this.#policies.ended(entry);
         if (!wasReady) {
           reject(failure ?? new Error(`${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`));
           return;
@@ -282,43 +302,11 @@ export class WorkerPool extends EventEmitter {
         this.#settle(entry, message.id, failedFromWire(pending.name, message.payload));
         return;
       case 'P':
-        if (pending.context.reportProgress !== undefined) deliver(() => pending.context.reportProgress!(JSON.parse(message.payload) as ToolProgress));
+        deliverProgress(pending.context, message.payload);
         return;
       case 'L':
-        if (pending.context.log !== undefined) {
-          deliver(() => {
-            const { level, message: text, data } = JSON.parse(message.payload) as { level?: unknown; message?: unknown; data?: unknown };
-            if (typeof level === 'string' && (TOOL_LOG_LEVELS as readonly string[]).includes(level)) pending.context.log!(level as ToolLogLevel, String(text), data);
-          });
-        }
+        deliverLog(pending.context, message.payload);
         return;
     }
-  }
-
-  #log(message: Extract<WorkerMessage, { type: 'log' }>): void {
-    const level = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].includes(message.level) ? message.level : 'error';
-    const fields: Record<string, unknown> = { toolPackage: this.#options.specifier, tag: String(message.tag) };
-    if (Array.isArray(message.pairs)) for (const pair of message.pairs.slice(0, 32)) if (Array.isArray(pair)) fields[String(pair[0])] = String(pair[1]);
-    this.#options.logger[level](fields, String(message.message).slice(0, 8192));
-  }
-}
-
-/** A failed result as a worker sent it: its errors, which the executor cleans and bounds; anything unreadable is a malformed result. */
-function failedFromWire(name: string, payload: string): InvokeResult<string> {
-  try {
-    const errors = JSON.parse(payload) as unknown;
-    if (Array.isArray(errors)) return { successful: false, result: null, errors } as InvokeResult<string>;
-  } catch {
-    // below
-  }
-  return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
-}
-
-/** Hands a worker's report to the caller's function: malformed JSON, or a caller that throws, is dropped. */
-function deliver(send: () => void): void {
-  try {
-    send();
-  } catch {
-    // A report is never a reason to fail a call.
   }
 }
