@@ -1,4 +1,5 @@
 import { AptixToolError, createAptixTools, type AptixTools, type AptixToolsOptions } from '@aptix/adapter-core';
+import { ContentForModel } from './content-output.js';
 import { jsonSchema, tool, type JSONSchema7, type ModelMessage, type Tool, type ToolApprovalStatus, type ToolSet } from 'ai';
 
 export interface AiSdkToolsOptions extends AptixToolsOptions {
@@ -54,6 +55,7 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
   const aptix = await createAptixTools(options);
   const strictMode = options.strict ?? true;
   const tools: Record<string, Tool> = {};
+  const content = new ContentForModel();
   for (const name of aptix.names()) {
     const { description, parameters, strict } = aptix.describe(name, strictMode);
     const gated = aptix.registry.get(name)!.approval !== 'never';
@@ -66,8 +68,11 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
         const approved = gated && approvedInHistory(messages, toolCallId);
         const result = await aptix.call(name, input, { signal: abortSignal, approved });
         if (!result.successful) throw new AptixToolError(name, result);
+        content.keep(toolCallId, result);
         return JSON.parse(result.result) as unknown;
       },
+      // Content blocks reach the model as the AI SDK's content output; other results as their JSON.
+      toModelOutput: (options: { toolCallId: string; output: unknown }) => content.toModelOutput(options),
     });
   }
   const activeTools = () => aptix.offeredToolNames();

@@ -12,6 +12,7 @@ import { loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import type { AptixSessionScope, AptixTools } from '../aptix-tools.js';
 
 export { docsExample, importDocsExample } from './docs-example.js';
+export { CHART_PDF, ChartTool, contentToolPackage, RED_PIXEL_PNG } from './content-tool.js';
 
 /** A session store in a scratch folder, and the shipped catalog it was opened with. */
 export interface ScratchSessions {
