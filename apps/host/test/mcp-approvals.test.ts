@@ -34,9 +34,9 @@ async function modernClient(url: string, answer?: (message: string) => Answer): 
   return client;
 }
 
-async function legacyClient(url: string, agentSessionId: string, answer?: (message: string) => Answer): Promise<LegacyClient> {
+async function legacyClient(url: string, agentSessionId: string, answer?: (message: string) => Answer | Promise<Answer>): Promise<LegacyClient> {
   const client = new LegacyClient({ name: 'aptix-approvals-v1', version: '1.0.0' }, answer ? { capabilities: { elicitation: {} } } : {});
-  if (answer) client.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params.message) as never);
+  if (answer) client.setRequestHandler(ElicitRequestSchema, async (request) => (await answer(request.params.message)) as never);
   await client.connect(new LegacyTransport(new URL(`${url}/mcp`), { requestInit: { headers: { ...auth, 'x-aptix-session-id': agentSessionId } } }));
   return client;
 }
@@ -234,6 +234,27 @@ describe('approval gates over MCP', () => {
       await client.close();
       expect((result._meta as any)['aptix/approval'].status).toBe('pending_approval');
       expect(await approval(a, (result._meta as any)['aptix/approval'].approvalId)).toMatchObject({ status: 'pending' });
+    });
+
+    it('asks one question at a time per session: a second gated call while the first is open is not asked, and waits', async () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let asked = 0;
+      const client = await legacyClient(a.url, await session(), async () => {
+        asked++;
+        await held;
+        return { action: 'accept', content: { decision: 'deny' } };
+      });
+      const first = client.callTool({ name: 'testing_issue_refund', arguments: bigRefund() });
+      while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = await client.callTool({ name: 'testing_issue_refund', arguments: bigRefund() });
+      expect(text(second)).toContain('Another question to the user is open in this MCP session');
+      expect(await approval(a, (second._meta as any)['aptix/approval'].approvalId)).toMatchObject({ status: 'pending' });
+      release();
+      const answered = await first;
+      await client.close();
+      expect(asked).toBe(1);
+      expect(await approval(a, (answered._meta as any)['aptix/approval'].approvalId)).toMatchObject({ status: 'denied' });
     });
 
     it('an answer that is not a decision decides nothing', async () => {

@@ -5,15 +5,16 @@
  * tasks/get says so when it cannot know a task (another key, another host, after a restart).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratch, startHost, type RunningHost } from './support.js';
+import { join } from 'node:path';
+import { HOST_ROOT, scratch, startHost, startHostWithConfig, type RunningHost } from './support.js';
 
 const KEY = 'ops-key-0123456789abcdef';
 const OTHER = 'auditor-key-0123456789abcdef';
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
-async function rpc(url: string, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS, key = KEY): Promise<{ result?: any; error?: { code: number; message: string; data?: any } }> {
+async function rpc(url: string, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS, key = KEY, path = '/mcp/modes/tool_diagnostics'): Promise<{ result?: any; error?: { code: number; message: string; data?: any } }> {
   const name = String(params.name ?? params.taskId ?? '');
-  const response = await fetch(`${url}/mcp/modes/tool_diagnostics`, {
+  const response = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } } }),
@@ -95,5 +96,63 @@ describe('long calls as MCP tasks (2026-07-28)', () => {
     const answer = await rpc(host.url, 'tasks/get', { taskId });
     expect(answer.error?.code).toBe(-32602);
     expect(answer.error?.message).toContain('before this host restarted (its outcome is then unknown)');
+  });
+});
+
+describe('a task that asks the user (the conformance fixtures confirm_delete and multi_input)', () => {
+  const conformance = join(HOST_ROOT, '../../e2e/conformance');
+  let host: RunningHost;
+  let cleanup: () => void;
+  beforeAll(async () => {
+    const started = await startHostWithConfig({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools')], modes: join(conformance, 'modes.json') });
+    host = started.host;
+    cleanup = () => started.space.cleanup();
+  });
+  afterAll(async () => {
+    await host?.stop();
+    cleanup?.();
+  });
+  const call = (method: string, params: Record<string, unknown>) => rpc(host.url, method, params, TASKS, KEY, '/mcp');
+  const parked = async (taskId: string) => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const { result } = await call('tasks/get', { taskId });
+      if (result.status !== 'working') return result;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('never parked');
+  };
+
+  it('parks for its questions, keeps the unanswered ones pending, ignores unknown keys, and goes on once all are answered', async () => {
+    const { taskId } = (await call('tools/call', { name: 'multi_input', arguments: {} })).result;
+    expect(Object.keys((await parked(taskId)).inputRequests).sort()).toEqual(['first', 'second']);
+    expect((await call('tasks/update', { taskId, inputResponses: { first: { action: 'accept', content: { name: 'Ada', confirm: true } }, stranger: { action: 'accept', content: {} } } })).error).toBeUndefined();
+    const half = (await call('tasks/get', { taskId })).result;
+    expect(half.status).toBe('input_required');
+    expect(Object.keys(half.inputRequests)).toEqual(['second']);
+    await call('tasks/update', { taskId, inputResponses: { second: { action: 'accept', content: { name: 'Grace', confirm: true } } } });
+    let done = (await call('tasks/get', { taskId })).result;
+    for (let attempt = 0; attempt < 100 && done.status === 'working'; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      done = (await call('tasks/get', { taskId })).result;
+    }
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.result.content)).toContain('Both answered: Ada and Grace.');
+  });
+
+  it('malformed answers change nothing (the question stays pending), and a parked task can be cancelled', async () => {
+    const { taskId } = (await call('tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' } })).result;
+    await parked(taskId);
+    for (const inputResponses of [null, [1, 2], 'yes', { confirm: 12345 }, { confirm: null }]) {
+      const answer = await call('tasks/update', { taskId, inputResponses });
+      // The SDK drops answers that are not response objects; a body that is not an object is refused.
+      if (answer.error !== undefined) expect(answer.error.code, JSON.stringify(inputResponses)).toBe(-32602);
+      const still = (await call('tasks/get', { taskId })).result;
+      expect(still.status, JSON.stringify(inputResponses)).toBe('input_required');
+      expect(Object.keys(still.inputRequests)).toEqual(['confirm']);
+    }
+    await call('tasks/cancel', { taskId });
+    const cancelled = (await call('tasks/get', { taskId })).result;
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled).not.toHaveProperty('inputRequests');
   });
 });

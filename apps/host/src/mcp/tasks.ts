@@ -164,10 +164,6 @@ export class McpTasks {
     }
     if (this.#tasks.size >= MAX_TASKS) throw new ProtocolError(ProtocolErrorCode.InternalError, `This host already runs ${MAX_TASKS} tasks, its limit. Retry when some have finished.`);
   }
-
-  abortAll(): void {
-    for (const task of this.#tasks.values()) task.abort.abort();
-  }
 }
 
 const hosts = new WeakMap<AptixHost, McpTasks>();
