@@ -20,8 +20,11 @@ export async function loadToolPackages(config: ToolPackagesSettings, logger: Log
       const limitMs = entry.startupTimeoutMs ?? config.startupTimeoutMs;
       try {
         if (entry.isolation === 'worker') {
-          // A worker's package keeps its start-up tools: changes would have to cross the thread.
-          loaded.push(await loadIsolated(entry, config.baseDir, { limitMs, logger, maxResultBytes: config.maxResultBytes, maxErrorMessageLength: config.maxErrorMessageLength }));
+          // Its workers report the package's changed tool lists; the host follows them like any package's.
+          const follower = live?.follower();
+          const toolPackage = await loadIsolated(entry, config.baseDir, { limitMs, logger, maxResultBytes: config.maxResultBytes, maxErrorMessageLength: config.maxErrorMessageLength }, follower);
+          follower?.loaded(toolPackage);
+          loaded.push(toolPackage);
           continue;
         }
         const follower = live?.follower();

@@ -130,3 +130,35 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
     expect(host.child.exitCode).toBeNull();
   });
 });
+
+describe('the same with the bridge in worker isolation', () => {
+  const space = scratch();
+  let host: RunningHost;
+  const invoke = async (name: string, args: object) => {
+    const response = await fetch(`${host.url}/v1/tools/${name}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) });
+    return { status: response.status, body: (await response.json()) as Envelope };
+  };
+  const listed = async (mode: string) => ((await (await fetch(`${host.url}/v1/tools?mode=${mode}`)).json()) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+
+  beforeAll(async () => {
+    const file = join(space.dir, 'isolated.json');
+    // One worker: a stdio server is started per worker, and the test changes the one it talks to.
+    const bridge = { package: '@aptix/tool-mcp-bridge', isolation: 'worker', workers: 1, startupTimeoutMs: 60_000, options: { name: 'live', connectTimeoutMs: 30_000, modes: ['general'], stdio: { command: process.execPath, args: [LIVE, 'stdio'] } } };
+    writeFileSync(file, JSON.stringify({ toolPackages: [...FIRST_PARTY, bridge] }));
+    host = await startHost({ env: { APTIX_DB: space.db }, args: ['--config', file] });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    space.cleanup();
+  });
+
+  it('offers the tools its worker reports after a change, in the modes the bridge joins, and withdraws removed ones', async () => {
+    expect(await listed('general')).toContain('live_echo');
+    expect((await invoke('live_control', { action: 'add', count: 1 })).body.errors).toEqual([]);
+    await vi.waitFor(async () => expect(await listed('general')).toContain('live_extra_1'), { timeout: 15_000, interval: 50 });
+    expect((await invoke('live_extra_1', { x: 3 })).body.result).toMatchObject({ content: [{ type: 'text', text: 'extra-1: 3' }] });
+    expect((await invoke('live_control', { action: 'remove', name: 'extra-1' })).body.errors).toEqual([]);
+    await vi.waitFor(async () => expect(await listed('general')).not.toContain('live_extra_1'), { timeout: 15_000, interval: 50 });
+    expect((await invoke('live_extra_1', { x: 3 })).status).toBe(404);
+  });
+});

@@ -3,6 +3,7 @@ import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass, InvokeRes
 import type { ToolPackageConfig } from '../tool-package-config.js';
 import { DEFAULT_WORKER_HEAP_MB } from '../tool-package-config.js';
 import { resolveEntry, ToolPackageError, type LoadedToolPackage } from '../tool-packages.js';
+import type { ToolPackageFollower } from '../live-tools.js';
 import type { IsolatedToolMeta } from './protocol.js';
 import { WorkerPool } from './worker-pool.js';
 import { isolatedDynamicPolicy } from './worker-policy.js';
@@ -21,7 +22,7 @@ export interface IsolatedLoadOptions {
  * the CLI, the agent loop) sees the same tool. A call runs in a worker; its time-out and cancellation
  * cross to it.
  */
-export async function loadIsolated(config: ToolPackageConfig, baseDir: string, options: IsolatedLoadOptions): Promise<LoadedToolPackage> {
+export async function loadIsolated(config: ToolPackageConfig, baseDir: string, options: IsolatedLoadOptions, follower?: ToolPackageFollower): Promise<LoadedToolPackage> {
   // Resolved here first, so a package that is not installed fails with the same message as in process.
   const entry = resolveEntry(config.specifier, baseDir);
   let started: Awaited<ReturnType<typeof WorkerPool.start>>;
@@ -44,17 +45,32 @@ export async function loadIsolated(config: ToolPackageConfig, baseDir: string, o
     throw new ToolPackageError((error as Error).message, { cause: error });
   }
   const { pool, ready } = started;
-  return {
+  // One proxy class per distinct static side: the same report (from each worker, or again) gives the
+  // same classes, so the host sees a change only when there is one.
+  const proxies = new Map<string, AnyAgentToolClass>();
+  const proxyOf = (meta: IsolatedToolMeta) => {
+    const key = JSON.stringify(meta);
+    let toolClass = proxies.get(key);
+    if (toolClass === undefined) proxies.set(key, (toolClass = proxyClass(meta, pool)));
+    return toolClass;
+  };
+  const loaded: LoadedToolPackage = {
     specifier: config.specifier,
     name: ready.name,
     version: ready.version,
     entry,
     folder: ready.folder,
-    tools: ready.tools.map((meta) => proxyClass(meta, pool)),
+    tools: ready.tools.map(proxyOf),
     dependencies: {},
     isolation: 'worker',
     close: () => pool.close(),
   };
+  if (follower !== undefined && ready.changing === true) {
+    follower.watched();
+    // Each worker runs the package, so each reports its changes (and a fresh worker its start-up list).
+    pool.on('tools', (tools: readonly IsolatedToolMeta[]) => follower.toolsChanged(tools.map(proxyOf)));
+  }
+  return loaded;
 }
 
 /** A host-side class for a tool that runs in the pool: the static side as reported, `execute` through the pool. */
@@ -83,6 +99,7 @@ function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass
     statics.ApprovalPolicy = { value: policy, enumerable: true };
   }
   if (meta.outputSchema !== undefined) statics.OutputSchema = { value: meta.outputSchema, enumerable: true };
+  if (meta.modes !== undefined) statics.Modes = { value: meta.modes, enumerable: true };
   Object.defineProperties(IsolatedTool, statics);
   return IsolatedTool as unknown as AnyAgentToolClass;
 }

@@ -27,6 +27,8 @@ export interface IsolatedToolMeta {
   readonly approval: ApprovalPolicyKind;
   /** The declared OutputSchema (plain JSON): the host's registry checks it again, and its executor checks each result against it. */
   readonly outputSchema?: JsonSchema;
+  /** The modes the class asks to join (its static `Modes`), as the worker read them; the host checks them again. */
+  readonly modes?: readonly string[];
 }
 
 /**
@@ -42,7 +44,10 @@ export type HostMessage =
 
 export type WorkerMessage =
   | { readonly type: 'phase'; readonly phase: 'import' | 'setup' }
-  | { readonly type: 'ready'; readonly name: string; readonly version: string | undefined; readonly folder: string; readonly tools: readonly IsolatedToolMeta[] }
+  /** `changing`: the package took `toolsChanged` from its ToolPackageHost, so its tools may change while the host runs. */
+  | { readonly type: 'ready'; readonly name: string; readonly version: string | undefined; readonly folder: string; readonly tools: readonly IsolatedToolMeta[]; readonly changing?: boolean }
+  /** The package's whole tool list after it changed (`toolsChanged`), as checked in the worker. */
+  | { readonly type: 'tools'; readonly tools: readonly IsolatedToolMeta[] }
   | { readonly type: 'failed'; readonly message: string }
   /** A successful result with content blocks (plain data, structured-cloned); plain results go as strings. */
   | { readonly type: 'result'; readonly id: number; readonly result: InvokeResult<string> }

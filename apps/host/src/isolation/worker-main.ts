@@ -16,6 +16,8 @@ import {
   type AnyAgentToolClass,
   type LogLevel,
   type LogPairs,
+  type ToolList,
+  type ToolPackageHost,
 } from '@aptix/tool-contract';
 import { closeModule, importToolPackage, setUpToolPackage } from '../tool-packages.js';
 import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
@@ -57,11 +59,22 @@ async function start(): Promise<void> {
   const imported = await importToolPackage(setup.specifier, setup.baseDir, setup.limitMs);
   send({ type: 'phase', phase: 'setup' });
   const who = { specifier: setup.specifier, name: imported.name, entry: imported.entry };
-  const { tools, dependencies } = await setUpToolPackage(imported.module, who, { logger, options: setup.options }, setup.limitMs);
+  let changing = false;
+  let follow: ((tools: ToolList) => void) | undefined;
+  const host: ToolPackageHost = { logger, options: setup.options };
+  // A getter, so that only a package that takes it counts as one whose tools may change.
+  Object.defineProperty(host, 'toolsChanged', {
+    enumerable: true,
+    get: () => {
+      changing = true;
+      return (tools: ToolList) => follow?.(tools);
+    },
+  });
+  const { tools, dependencies } = await setUpToolPackage(imported.module, who, host, setup.limitMs);
   const cradle = cradleOf(dependencies);
   const registry = new AgentToolRegistry({ logger });
-  const metas: IsolatedToolMeta[] = [];
-  for (const toolClass of tools) {
+  /** Registers a class and reads its static side for the host; throws a message naming what is wrong. */
+  const admit = (toolClass: AnyAgentToolClass): IsolatedToolMeta => {
     let registered;
     try {
       registered = registry.registerTool(toolClass);
@@ -76,20 +89,54 @@ async function start(): Promise<void> {
     try {
       instance = new toolClass(cradle) as AgentTool;
     } catch (error) {
+      registry.unregister(registered.name);
       throw new Error(`Tool "${registered.name}" from "${imported.name}" cannot be created in its worker: its constructor threw ${describeThrown(error)}.`);
     }
-    metas.push({
+    return {
       name: registered.name,
-      className: (toolClass as AnyAgentToolClass).name,
+      className: toolClass.name,
       usage: registered.usageMetadata,
-      schema: JSON.parse(JSON.stringify((toolClass as AnyAgentToolClass).getSchema())) as IsolatedToolMeta['schema'],
+      schema: JSON.parse(JSON.stringify(toolClass.getSchema())) as IsolatedToolMeta['schema'],
       timeoutMs: registered.timeoutMs,
       annotations: registered.annotations === undefined ? undefined : JSON.parse(JSON.stringify(registered.annotations)),
       fullyExecutedOnServer: instance.isToolFullyExecutedOnServer !== false,
       approval: registered.approval,
       ...(registered.outputSchema === undefined ? {} : { outputSchema: registered.outputSchema }),
-    });
+      ...(toolClass.Modes === undefined ? {} : { modes: JSON.parse(JSON.stringify(toolClass.Modes)) as readonly string[] }),
+    };
+  };
+  const metas = new Map<string, { toolClass: AnyAgentToolClass; meta: IsolatedToolMeta }>();
+  for (const toolClass of tools) {
+    const meta = admit(toolClass as AnyAgentToolClass);
+    metas.set(meta.name, { toolClass: toolClass as AnyAgentToolClass, meta });
   }
+  // Later lists: this worker's registry follows them (a class that fails is logged and left out, as
+  // in the host), and the host is sent the whole list to check and offer again.
+  follow = (next) => {
+    let list: AnyAgentToolClass[];
+    try {
+      list = [...(next as readonly AnyAgentToolClass[])];
+    } catch (error) {
+      logger.addError('[IsolatedPackage_ToolsChanged__Unreadable]', `Tool package "${imported.name}" reported a tool list that cannot be read: ${describeThrown(error)}.`);
+      return;
+    }
+    const keep = new Set(list);
+    for (const [name, { toolClass }] of [...metas]) {
+      if (keep.has(toolClass)) continue;
+      if (registry.get(name)?.toolClass === toolClass) registry.unregister(name);
+      metas.delete(name);
+    }
+    for (const toolClass of list) {
+      if ([...metas.values()].some((entry) => entry.toolClass === toolClass)) continue;
+      try {
+        const meta = admit(toolClass);
+        metas.set(meta.name, { toolClass, meta });
+      } catch (error) {
+        logger.addError('[IsolatedPackage_ToolsChanged__ToolRefused]', error instanceof Error ? error.message : describeThrown(error));
+      }
+    }
+    send({ type: 'tools', tools: [...metas.values()].map((entry) => entry.meta) });
+  };
   const executor = new AgentToolExecutor({
     registry,
     logger,
@@ -128,7 +175,7 @@ async function start(): Promise<void> {
       }
     }
   });
-  send({ type: 'ready', name: imported.name, version: imported.version, folder: imported.folder, tools: metas });
+  send({ type: 'ready', name: imported.name, version: imported.version, folder: imported.folder, tools: [...metas.values()].map((entry) => entry.meta), changing });
 }
 
 start().catch((error: unknown) => {

@@ -213,6 +213,12 @@ export class WorkerPool extends EventEmitter {
             this.#retryMs = 500;
             resolve(message);
             this.#drainWaiting();
+            // A fresh worker of a package whose tools change may have started with another list.
+            if (message.changing === true && Array.isArray(message.tools)) this.emit('tools', message.tools);
+            return;
+          case 'tools':
+            // The package's new list (toolsChanged), checked by the host as any tool list is.
+            if (entry.state === 'ready' && Array.isArray(message.tools)) this.emit('tools', message.tools);
             return;
           case 'result':
             // Checked again by the host's executor (result text, content blocks, output schema).
