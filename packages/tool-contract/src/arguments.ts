@@ -81,7 +81,8 @@ export function parseArgumentsJson(toolName: string, input: unknown): DecodedArg
     if (input === null || input === undefined) return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
     return { ok: true, value: input };
   }
-  if (input.trim() === '') return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
+  // A text that starts with '{' (nearly every one) is not blank: only others are trimmed to find out.
+  if (input.length === 0 || (input.charCodeAt(0) !== 0x7b && input.trim() === '')) return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
   try {
     return { ok: true, value: parseJsonSafely(input) };
   } catch (error) {

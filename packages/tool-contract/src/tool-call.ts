@@ -24,8 +24,22 @@ export interface CallHooks {
 type Stop = 'cancel' | 'timeout';
 
 /**
- * The state of one call: its AbortSignal, made only if the tool takes one, and, once the tool answers
- * with a promise, the race between that promise, the deadline and the caller's cancellation.
+ * A call's AbortSignal, made only if the tool asks for it: what the tool is handed while it starts.
+ * Small, because every call makes one; the {@link Call} that races a promise is made only for a tool
+ * that answers with one.
+ */
+export class CallSignal implements SignalSource {
+  controller: AbortController | undefined = undefined;
+
+  signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+}
+
+/**
+ * The race of one call whose tool answered with a promise: that promise against the deadline and the
+ * caller's cancellation, which abort the call's signal (see {@link CallSignal}).
  *
  * A cancelled or TIMEOUT answer promises that the call's effect did not happen and will not happen.
  * So after an abort (the caller's, or the deadline's) the call waits up to the grace period for the
@@ -33,12 +47,11 @@ type Stop = 'cancel' | 'timeout';
  * AbortError or the cancelled shape means it stopped. A tool that does not settle in time may still
  * act: the answer is then OUTCOME_UNKNOWN, unless the tool is declared read-only (`readOnlyHint`).
  */
-export class Call implements SignalSource, Deadline {
+export class Call implements Deadline {
   at = 0;
   prev: Deadline | undefined = undefined;
   next: Deadline | undefined = undefined;
   queue: DeadlineList | undefined = undefined;
-  #controller: AbortController | undefined;
   #resolve: ((result: InvokeResult<string>) => void) | undefined;
   #settled = false;
   #started = 0;
@@ -56,12 +69,8 @@ export class Call implements SignalSource, Deadline {
     private readonly readOnly: boolean,
     private readonly logger: AdminLogger,
     private readonly outputSchema: JsonSchema | undefined,
+    private readonly signals: CallSignal,
   ) {}
-
-  signal(): AbortSignal {
-    this.#controller ??= new AbortController();
-    return this.#controller.signal;
-  }
 
   /** Waits for the tool, at most `timeoutMs` (plus the grace period), and for the caller's cancellation. */
   race(pending: PromiseLike<unknown>, timeoutMs: number): Promise<InvokeResult<string>> {
@@ -105,7 +114,7 @@ export class Call implements SignalSource, Deadline {
 
   #stopTool(stop: Stop, reason: unknown): void {
     this.#stop = stop;
-    this.#controller?.abort(reason);
+    this.signals.controller?.abort(reason);
     this.#graceTimer = setTimeout(() => this.#graceOver(), this.hooks.cancelGraceMs);
   }
 
@@ -127,7 +136,7 @@ export class Call implements SignalSource, Deadline {
 
   #failed(error: unknown): void {
     if (this.#settled) return this.#late(error, true);
-    if (this.#stop !== undefined && isAbortError(error, this.#controller?.signal)) return this.#finish(this.#stopped());
+    if (this.#stop !== undefined && isAbortError(error, this.signals.controller?.signal)) return this.#finish(this.#stopped());
     this.#finish(this.hooks.exception(this.name, error, this.context, this.logger));
   }
 

@@ -11,7 +11,7 @@ import { checkContent } from './content.js';
 import { InvokeResult, type InvokeSuccess } from './invoke-result.js';
 import { outputMismatch } from './output-schema.js';
 import type { JsonSchema } from './schema.js';
-import { Call, type CallHooks } from './tool-call.js';
+import { Call, CallSignal, type CallHooks } from './tool-call.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
 import { invokeTool, neverAborted, ownInvokeTool, type Invocation, type SignalSource } from './typed-agent-tool.js';
 
@@ -184,20 +184,22 @@ export class AgentToolExecutor {
     // checked like every result, so no tool can put text that is not JSON into a reply.
     const invoke = fastPath ? (tool as unknown as Partial<FastPathTool>)[invokeTool] : undefined;
     const trusted = invoke !== undefined && invoke === ownInvokeTool;
-    const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger, entry.outputSchema);
+    // The race state is made only for a tool that answers with a promise; the signal only if the tool asks.
+    const signals = new CallSignal();
     let output: unknown;
     try {
       if (invoke !== undefined) {
-        output = invoke.call(tool, input, context, call);
+        output = invoke.call(tool, input, context, signals);
         if (!trusted) output = isThenable(output) ? Promise.resolve(output).then(textAsResult) : textAsResult(output);
       } else {
         // Like TypedAgentTool's run, an execute that declares no signal parameter gets the shared one.
-        output = tool.execute(input as string, context, tool.execute.length >= 3 ? call.signal() : neverAborted);
+        output = tool.execute(input as string, context, tool.execute.length >= 3 ? signals.signal() : neverAborted);
       }
     } catch (error) {
       return this.#exception(name, error, context, logger);
     }
     if (!isThenable(output)) return this.#settle(name, output, context, trusted, logger, entry.outputSchema);
+    const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger, entry.outputSchema, signals);
     return call.race(output, Math.min(options?.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS));
   }
 
