@@ -174,16 +174,15 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
   });
 
   it('cancels a call whose client hangs up before any event; a tool that does not stop is logged as OUTCOME_UNKNOWN, never as done', async () => {
-    // iso_slow reports nothing and ignores its signal: it settles 1.5 s in, past the cancel grace.
+    // iso_stubborn reports nothing and ignores its signal: it settles 1.5 s in, past the cancel grace.
     const abort = new AbortController();
-    const pending = fetch(`${host.url}/v1/tools/iso_slow/invoke`, {
+    const pending = fetch(`${host.url}/v1/tools/iso_stubborn/invoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...AUTH, 'x-request-id': 'hang-up-2' },
-      body: '{"arguments":{}}',
+      body: '{"arguments":{"text":"hang-up-2"}}',
       signal: abort.signal,
     }).catch((error: unknown) => error);
-    await logLine(host, (entry) => entry.reqId === 'hang-up-2' && entry.msg === 'incoming request');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await logLine(host, (entry) => entry.msg === 'iso_stubborn started' && entry.marker === 'hang-up-2');
     abort.abort();
     await pending;
     const line = await logLine(host, (entry) => entry.reqId === 'hang-up-2' && entry.msg === 'the client hung up before a streamed call answered');

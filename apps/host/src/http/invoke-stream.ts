@@ -132,6 +132,8 @@ export async function invokeAsEventStream(request: FastifyRequest, reply: Fastif
   reply.raw.once('close', () => {
     if (!answered) abort.abort();
   });
+  // A client already gone (its close came before this handler listened) cancels the call before it starts.
+  if (request.raw.socket?.destroyed === true) abort.abort();
   const progress = progressGate((report) => stream.progress(report));
   const logs = logGate((entry) => stream.log(JSON.stringify(entry)), {
     minLevel: 'info',
