@@ -10,6 +10,7 @@ const DEFAULT_MAX_TOOLS = 1_000;
 const LOGGED_ONE_BY_ONE = 20;
 /** Tools built between two turns of the event loop while following a long new list. */
 const BUILD_SLICE = 50;
+const TOO_MANY_LOG_INTERVAL_MS = 60_000;
 
 /** One offered remote tool: its Aptix name, its class, and what it was built from. */
 interface Offered {
@@ -37,7 +38,8 @@ export class LiveToolList {
   readonly #logger: AdminLogger;
   readonly #status: Map<string, RemoteToolStatus>;
   readonly #build: (remote: Tool, name: string) => { toolClass?: BridgedToolClass; report: BridgedToolReport };
-  #tooMany = 0;
+  /** When the last [McpBridge_TooManyTools] line was logged (0: the list is within the limit). */
+  #tooManyLoggedAt = 0;
 
   constructor(options: McpBridgeOptions, logger: AdminLogger, status: Map<string, RemoteToolStatus>, build: (remote: Tool, name: string) => { toolClass?: BridgedToolClass; report: BridgedToolReport }) {
     this.#options = options;
@@ -55,15 +57,18 @@ export class LiveToolList {
   capped(tools: readonly Tool[]): readonly Tool[] {
     const max = this.#options.maxTools ?? DEFAULT_MAX_TOOLS;
     if (tools.length <= max) {
-      this.#tooMany = 0;
+      this.#tooManyLoggedAt = 0;
       return tools;
     }
     const kept = [...tools.filter((tool) => this.offered.has(tool.name)), ...tools.filter((tool) => !this.offered.has(tool.name))].slice(0, max);
-    if (this.#tooMany !== tools.length) {
+    // Once when the list goes past the limit, then at most once a minute while it stays past it: a
+    // server that grows its list in steps must not fill the log.
+    const now = Date.now();
+    if (now - this.#tooManyLoggedAt >= TOO_MANY_LOG_INTERVAL_MS) {
+      this.#tooManyLoggedAt = now;
       const server = this.#options.name;
       this.#logger.addCustomEvent('error', '[McpBridge_TooManyTools]', `MCP server "${server}" offers ${tools.length} tools, more than its "maxTools" (${max}); the other ${tools.length - max} are not offered. Fix: narrow the tools with "include" or "exclude", or raise "maxTools".`, [['Server', server]]);
     }
-    this.#tooMany = tools.length;
     return kept;
   }
 

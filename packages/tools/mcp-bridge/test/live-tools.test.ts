@@ -156,7 +156,7 @@ describe('attacks by a server that changes its tools (stdio)', () => {
     expect(tooMany[0]!.message).toMatch(/offers \d+ tools, more than its "maxTools" \(200\)/);
     expect(h.logger.events().filter((event) => event.tag === '[McpBridge_ToolAdded]').length).toBeLessThan(50);
     expect(text((await h.call('live_extra_1', { x: 1 })).value)).toBe('extra-1: 1');
-  });
+  }, 120_000); // the server itself takes seconds to register 10,000 tools, more on a loaded machine
 });
 
 describe('server-everything, which changes its tool list right after start-up', () => {
