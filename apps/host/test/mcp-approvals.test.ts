@@ -7,9 +7,11 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratch, startHost, startHostWithConfig, type RunningHost } from './support.js';
+import { BIN, HOST_ROOT, runCli, scratch, startHost, startHostWithConfig, type RunningHost } from './support.js';
 
 const REFUNDED = '[testing_issue_refund_Refunded]';
 const KEY = 'ops-key-0123456789abcdef';
@@ -264,5 +266,34 @@ describe('approval gates over MCP', () => {
       expect(text(result)).toContain('not a decision');
       expect(await approval(a, (result._meta as any)['aptix/approval'].approvalId)).toMatchObject({ status: 'pending' });
     });
+  });
+});
+
+describe('approval gates over MCP on stdio (aptix mcp)', () => {
+  const space = scratch();
+  afterAll(() => space.cleanup());
+  const env = () => ({ ...process.env, APTIX_DB: space.db, LOG_LEVEL: 'warn' }) as Record<string, string>;
+  const stored = async (id: string) => JSON.parse((await runCli(['approvals', 'show', id], { env: { APTIX_DB: space.db } })).stdout) as { status: string; decidedBy: string };
+
+  it('a 2025-era client is asked with elicitation/create, and its approval runs the call', async () => {
+    const created = JSON.parse((await runCli(['sessions', 'create', '--mode', 'tool_diagnostics'], { env: { APTIX_DB: space.db } })).stdout) as { id: string };
+    const client = new LegacyClient({ name: 'stdio-v1', version: '1' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { decision: 'approve' } }) as never);
+    await client.connect(new LegacyStdio({ command: process.execPath, args: [BIN, 'mcp', '--session', created.id], cwd: HOST_ROOT, env: env(), stderr: 'pipe' }));
+    const result = await client.callTool({ name: 'testing_issue_refund', arguments: bigRefund() });
+    await client.close();
+    const { approvalId, status } = (result._meta as any)['aptix/approval'];
+    expect(status).toBe('executed');
+    expect(await stored(approvalId)).toMatchObject({ status: 'executed', decidedBy: 'an unauthenticated MCP client via MCP elicitation' });
+  });
+
+  it('a 2026-07-28 client is asked through input_required, and its denial is stored', async () => {
+    const client = new Client({ name: 'stdio-v2', version: '1' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { decision: 'deny', note: 'not today' } }) as never);
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--mode', 'tool_diagnostics'], cwd: HOST_ROOT, env: env(), stderr: 'pipe' }));
+    const result = await client.callTool({ name: 'testing_issue_refund', arguments: bigRefund() });
+    await client.close();
+    expect(result.isError).toBe(true);
+    expect(await stored((result._meta as any)['aptix/approval'].approvalId)).toMatchObject({ status: 'denied' });
   });
 });
