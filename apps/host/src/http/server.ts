@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -35,12 +35,16 @@ export interface HttpServer {
  */
 export async function createHttpServer(host: AptixHost, version: string): Promise<HttpServer> {
   const { config, pino } = host.cradle;
+  // A request without an X-Request-Id gets this server's random prefix and a count: unique across hosts
+  // and restarts (64 random bits), and cheaper than a UUID per request.
+  const requestIdPrefix = `${randomBytes(8).toString('hex')}-`;
+  let requestCount = 0;
   const app = Fastify({
     loggerInstance: pino,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : `${requestIdPrefix}${(++requestCount).toString(36)}`;
     },
     requestIdHeader: false,
     // Fastify's default child logger per request carries `reqId`; the routes pass it down to the
