@@ -34,6 +34,8 @@ function sourceOf(remote: Tool): string {
  */
 export class LiveToolList {
   readonly offered = new Map<string, Offered>();
+  /** What each refused remote tool was built from: listed again unchanged, it is not built and checked again. */
+  readonly #refused = new Map<string, string>();
   readonly #options: McpBridgeOptions;
   readonly #logger: AdminLogger;
   readonly #status: Map<string, RemoteToolStatus>;
@@ -94,6 +96,7 @@ export class LiveToolList {
         next.set(remote.name, before);
         continue;
       }
+      if (before === undefined && this.#refused.get(remote.name) === source) continue;
       // Building checks each tool against the contract: a long new list is built in slices, so the
       // host keeps answering meanwhile.
       if (++built % BUILD_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -101,6 +104,7 @@ export class LiveToolList {
       const result = this.#build(remote, name);
       const schema = canonicalJson(remote.inputSchema);
       if (result.toolClass === undefined) {
+        this.#refused.set(remote.name, source);
         const why = result.report.skipped.join('; ');
         if (before !== undefined) {
           this.#status.set(remote.name, { kind: 'rejected', why });
@@ -112,6 +116,7 @@ export class LiveToolList {
         continue;
       }
       next.set(remote.name, { name, toolClass: result.toolClass, source, schema });
+      this.#refused.delete(remote.name);
       this.#status.set(remote.name, { kind: 'offered' });
       if (before === undefined) added.push(remote.name);
       else if (before.schema !== schema) {
@@ -122,6 +127,7 @@ export class LiveToolList {
     }
     const listed = new Set(remoteTools.map((tool) => tool.name));
     for (const [remoteName, status] of this.#status) if (status.kind === 'rejected' && !listed.has(remoteName)) this.#status.set(remoteName, { kind: 'gone' });
+    for (const remoteName of [...this.#refused.keys()]) if (!listed.has(remoteName)) this.#refused.delete(remoteName);
     for (const [remoteName, offered] of this.offered) {
       if (next.has(remoteName)) continue;
       if (this.#status.get(remoteName)?.kind === 'rejected') continue; // logged as rejected above
@@ -140,7 +146,6 @@ export class LiveToolList {
     for (const [remote, offered] of next) this.offered.set(remote, offered);
     return Object.freeze([...next.values()].map((offered) => offered.toolClass));
   }
-
 }
 
 /** Added and removed arguments, and changes to `required`, for the log. */

@@ -109,6 +109,12 @@ describe.each(transports)('a server that changes its tools while the host runs, 
     expect(refused.errors[0]?.code).toBe(BridgeErrorCode.REMOTE_SCHEMA_REJECTED);
     expect(text((await h.call('live_echo', { text: 'still here' })).value)).toBe('echo: still here');
     expect(h.bridge.status('shape').kind).toBe('rejected');
+    // Listed again unchanged (another tool was added), the refused tool is not logged again.
+    const listings = h.bridge.listings;
+    const logged = h.logger.events().length;
+    await h.control({ action: 'add', count: 1 });
+    await vi.waitFor(() => expect(h.bridge.listings).toBeGreaterThan(listings), { timeout: 10_000, interval: 20 });
+    expect(h.logger.events().slice(logged).filter((event) => /SchemaRejected|ToolSkipped/.test(event.tag))).toEqual([]);
   });
 });
 
