@@ -6,6 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { HOST_ROOT, scratch, startHost, startHostWithConfig, type RunningHost } from './support.js';
 
 const KEY = 'ops-key-0123456789abcdef';
@@ -87,6 +90,33 @@ describe('long calls as MCP tasks (2026-07-28)', () => {
     }
     const odd = await rpc(host.url, 'tasks/get', { taskId: 42 });
     expect(odd.error?.code).toBe(-32602);
+  });
+
+  it('2025-11-25 (v1 SDK client, experimental tasks): a call with the task parameter runs as a task it polls to the result; one without runs directly', async () => {
+    const client = new LegacyClient({ name: 'tasks-v1', version: '1' }, { capabilities: { tasks: {} } });
+    const session = (await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).json()) as { id: string };
+    await client.connect(new LegacyTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}`, 'x-aptix-session-id': session.id } } }));
+    try {
+      expect(client.getServerCapabilities()?.tasks).toMatchObject({ requests: { tools: { call: {} } } });
+      expect((await client.listTools()).tools.find((tool) => tool.name === 'testing_delay')?.execution).toEqual({ taskSupport: 'optional' });
+      const seen: string[] = [];
+      let final: any;
+      for await (const message of client.experimental.tasks.callToolStream({ name: 'testing_delay', arguments: { milliseconds: 200 } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+        seen.push(message.type === 'taskStatus' ? `status:${message.task.status}` : message.type);
+        if (message.type === 'result') final = message.result;
+      }
+      expect(seen[0]).toBe('taskCreated');
+      expect(seen.at(-1)).toBe('result');
+      expect(JSON.stringify(final.content)).toContain('200');
+      expect((await client.experimental.tasks.listTasks()).tasks.length).toBeGreaterThan(0);
+      const long = await client.request({ method: 'tools/call', params: { name: 'testing_delay', arguments: { milliseconds: 20_000 }, task: { ttl: 60_000 } } } as never, (await import('@modelcontextprotocol/sdk/types.js')).CreateTaskResultSchema);
+      expect((await client.experimental.tasks.cancelTask(long.task.taskId)).status).toBe('cancelled');
+      await expect(client.experimental.tasks.cancelTask(long.task.taskId)).rejects.toThrow(/already cancelled/);
+      const direct = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 10 } });
+      expect(JSON.parse((direct.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ requestedMs: 10, wasCancelled: false });
+    } finally {
+      await client.close();
+    }
   });
 
   it('after a restart, a task of the stopped host is reported unknown, with the reason, never given a made-up status', async () => {

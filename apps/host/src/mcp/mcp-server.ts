@@ -4,7 +4,7 @@ import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, ty
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
 import { askForInput, inputChannel, isToolState } from './tool-input.js';
-import { declaresTasks, missingTasksCapability, registerTaskMethods, tasksOf, TASKS_EXTENSION } from './tasks.js';
+import { declaresTasks, LEGACY_TASKS_CAPABILITY, missingTasksCapability, registerLegacyTaskMethods, registerTaskMethods, tasksOf, TASKS_EXTENSION, withTaskSupport } from './tasks.js';
 import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -74,7 +74,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     { name: 'aptix', version },
     {
       // 2026-07-28: a list that can change (a package follows its tools) is announced on subscriptions/listen.
-      capabilities: { tools: { listChanged: scope.era === 'legacy' || host.toolsMayChange }, logging: {}, ...(scope.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
+      capabilities: { tools: { listChanged: scope.era === 'legacy' || host.toolsMayChange }, logging: {}, ...(scope.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: LEGACY_TASKS_CAPABILITY }) },
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
       // A 2026-07-28 list is a function of the endpoint and the loaded tool packages: fixed for the
       // process, unless a package can change its tools while the host runs (a bridged MCP server);
@@ -92,7 +92,9 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
   server.setRequestHandler('tools/list', async () => {
     if (scope.era === 'legacy') scope.toolsRevision = host.toolsRevision;
     const tools = await host.definitions('mcp', listScope());
-    return { tools: tools as never };
+    if (scope.era === 'modern') return { tools: tools as never };
+    // 2025-11-25: a tool that may run as a task says so (the 2026-07-28 listing has no such field).
+    return { tools: tools.map((tool) => withTaskSupport(tool as { name: string }, host.cradle.registry.get((tool as { name: string }).name)?.taskSupport)) as never };
   });
 
   if (scope.era === 'legacy') {
@@ -139,17 +141,24 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     // 2026-07-28: the tool may ask the user (InvokeResult.inputRequired); a retry brings the answers and its state.
     const input = scope.era === 'modern' ? inputChannel(ctx, state, call) : undefined;
     // 2026-07-28: a tool that declares TaskSupport runs as a task for a client that declared the extension.
-    const taskSupport = scope.era === 'modern' && state === undefined ? (host.cradle.registry.get(name)?.taskSupport ?? 'forbidden') : 'forbidden';
-    if (taskSupport !== 'forbidden' && declaresTasks(ctx)) {
+    // 2025-11-25: a client asks for a task with the request's `task` parameter (experimental tasks).
+    const taskSupport = state === undefined ? (host.cradle.registry.get(name)?.taskSupport ?? 'forbidden') : 'forbidden';
+    const legacyTask = scope.era === 'legacy' && typeof (request.params as { task?: unknown }).task === 'object' && (request.params as { task?: unknown }).task !== null;
+    if (taskSupport !== 'forbidden' && (scope.era === 'modern' ? declaresTasks(ctx) : legacyTask)) {
       const base = { ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }), ...(scope.log === undefined ? {} : { logger: scope.log }), ...(scope.actor === undefined ? {} : { actor: scope.actor }) };
-      return tasksOf(host).start(scope.actor, async (signal, taskInput) => {
-        const outcome = await host.call(name, args ?? {}, { ...base, signal, input: taskInput });
+      const step = async (signal: AbortSignal, taskInput: NonNullable<typeof input>) => {
+        // 2025 tasks cannot carry questions: a tool that asks fails with INPUT_REQUIRED there.
+        const outcome = await host.call(name, args ?? {}, { ...base, signal, ...(scope.era === 'modern' ? { input: taskInput } : {}) });
         // A task's questions park it (input_required) until tasks/update brings the answers.
         if (outcome.kind === 'result' && !outcome.result.successful && outcome.result.inputRequired !== undefined) return { needs: outcome.result.inputRequired };
         return { done: await finish(outcome, false) };
-      }) as unknown as CallToolResult;
+      };
+      return (scope.era === 'modern' ? tasksOf(host).start(scope.actor, step) : tasksOf(host).startLegacy(scope.actor, step)) as unknown as CallToolResult;
     }
-    if (taskSupport === 'required') throw missingTasksCapability(`${name} runs only as a task, so calling it`);
+    if (taskSupport === 'required') {
+      if (scope.era === 'modern') throw missingTasksCapability(`${name} runs only as a task, so calling it`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${name} runs only as a task: call it with the "task" parameter (experimental tasks of 2025-11-25).`);
+    }
     const progress = progressReporter(request.params._meta?.progressToken, ctx);
     // 2025 sessions: the level set with logging/setLevel, else info; 2026-07-28: only the request's own level.
     const threshold = scope.era === 'legacy' ? (scope.logLevel ?? 'info') : ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined);
@@ -208,6 +217,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
   });
 
   if (scope.era === 'modern') registerTaskMethods(server, host, scope.actor);
+  else registerLegacyTaskMethods(server, host, scope.actor);
 
   return server;
 }

@@ -42,6 +42,8 @@ interface TaskRecord {
   inputRequests?: Record<string, unknown>;
   answers: Record<string, unknown>;
   answered?: () => void;
+  /** Resolves once the task is completed, failed or cancelled. */
+  readonly settled: Promise<void>;
   readonly abort: AbortController;
   readonly expiresAt: number;
 }
@@ -62,22 +64,44 @@ function view(task: TaskRecord): Record<string, unknown> {
   return { taskId: task.taskId, status: task.status, createdAt: task.createdAt, lastUpdatedAt: task.lastUpdatedAt, ttlMs: TTL_MS, pollIntervalMs: POLL_INTERVAL_MS, ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }) };
 }
 
+/** A task as 2025-11-25's experimental tasks show it (`ttl`, `pollInterval`). */
+function legacyView(task: TaskRecord): Record<string, unknown> {
+  return { taskId: task.taskId, status: task.status, createdAt: task.createdAt, lastUpdatedAt: task.lastUpdatedAt, ttl: TTL_MS, pollInterval: POLL_INTERVAL_MS, ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }) };
+}
+
+/** What a 2025 server declares for experimental tasks: tool calls may be tasks, listed and cancelled. */
+export const LEGACY_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
 /** One host's tasks. */
 export class McpTasks {
   readonly #tasks = new Map<string, TaskRecord>();
 
   /** Starts `run` as a task and answers the CreateTaskResult once the record exists (a `tasks/get` right after finds it). */
   start(owner: string | undefined, step: TaskStep): Record<string, unknown> {
+    return { resultType: 'task', ...view(this.#create(owner, step)) };
+  }
+
+  /** 2025-11-25 (experimental tasks): the same task, in that revision's CreateTaskResult. */
+  startLegacy(owner: string | undefined, step: TaskStep): Record<string, unknown> {
+    // The SDK's 2025 tools/call encoder requires `content` beside `task`; an empty list says the result is not here yet.
+    return { task: legacyView(this.#create(owner, step)), content: [] };
+  }
+
+  #create(owner: string | undefined, step: TaskStep): TaskRecord {
     this.#sweep();
     const now = new Date().toISOString();
-    const task: TaskRecord = { taskId: randomUUID(), owner: owner ?? null, status: 'working', createdAt: now, lastUpdatedAt: now, answers: {}, abort: new AbortController(), expiresAt: Date.now() + TTL_MS };
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const task: TaskRecord = { taskId: randomUUID(), owner: owner ?? null, status: 'working', createdAt: now, lastUpdatedAt: now, answers: {}, settled, abort: new AbortController(), expiresAt: Date.now() + TTL_MS };
     this.#tasks.set(task.taskId, task);
-    void this.#drive(task, step).then(
+    void this.#drive(task, step)
+      .then(
       (result) => this.#settle(task, task.abort.signal.aborted ? { status: 'cancelled', statusMessage: 'Cancelled by the client.' } : { status: 'completed', result }),
       (error: unknown) =>
         this.#settle(task, task.abort.signal.aborted ? { status: 'cancelled', statusMessage: 'Cancelled by the client.' } : { status: 'failed', error: error instanceof ProtocolError ? { code: error.code, message: error.message } : { code: ProtocolErrorCode.InternalError, message: 'The host failed while running this task. See the host logs.' } }),
-    );
-    return { resultType: 'task', ...view(task) };
+      )
+      .finally(settle);
+    return task;
   }
 
   /** Runs the steps: a step that needs answers parks the task (`input_required`) until `tasks/update` brings them all. */
@@ -116,6 +140,30 @@ export class McpTasks {
       );
     }
     return task;
+  }
+
+  /** 2025-11-25: the task, `tasks/result` (waits until it is terminal), and the caller's tasks. */
+  getLegacy(taskId: unknown, owner: string | undefined): Record<string, unknown> {
+    return legacyView(this.#find(taskId, owner));
+  }
+
+  async resultLegacy(taskId: unknown, owner: string | undefined): Promise<CallToolResult> {
+    const task = this.#find(taskId, owner);
+    await task.settled;
+    if (task.status === 'completed' && task.result) return { ...task.result, _meta: { ...task.result._meta, 'io.modelcontextprotocol/related-task': { taskId: task.taskId } } };
+    if (task.status === 'failed' && task.error) throw new ProtocolError(task.error.code, task.error.message);
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Task ${task.taskId} was cancelled, so it has no result.`);
+  }
+
+  listLegacy(owner: string | undefined): Record<string, unknown> {
+    return { tasks: [...this.#tasks.values()].filter((task) => task.owner === (owner ?? null) && task.expiresAt >= Date.now()).map(legacyView) };
+  }
+
+  cancelLegacy(taskId: unknown, owner: string | undefined): Record<string, unknown> {
+    const task = this.#find(taskId, owner);
+    if (task.status !== 'working' && task.status !== 'input_required') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${task.taskId} is already ${task.status}; it cannot be cancelled.`);
+    this.cancel(taskId, owner);
+    return legacyView(task);
   }
 
   /** The DetailedTask: the result inlined once completed, the error once failed. */
@@ -196,3 +244,18 @@ export function registerTaskMethods(server: Server, host: AptixHost, actor: stri
   gated('tasks/update', (params, ctx) => tasks.update(params.taskId, actor, ctx.mcpReq.inputResponses ?? params.inputResponses));
 }
 
+
+/** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` on a 2025-era server (experimental tasks of 2025-11-25). */
+export function registerLegacyTaskMethods(server: Server, host: AptixHost, actor: string | undefined): void {
+  const tasks = tasksOf(host);
+  const on = (method: string, handle: (params: Record<string, unknown>) => unknown) => server.setRequestHandler(method, { params: Params }, (params: Record<string, unknown>) => handle(params) as never);
+  on('tasks/get', (params) => tasks.getLegacy(params.taskId, actor));
+  on('tasks/result', (params) => tasks.resultLegacy(params.taskId, actor));
+  on('tasks/list', () => tasks.listLegacy(actor));
+  on('tasks/cancel', (params) => tasks.cancelLegacy(params.taskId, actor));
+}
+
+/** A 2025-11-25 listing entry, with `execution.taskSupport` when the tool may run as a task. */
+export function withTaskSupport(tool: { name: string }, taskSupport: 'forbidden' | 'optional' | 'required' | undefined): object {
+  return taskSupport === undefined || taskSupport === 'forbidden' ? tool : { ...tool, execution: { taskSupport } };
+}
