@@ -230,7 +230,22 @@ export class AptixHost {
   }
 
   /** A call to a tool with an approval policy: it runs now, or waits for a person (nothing runs then). */
-  async #callGated(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
+  #callGated(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
+    if (options.sessionId === undefined) {
+      // No session to read: a call its policy lets through runs with no await of its own, as an ungated one.
+      const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
+      const verdict = this.approvals().assess(name, args, context);
+      if ('required' in verdict && !verdict.required) {
+        return this.#use()
+          .executor.execute(name, verdict.args, withSinks(context, options), this.#executeOptions(options))
+          .then((result) => ({ kind: 'result', result, session: undefined }));
+      }
+    }
+    return this.#callGatedAsync(name, args, options);
+  }
+
+  /** A gated call in a session (read first), one that waits for a person, or one whose tool's worker decides. */
+  async #callGatedAsync(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
     const { executor } = this.#use();
     let context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
     let session: SessionHead | undefined;

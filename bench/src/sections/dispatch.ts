@@ -205,7 +205,7 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
         unit: 'calls/s',
         baseline: { name: 'the same tool without a policy', figure: plain.opsPerSec },
         goal: { kind: 'ratio-at-least', value: 0.9 },
-        note: `${perCall(timing.name, timing.nsPerOp)}, ${(timing.nsPerOp - plain.nsPerOp).toFixed(0)} ns more than testing_ping_pong through AptixHost.call: the policy runs on the validated arguments, which then go to the tool as an object.`,
+        note: `${perCall(timing.name, timing.nsPerOp)}, ${Math.abs(timing.nsPerOp - plain.nsPerOp).toFixed(0)} ns ${timing.nsPerOp >= plain.nsPerOp ? 'more' : 'less'} than testing_ping_pong through AptixHost.call: the policy runs on the validated arguments, which then go to the tool as an object.`,
       });
       continue;
     }

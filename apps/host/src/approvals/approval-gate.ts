@@ -33,6 +33,12 @@ export interface ApprovalGateOptions {
   readonly maxCallMs: () => number;
 }
 
+/** What {@link ApprovalGate.assess} finds: whether the call waits, or the worker that must say. */
+export type AssessedCall =
+  | { readonly required: false; readonly args: unknown }
+  | { readonly required: true; readonly args: object; readonly reason: string }
+  | { readonly inWorker: NonNullable<ReturnType<typeof workerEvaluation>>; readonly args: object };
+
 export type GateAnswer = { readonly gated: false; readonly args: unknown } | { readonly gated: true; readonly approval: ToolApproval };
 
 /**
@@ -60,15 +66,34 @@ export class ApprovalGate {
    * executor refuses them with the usual named-field message.
    */
   async gate(name: string, args: unknown, context: AgentToolExecutionContext, requestedBy: string | null, log: LevelLogger = this.#o.logger): Promise<GateAnswer> {
+    const verdict = this.assess(name, args, context);
+    if ('inWorker' in verdict) {
+      const { required, reason } = await verdict.inWorker(verdict.args, context);
+      return required ? this.#hold(name, verdict.args, reason, context, requestedBy, log) : { gated: false, args: verdict.args };
+    }
+    return verdict.required ? this.#hold(name, verdict.args, verdict.reason, context, requestedBy, log) : { gated: false, args: verdict.args };
+  }
+
+  /**
+   * Whether a call must wait for a person, and the arguments it runs with: the policy on the validated
+   * arguments. Synchronous, so a call its policy lets through costs no await; only an isolated tool's
+   * argument-dependent policy is left to evaluate in its worker (`inWorker`, asynchronous, failing
+   * closed). Invalid arguments are not gated: the executor refuses them with its usual message.
+   */
+  assess(name: string, args: unknown, context: AgentToolExecutionContext): AssessedCall {
     const entry = this.#o.registry.get(name);
-    if (entry === undefined || entry.approval === 'never') return { gated: false, args };
+    if (entry === undefined || entry.approval === 'never') return { required: false, args };
     const decoded = decodeArguments<object>(name, entry.parameters, args);
-    if (!decoded.ok) return { gated: false, args };
-    // An isolated tool's argument-dependent policy is evaluated in its worker (asynchronously, failing closed).
+    if (!decoded.ok) return { required: false, args };
     const inWorker = workerEvaluation(entry.approvalPolicy);
-    const { required, reason } = inWorker ? await inWorker(decoded.value, context) : evaluateApprovalPolicy(name, entry.approvalPolicy, decoded.value, context);
-    if (!required) return { gated: false, args: decoded.value };
-    const approval = await this.#o.approvals.create({ sessionId: context.sessionId ?? null, toolName: name, arguments: canonicalJson(decoded.value), reason, requestedBy, ttlMs: this.#o.ttlMs });
+    if (inWorker) return { inWorker, args: decoded.value };
+    const { required, reason } = evaluateApprovalPolicy(name, entry.approvalPolicy, decoded.value, context);
+    return required ? { required, args: decoded.value, reason } : { required, args: decoded.value };
+  }
+
+  /** Stores the pending approval of a call that must wait. */
+  async #hold(name: string, args: object, reason: string, context: AgentToolExecutionContext, requestedBy: string | null, log: LevelLogger): Promise<GateAnswer> {
+    const approval = await this.#o.approvals.create({ sessionId: context.sessionId ?? null, toolName: name, arguments: canonicalJson(args), reason, requestedBy, ttlMs: this.#o.ttlMs });
     log.info({ approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy }, `${name} awaits approval ${approval.id}: ${reason}`);
     return { gated: true, approval };
   }
