@@ -43,11 +43,8 @@ describe.skipIf(!available)('MCP through the Python MCP SDK (a client from anoth
     expect(seen.tools).toEqual(GENERAL);
     expect(JSON.parse(seen.sum)).toMatchObject({ value: 5 });
     expect(JSON.parse(seen.sum).sessionId).toEqual(expect.any(String));
-    // The host's log lines of the DELETE (read from its stdout once this process is free to read them).
-    const deleteAnswers = () => {
-      const deletes = host.host.logs.filter((line) => (line.req as { method?: string } | undefined)?.method === 'DELETE').map((line) => line.reqId);
-      return host.host.logs.filter((line) => deletes.includes(line.reqId) && line.res !== undefined).map((line) => (line.res as { statusCode: number }).statusCode);
-    };
+    // The host's access line of the DELETE (one per request: method, URL, status), read from its stdout.
+    const deleteAnswers = () => host.host.logs.filter((line) => line.msg === 'request completed' && line.method === 'DELETE' && String(line.url).startsWith('/mcp')).map((line) => line.statusCode);
     await expect.poll(deleteAnswers).toContain(200);
   });
 });
