@@ -175,6 +175,29 @@ describe('a gated tool with content and an output schema, approved by the MCP cl
   });
 });
 
+describe('a gated tool with an output schema, called by clients that cannot be asked', () => {
+  it('answers the waiting call as an error result naming the approval, which the SDK clients accept (it has no structuredContent yet)', async () => {
+    const v2 = new ModernClient({ name: 'aptix-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await v2.connect(new ModernTransport(new URL(`${host.url}/mcp`)));
+    const v1 = new LegacyClient({ name: 'aptix-test-v1', version: '1.0.0' });
+    await v1.connect(new LegacyTransport(new URL(`${host.url}/mcp`)));
+    try {
+      for (const client of [v2, v1] as const) {
+        await client.listTools(); // the SDK client checks results against the listed outputSchema
+        const result = await client.callTool({ name: 'content_gated_plot', arguments: { values: [1, 2] } });
+        expect(result.isError).toBe(true);
+        expect(result.structuredContent).toBeUndefined();
+        const approval = (result._meta as Record<string, { status: string; approvalId: string }>)['aptix/approval'];
+        expect(approval?.status).toBe('pending_approval');
+        expect(JSON.stringify(result.content)).toContain(approval!.approvalId);
+      }
+    } finally {
+      await v2.close();
+      await v1.close();
+    }
+  });
+});
+
 describe('content blocks over HTTP invoke', () => {
   it('answers with the result (the text view) and the content blocks', async () => {
     const response = await fetch(`${host.url}/v1/tools/content_chart/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: { kind: 'chart' } }) });

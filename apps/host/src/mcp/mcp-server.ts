@@ -1,4 +1,4 @@
-import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ClientCapabilities, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolRequest, type CallToolResult, type ClientCapabilities, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, type ProgressGate } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
@@ -116,7 +116,9 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     });
   }
 
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => keepsOutputSchema(host, request.params.name, await callTool(request, ctx)));
+
+  async function callTool(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> {
     const { name, arguments: args } = request.params;
     // A 2025 session that listed the tools before they changed learns of it on this request's stream.
     if (scope.era === 'legacy' && scope.toolsRevision !== undefined && scope.toolsRevision !== host.toolsRevision) {
@@ -214,7 +216,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     }
     return callToolResult(result, host.declaresOutputSchema(name));
     }
-  });
+  }
 
   if (scope.era === 'modern') registerTaskMethods(server, host, scope.actor);
   else registerLegacyTaskMethods(server, host, scope.actor);
@@ -271,4 +273,15 @@ async function afterModeChange(scope: McpScope, resultJson: string, ctx: ServerC
     return undefined;
   }
   return `Agent session ${String(sessionId)} is now in mode "${String(mode)}". Its tools are listed at /mcp/modes/${String(mode)} (over stdio: aptix mcp --session ${String(sessionId)}); send the header "X-Aptix-Session-Id: ${String(sessionId)}" with each request so calls run in this session.`;
+}
+
+/**
+ * A tool that lists an output schema promises structuredContent in every result that is not an error,
+ * and SDK clients check that promise. An answer without it (the call waits for approval, or for the
+ * user) is sent as an error result: the call has not produced its result, and the text says why.
+ */
+function keepsOutputSchema(host: AptixHost, name: string, result: CallToolResult): CallToolResult {
+  if (result.isError === true || result.structuredContent !== undefined || 'task' in result || !Array.isArray(result.content)) return result;
+  if ((result as { resultType?: unknown }).resultType === 'input_required') return result;
+  return host.cradle.registry.get(name)?.outputSchema === undefined ? result : { ...result, isError: true };
 }
