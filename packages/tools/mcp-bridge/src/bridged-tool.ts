@@ -16,8 +16,7 @@ import {
 } from '@aptix/tool-contract';
 import { BridgeErrorCode } from './codes.js';
 import { reason, ServerUnavailableError, type ServerConnection } from './connection.js';
-
-const MAX_MESSAGE_LENGTH = 4_000;
+import { bounded, invalidResultSummary, toInvokeResult } from './remote-result.js';
 
 /** Everything a bridged tool class is made from. */
 export interface BridgedToolSpec {
@@ -126,28 +125,17 @@ async function forward(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: Ad
   return toInvokeResult(spec, result, context);
 }
 
-/** A tool result as an InvokeResult: `isError` becomes a failure with the server's text, anything else JSON text. */
-export function toInvokeResult(spec: Pick<BridgedToolSpec, 'name' | 'server'>, result: CallToolResult, context: AgentToolExecutionContext): InvokeResult<string> {
-  if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
-    return InvokeResult.fromError(`${spec.name}: MCP server "${spec.server}" answered with something that is not a tool result.`, BridgeErrorCode.REMOTE_MALFORMED_RESULT);
-  }
-  if (result.isError === true) {
-    const text = bounded(contentText(result.content));
-    return InvokeResult.fromError(`${spec.name}: ${text || `MCP server "${spec.server}" reported an error without a message.`}`, BridgeErrorCode.REMOTE_TOOL_ERROR);
-  }
-  const body: Record<string, unknown> = { content: result.content };
-  if (result.structuredContent !== undefined) body.structuredContent = result.structuredContent;
-  body.sessionId = context.sessionId ?? null;
-  body.conversationId = context.conversationId ?? null;
-  return InvokeResult.create(JSON.stringify(body));
-}
-
 function failure(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLogger, error: unknown, context: AgentToolExecutionContext): InvokeResult<string> {
   const { name, server } = spec;
   if (error instanceof ServerUnavailableError) return InvokeResult.fromError(`${name}: ${error.message}. Try again later.`, BridgeErrorCode.REMOTE_UNAVAILABLE);
   if (error instanceof ProtocolError) return InvokeResult.fromError(`${name}: MCP server "${server}" refused the call: ${bounded(reason(error))}`, BridgeErrorCode.REMOTE_PROTOCOL_ERROR);
   if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
-    return InvokeResult.fromError(`${name}: MCP server "${server}" answered with a result that does not match the tool's own output schema: ${bounded(reason(error))}`, BridgeErrorCode.REMOTE_MALFORMED_RESULT);
+    // The SDK client refused the answer against MCP's schema (bad base64, a block type MCP does not define…).
+    return InvokeResult.fromError(
+      `${name}: MCP server "${server}" answered "${spec.remoteName}" with a result that is not a valid MCP tool result: ${invalidResultSummary(error.message)}. ` +
+        'The call reached the server and the tool ran there; nothing of its answer was sent. The server needs fixing; calling again will likely get the same answer.',
+      BridgeErrorCode.REMOTE_MALFORMED_RESULT,
+    );
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     if (spec.annotations?.readOnlyHint !== true) return outcomeUnknown(spec, 'did not answer in time');
@@ -206,17 +194,6 @@ function isConnectionTrouble(error: unknown): boolean {
   // fetch failures (ECONNREFUSED, ECONNRESET…) surface as TypeError('fetch failed') with a cause carrying the code.
   const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
   return error instanceof TypeError && /fetch failed/i.test(error.message) || typeof cause?.code === 'string' && /^E[A-Z]+$/.test(cause.code);
-}
-
-function contentText(content: CallToolResult['content']): string {
-  return content
-    .map((block) => (block && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
-    .filter((text) => text.trim() !== '')
-    .join('\n');
-}
-
-function bounded(text: string, max = MAX_MESSAGE_LENGTH): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 function pairs(context: AgentToolExecutionContext): Array<[string, string]> {

@@ -14,7 +14,10 @@ export const BridgeErrorCode = {
   REMOTE_TOOL_GONE: 'REMOTE_TOOL_GONE',
   /** The server changed this tool's input schema and the new schema failed the bridge's checks. */
   REMOTE_SCHEMA_REJECTED: 'REMOTE_SCHEMA_REJECTED',
-  /** The server answered with something that is not a tool result. */
+  /**
+   * The server answered with something that is not a valid tool result, or with content blocks no caller
+   * can be sent (bad base64, an image whose media type is not image/*, more than 256 blocks). The tool ran.
+   */
   REMOTE_MALFORMED_RESULT: 'REMOTE_MALFORMED_RESULT',
 } as const;
 export type BridgeErrorCode = (typeof BridgeErrorCode)[keyof typeof BridgeErrorCode];
@@ -26,7 +29,7 @@ export const BRIDGE_ERROR_MEANINGS: { readonly [code in BridgeErrorCode]: string
   REMOTE_UNAVAILABLE: 'the MCP server cannot be reached right now; the host reconnects by itself. Try again later; if the connection dropped during a call, whether it took effect is unknown.',
   REMOTE_TOOL_GONE: 'the MCP server no longer offers this tool. Do not call it again.',
   REMOTE_SCHEMA_REJECTED: 'the MCP server changed this tool\'s arguments in a way the host cannot check. Do not call it again until the host is restarted.',
-  REMOTE_MALFORMED_RESULT: 'the MCP server answered with something that is not a tool result.',
+  REMOTE_MALFORMED_RESULT: 'the MCP server answered with something that is not a valid tool result, or with content that cannot be passed on (the message names the block and the rule). The tool did run on the server: do not assume it changed nothing. Tell the user; calling again will likely get the same answer.',
 };
 
 /** Start-up failures of a bridge: bad options, an unreachable server. The message names the server and the fix. */

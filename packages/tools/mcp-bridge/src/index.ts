@@ -7,7 +7,8 @@ import { McpBridge } from './bridge.js';
 import { parseBridgeOptions } from './options.js';
 
 export { McpBridge, type BridgedToolReport, type McpBridgeDependencies } from './bridge.js';
-export { toInvokeResult, type BridgedToolClass, type RemoteToolStatus } from './bridged-tool.js';
+export { type BridgedToolClass, type RemoteToolStatus } from './bridged-tool.js';
+export { toInvokeResult, type RemoteToolRef } from './remote-result.js';
 export { BRIDGE_ERROR_MEANINGS, BridgeErrorCode, McpBridgeError } from './codes.js';
 export { convertInputSchema, type ConvertedSchema } from './convert-schema.js';
 export { aptixNames, defaultPrefix, snakeCase, stableNames } from './naming.js';

@@ -19,6 +19,10 @@ export const FILESYSTEM = packageMain('@modelcontextprotocol/server-filesystem')
 export const CHANGING = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'changing-server.mjs');
 /** A server on the v2 server SDK whose tools a test changes on command, over stdio or Streamable HTTP. */
 export const LIVE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'live-server.mjs');
+/** A server on the v2 server SDK whose tools answer images, audio and embedded documents. */
+export const CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'content-server.mjs');
+/** A server written without an SDK that answers content no SDK-built server sends (bad base64, huge images…). */
+export const RAW_CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'raw-content-server.mjs');
 
 /** A TCP port nobody listens on right now. */
 export async function freePort(): Promise<number> {
