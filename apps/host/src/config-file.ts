@@ -37,6 +37,7 @@ export const AptixConfigFile = Type.Object(
         {
           sessionIdleSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'A 2025-era MCP session unused for this long is closed (default 1800).' })),
           maxSessions: Type.Optional(Type.Integer({ minimum: 1, description: 'Live 2025-era MCP sessions per host; a new one over the cap is refused with 503 (default 10000).' })),
+          fastLane: Type.Optional(Type.Boolean({ description: 'Serve plain tools/call and tools/list requests over HTTP without building an SDK server per request (default true). false sends every request through the SDK.' })),
           streamRetryMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, description: '2025-11-25 sessions: the retry a response stream asks clients to wait before they resume it (default 1000).' })),
           streamHoldMs: Type.Optional(Type.Integer({ minimum: 0, description: '2025-11-25 sessions: close a response stream whose call runs longer than this, so proxies never cut it; the client resumes it (default 0: never).' })),
           requestStateKey: Type.Optional(

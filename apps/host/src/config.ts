@@ -34,6 +34,8 @@ export interface AptixConfig {
     /** Resumable response streams of 2025-11-25 sessions: the retry asked of clients, and how long a connection is held. */
     readonly streamRetryMs: number;
     readonly streamHoldMs: number;
+    /** Whether the HTTP fast lane serves plain tools/call and tools/list requests (see mcp/fast-lane.ts). */
+    readonly fastLane: boolean;
   };
   /** The `sessions` section of the file, as given: bounds and time-outs of the session store (its defaults apply to what is unset). */
   readonly sessions: NonNullable<AptixConfigFile['sessions']>;
@@ -139,6 +141,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
       requestStateKey: stateKey(fromEnv('APTIX_MCP_STATE_KEY')) ?? file.mcp?.requestStateKey,
       streamRetryMs: file.mcp?.streamRetryMs ?? 1000,
       streamHoldMs: file.mcp?.streamHoldMs ?? 0,
+      fastLane: fromEnv('APTIX_MCP_FAST_LANE') === undefined ? (file.mcp?.fastLane ?? true) : !['off', 'false', '0', 'no'].includes(fromEnv('APTIX_MCP_FAST_LANE')!.toLowerCase()),
     },
     sessions: file.sessions ?? {},
     requestTimeoutMs,

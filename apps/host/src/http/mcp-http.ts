@@ -1,9 +1,12 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, type ClientCapabilities } from '@modelcontextprotocol/server';
 import type { AnyFastifyInstance } from './server.js';
 import type { AptixHost } from '../aptix-host.js';
 import { LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
-import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
+import { createMcpServer, mcpHandlers, type McpScope } from '../mcp/mcp-server.js';
+import { fastLaneMessage, serveFastLane } from '../mcp/fast-lane.js';
+import { canElicitForm } from '../mcp/approval-elicitation.js';
+import { jsonRpcError, parseBody, requestId, send, toWebRequest, withBody } from './mcp-web.js';
 import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js';
 import { paramHeaderRejection } from '../mcp/param-headers.js';
 import { ResumableStreams, type ResumableStreamsOptions } from '../mcp/resumable-streams.js';
@@ -16,48 +19,8 @@ export interface McpRoutesOptions {
   readonly maxSessions: number;
   /** Resumable response streams of 2025-11-25 sessions. */
   readonly streams?: Partial<ResumableStreamsOptions>;
-}
-
-type JsonRpcId = string | number | null;
-
-function jsonRpcError(status: number, code: number, message: string, id: JsonRpcId = null, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), { status, headers: { 'content-type': 'application/json', ...headers } });
-}
-
-/** The JSON-RPC id of a parsed request body, when it has a usable one. */
-function requestId(body: unknown): JsonRpcId {
-  const id = (body as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
-}
-
-function parseBody(text: string | undefined): { ok: true; value: unknown } | { ok: false } {
-  if (text === undefined || text.trim() === '') return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
-const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade']);
-
-/** The Fastify request as a web-standard Request (the v2 SDK's serving face), its body the raw text. */
-function toWebRequest(request: FastifyRequest, signal: AbortSignal): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
-    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
-  }
-  const body = request.method === 'POST' || request.method === 'DELETE' ? (request.body as string | undefined) : undefined;
-  const path = request.url.startsWith('/') ? request.url : '/mcp';
-  return new Request(`http://aptix.local${path}`, { method: request.method, headers, ...(body ? { body } : {}), signal });
-}
-
-async function send(reply: FastifyReply, response: Response, extraHeaders: Record<string, string> = {}): Promise<FastifyReply> {
-  void reply.code(response.status);
-  response.headers.forEach((value, name) => void reply.header(name, value));
-  for (const [name, value] of Object.entries(extraHeaders)) void reply.header(name, value);
-  return reply.send(response.body ?? '');
+  /** Serve plain tools/call and tools/list requests through the fast lane (see fast-lane.ts); default true. */
+  readonly fastLane?: boolean;
 }
 
 /**
@@ -101,8 +64,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   const modern = createMcpHandler(
     (ctx) => {
       const request = ctx.requestInfo!;
-      const handle = request.headers.get(AGENT_SESSION_HEADER)?.trim();
-      const scope: McpScope = { era: 'modern', agentSessionId: handle || undefined, listMode: modeOf(request.url), ...logOf(request) };
+      const scope = modernScope(request.headers.get(AGENT_SESSION_HEADER), modeOf(request.url), logOf(request));
       scopes.set(request, scope);
       return createMcpServer(host, scope, version);
     },
@@ -110,6 +72,25 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   );
   // 2026-07-28 clients listening on subscriptions/listen hear when the tools change while the host runs.
   const stopFollowingTools = host.onToolsChanged(() => modern.notify.toolsChanged());
+
+  /** The scope of one request in a 2025 session; its call is also cancelled through `cancel`, when given. */
+  const legacyScope = (session: LegacySession, cancel: AbortSignal | undefined, who: Pick<McpScope, 'log' | 'actor'>): McpScope => ({
+    era: 'legacy',
+    agentSessionId: session.agentSessionId,
+    ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
+    ...(session.toolsRevision === undefined ? {} : { toolsRevision: session.toolsRevision }),
+    ...(cancel === undefined ? {} : { cancel }),
+    ...who,
+    onAgentSession: (agentSessionId) => sessions.rebind(session, agentSessionId),
+    ...(session.clientCapabilities === undefined ? {} : { clientCapabilities: session.clientCapabilities }),
+    questions: { hold: (server) => relay.hold(session.id, server), release: (server) => relay.release(session.id, server) },
+  });
+
+  /** The scope of a 2026-07-28 request: the endpoint's mode, and the agent session the request names. */
+  function modernScope(agentSession: string | null | undefined, listMode: string, who: Pick<McpScope, 'log' | 'actor'>): McpScope {
+    const handle = agentSession?.trim();
+    return { era: 'modern', agentSessionId: handle || undefined, listMode, ...who };
+  }
 
   const serveLegacySession = async (request: Request, session: LegacySession, body: unknown): Promise<Response> => {
     const id = requestId(body);
@@ -121,17 +102,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const controller = new AbortController();
     const key = `${session.id}\u0000${String(id)}`;
     if (id !== null) inFlight.set(key, controller);
-    const scope: McpScope = {
-      era: 'legacy',
-      agentSessionId: session.agentSessionId,
-      ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
-      ...(session.toolsRevision === undefined ? {} : { toolsRevision: session.toolsRevision }),
-      cancel: controller.signal,
-      ...logOf(request),
-      onAgentSession: (agentSessionId) => sessions.rebind(session, agentSessionId),
-      ...(session.clientCapabilities === undefined ? {} : { clientCapabilities: session.clientCapabilities }),
-      questions: { hold: (server) => relay.hold(session.id, server), release: (server) => relay.release(session.id, server) },
-    };
+    const scope = legacyScope(session, controller.signal, logOf(request));
     // A resumable answer outlives its connection: the call is served on a request the client's
     // disconnect does not abort (notifications/cancelled still does), and its events are kept.
     const resumable = streams.accepts(request, id !== null);
@@ -225,6 +196,51 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     return new Response(response.body, { status: response.status, headers });
   };
 
+  const serverInfo = { name: 'aptix', version };
+  const agentHeader = (scope: McpScope): Record<string, string> => (scope.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {});
+
+  /**
+   * Serves a plain tools/call or tools/list through the fast lane; false when the SDK must serve the
+   * request (anything else, including every request the SDK would refuse), before anything ran.
+   * The SDK also keeps: a call from a client that declared form elicitation (it may be asked a
+   * question mid-call), a tool that can run as a task, and a 2025-11-25 request (its answer is a
+   * resumable stream, see resumable-streams.ts).
+   */
+  const fastLane = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply, body: unknown, abort: AbortController): Promise<boolean> => {
+    const sessionHeader = request.headers['mcp-session-id'];
+    const who = { log: request.log, ...(request.actor === undefined ? {} : { actor: request.actor }) };
+    // A 2026-07-28 list carries cache fields only while the tools cannot change (no bridged server): the SDK fills the rest.
+    const lane = { serverInfo, listCacheHint: !host.toolsMayChange };
+    const name = (body as { params?: { name?: unknown } }).params?.name;
+    if (typeof name === 'string' && (host.cradle.registry.get(name)?.taskSupport ?? 'forbidden') !== 'forbidden') return false;
+    if (sessionHeader === undefined) {
+      const message = fastLaneMessage('modern', request.headers, body);
+      if (message === undefined || canElicitForm(message.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)) return false;
+      // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments gets the SDK path's refusal.
+      if (paramHeaderRejection(host.cradle.registry, body, { get: (header: string) => headerValue(request.headers, header) } as Headers) !== undefined) return false;
+      const header = request.headers[AGENT_SESSION_HEADER];
+      const scope = modernScope(typeof header === 'string' ? header : header?.join(', '), request.params.mode ?? host.cradle.modeCatalog.defaultMode.key, who);
+      return serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, signal: abort.signal, headers: () => agentHeader(scope) });
+    }
+    const sessionId = typeof sessionHeader === 'string' ? sessionHeader.trim() : '';
+    if (sessionId === '' || (headerValue(request.headers, 'mcp-protocol-version') ?? '') >= '2025-11-25') return false;
+    const message = fastLaneMessage('legacy', request.headers, body);
+    if (message === undefined) return false;
+    const session = await sessions.find(sessionId).catch(() => undefined);
+    if (session === undefined || canElicitForm(session.clientCapabilities)) return false;
+    // One signal for the client going away and for notifications/cancelled (no AbortSignal.any per call);
+    // a cancelled call still answers, as through the SDK.
+    const key = `${session.id}\u0000${String(message.id)}`;
+    inFlight.set(key, abort);
+    const scope = legacyScope(session, undefined, who);
+    try {
+      return await serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, signal: abort.signal, headers: () => ({ [AGENT_SESSION_HEADER]: session.agentSessionId }) });
+    } finally {
+      if (scope.toolsRevision !== undefined) session.toolsRevision = scope.toolsRevision;
+      if (inFlight.get(key) === abort) inFlight.delete(key);
+    }
+  };
+
   const handle = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply) => {
     const abort = new AbortController();
     reply.raw.once('close', () => {
@@ -234,12 +250,14 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     if (mode !== undefined && host.cradle.modeCatalog.getMode(mode) === undefined) {
       return send(reply, jsonRpcError(404, -32602, `Mode "${mode}" does not exist. Modes: ${host.cradle.modeCatalog.keys.join(', ')}. Each is served at /mcp/modes/<mode>; /mcp serves the default mode.`));
     }
+    const text = request.body as string | undefined;
+    const parsed = parseBody(text);
+    if (options.fastLane !== false && request.method === 'POST' && parsed.ok && parsed.value !== undefined && (await fastLane(request, reply, parsed.value, abort))) return reply;
     const web = toWebRequest(request, abort.signal);
     logs.set(web, request.log);
     if (request.actor !== undefined) actors.set(web, request.actor);
-    const text = request.body as string | undefined;
-    const parsed = parseBody(text);
-    if (await isLegacyRequest(web.clone(), parsed.ok ? parsed.value : undefined, { maxRequestBodySize })) {
+    // The predicate clones the request itself when it has to read the body.
+    if (await isLegacyRequest(web, parsed.ok ? parsed.value : undefined, { maxRequestBodySize })) {
       return send(reply, await legacy(web, text));
     }
     // SEP-2243: the Mcp-Param-* headers a gateway routed on must match the arguments the tool gets.
@@ -247,7 +265,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     if (mismatch !== undefined) return send(reply, mismatch);
     const response = await modern.fetch(web, parsed.ok && parsed.value !== undefined ? { parsedBody: parsed.value } : {});
     const scope = scopes.get(web);
-    return send(reply, response, scope?.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {});
+    return send(reply, response, scope ? agentHeader(scope) : {});
   };
 
   void app.register(async (scope) => {
@@ -278,25 +296,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   };
 }
 
-/** The same response, running `done` once its body has been read to the end (or cancelled). */
-function withBody(response: Response, done: () => void): Response {
-  if (response.body === null) {
-    done();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done: finished, value } = await reader.read();
-      if (finished) {
-        done();
-        controller.close();
-      } else controller.enqueue(value);
-    },
-    cancel(reason) {
-      done();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, headers: response.headers });
+/** A request header as the web `Headers.get` gives it: repeated values joined, null when absent. */
+function headerValue(headers: FastifyRequest['headers'], name: string): string | null {
+  const value = headers[name.toLowerCase()];
+  return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
 }

@@ -127,7 +127,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   registerReasonerRoutes(app, host);
   registerApprovalRoutes(app, host);
   if (config.console) await registerConsoleRoutes(app);
-  const mcp = registerMcpRoutes(app, host, version, { idleMs: config.mcp.sessionIdleMs, maxSessions: config.mcp.maxSessions, streams: { retryMs: config.mcp.streamRetryMs, holdMs: config.mcp.streamHoldMs } });
+  const mcp = registerMcpRoutes(app, host, version, { idleMs: config.mcp.sessionIdleMs, maxSessions: config.mcp.maxSessions, streams: { retryMs: config.mcp.streamRetryMs, holdMs: config.mcp.streamHoldMs }, fastLane: config.mcp.fastLane });
   app.addHook('onClose', async () => {
     await mcp.close();
   });

@@ -1,4 +1,4 @@
-import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolRequest, type CallToolResult, type ClientCapabilities, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolRequestParams, type CallToolResult, type ClientCapabilities, type ListToolsResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, type ProgressGate } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
@@ -87,15 +87,8 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     },
   );
 
-  const listScope = () => (scope.era === 'modern' || scope.agentSessionId === undefined ? { mode: scope.listMode } : { sessionId: scope.agentSessionId });
-
-  server.setRequestHandler('tools/list', async () => {
-    if (scope.era === 'legacy') scope.toolsRevision = host.toolsRevision;
-    const tools = await host.definitions('mcp', listScope());
-    if (scope.era === 'modern') return { tools: tools as never };
-    // 2025-11-25: a tool that may run as a task says so (the 2026-07-28 listing has no such field).
-    return { tools: tools.map((tool) => withTaskSupport(tool as { name: string }, host.cradle.registry.get((tool as { name: string }).name)?.taskSupport)) as never };
-  });
+  const handlers = mcpHandlers(host, scope, server);
+  server.setRequestHandler('tools/list', handlers.listTools);
 
   if (scope.era === 'legacy') {
     if (scope.longLived && host.toolsMayChange) {
@@ -116,9 +109,40 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     });
   }
 
-  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => keepsOutputSchema(host, request.params.name, await callTool(request, ctx)));
+  server.setRequestHandler('tools/call', handlers.callTool);
 
-  async function callTool(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> {
+  if (scope.era === 'modern') registerTaskMethods(server, host, scope.actor);
+  else registerLegacyTaskMethods(server, host, scope.actor);
+
+  return server;
+}
+
+/**
+ * The `tools/list` and `tools/call` handlers of a scope, shared by the SDK server and the HTTP fast
+ * lane (fast-lane.ts) so both answer alike. Without `server` (the fast lane) the call can never ask
+ * the user a question: the lane takes only requests from clients that declared no form elicitation.
+ */
+export function mcpHandlers(
+  host: AptixHost,
+  scope: McpScope,
+  server?: Server,
+): {
+  listTools(): Promise<ListToolsResult>;
+  callTool(request: { params: CallToolRequestParams }, ctx: ServerContext): Promise<CallToolResult>;
+} {
+  const listScope = () => (scope.era === 'modern' || scope.agentSessionId === undefined ? { mode: scope.listMode } : { sessionId: scope.agentSessionId });
+
+  const listTools = async (): Promise<ListToolsResult> => {
+    if (scope.era === 'legacy') scope.toolsRevision = host.toolsRevision;
+    const tools = await host.definitions('mcp', listScope());
+    if (scope.era === 'modern') return { tools: tools as never };
+    // 2025-11-25: a tool that may run as a task says so (the 2026-07-28 listing has no such field).
+    return { tools: tools.map((tool) => withTaskSupport(tool as { name: string }, host.cradle.registry.get((tool as { name: string }).name)?.taskSupport)) as never };
+  };
+
+  return { listTools, callTool: async (request, ctx) => keepsOutputSchema(host, request.params.name, await callTool(request, ctx)) };
+
+  async function callTool(request: { params: CallToolRequestParams }, ctx: ServerContext): Promise<CallToolResult> {
     const { name, arguments: args } = request.params;
     // A 2025 session that listed the tools before they changed learns of it on this request's stream.
     if (scope.era === 'legacy' && scope.toolsRevision !== undefined && scope.toolsRevision !== host.toolsRevision) {
@@ -196,12 +220,12 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
         host,
         outcome.approval,
         {
-          capabilities: scope.clientCapabilities ?? server.getClientCapabilities(),
+          capabilities: scope.clientCapabilities ?? server?.getClientCapabilities(),
           actor: scope.actor,
           log: scope.log,
           signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : ctx.mcpReq.signal,
-          hold: () => questions?.hold(server) ?? true,
-          release: () => questions?.release(server),
+          hold: () => (server === undefined ? false : (questions?.hold(server) ?? true)),
+          release: () => server !== undefined && questions?.release(server),
         },
         ctx,
       );
@@ -217,11 +241,6 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
     return callToolResult(result, host.declaresOutputSchema(name));
     }
   }
-
-  if (scope.era === 'modern') registerTaskMethods(server, host, scope.actor);
-  else registerLegacyTaskMethods(server, host, scope.actor);
-
-  return server;
 }
 
 /**
