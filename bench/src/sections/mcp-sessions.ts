@@ -70,6 +70,13 @@ export async function mcpSessionsSection({ sessions }: McpSessionOptions, log: (
         goal: { kind: 'at-most', value: 200, unit: 'MiB' },
         note: `Read 10 s after the last session (right after: ${loaded?.toFixed(0)} MiB; peak ${peak.toFixed(0)} MiB). Each session is initialize, notifications/initialized and one tools/list, then nothing. A session holds no transport or server between requests: it is a stored binding plus a small record, swept when idle.`,
       },
+      {
+        section: SECTION,
+        measure: 'RSS growth per 10,000 abandoned sessions',
+        figure: ((after ?? NaN) - (idle ?? NaN)) * (10_000 / sessions),
+        unit: 'MiB',
+        note: `The row above minus the idle RSS, scaled to 10,000 sessions (${sessions} were opened): what the sessions and the burst that opened them leave behind, whatever the host's idle size.`,
+      },
     ];
   } finally {
     await host.stop();
