@@ -9,8 +9,9 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
  * with `GET` and `Last-Event-ID` and receives what it missed, then the rest. A dropped connection is not
  * a cancellation: `notifications/cancelled` is.
  *
- * Streams live on the host that runs the call, for `keepMs` after it ends: resuming on another host, or
- * after a restart, is answered 404 with what happened and how to route a session to one host.
+ * A stream read to its end is forgotten at once; one whose client had gone lives on the host that runs
+ * the call for `keepMs` after it ends: resuming on another host, or after a restart, is answered 404
+ * with what happened and how to route a session to one host.
  */
 export interface ResumableStreamsOptions {
   /** The `retry` the priming event asks clients to wait before reconnecting, in ms. */
@@ -154,9 +155,15 @@ export class ResumableStreams {
       // The SDK's stream failed: what was sent stays resumable; the client sees the stream end.
     } finally {
       stream.ended = true;
+      // A client still reading at the end got everything: nothing is kept for it (most answers end so).
+      // Only a stream whose client had gone stays resumable, for keepMs.
+      const delivered = stream.listener !== undefined;
       this.#detach(stream, true);
-      stream.expiry = setTimeout(() => this.#streams.delete(stream.id), this.#options.keepMs);
-      stream.expiry.unref();
+      if (delivered) this.#streams.delete(stream.id);
+      else {
+        stream.expiry = setTimeout(() => this.#streams.delete(stream.id), this.#options.keepMs);
+        stream.expiry.unref();
+      }
     }
   }
 
