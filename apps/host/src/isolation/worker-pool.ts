@@ -249,15 +249,18 @@ export class WorkerPool extends EventEmitter {
         entry.state = 'ended';
         this.#workers.delete(entry);
         const ending = entry.ending ?? { kind: 'crash', detail: `exit code ${code}` };
+        const replacing = wasReady && !this.#closing;
+        // Said before the calls it ended are answered, so whoever reads the log learns of the
+        // replacement no later than the callers learn of the crash.
+        if (replacing) logger.warn({ toolPackage: specifier, reason: ending.kind }, `isolated tool package ${specifier}: replacing a worker that ${describeEnding(ending)}`);
         for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, endedResult(pending, ending, specifier, resourceLimits.maxOldGenerationSizeMb));
         this.#policies.ended(entry);
         if (!wasReady) {
           reject(failure ?? new Error(`${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`));
           return;
         }
-        if (this.#closing) return;
+        if (!replacing) return;
         this.replacements++;
-        logger.warn({ toolPackage: specifier, reason: ending.kind }, `isolated tool package ${specifier}: replacing a worker that ${describeEnding(ending)}`);
         this.#replace();
       });
     });
