@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSessionStore } from '@aptix/agent-sessions/open';
 import type { AgentSessionStore } from '@aptix/agent-sessions';
 import { loadModeCatalog } from '@aptix/tool-mode-catalog';
-import { postgresAvailable, postgresSchema, runCli, scratch, startHost, type RunningHost } from './support.js';
+import { runCli, scratch, startHost, type RunningHost } from './support.js';
+import { storeBackends } from './suites.js';
 
-const pgAvailable = await postgresAvailable('the approval-gate tests on PostgreSQL are');
 const REFUNDED = '[testing_issue_refund_Refunded]';
 const refundsIn = (...hosts: RunningHost[]) => hosts.reduce((sum, host) => sum + host.logs.filter((line) => line.tag === REFUNDED).length, 0);
 
@@ -32,21 +32,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
   throw new Error(`gave up waiting for ${what}`);
 }
 
-interface Backend {
-  readonly name: string;
-  setup(): { db: string; dispose(): Promise<void> };
-}
-
-const backends: Backend[] = [
-  {
-    name: 'SQLite',
-    setup() {
-      const dir = scratch();
-      return { db: dir.db, dispose: async () => dir.cleanup() };
-    },
-  },
-  ...(pgAvailable ? [{ name: 'PostgreSQL', setup: () => postgresSchema('aptix_approvals') }] : []),
-];
+const backends = await storeBackends('aptix_approvals', 'the approval-gate tests on PostgreSQL are');
 
 describe.each(backends)('approval gates on $name', (backend) => {
   const database = backend.setup();

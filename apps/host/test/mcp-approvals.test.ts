@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, HOST_ROOT, runCli, scratch, startHost, startHostWithConfig, type RunningHost } from './support.js';
+import { storeBackends } from './suites.js';
 
 const REFUNDED = '[testing_issue_refund_Refunded]';
 const KEY = 'ops-key-0123456789abcdef';
@@ -66,9 +67,11 @@ async function approval(host: RunningHost, id: string): Promise<any> {
 
 const text = (result: object) => (((result as { content?: unknown }).content as Array<{ text?: string }>) ?? []).map((block) => block.text ?? '').join('\n');
 
-describe('approval gates over MCP', () => {
-  const space = scratch();
-  const env = { APTIX_DB: space.db, APTIX_API_KEYS: `ops=${KEY},auditor=auditor-key-0123456789abcdef`, APTIX_MCP_STATE_KEY: STATE_KEY };
+const backends = await storeBackends('aptix_mcp_approvals', 'the MCP approval tests on PostgreSQL are');
+
+describe.each(backends)('approval gates over MCP, on $name', (backend) => {
+  const database = backend.setup();
+  const env = { APTIX_DB: database.db, APTIX_API_KEYS: `ops=${KEY},auditor=auditor-key-0123456789abcdef`, APTIX_MCP_STATE_KEY: STATE_KEY };
   let a: RunningHost;
   let b: RunningHost;
   let stranger: RunningHost;
@@ -78,7 +81,7 @@ describe('approval gates over MCP', () => {
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop(), stranger?.stop()]);
-    space.cleanup();
+    await database.dispose();
   });
 
   describe('2026-07-28 (v2 SDK client, input_required)', () => {

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptedResponsesServer } from '@aptix/reasoner/testing';
 import { afterAll, beforeAll } from 'vitest';
-import { postgresSchema, scratch, startHost, type RunningHost } from './support.js';
+import { postgresAvailable, postgresSchema, scratch, startHost, type RunningHost } from './support.js';
 
 /** `POST` with a JSON body; answers the status and the parsed body. */
 export async function postJson(host: RunningHost, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
@@ -106,4 +106,22 @@ export function writeBrokenToolPackage(parent: string): string {
     export const tools = [BadTool];`,
   );
   return dir;
+}
+
+/** A session store a suite runs against: a fresh SQLite file, or a fresh schema on the PostgreSQL server. */
+export interface StoreBackend {
+  readonly name: string;
+  setup(): { db: string; dispose(): Promise<void> };
+}
+
+/** SQLite, and PostgreSQL when the server answers (else its tests are skipped with a warning naming `what`). */
+export async function storeBackends(prefix: string, what: string): Promise<StoreBackend[]> {
+  const sqlite: StoreBackend = {
+    name: 'SQLite',
+    setup() {
+      const dir = scratch();
+      return { db: dir.db, dispose: async () => dir.cleanup() };
+    },
+  };
+  return (await postgresAvailable(what)) ? [sqlite, { name: 'PostgreSQL', setup: () => postgresSchema(prefix) }] : [sqlite];
 }
