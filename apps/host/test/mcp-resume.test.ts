@@ -2,7 +2,7 @@
  * Resumable response streams for 2025-11-25 sessions (SEP-1699), through a real `aptix serve` whose
  * `mcp.streamHoldMs` closes a call's stream while the call runs: a priming event, ids on every event,
  * a call that outlives its connection, and `GET` with `Last-Event-ID` that delivers the rest. Attacked
- * with other sessions' event ids, made-up ids, ids past the end and a second reader.
+ * with other sessions' event ids, made-up ids and ids past the end; a second reader takes the stream over.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -157,14 +157,20 @@ describe('resumable MCP response streams (2025-11-25)', () => {
     expect(((await past.json()) as { error: { message: string } }).error.message).toContain('was never sent');
   });
 
-  it('refuses a second reader while the first still reads', async () => {
+  it('hands the stream to a client that reconnects before the host saw its old connection drop, closing the old one', async () => {
     const session = await rawSession();
-    const response = await delayCall(session, HOLD_MS / 2);
+    const response = await delayCall(session, HOLD_MS * 3);
     const reader = response.body!.getReader();
     const priming = /id: (\S+)/.exec(new TextDecoder().decode((await reader.read()).value))![1]!;
     const second = await resume(session, priming);
-    expect(second.status).toBe(409);
-    await reader.cancel();
+    expect(second.status).toBe(200);
+    // The first connection ends without the answer; the second gets it.
+    let first = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) first += new TextDecoder().decode(chunk.value);
+    expect(first).not.toContain('"result"');
+    const rest = [...(await readEvents(second)).events];
+    const answered = resultOf(rest, 1) ? rest : [...rest, ...(await resumeUntilAnswered(session, rest.at(-1)!.id!, 1))];
+    expect(JSON.parse(resultOf(answered, 1).result.content[0].text)).toMatchObject({ wasCancelled: false });
   });
 
   it('sends no priming event to a client older than 2025-11-25, which cannot take empty data', async () => {

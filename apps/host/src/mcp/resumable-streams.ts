@@ -114,7 +114,9 @@ export class ResumableStreams {
       });
     }
     if (stream.overflowed) return answer({ status: 410, code: -32000, message: `Stream ${stream.id} sent more than ${this.#options.maxStreamBytes} bytes, so this host no longer holds all of it and cannot resume it without gaps. The call was not cancelled; read the agent session for its outcome.` });
-    if (stream.listener !== undefined) return answer({ status: 409, code: -32000, message: `Stream ${stream.id} is already being read on another connection. Close that one first.` });
+    // A client that reconnects may beat the host to noticing its old connection dropped: the newer
+    // reader takes over (only this session's client holds the stream's id), and the older is closed.
+    if (stream.listener !== undefined) this.#detach(stream, true);
     const after = Number(match![2]);
     if (after > stream.frames.length) return answer({ status: 400, code: -32000, message: `Event ${lastEventId} was never sent on stream ${stream.id}. Send the id of the last event you received.` });
     const body = new ReadableStream<Uint8Array>({
