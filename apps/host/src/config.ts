@@ -141,7 +141,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
       requestStateKey: stateKey(fromEnv('APTIX_MCP_STATE_KEY')) ?? file.mcp?.requestStateKey,
       streamRetryMs: file.mcp?.streamRetryMs ?? 1000,
       streamHoldMs: file.mcp?.streamHoldMs ?? 0,
-      fastLane: fromEnv('APTIX_MCP_FAST_LANE') === undefined ? (file.mcp?.fastLane ?? true) : !['off', 'false', '0', 'no'].includes(fromEnv('APTIX_MCP_FAST_LANE')!.toLowerCase()),
+      fastLane: onOff(fromEnv('APTIX_MCP_FAST_LANE'), 'APTIX_MCP_FAST_LANE') ?? file.mcp?.fastLane ?? true,
     },
     sessions: file.sessions ?? {},
     requestTimeoutMs,

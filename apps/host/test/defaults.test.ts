@@ -51,3 +51,21 @@ describe('the host\'s defaults', () => {
     await expect(loadConfig({ file, env: { APTIX_DB: space.db }, cwd: space.dir })).rejects.toThrow(/toolCancelGraceMs must be >= 0/);
   });
 });
+
+describe('APTIX_MCP_FAST_LANE, read as strictly as every on/off switch', () => {
+  const load = (value: string) => loadConfig({ env: { APTIX_MCP_FAST_LANE: value }, cwd: space.dir });
+
+  it('is on by default, and takes on/off, true/false, 1/0 and yes/no in any case', async () => {
+    expect((await loadConfig({ env: {}, cwd: space.dir })).mcp.fastLane).toBe(true);
+    for (const value of ['off', 'OFF', 'false', '0', 'no']) expect((await load(value)).mcp.fastLane, value).toBe(false);
+    for (const value of ['on', 'True', '1', 'yes']) expect((await load(value)).mcp.fastLane, value).toBe(true);
+  });
+
+  it.each(['offf', 'disabled', '\u200boff', 'x'.repeat(10_000)])('refuses "%s" rather than guess that it means on', async (value) => {
+    const error = await load(value).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('APTIX_MCP_FAST_LANE');
+    expect((error as Error).message).toContain('on or off');
+    expect((error as Error).message.length).toBeLessThan(400);
+  });
+});
