@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHostWithConfig, type RunningHost } from './support.js';
+import { ResumableStreams } from '../src/mcp/resumable-streams.js';
 
 const HOLD_MS = 300;
 let host: RunningHost;
@@ -178,5 +179,38 @@ describe('resumable MCP response streams (2025-11-25)', () => {
     const { events } = await readEvents(await delayCall(session, 10));
     expect(events.some((event) => event.data === '')).toBe(false);
     expect(resultOf(events, 1)).toBeDefined();
+  });
+});
+
+describe('a response stream that ends without its answer', () => {
+  /** An SDK answer stream: one progress event, then the stream fails (or just ends) before the result. */
+  function brokenAnswer(fail: boolean): Response {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`));
+        if (fail) controller.error(new Error('the SDK stream broke'));
+        else controller.close();
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+  }
+
+  it.each([true, false])('answers with "outcome unknown" for the request, never a result and never silence (stream failed: %s)', async (fail) => {
+    const streams = new ResumableStreams();
+    const { events } = await readEvents(streams.record('s-1', brokenAnswer(fail), new AbortController().signal, 42));
+    const last = JSON.parse(events.at(-1)!.data) as { id: number; error?: { code: number; message: string }; result?: unknown };
+    expect(last.id).toBe(42);
+    expect(last.result).toBeUndefined();
+    expect(last.error!.code).toBe(-32603);
+    expect(last.error!.message).toContain('is unknown');
+    expect(events.filter((event) => event.data.includes('"error"'))).toHaveLength(1);
+  });
+
+  it('adds nothing to a stream that carried its answer', async () => {
+    const streams = new ResumableStreams();
+    const body = new Response(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 7, result: { content: [] } })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    const { events } = await readEvents(streams.record('s-1', body, new AbortController().signal, 7));
+    expect(events.filter((event) => event.data !== '')).toHaveLength(1);
+    expect(JSON.parse(events.at(-1)!.data).result).toEqual({ content: [] });
   });
 });

@@ -112,7 +112,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       if (scope.logLevel !== undefined) session.logLevel = scope.logLevel;
       if (scope.toolsRevision !== undefined) session.toolsRevision = scope.toolsRevision;
       const tracked = withBody(response, () => inFlight.delete(key));
-      return resumable ? streams.record(session.id, tracked, request.signal) : tracked;
+      return resumable ? streams.record(session.id, tracked, request.signal, id) : tracked;
     } catch (error) {
       inFlight.delete(key);
       throw error;

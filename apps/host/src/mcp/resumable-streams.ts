@@ -80,7 +80,7 @@ export class ResumableStreams {
    * and the events kept so that a later `resume` can replay them. The SDK's body is read to its end
    * whatever the client does: `clientGone` (the connection closed) only detaches the client.
    */
-  record(sessionId: string, response: Response, clientGone: AbortSignal): Response {
+  record(sessionId: string, response: Response, clientGone: AbortSignal, requestId: string | number | null = null): Response {
     if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
     const stream: Stream = { id: randomBytes(16).toString('hex'), sessionId, frames: [], bytes: 0, overflowed: false, ended: false, listener: undefined, expiry: undefined };
     this.#streams.set(stream.id, stream);
@@ -95,7 +95,7 @@ export class ResumableStreams {
     const listener = stream.listener;
     clientGone.addEventListener('abort', () => stream.listener === listener && this.#detach(stream), { once: true });
     this.#hold(stream);
-    void this.#drain(stream, response.body);
+    void this.#drain(stream, response.body, requestId);
     return new Response(body, { status: response.status, headers });
   }
 
@@ -143,19 +143,27 @@ export class ResumableStreams {
     this.#streams.clear();
   }
 
-  async #drain(stream: Stream, source: ReadableStream<Uint8Array>): Promise<void> {
+  async #drain(stream: Stream, source: ReadableStream<Uint8Array>, requestId: string | number | null): Promise<void> {
     // Comments (the SDK's keep-alives) go to the connection, if any, and are not kept.
     const onComment = (comment: string) => this.#send(stream, `:${comment}\n\n`);
     const reader = source.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream({ onComment })).getReader();
+    let answered = false;
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
+        answered ||= answers(value.data, requestId);
         this.#emit(stream, frame(`${stream.id}.${stream.frames.length + 1}`, value.event ?? 'message', value.data));
       }
     } catch {
-      // The SDK's stream failed: what was sent stays resumable; the client sees the stream end.
+      // The SDK's stream failed: what was sent stays resumable, and the answer below says what is known.
     } finally {
+      // A stream that ends without the request's answer would have its client resume it forever: it
+      // gets an answer that says the outcome is unknown, never one that claims the call did or did not run.
+      if (!answered && requestId !== null) {
+        const lost = { jsonrpc: '2.0', id: requestId, error: { code: -32603, message: 'The host lost the answer to this request before it was sent, so whether the call ran, and what it did, is unknown. Read the agent session (GET /v1/sessions/:id) before calling again.' } };
+        this.#emit(stream, frame(`${stream.id}.${stream.frames.length + 1}`, 'message', JSON.stringify(lost)));
+      }
       stream.ended = true;
       // A client still reading at the end got everything: nothing is kept for it (most answers end so).
       // Only a stream whose client had gone stays resumable, for keepMs.
@@ -215,6 +223,17 @@ export class ResumableStreams {
         return true;
       }
     }
+    return false;
+  }
+}
+
+/** Whether an event's data is the JSON-RPC response (result or error) to request `id`. */
+function answers(data: string, id: string | number | null): boolean {
+  if (id === null || data === '') return false;
+  try {
+    const message = JSON.parse(data) as { id?: unknown; result?: unknown; error?: unknown };
+    return message.id === id && (message.result !== undefined || message.error !== undefined);
+  } catch {
     return false;
   }
 }
