@@ -70,7 +70,7 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
   const liveTools = new LiveTools();
   const toolPackages = await loadToolPackages(config, logger, adminLogger, liveTools);
   try {
-    const container = await composeWith(config, options, logger, adminLogger, toolPackages);
+    const container = await composeWith(config, options, logger, adminLogger, toolPackages, liveTools);
     container.register('liveTools', asValue(liveTools));
     // From here on, a package's changed tool list is applied (the ones reported during start-up first).
     liveTools.attach({
@@ -87,7 +87,7 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
   }
 }
 
-async function composeWith(config: AptixConfig, options: ComposeOptions, logger: Logger, adminLogger: AdminLogger, toolPackages: readonly LoadedToolPackage[]): Promise<AwilixContainer<HostCradle>> {
+async function composeWith(config: AptixConfig, options: ComposeOptions, logger: Logger, adminLogger: AdminLogger, toolPackages: readonly LoadedToolPackage[], liveTools: LiveTools): Promise<AwilixContainer<HostCradle>> {
   const container = createContainer<HostCradle>({ injectionMode: InjectionMode.PROXY, strict: true });
   // No logger: a violation stops start-up with a HostStartupError that says it all, printed once by the caller.
   const registry = new AgentToolRegistry();
@@ -107,7 +107,9 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
   let modeCatalog: ModeCatalog;
   let warnings: readonly string[];
   try {
-    ({ catalog: modeCatalog, warnings } = await composeHostCatalog(config, toolPackages, registry));
+    let awaited: readonly string[];
+    ({ catalog: modeCatalog, warnings, awaited } = await composeHostCatalog(config, toolPackages, registry, liveTools.livePackages()));
+    liveTools.awaitTools(awaited);
   } catch (error) {
     throw new HostStartupError(`The mode catalog cannot be used: ${(error as Error).message}`, { cause: error });
   }

@@ -51,6 +51,8 @@ export class LiveTools {
   /** Tool name → why it is no longer offered. */
   readonly #retired = new Map<string, string>();
   readonly #listeners = new Set<() => void>();
+  /** Names the catalog gives that no package offered at start-up: a live package may offer them later. */
+  #awaited: ReadonlySet<string> = new Set();
   #target: LiveToolsTarget | undefined;
   #changed = false;
 
@@ -78,6 +80,19 @@ export class LiveTools {
     return [...this.#followed].some((followed) => followed.toolPackage !== undefined && followed.watched);
   }
 
+  /** The names of the loaded packages that may change their tools while the host runs. */
+  livePackages(): string[] {
+    return [...this.#followed].filter((followed) => followed.toolPackage !== undefined && followed.watched).map((followed) => followed.toolPackage!.name);
+  }
+
+  /**
+   * Tools the catalog's modes name that no package offered at start-up (see composeHostCatalog): the
+   * modes offer them once a live package does, and until then every mode's list leaves them out.
+   */
+  awaitTools(names: Iterable<string>): void {
+    this.#awaited = new Set(names);
+  }
+
   /** The host is composed: changes apply from now on, the ones reported meanwhile first. */
   attach(target: LiveToolsTarget): void {
     this.#target = target;
@@ -93,13 +108,13 @@ export class LiveTools {
   }
 
   /**
-   * The tools a mode offers now, once anything changed after start-up; undefined before (then the
-   * catalog's own selection is exact). The catalog's tools that are still registered, the tools that
-   * joined later, and the always-offered ones.
+   * The tools a mode offers now, once anything changed after start-up or the catalog names tools no
+   * package offers yet; undefined otherwise (then the catalog's own selection is exact). The catalog's
+   * tools that are registered, the tools that joined later, and the always-offered ones.
    */
   offered(mode: string): string[] | undefined {
     const target = this.#target;
-    if (!this.#changed || target === undefined) return undefined;
+    if ((!this.#changed && this.#awaited.size === 0) || target === undefined) return undefined;
     const { registry, catalog } = target;
     const names = new Set<string>();
     for (const name of catalog.getMode(mode)?.tools ?? []) if (registry.has(name)) names.add(name);
@@ -173,7 +188,8 @@ export class LiveTools {
       followed.owned.set(name, toolClass);
       this.#retired.delete(name);
       this.#joins.set(name, this.#modes(toolClass, toolPackage));
-      logger.info({ ...log, tool: name }, `Tool "${name}" from "${toolPackage.name}" is ${old === undefined ? 'now offered' : 'offered with its new definition'}.`);
+      const named = this.#awaited.has(name) ? ` It joins the modes the catalog names it in (${this.#catalogModes(name).join(', ')}).` : '';
+      logger.info({ ...log, tool: name }, `Tool "${name}" from "${toolPackage.name}" is ${old === undefined ? 'now offered' : 'offered with its new definition'}.${named}`);
     }
     if (!changed) return;
     this.#changed = true;
@@ -202,6 +218,11 @@ export class LiveTools {
       return error instanceof Error ? error.message : describeThrown(error);
     }
     return undefined;
+  }
+
+  /** The catalog's modes that name a tool. */
+  #catalogModes(name: string): string[] {
+    return this.#target!.catalog.modes.filter((mode) => mode.tools.includes(name)).map((mode) => mode.key);
   }
 
   /** The modes of the catalog a class joins; others are logged and skipped, as at start-up. */

@@ -1,5 +1,6 @@
 import type { AgentToolRegistry } from '@aptix/tool-contract';
 import {
+  ALWAYS_OFFERED_TOOLS,
   checkCatalogAgainstRegistry,
   composeModeCatalog,
   defaultCatalogPath,
@@ -14,6 +15,12 @@ import type { LoadedToolPackage } from './tool-packages.js';
 
 const MODE_KEY = new RegExp(MODE_KEY_PATTERN);
 
+/** The composed catalog, and the tools its modes name that no package offers yet. */
+export interface HostCatalog extends ComposedModeCatalog {
+  /** Names a live package (a bridged server) may offer later; empty when there is no live package. */
+  readonly awaited: readonly string[];
+}
+
 /**
  * The host's mode catalog: the configured catalog file (or the shipped one), plus the modes the
  * configuration adds, plus the modes each tool class asks to join (`static Modes`), plus the tools the
@@ -21,9 +28,14 @@ const MODE_KEY = new RegExp(MODE_KEY_PATTERN);
  *
  * Warnings, not errors: a tool package joining a mode this host does not have, and a tool that no mode
  * offers (served over HTTP, MCP and the CLI, but never offered to a model in a session).
+ *
+ * A mode may name a tool no package offers at start-up only when a package can add tools while the
+ * host runs (`livePackages`: a bridged MCP server that lists more tools later). Each such name is a
+ * warning, and the modes offer it once that package does; with no live package it is an error, so a
+ * typo never passes silently.
  * @throws {Error} a ModeCatalogError, or an Error naming the tool package and the tool whose `Modes` is malformed.
  */
-export async function composeHostCatalog(config: AptixConfig, toolPackages: readonly LoadedToolPackage[], registry: AgentToolRegistry): Promise<ComposedModeCatalog> {
+export async function composeHostCatalog(config: AptixConfig, toolPackages: readonly LoadedToolPackage[], registry: AgentToolRegistry, livePackages: readonly string[] = []): Promise<HostCatalog> {
   const base = await loadModeCatalog(config.modes ?? defaultCatalogPath);
   const configSource = config.file ? `the "modes" of ${config.file}` : 'the configuration';
   const extensions: ModeCatalogExtension[] = [];
@@ -31,7 +43,14 @@ export async function composeHostCatalog(config: AptixConfig, toolPackages: read
   for (const toolPackage of toolPackages) extensions.push({ source: `tool package "${toolPackage.name}"`, extend: packageJoins(toolPackage), unknownMode: 'warning' });
 
   const { catalog, warnings } = composeModeCatalog(base, extensions);
-  checkCatalogAgainstRegistry(registry, catalog);
+  const awaited = livePackages.length === 0 ? new Map<string, string[]>() : unofferedNames(registry, catalog);
+  checkCatalogAgainstRegistry({ has: (name) => registry.has(name) || awaited.has(name), names: () => registry.names() }, catalog);
+  const later = [...awaited].map(
+    ([name, modes]) =>
+      `Tool "${name}" is named in mode${modes.length > 1 ? 's' : ''} ${modes.join(', ')}, but no package offers it at start-up. ` +
+      `The mode${modes.length > 1 ? 's offer' : ' offers'} it once ${livePackages.map((live) => `"${live}"`).join(' or ')} (whose tools change while the host runs) offers it; until then ${modes.length > 1 ? 'they leave' : 'it leaves'} it out. ` +
+      `If the name is a typo, fix it in ${config.file ? `the "modes" of ${config.file}` : 'the mode catalog'}.`,
+  );
   const idle = toolsInNoMode(registry.names(), catalog).map((name) => {
     const owner = toolPackages.find((toolPackage) => toolPackage.tools.some((tool) => tool.ToolName === name));
     return (
@@ -39,7 +58,21 @@ export async function composeHostCatalog(config: AptixConfig, toolPackages: read
       `Fix: add static readonly Modes = ['general'] to its class, or "modes": { "extend": { "general": ["${name}"] } } to aptix.config.json.`
     );
   });
-  return { catalog, warnings: [...warnings, ...idle] };
+  return { catalog, warnings: [...warnings, ...later, ...idle], awaited: [...awaited.keys()] };
+}
+
+/** Tool name → the modes that name it, for the names no package registered (the always-offered tools stay required). */
+function unofferedNames(registry: AgentToolRegistry, catalog: ComposedModeCatalog['catalog']): Map<string, string[]> {
+  const names = new Map<string, string[]>();
+  for (const mode of catalog.modes) {
+    for (const name of mode.tools) {
+      if (registry.has(name) || (ALWAYS_OFFERED_TOOLS as readonly string[]).includes(name)) continue;
+      const modes = names.get(name) ?? [];
+      modes.push(mode.key);
+      names.set(name, modes);
+    }
+  }
+  return names;
 }
 
 /** The modes each tool of a package asks to join, as `{ modeKey: [toolName, …] }`. */

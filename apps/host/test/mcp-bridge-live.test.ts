@@ -41,7 +41,8 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
     // The prefix "testing" puts the bridged tools next to tool-samples' testing_* tools, so the server
     // can try to take one of their names.
     const bridge = { package: '@aptix/tool-mcp-bridge', startupTimeoutMs: 60_000, options: { name: 'live', prefix: 'testing', connectTimeoutMs: 30_000, modes: ['general'], stdio: { command: process.execPath, args: [LIVE, 'stdio'] } } };
-    writeFileSync(file, JSON.stringify({ toolPackages: [...FIRST_PARTY, bridge] }));
+    // The configuration also names a single bridged tool the server offers only later in another mode.
+    writeFileSync(file, JSON.stringify({ toolPackages: [...FIRST_PARTY, bridge], modes: { extend: { tool_diagnostics: ['testing_extra_1'] } } }));
     model = await ScriptedResponsesServer.start();
     host = await startHost({ env: { APTIX_DB: space.db, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', APTIX_MODEL: 'scripted-model' }, args: ['--config', file] });
   });
@@ -62,8 +63,12 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
       expect((await legacy.listTools()).tools.map((tool) => tool.name)).not.toContain('testing_extra_1');
       expect((await modern.listTools()).tools.map((tool) => tool.name)).not.toContain('testing_extra_1');
 
+      expect(await listed('tool_diagnostics')).not.toContain('testing_extra_1');
+
       await control({ action: 'add', count: 1 });
       await vi.waitFor(async () => expect(await listed('general')).toContain('testing_extra_1'), { timeout: 15_000, interval: 50 });
+      // The mode the configuration's "modes.extend" names it in offers it too, from the moment it exists.
+      expect(await listed('tool_diagnostics')).toContain('testing_extra_1');
       expect((await invoke('testing_extra_1', { x: 5 })).body.result).toMatchObject({ content: [{ type: 'text', text: 'extra-1: 5' }] });
 
       // A 2025 session hears list_changed on its next request's stream, and lists the new tool.
@@ -81,9 +86,16 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
     }
   });
 
+  it('started with a warning naming the tool the configuration puts in a mode before the server offers it', () => {
+    const warned = host.logs.find((line) => String(line.msg).includes('Tool "testing_extra_1" is named in mode tool_diagnostics, but no package offers it at start-up'));
+    expect(String(warned?.msg)).toContain('"@aptix/tool-mcp-bridge" (whose tools change while the host runs) offers it');
+    expect(host.logs.some((line) => String(line.msg).includes('Tool "testing_extra_1" from "@aptix/tool-mcp-bridge" is now offered. It joins the modes the catalog names it in (tool_diagnostics).'))).toBe(true);
+  });
+
   it('stops offering a removed tool; a call by its name says why', async () => {
     await control({ action: 'remove', name: 'extra-1' });
     await vi.waitFor(async () => expect(await listed('general')).not.toContain('testing_extra_1'), { timeout: 15_000, interval: 50 });
+    expect(await listed('tool_diagnostics')).not.toContain('testing_extra_1');
     const gone = await invoke('testing_extra_1', { x: 5 });
     expect(gone.status).toBe(404);
     expect(JSON.stringify(gone.body)).toContain('is no longer offered');
@@ -117,7 +129,8 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
     expect((await invoke('testing_shape', { a: 1, b: 2 })).body.successful).toBe(true);
     await control({ action: 'break_shape' });
     await vi.waitFor(async () => expect(await listed('general')).not.toContain('testing_shape'), { timeout: 15_000, interval: 50 });
-    expect(host.logs.some((line) => line.tag === '[McpBridge_SchemaRejected]' && String(line.msg).includes('refers to itself'))).toBe(true);
+    // The log reaches the test over the child's stdout, which may trail the HTTP answer.
+    await vi.waitFor(() => expect(host.logs.some((line) => line.tag === '[McpBridge_SchemaRejected]' && String(line.msg).includes('refers to itself'))).toBe(true), { timeout: 5_000, interval: 50 });
     expect((await invoke('testing_echo', { text: 'still' })).body.successful).toBe(true);
   });
 
