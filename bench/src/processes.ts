@@ -1,8 +1,8 @@
 /** Child processes the bench starts (the host, the bare baselines), and what it reads of them. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { detect } from 'detect-port';
 
 export interface Server {
   readonly child: ChildProcess;
@@ -13,16 +13,7 @@ export interface Server {
 }
 
 /** A TCP port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export const freePort = (): Promise<number> => detect(0);
 
 /**
  * Spawns `node <args>` and waits until a stdout line passes `ready` (which returns the port), or until

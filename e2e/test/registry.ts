@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { detect } from 'detect-port';
 import { WORKSPACE, type Run } from './support.js';
 
 /** A public package of this workspace, as `npm query .workspace` describes it. */
@@ -39,16 +39,7 @@ export function publicPackages(): WorkspacePackage[] {
 }
 
 /** A TCP port free on loopback now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = (): Promise<number> => detect(0);
 
 /**
  * Starts Verdaccio with its storage under `dir`: `@aptix/*` local only (never looked up upstream, so

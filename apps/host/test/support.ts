@@ -2,11 +2,12 @@ import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { detect } from 'detect-port';
 
 export const HOST_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(HOST_ROOT, 'bin', 'aptix.js');
@@ -234,16 +235,7 @@ export function rawRequest(url: string, method: string, target: string, headers:
 }
 
 /** A TCP port free on loopback right now (for a server that must come back on the same port). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = (): Promise<number> => detect(0);
 
 /** Waits (bounded) for a log line of the host that `match` accepts. */
 export async function logLine(host: RunningHost, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {

@@ -6,13 +6,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { AgentToolExecutor, AgentToolRegistry, silentAdminLogger } from '@aptix/tool-contract';
 import { McpBridge, parseBridgeOptions } from '@aptix/tool-mcp-bridge';
 import { compare, type Subject } from '../harness.js';
+import { freePort } from '../processes.js';
 import type { Row } from '../report.js';
 
 const SECTION = '6. MCP bridge: a bridged call against a direct SDK client call to the same server';
@@ -24,17 +24,6 @@ const CONTEXT = { sessionId: 'bench', conversationId: 'bench' };
 export interface BridgeBenchOptions {
   readonly rounds?: number;
   readonly roundMs?: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function everythingOverHttp(): Promise<{ url: string; child: ChildProcess }> {

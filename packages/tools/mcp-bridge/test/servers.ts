@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { detect } from 'detect-port';
 import { AgentToolExecutor, AgentToolRegistry, CapturingAdminLogger, type AgentToolExecutionContext, type ToolProgress } from '@aptix/tool-contract';
 import { McpBridge, parseBridgeOptions } from '../src/index.js';
 
@@ -25,16 +25,7 @@ export const CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures',
 export const RAW_CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'raw-content-server.mjs');
 
 /** A TCP port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = (): Promise<number> => detect(0);
 
 /** server-everything over Streamable HTTP on `port`, as its own process; resolves once it listens. */
 export async function startEverythingHttp(port: number): Promise<ChildProcess> {
