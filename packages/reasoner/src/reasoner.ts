@@ -1,5 +1,5 @@
-import type { AgentSession, AgentSessionStore } from '@aptix/agent-sessions';
-import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext, type AgentToolExecutor, type ToolFactory } from '@aptix/tool-contract';
+import type { AgentSession } from '@aptix/agent-sessions';
+import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext } from '@aptix/tool-contract';
 import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type OpenAI from 'openai';
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
@@ -8,7 +8,6 @@ import {
   functionCallOutputItem,
   functionCallsOf,
   inspectConversation,
-  isRecord,
   pendingCallItem,
   textOf,
   toModelInput,
@@ -20,8 +19,8 @@ import {
 import type { ReasonerEvent, ReasonerEventListener } from './events.js';
 import { buildModePrompts, DEFAULT_BOOT_PROMPT, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
 import { callModel } from './model-call.js';
-import { approvalIdOf, type TurnApprovals } from './approvals.js';
-import { createOpenAIClient, resolveModelConnection, type ModelConnection } from './model-config.js';
+import { approvalIdOf } from './approvals.js';
+import { createOpenAIClient, resolveModelConnection } from './model-config.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 import { SessionQueue } from './session-queue.js';
 import type { TurnResult, TurnStatus, TurnToolCall } from './turn.js';
@@ -29,71 +28,12 @@ import { runCalls, type CallOutcome, type TurnCallDeps } from './turn-calls.js';
 import { submissionItems, type ToolOutputSubmission } from './tool-outputs.js';
 import { findClientExecutedTools, revisionOf } from './client-tools.js';
 
+import { DEFAULT_MAX_STEPS, type ModelSettings, type ReasonerOptions, type ReasonerSessionStore, type TurnOptions } from './reasoner-options.js';
+import { branchRequest, CANCELLED, joinText, MODE_CHANGE_TOOL, pausedStatus, stepLimitMessage } from './turn-endings.js';
+
 export type { ToolOutputSubmission } from './tool-outputs.js';
-
-/** The tool whose success changes the session's mode (TUL-007); offered in every mode. */
-export const MODE_CHANGE_TOOL = 'agent_change_mode';
-
-/** Model calls per turn when `maxSteps` is not given. */
-export const DEFAULT_MAX_STEPS = 12;
-
-/** What the Reasoner needs of the session store: `AgentSessionStore` fits. */
-export type ReasonerSessionStore = Pick<AgentSessionStore, 'createSession' | 'getSession' | 'appendConversationItems' | 'listConversationItems'>;
-
-/**
- * Extra Responses API parameters sent with every model call (`temperature`, `max_output_tokens`,
- * `reasoning`, `parallel_tool_calls`, `include`…). The ones the Reasoner owns cannot be set here.
- * For OpenAI reasoning models, add `include: ['reasoning.encrypted_content']` so their reasoning can be
- * replayed statelessly.
- */
-export type ModelSettings = Omit<ResponseCreateParamsBase, 'model' | 'instructions' | 'input' | 'tools' | 'store' | 'stream' | 'previous_response_id' | 'conversation' | 'background'>;
-
-export interface ReasonerOptions {
-  readonly registry: ReasonerToolRegistry;
-  /** Runs the calls; never throws. */
-  readonly executor: Pick<AgentToolExecutor, 'execute'>;
-  readonly modeCatalog: ModeCatalog;
-  readonly sessions: ReasonerSessionStore;
-  /** The endpoint and the model. `model.model` is required; see {@link resolveModelConnection}. */
-  readonly model: ModelConnection;
-  /** A client built by the host (e.g. `new AzureOpenAI(...)`); then `model.baseURL`/`apiKey` are not used, `model.model` still is. */
-  readonly client?: OpenAI;
-  /**
-   * The factory the executor builds tools with. The Reasoner builds each offered tool once, at start-up,
-   * only to read `isToolFullyExecutedOnServer`. Default: `new ToolClass({ logger })`.
-   */
-  readonly createTool?: ToolFactory;
-  /**
-   * The tools a mode offers now, when the host's tools can change while it runs (a bridged MCP server
-   * adds or removes some); undefined for a mode means the catalog's selection. The Reasoner builds its
-   * mode prompts again whenever the registry's `revision` has moved since it last built them.
-   */
-  readonly offeredTools?: (modeKey: string) => readonly string[] | undefined;
-  /** The opening of the instructions. Default {@link DEFAULT_BOOT_PROMPT}. */
-  readonly bootPrompt?: string;
-  /** Model calls per turn before it stops with `step_limit`. Default {@link DEFAULT_MAX_STEPS}. */
-  readonly maxSteps?: number;
-  /** Stream the model's responses (text deltas as they come). Default true; false for endpoints that cannot stream. */
-  readonly stream?: boolean;
-  readonly modelSettings?: ModelSettings;
-  readonly logger?: AdminLogger;
-}
-
-export interface TurnOptions {
-  /** Aborting stops the model call and the tools in flight; the turn then ends with `cancelled`. */
-  readonly signal?: AbortSignal;
-  /** Receives the turn's events as they happen (text deltas, tool calls, mode changes, the end). */
-  readonly onEvent?: ReasonerEventListener;
-  /** The tools' `conversationId` (AGN-005 §5). Default: the id of the session the turn is asked of. */
-  readonly conversationId?: string;
-  /** Approval gates: without them, no call is gated (see {@link TurnApprovals}). */
-  readonly approvals?: TurnApprovals;
-  /**
-   * The logger of this turn: its own lines, the executor's and the tools' go there (a server passes one
-   * that carries the request id). Default: the Reasoner's logger.
-   */
-  readonly logger?: AdminLogger;
-}
+export { DEFAULT_MAX_STEPS, type ModelSettings, type ReasonerOptions, type ReasonerSessionStore, type TurnOptions } from './reasoner-options.js';
+export { MODE_CHANGE_TOOL } from './turn-endings.js';
 
 /**
  * The agent loop over the OpenAI Responses API (issue 8, AGN-005 §1, §7.2.3, §9): offers the session's
@@ -462,41 +402,7 @@ export class Reasoner {
  * });
  * const { output } = await reasoner.runTurn(session.id, 'Greet me, I am Ada.');
  */
+
 export function createReasoner(options: ReasonerOptions): Reasoner {
   return new Reasoner(options);
-}
-
-const CANCELLED = 'The turn was cancelled before the agent finished.';
-
-/** A turn paused on calls waits for a person when one of them waits for an approval, else for the client. */
-function pausedStatus(pending: ReadonlyArray<{ readonly serverResult: string }>): TurnStatus {
-  return pending.some((call) => approvalIdOf(call.serverResult) !== undefined) ? 'waiting_for_approval' : 'pending_tool_calls';
-}
-
-function stepLimitMessage(maxSteps: number): string {
-  return (
-    `The agent stopped after ${maxSteps} model calls without a final answer: the step limit (maxSteps = ${maxSteps}) was reached. ` +
-    'The tool results so far are kept; send another message (e.g. "continue") to let it go on, or raise maxSteps.'
-  );
-}
-
-function joinText(first: string, second: string): string {
-  return first.trim() === '' ? second : `${first}\n\n${second}`;
-}
-
-/** The last successful `agent_change_mode` of a batch that asked for a branch, if any. */
-function branchRequest(outcomes: readonly CallOutcome[]): { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined {
-  let found: { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined;
-  for (const outcome of outcomes) {
-    if (outcome.call.name !== MODE_CHANGE_TOOL || !outcome.successful) continue;
-    let payload: unknown;
-    try {
-      payload = JSON.parse(outcome.output);
-    } catch {
-      continue;
-    }
-    if (!isRecord(payload) || payload.success !== true) continue;
-    found = payload.branch === true && typeof payload.mode === 'string' ? { outcome, payload, mode: payload.mode } : undefined;
-  }
-  return found;
 }
