@@ -27,8 +27,13 @@ async function rpc(url: string, method: string, params: Record<string, unknown>,
 }
 
 async function settled(url: string, taskId: string): Promise<any> {
+  return settledVia((method, params) => rpc(url, method, params), taskId);
+}
+
+/** Polls tasks/get through `call` until the task is no longer working (at most 100 polls). */
+async function settledVia(call: (method: string, params: Record<string, unknown>) => ReturnType<typeof rpc>, taskId: string): Promise<any> {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const { result } = await rpc(url, 'tasks/get', { taskId });
+    const { result } = await call('tasks/get', { taskId });
     if (!['working', 'input_required'].includes(result.status)) return result;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -167,6 +172,39 @@ describe('a task that asks the user (the conformance fixtures confirm_delete and
     }
     expect(done.status).toBe('completed');
     expect(JSON.stringify(done.result.content)).toContain('Both answered: Ada and Grace.');
+  });
+
+  it('a task the host stopped at its time-out is failed with a JSON-RPC error and no result; a tool\'s own error completes it with isError', async () => {
+    const stopped = await settledVia(call, (await call('tools/call', { name: 'protocol_error_job', arguments: {} })).result.taskId);
+    expect(stopped.status).toBe('failed');
+    expect(stopped.error).toMatchObject({ code: -32603, data: { code: 'TIMEOUT' } });
+    expect(stopped.error.message).toContain('did not finish within 200 ms');
+    expect(stopped).not.toHaveProperty('result');
+    const own = await settledVia(call, (await call('tools/call', { name: 'failing_job', arguments: {} })).result.taskId);
+    expect(own.status).toBe('completed');
+    expect(own.result.isError).toBe(true);
+    expect(own).not.toHaveProperty('error');
+  });
+
+  it('a tool that asks first (TaskInput before) asks on tools/call, and the round bringing the answer becomes the task', async () => {
+    // The client declares form elicitation too: a tool asks only a client that can ask its user.
+    const ask = (method: string, params: Record<string, unknown>) => rpc(host.url, method, params, { ...TASKS, elicitation: { form: {} } }, KEY, '/mcp');
+    const asked = (await ask('tools/call', { name: 'test_tool_with_task', arguments: {} })).result;
+    expect(asked).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: expect.any(Object) }, requestState: expect.any(String) });
+    expect(asked).not.toHaveProperty('taskId');
+    const answer = { user_name: { action: 'accept', content: { name: 'Alice' } } };
+    // A state that was altered is refused: nothing runs, no task is made.
+    const tampered = await ask('tools/call', { name: 'test_tool_with_task', arguments: {}, inputResponses: answer, requestState: `${asked.requestState.slice(0, -4)}AAAA` });
+    expect(tampered.error?.code).toBe(-32602);
+    const created = (await ask('tools/call', { name: 'test_tool_with_task', arguments: {}, inputResponses: answer, requestState: asked.requestState })).result;
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(created).not.toHaveProperty('requestState');
+    expect(created).not.toHaveProperty('inputRequests');
+    const done = await settledVia(call, created.taskId);
+    expect(done.status).toBe('completed');
+    expect(JSON.parse(done.result.content[0].text)).toBe('Hello, Alice: the task finished.');
+    // Without the extension a tool that runs only as a task is refused before it asks.
+    expect((await rpc(host.url, 'tools/call', { name: 'test_tool_with_task', arguments: {} }, { elicitation: { form: {} } }, KEY, '/mcp')).error?.code).toBe(-32021);
   });
 
   it('malformed answers change nothing (the question stays pending), and a parked task can be cancelled', async () => {

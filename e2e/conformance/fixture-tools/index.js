@@ -272,11 +272,11 @@ tools.push(
 );
 
 // --- Long calls as tasks (the io.modelcontextprotocol/tasks extension, SEP-2663): TaskSupport on the tool class.
-/** Waits `ms`, or until `signal` aborts (then rejects, so the task settles as cancelled). */
+/** Waits `ms`, or until `signal` aborts: then rejects with the signal's reason, which tells the executor the tool stopped. */
 const sleep = (ms, signal) =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('cancelled'))), { once: true });
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
 
 tools.push(
@@ -316,7 +316,21 @@ tools.push(
     await sleep(1000, signal);
     return InvokeResult.fromError('failing_job failed, as it always does.', 'FIXTURE_ERROR');
   }),
-  taskFixture('protocol_error_job', 'Throws while it runs (a tool exception, which a tool host reports as a tool error); runs as a task, for the conformance suite.', NoArgs, { TaskSupport: 'optional' }, () => {
-    throw new Error('protocol_error_job always throws');
+  // A task is failed (a JSON-RPC error, no result) only when the host ended the call without the tool's
+  // answer; this one outlasts its 200 ms time-out, so the executor stops it (TIMEOUT).
+  taskFixture('protocol_error_job', 'Runs past its 200 ms time-out, so the host stops it: a task that fails (not a tool error); for the conformance suite.', NoArgs, { TaskSupport: 'optional', TimeoutMs: 200 }, async (_args, _context, signal) => {
+    await sleep(10_000, signal);
+    return 'Finished (never: the host stops it at 200 ms).';
+  }),
+  // SEP-2322 then SEP-2663: asks the user's name on tools/call (TaskInput 'before'), and the round that
+  // brings the answer becomes the task, whose result names them.
+  taskFixture('test_tool_with_task', "Asks the user's name on tools/call, then greets them as a task, for the conformance suite.", NoArgs, { TaskSupport: 'required', TaskInput: 'before' }, async (_args, context, signal) => {
+    const name = acceptedAnswer(context.input, 'user_name')?.name;
+    if (typeof name !== 'string' || name.trim() === '') {
+      if (context.input?.canAsk !== true) return cannotAsk('a name');
+      return InvokeResult.inputRequired({ inputRequests: { user_name: question('What is your name?', { name: { type: 'string' } }) } });
+    }
+    await sleep(200, signal);
+    return `Hello, ${name}: the task finished.`;
   }),
 );

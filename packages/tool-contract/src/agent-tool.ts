@@ -44,6 +44,14 @@ export interface AgentToolExecutionContext {
 /** How a tool's calls may run as MCP tasks; `'forbidden'` when the tool declares nothing. */
 export type TaskSupport = 'optional' | 'required';
 
+/**
+ * When a task's questions to the user (`InvokeResult.inputRequired`) are asked: `'during'` (the call is
+ * a task at once; its questions park the task until `tasks/update` brings the answers) or `'before'`
+ * (the call asks in `input_required` rounds on `tools/call` first, and the round that brings the
+ * answers becomes the task).
+ */
+export type TaskInput = 'before' | 'during';
+
 /** The levels of a log entry sent to the caller (MCP's, RFC 5424's). */
 export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
@@ -97,6 +105,12 @@ export interface AgentToolClass<TDeps = never> {
    * `'required'` (only clients that support tasks may call it). Default: never as a task.
    */
   readonly TaskSupport?: TaskSupport;
+  /**
+   * Optional, with `TaskSupport`: `'before'` when the tool asks its questions before its long work, so a
+   * client answers them on `tools/call` and gets a task for the round that brings the answers. Default
+   * `'during'`: the call is a task at once, and a question parks it.
+   */
+  readonly TaskInput?: TaskInput;
   /** Optional: MCP hints (`readOnlyHint`, `idempotentHint`, …). */
   readonly ToolAnnotations?: ToolAnnotations;
   /** Optional: whether a call waits for a person's approval: `'always'`, `'never'` (the default), or a function of the validated arguments. */

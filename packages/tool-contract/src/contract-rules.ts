@@ -37,6 +37,8 @@ export interface InspectedTool {
   readonly timeoutMs: number | undefined;
   /** Whether a call may run as an MCP task. */
   readonly taskSupport: 'forbidden' | 'optional' | 'required';
+  /** When a task's questions are asked: on tools/call before the task exists, or by parking the task. */
+  readonly taskInput: 'before' | 'during';
   readonly annotations: ToolAnnotations | undefined;
   /** Whether calls wait for a person: how listings report the policy. */
   readonly approval: ApprovalPolicyKind;
@@ -137,6 +139,13 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
     fail(ContractErrorCode.TASK_SUPPORT_INVALID, `TaskSupport must be 'optional' or 'required', got ${JSON.stringify(taskSupport) ?? String(taskSupport)}`, "set static readonly TaskSupport = 'optional', or remove it so calls never run as tasks");
   }
+  // TaskInput, if declared: 'before' or 'during', and only beside TaskSupport.
+  const taskInput = (cls as { TaskInput?: unknown }).TaskInput;
+  if (taskInput !== undefined && taskInput !== 'before' && taskInput !== 'during') {
+    fail(ContractErrorCode.TASK_SUPPORT_INVALID, `TaskInput must be 'before' or 'during', got ${JSON.stringify(taskInput) ?? String(taskInput)}`, "set static readonly TaskInput = 'before' to ask on tools/call before the task exists, or remove it");
+  } else if (taskInput !== undefined && taskSupport === undefined) {
+    fail(ContractErrorCode.TASK_SUPPORT_INVALID, 'TaskInput is declared but TaskSupport is not, so calls never run as tasks', "declare static readonly TaskSupport = 'optional' (or 'required'), or remove TaskInput");
+  }
 
   // ApprovalPolicy, if declared: 'always', 'never', or a function of (args, context).
   const approvalPolicy = cls.ApprovalPolicy;
@@ -216,6 +225,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     },
     timeoutMs: timeoutMs as number | undefined,
     taskSupport: taskSupport === 'optional' || taskSupport === 'required' ? taskSupport : 'forbidden',
+    taskInput: taskInput === 'before' ? 'before' : 'during',
     annotations: annotations && typeof annotations === 'object' ? { ...annotations } : undefined,
     approval: approval!,
     approvalPolicy: approvalPolicy as ApprovalPolicy | undefined,

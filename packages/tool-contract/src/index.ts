@@ -18,7 +18,7 @@ export {
   type TextContent,
 } from './content.js';
 export { modelContentParts, type ModelContentPart } from './model-content.js';
-export type { AgentTool, AgentToolClass, AgentToolExecutionContext, AnyAgentToolClass, ToolAnnotations, ToolDependencies, ToolList, ToolLogLevel, TaskSupport, ToolPackage, ToolPackageHost, ToolProgress } from './agent-tool.js';
+export type { AgentTool, AgentToolClass, AgentToolExecutionContext, AnyAgentToolClass, ToolAnnotations, ToolDependencies, ToolList, ToolLogLevel, TaskInput, TaskSupport, ToolPackage, ToolPackageHost, ToolProgress } from './agent-tool.js';
 export { CapturingAdminLogger, createAdminLogger, silentAdminLogger, type AdminLogger, type CapturedLogEntry, type LevelLogger, type LogLevel, type LogPairs } from './admin-logger.js';
 export { ContractErrorCode, ExecutionErrorCode, ToolContractError, type ContractViolation } from './errors.js';
 export {

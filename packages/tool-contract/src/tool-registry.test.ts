@@ -241,6 +241,18 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
     expect([registry.get('long_job')?.taskSupport, registry.get('quick_job')?.taskSupport]).toEqual(['required', 'forbidden']);
   });
 
+  it("refuses a TaskInput other than 'before' or 'during', or one without TaskSupport, and registers the declared one", () => {
+    for (const odd of ['first', 'Before', true, 1]) {
+      expect(registrationError(validTool('bad_task_input', { TaskSupport: 'optional', TaskInput: odd })).code).toBe(ContractErrorCode.TASK_SUPPORT_INVALID);
+    }
+    const alone = registrationError(validTool('lonely_input', { TaskInput: 'before' }));
+    expect(alone.code).toBe(ContractErrorCode.TASK_SUPPORT_INVALID);
+    expect(alone.message).toContain('TaskSupport is not');
+    const registry = new AgentToolRegistry();
+    registry.registerTools([validTool('asks_first', { TaskSupport: 'required', TaskInput: 'before' }), validTool('long_job', { TaskSupport: 'optional' })]);
+    expect([registry.get('asks_first')?.taskInput, registry.get('long_job')?.taskInput]).toEqual(['before', 'during']);
+  });
+
   it('reports every violation of a class, not only the first', () => {
     class Broken {
       static readonly ToolName = 'Broken-Tool';

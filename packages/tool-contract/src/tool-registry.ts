@@ -87,6 +87,7 @@ export class AgentToolRegistry {
       },
       timeoutMs: tool.timeoutMs,
       taskSupport: tool.taskSupport,
+      taskInput: tool.taskInput,
       annotations: tool.annotations,
       approval: tool.approval,
       approvalPolicy: tool.approvalPolicy,

@@ -4,7 +4,7 @@ import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, ty
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
 import { askForInput, inputChannel, isToolState } from './tool-input.js';
-import { declaresTasks, LEGACY_TASKS_CAPABILITY, missingTasksCapability, registerLegacyTaskMethods, registerTaskMethods, tasksOf, TASKS_EXTENSION, withTaskSupport } from './tasks.js';
+import { declaresTasks, LEGACY_TASKS_CAPABILITY, missingTasksCapability, registerLegacyTaskMethods, registerTaskMethods, tasksOf, TASKS_EXTENSION, throwIfHostFailure, withTaskSupport } from './tasks.js';
 import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -168,20 +168,25 @@ export function mcpHandlers(
     const input = scope.era === 'modern' ? inputChannel(ctx, state, call) : undefined;
     // 2026-07-28: a tool that declares TaskSupport runs as a task for a client that declared the extension.
     // 2025-11-25: a client asks for a task with the request's `task` parameter (experimental tasks).
-    const taskSupport = state === undefined ? (host.cradle.registry.get(name)?.taskSupport ?? 'forbidden') : 'forbidden';
+    // A tool that asks before its task (TaskInput 'before') asks on tools/call; the round bringing its answers becomes the task.
+    const entry = host.cradle.registry.get(name);
+    const taskSupport = entry?.taskSupport ?? 'forbidden';
+    const asksFirst = scope.era === 'modern' && entry?.taskInput === 'before' && declaresTasks(ctx);
     const legacyTask = scope.era === 'legacy' && typeof (request.params as { task?: unknown }).task === 'object' && (request.params as { task?: unknown }).task !== null;
-    if (taskSupport !== 'forbidden' && (scope.era === 'modern' ? declaresTasks(ctx) : legacyTask)) {
+    if (taskSupport !== 'forbidden' && (asksFirst ? isToolState(state) : state === undefined && (scope.era === 'modern' ? declaresTasks(ctx) : legacyTask))) {
       const base = { ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }), ...(scope.log === undefined ? {} : { logger: scope.log }), ...(scope.actor === undefined ? {} : { actor: scope.actor }) };
       const step = async (signal: AbortSignal, taskInput: NonNullable<typeof input>) => {
         // 2025 tasks cannot carry questions: a tool that asks fails with INPUT_REQUIRED there.
         const outcome = await host.call(name, args ?? {}, { ...base, signal, ...(scope.era === 'modern' ? { input: taskInput } : {}) });
         // A task's questions park it (input_required) until tasks/update brings the answers.
         if (outcome.kind === 'result' && !outcome.result.successful && outcome.result.inputRequired !== undefined) return { needs: outcome.result.inputRequired };
+        // The host ended the call without the tool's answer (its time-out, a worker out of memory): the task fails.
+        if (outcome.kind === 'result') throwIfHostFailure(outcome.result);
         return { done: await finish(outcome, false) };
       };
-      return (scope.era === 'modern' ? tasksOf(host).start(scope.actor, step) : tasksOf(host).startLegacy(scope.actor, step)) as unknown as CallToolResult;
+      return (scope.era === 'modern' ? tasksOf(host).start(scope.actor, step, asksFirst ? input : undefined) : tasksOf(host).startLegacy(scope.actor, step)) as unknown as CallToolResult;
     }
-    if (taskSupport === 'required') {
+    if (taskSupport === 'required' && state === undefined && !asksFirst) {
       if (scope.era === 'modern') throw missingTasksCapability(`${name} runs only as a task, so calling it`);
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${name} runs only as a task: call it with the "task" parameter (experimental tasks of 2025-11-25).`);
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type CallToolResult, type Server, type ServerContext, type StandardSchemaV1 } from '@modelcontextprotocol/server';
-import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
+import { ExecutionErrorCode, InvokeResult, type ToolInputChannel, type ToolInputNeeded } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 
 /**
@@ -37,7 +37,7 @@ interface TaskRecord {
   lastUpdatedAt: string;
   statusMessage?: string;
   result?: CallToolResult;
-  error?: { code: number; message: string };
+  error?: { code: number; message: string; data?: unknown };
   /** While `input_required`: the questions not answered yet, and the answers so far. */
   inputRequests?: Record<string, unknown>;
   answers: Record<string, unknown>;
@@ -46,6 +46,21 @@ interface TaskRecord {
   readonly settled: Promise<void>;
   readonly abort: AbortController;
   readonly expiresAt: number;
+}
+
+/**
+ * Codes of a failed call that the host, not the tool, produced: it ended the call without the tool's
+ * answer (its time-out, a worker out of memory or replaced, a tool it cannot reach or that is shutting
+ * down). Such a task is `failed`, with a JSON-RPC error; whatever the tool answered itself, its own
+ * errors included, completes the task (`isError`).
+ */
+const HOST_FAILURES: ReadonlySet<string> = new Set([ExecutionErrorCode.TIMEOUT, ExecutionErrorCode.RESOURCE_LIMIT, ExecutionErrorCode.TOOL_UNAVAILABLE]);
+
+/** Throws the JSON-RPC error (-32603, `data.code` the Aptix code) of a call the host ended without the tool's answer. */
+export function throwIfHostFailure(result: InvokeResult<string>): void {
+  if (result.successful) return;
+  const code = result.errors.find((error) => HOST_FAILURES.has(error.code ?? ''))?.code;
+  if (code !== undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, InvokeResult.errorMessage(result), { code });
 }
 
 /** Whether the request's client declared the tasks extension. */
@@ -77,8 +92,8 @@ export class McpTasks {
   readonly #tasks = new Map<string, TaskRecord>();
 
   /** Starts `run` as a task and answers the CreateTaskResult once the record exists (a `tasks/get` right after finds it). */
-  start(owner: string | undefined, step: TaskStep): Record<string, unknown> {
-    return { resultType: 'task', ...view(this.#create(owner, step)) };
+  start(owner: string | undefined, step: TaskStep, firstInput?: ToolInputChannel): Record<string, unknown> {
+    return { resultType: 'task', ...view(this.#create(owner, step, firstInput)) };
   }
 
   /** 2025-11-25 (experimental tasks): the same task, in that revision's CreateTaskResult. */
@@ -87,26 +102,27 @@ export class McpTasks {
     return { task: legacyView(this.#create(owner, step)), content: [] };
   }
 
-  #create(owner: string | undefined, step: TaskStep): TaskRecord {
+  /** `firstInput`: the answers a tool that asks first (TaskInput 'before') gathered on tools/call. */
+  #create(owner: string | undefined, step: TaskStep, firstInput?: ToolInputChannel): TaskRecord {
     this.#sweep();
     const now = new Date().toISOString();
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
     const task: TaskRecord = { taskId: randomUUID(), owner: owner ?? null, status: 'working', createdAt: now, lastUpdatedAt: now, answers: {}, settled, abort: new AbortController(), expiresAt: Date.now() + TTL_MS };
     this.#tasks.set(task.taskId, task);
-    void this.#drive(task, step)
+    void this.#drive(task, step, firstInput)
       .then(
       (result) => this.#settle(task, task.abort.signal.aborted ? { status: 'cancelled', statusMessage: 'Cancelled by the client.' } : { status: 'completed', result }),
       (error: unknown) =>
-        this.#settle(task, task.abort.signal.aborted ? { status: 'cancelled', statusMessage: 'Cancelled by the client.' } : { status: 'failed', error: error instanceof ProtocolError ? { code: error.code, message: error.message } : { code: ProtocolErrorCode.InternalError, message: 'The host failed while running this task. See the host logs.' } }),
+        this.#settle(task, task.abort.signal.aborted ? { status: 'cancelled', statusMessage: 'Cancelled by the client.' } : { status: 'failed', error: error instanceof ProtocolError ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } : { code: ProtocolErrorCode.InternalError, message: 'The host failed while running this task. See the host logs.' } }),
       )
       .finally(settle);
     return task;
   }
 
   /** Runs the steps: a step that needs answers parks the task (`input_required`) until `tasks/update` brings them all. */
-  async #drive(task: TaskRecord, step: TaskStep): Promise<CallToolResult> {
-    let input: ToolInputChannel = { canAsk: true, responses: {} };
+  async #drive(task: TaskRecord, step: TaskStep, firstInput?: ToolInputChannel): Promise<CallToolResult> {
+    let input: ToolInputChannel = firstInput === undefined ? { canAsk: true, responses: {} } : { ...firstInput, canAsk: true };
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const outcome = await step(task.abort.signal, input);
       if ('done' in outcome) return outcome.done;
