@@ -96,6 +96,21 @@ export function failedFromWire(name: string, payload: string): InvokeResult<stri
   return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
 }
 
+/**
+ * A failed result that asks the user, as a worker sent it: its errors and questions, which the host's
+ * executor checks again (well formed, and only to a caller that can ask); anything unreadable is a
+ * malformed result.
+ */
+export function questionsFromWire(name: string, payload: string): InvokeResult<string> {
+  try {
+    const { errors, inputRequired } = JSON.parse(payload) as { errors?: unknown; inputRequired?: unknown };
+    if (Array.isArray(errors) && inputRequired !== undefined) return { successful: false, result: null, errors, inputRequired } as unknown as InvokeResult<string>;
+  } catch {
+    // below
+  }
+  return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
+}
+
 /** Hands a worker's report to the caller's function: malformed JSON, or a caller that throws, is dropped. */
 function deliver(send: () => void): void {
   try {

@@ -2,7 +2,7 @@
  * The messages between the host and an isolated package's worker threads. The host trusts none of
  * what a worker sends: every message is checked before it is used (see `worker-pool.ts`).
  */
-import type { AgentToolExecutionContext, ApprovalPolicyKind, FunctionToolSchema, InvokeError, InvokeResult, JsonSchema, LogLevel, ToolAnnotations } from '@aptix/tool-contract';
+import type { AgentToolExecutionContext, ApprovalPolicyKind, FunctionToolSchema, InvokeError, InvokeFailure, InvokeResult, JsonSchema, LogLevel, ToolAnnotations, ToolInputChannel } from '@aptix/tool-contract';
 
 /** What a worker is started with (its `workerData`). */
 export interface WorkerSetup {
@@ -64,6 +64,7 @@ export type WorkerMessage =
  *   host → worker   C<id>\0<flags>\0<tool name>\0<context JSON>\0<arguments JSON>
  *   worker → host   R<id>\0<result JSON text>          a successful result
  *                   F<id>\0<errors JSON>               a failed result: [{ message, code? }, …]
+ *                   I<id>\0<questions JSON>            a failed result that asks the user: { errors, inputRequired }
  *                   P<id>\0<progress JSON>             { progress, total?, message? }
  *                   L<id>\0<log entry JSON>            { level, message, data? }
  */
@@ -103,19 +104,38 @@ export function decodeCall(wire: string): DecodedCall {
   };
 }
 
-/** The context's fields that are plain values, as JSON: functions and objects stay behind. */
+/**
+ * The context's fields that are plain values, as JSON, and the input channel of a call that may ask the
+ * user (its answers and the tool's state are JSON data): functions and other objects stay behind.
+ */
 export function contextData(context: AgentToolExecutionContext): string {
   let out = '';
   for (const key of Object.keys(context)) {
     const value = (context as Record<string, unknown>)[key];
     if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    } else if (key === 'input' && typeof value === 'object') {
+      const input = inputData(value as ToolInputChannel);
+      if (input !== undefined) out += `${out === '' ? '' : ','}"input":${input}`;
     }
   }
   return `{${out}}`;
 }
 
-export type CallMessageKind = 'R' | 'F' | 'P' | 'L';
+/**
+ * The input channel as JSON: whether the caller can ask, the answers, the tool's verified state. One
+ * that cannot be written as JSON is left behind, so the tool is told nothing it could not be told in
+ * process either: it then answers as a tool whose caller cannot ask.
+ */
+function inputData(input: ToolInputChannel): string | undefined {
+  try {
+    return JSON.stringify({ canAsk: input.canAsk === true, responses: input.responses ?? {}, ...(input.state === undefined ? {} : { state: input.state }) });
+  } catch {
+    return undefined;
+  }
+}
+
+export type CallMessageKind = 'R' | 'F' | 'I' | 'P' | 'L';
 
 /** A worker's message about call `id`. */
 export function encodeCallMessage(kind: CallMessageKind, id: number, payload: string): string {
@@ -124,7 +144,18 @@ export function encodeCallMessage(kind: CallMessageKind, id: number, payload: st
 
 /** The failed result's errors as they cross (the host cleans them again). */
 export function encodeErrors(errors: readonly InvokeError[]): string {
-  return JSON.stringify(errors.map((error) => (error.code === undefined ? { message: error.message } : { message: error.message, code: error.code })));
+  return JSON.stringify(plainErrors(errors));
+}
+
+function plainErrors(errors: readonly InvokeError[]): Array<{ message: string; code?: string }> {
+  return errors.map((error) => (error.code === undefined ? { message: error.message } : { message: error.message, code: error.code }));
+}
+
+/** A failed result's message: its kind and payload (`I` with the questions to the user, else `F`). */
+export function encodeFailure(result: InvokeFailure): { kind: 'F' | 'I'; payload: string } {
+  if (result.inputRequired === undefined) return { kind: 'F', payload: encodeErrors(result.errors) };
+  // The worker's executor checked the questions (and that the caller can ask); the host checks them again.
+  return { kind: 'I', payload: JSON.stringify({ errors: plainErrors(result.errors), inputRequired: result.inputRequired }) };
 }
 
 /**
@@ -133,7 +164,7 @@ export function encodeErrors(errors: readonly InvokeError[]): string {
  */
 export function decodeCallMessage(wire: string): { kind: CallMessageKind; id: number; payload: string } | undefined {
   const kind = wire[0];
-  if (kind !== 'R' && kind !== 'F' && kind !== 'P' && kind !== 'L') return undefined;
+  if (kind !== 'R' && kind !== 'F' && kind !== 'I' && kind !== 'P' && kind !== 'L') return undefined;
   const sep = wire.indexOf('\0');
   if (sep < 2 || sep > 17) return undefined;
   const id = Number(wire.slice(1, sep));

@@ -7,9 +7,12 @@
  * What crosses is bounded here already, so a tool that floods cannot flood the channel: progress through
  * the same gate every surface uses (checked, at most a burst then a rate, the newest kept), log entries
  * through the log gate (cut in size, bounded in rate). Nothing of a call is sent after its result.
+ *
+ * A call that may ask the user arrives with its input channel as data (whether the caller can ask, the
+ * answers, the tool's state); a tool's questions go back with its failed result, as in process.
  */
 import { logGate, progressGate, type AgentToolExecutionContext, type AgentToolExecutor } from '@aptix/tool-contract';
-import { decodeCall, encodeCallMessage, encodeErrors, WANTS_LOG, WANTS_PROGRESS, type WorkerMessage } from './protocol.js';
+import { decodeCall, encodeCallMessage, encodeFailure, WANTS_LOG, WANTS_PROGRESS, type WorkerMessage } from './protocol.js';
 
 interface RunningCall {
   controller: AbortController | undefined;
@@ -51,11 +54,14 @@ export class WorkerCalls {
         progress?.end();
         logs?.end();
         if (result.successful && result.content !== undefined) {
-        // Content blocks cross as they are (plain data the executor built); the host checks them again.
-        this.sendObject({ type: 'result', id, result: { successful: true, result: result.result, errors: [], content: result.content } });
-      } else {
-        this.send(result.successful ? encodeCallMessage('R', id, result.result) : encodeCallMessage('F', id, encodeErrors(result.errors)));
-      }
+          // Content blocks cross as they are (plain data the executor built); the host checks them again.
+          this.sendObject({ type: 'result', id, result: { successful: true, result: result.result, errors: [], content: result.content } });
+        } else if (result.successful) {
+          this.send(encodeCallMessage('R', id, result.result));
+        } else {
+          const { kind, payload } = encodeFailure(result);
+          this.send(encodeCallMessage(kind, id, payload));
+        }
       });
   }
 

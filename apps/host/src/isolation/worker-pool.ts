@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
-import { deliverLog, deliverProgress, describeEnding, endedResult, failedFromWire, logWorkerEntry, PoolWorker, type Ending } from './pool-worker.js';
+import { deliverLog, deliverProgress, describeEnding, endedResult, failedFromWire, logWorkerEntry, PoolWorker, questionsFromWire, type Ending } from './pool-worker.js';
 import { contextData, decodeCallMessage, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
 import { PolicyQuestions, type PolicyAnswer } from './worker-policy.js';
 
@@ -309,6 +309,9 @@ export class WorkerPool extends EventEmitter {
         return;
       case 'F':
         this.#settle(entry, message.id, failedFromWire(pending.name, message.payload));
+        return;
+      case 'I':
+        this.#settle(entry, message.id, questionsFromWire(pending.name, message.payload));
         return;
       case 'P':
         deliverProgress(pending.context, message.payload);
