@@ -15,6 +15,8 @@ interface Answer {
   readonly status: number;
   readonly type: string;
   readonly messages: unknown[];
+  /** The event ids after the stream's id (a resumable stream: the priming event's 0, then 1, 2…), or none. */
+  readonly positions: string[];
 }
 
 /** The answer as a client reads it: status, media type, and the JSON-RPC messages (SSE events or one JSON body), ids of sessions masked. */
@@ -33,7 +35,8 @@ async function post(url: string, headers: Record<string, string>, body: string):
       : text === ''
         ? []
         : [JSON.parse(text) as unknown];
-  return { status: response.status, type, messages };
+  const positions = [...text.matchAll(/^id: [0-9a-f]{32}\.(\d+)$/gm)].map((match) => match[1]!);
+  return { status: response.status, type, messages, positions };
 }
 
 const modernHeaders = (method: string, name?: string): Record<string, string> => ({
@@ -80,12 +83,11 @@ const MODERN_CASES: ReadonlyArray<readonly [string, string, Record<string, strin
   ['a batch', '/mcp', modernHeaders('tools/call', 'testing_calculator'), `[${call('testing_calculator', { operation: 'add', a: 1, b: 1 })}]`],
 ];
 
-async function initialize(url: string): Promise<Record<string, string>> {
+async function initialize(url: string, protocolVersion = '2025-06-18'): Promise<Record<string, string>> {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  // 2025-06-18: the fast lane leaves 2025-11-25 requests to the SDK (their answers are resumable streams).
-  const init = await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'diff', version: '1' } } }) });
+  const init = await fetch(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'diff', version: '1' } } }) });
   await init.text();
-  const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+  const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': protocolVersion };
   await (await fetch(`${url}/mcp`, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
   return session;
 }
@@ -107,6 +109,7 @@ const LEGACY_CASES: ReadonlyArray<readonly [string, Record<string, string>, stri
   ['an unsupported protocol version header', { 'mcp-protocol-version': '1999-01-01' }, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 })],
   ['Accept without text/event-stream', { accept: 'application/json' }, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 })],
   ['a 2025-11-25 request (a resumable stream)', { 'mcp-protocol-version': '2025-11-25' }, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 })],
+  ['a 2025-06-18 request', { 'mcp-protocol-version': '2025-06-18' }, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 })],
   ['a 2026-07-28 header in a session', { 'mcp-protocol-version': '2026-07-28' }, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 })],
   ['an envelope claim in a session', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }, { _meta: MODERN_META })],
   ['an unknown _meta key', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }, { _meta: { 'x/y': 1 } })],
@@ -139,8 +142,9 @@ describe('the MCP HTTP fast lane answers exactly as the SDK does', () => {
     }
   });
 
-  it('in a 2025 session, for plain calls, lists, tool errors and every malformed request', async () => {
-    const [fastSession, sdkSession] = [await initialize(fast.url), await initialize(sdk.url)];
+  it.each(['2025-06-18', '2025-11-25'])('in a %s session, for plain calls, lists, tool errors and every malformed request', async (version) => {
+    // 2025-11-25: answers are resumable streams (a priming event, then an id on every event) on both paths.
+    const [fastSession, sdkSession] = [await initialize(fast.url, version), await initialize(sdk.url, version)];
     for (const [what, extra, body] of LEGACY_CASES) {
       const headers = (session: Record<string, string>) => Object.fromEntries(Object.entries({ ...session, ...extra }).filter(([, value]) => value !== ''));
       const [a, b] = [await post(`${fast.url}/mcp`, headers(fastSession), body), await post(`${sdk.url}/mcp`, headers(sdkSession), body)];
@@ -180,5 +184,11 @@ describe('the MCP HTTP fast lane answers exactly as the SDK does', () => {
     const [c, d] = await Promise.all([fast, sdk].map((host, i) => post(`${host.url}/mcp`, sessions[i]!, progressCall({}))));
     expect(c.messages.length).toBeGreaterThan(2);
     expect(shape(c)).toEqual(shape(d));
+    // 2025-11-25: the same, as a resumable stream whose events are numbered in order.
+    const resumable = sessions.map((session) => ({ ...session, 'mcp-protocol-version': '2025-11-25' }));
+    const [e, f] = await Promise.all([fast, sdk].map((host, i) => post(`${host.url}/mcp`, resumable[i]!, progressCall({}))));
+    expect(e.messages.length).toBeGreaterThan(2);
+    expect(shape(e)).toEqual(shape(f));
+    for (const answer of [e, f]) expect(answer.positions).toEqual(answer.positions.map((_, index) => String(index)));
   });
 });

@@ -13,16 +13,6 @@ import { ResumableStreams } from '../src/mcp/resumable-streams.js';
 
 const HOLD_MS = 300;
 let host: RunningHost;
-let cleanup: () => void;
-beforeAll(async () => {
-  const started = await startHostWithConfig({ mcp: { streamHoldMs: HOLD_MS, streamRetryMs: 50 } });
-  host = started.host;
-  cleanup = () => started.space.cleanup();
-});
-afterAll(async () => {
-  await host?.stop();
-  cleanup?.();
-});
 
 /** An agent session in the mode that offers testing_delay, and a raw 2025-era MCP session bound to it. */
 async function rawSession(protocolVersion = '2025-11-25'): Promise<{ mcp: string; agent: string; version: string }> {
@@ -75,7 +65,52 @@ async function resumeUntilAnswered(session: { mcp: string; version: string }, fr
 
 const resultOf = (events: readonly EventSourceMessage[], id: number) => events.map((event) => (event.data ? JSON.parse(event.data) : undefined)).find((message) => message?.id === id && message.result);
 
-describe('resumable MCP response streams (2025-11-25)', () => {
+// The fast lane writes plain calls' streams itself (recorded as they are made); the SDK path's streams are recorded from the SDK's events.
+describe.each([
+  ['the fast lane', {}],
+  ['the SDK path', { APTIX_MCP_FAST_LANE: 'off' }],
+])('resumable MCP response streams (2025-11-25), through %s', (_path, env) => {
+  let cleanup: () => void;
+  beforeAll(async () => {
+    const started = await startHostWithConfig({ mcp: { streamHoldMs: HOLD_MS, streamRetryMs: 50 } }, env);
+    host = started.host;
+    cleanup = () => started.space.cleanup();
+  });
+  afterAll(async () => {
+    await host?.stop();
+    cleanup?.();
+  });
+
+  it('answers a quick call with the priming event then the answer, its id next in the stream, and keeps nothing', async () => {
+    const session = await rawSession();
+    const response = await delayCall(session, 0, 3);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const { events, retry } = await readEvents(response);
+    expect(retry).toBe(50);
+    expect(events).toHaveLength(2);
+    const [priming, answer] = events;
+    expect(priming).toMatchObject({ data: '', id: expect.stringMatching(/^[0-9a-f]{32}\.0$/) });
+    expect(answer!.id).toBe(priming!.id!.replace(/\.0$/, '.1'));
+    expect(JSON.parse(resultOf(events, 3).result.content[0].text)).toMatchObject({ wasCancelled: false });
+    expect((await resume(session, priming!.id!)).status).toBe(404);
+  });
+
+  it('sends progress before the answer, each event with the next id, and replays them from any position', async () => {
+    const session = await rawSession();
+    const response = await fetch(`${host.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session.mcp, 'mcp-protocol-version': session.version },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'testing_delay', arguments: { milliseconds: HOLD_MS * 2 }, _meta: { progressToken: 'p' } } }),
+    });
+    const first = await readEvents(response);
+    const all = [...first.events, ...(resultOf(first.events, 4) ? [] : await resumeUntilAnswered(session, first.events.at(-1)!.id!, 4))];
+    const sent = all.filter((event) => event.data !== '');
+    expect(sent.map((event) => Number(event.id!.split('.')[1]))).toEqual(sent.map((_, index) => index + 1));
+    expect(sent.slice(0, -1).every((event) => JSON.parse(event.data).method === 'notifications/progress')).toBe(true);
+    expect(sent.length).toBeGreaterThan(1);
+    expect(JSON.parse(sent.at(-1)!.data)).toMatchObject({ id: 4, result: {} });
+  });
+
   it('lets the v1 SDK client finish a call that outlasts the hold: it resumes by itself', async () => {
     const { agent } = await rawSession();
     const client = new Client({ name: 'aptix-test-v1', version: '1' });

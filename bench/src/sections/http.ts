@@ -63,19 +63,20 @@ async function json(url: string, init: RequestInit): Promise<{ status: number; h
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** Opens an MCP session on Aptix's /mcp, in an agent session whose mode offers ping-pong. */
-async function openAptixMcp(url: string): Promise<Record<string, string>> {
+async function openAptixMcp(url: string, protocolVersion = '2025-06-18'): Promise<Record<string, string>> {
   const created = await json(`${url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) });
   const agentSessionId = (JSON.parse(created.text) as { id: string }).id;
   const init = await json(`${url}/mcp`, {
     method: 'POST',
     headers: { ...MCP_HEADERS, 'x-aptix-session-id': agentSessionId },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'aptix-bench', version: '0.0.0' } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'aptix-bench', version: '0.0.0' } } }),
   });
   const sessionId = init.headers.get('mcp-session-id');
-  const data = /^data: (.*)$/m.exec(init.text)?.[1];
+  const data = /^data: (.+)$/m.exec(init.text)?.[1];
   if (init.status !== 200 || sessionId === null || data === undefined) throw new Error(`MCP initialize failed: ${init.status} ${init.text}`);
-  const protocolVersion = (JSON.parse(data) as { result: { protocolVersion: string } }).result.protocolVersion;
-  const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion };
+  const negotiated = (JSON.parse(data) as { result: { protocolVersion: string } }).result.protocolVersion;
+  if (negotiated !== protocolVersion) throw new Error(`MCP initialize negotiated ${negotiated}, not ${protocolVersion}`);
+  const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': negotiated };
   const initialized = await json(`${url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
   if (initialized.status !== 202) throw new Error(`MCP notifications/initialized answered ${initialized.status}`);
   return headers;
@@ -116,6 +117,8 @@ async function checkMcp(url: string, headers: Record<string, string>, type = 'te
   });
   const got = answer.headers.get('content-type') ?? '';
   if (answer.status !== 200 || !answer.text.includes('pong pong: hello') || !got.startsWith(type)) throw new Error(`MCP tools/call on ${url}${path} answered ${answer.status} ${got}: ${answer.text}`);
+  // A 2025-11-25 answer is a resumable stream: it opens with a priming event.
+  if (headers['mcp-protocol-version'] === '2025-11-25' && !/^id: \S+\.0\nretry: \d+\n/.test(answer.text)) throw new Error(`MCP tools/call at 2025-11-25 answered without a priming event: ${answer.text}`);
 }
 
 /** A host's invoke throughput and p99 against the bare route's, with the goals of issue 18. */
@@ -179,16 +182,19 @@ export async function httpSection(options: HttpOptions, log: (line: string) => v
 
     log('  http: MCP tools/call');
     const aptixMcp = await openAptixMcp(host.url);
+    const resumableMcp = await openAptixMcp(host.url, '2025-11-25');
     const modernPath = '/mcp/modes/tool_diagnostics';
     await checkMcp(host.url, aptixMcp);
+    await checkMcp(host.url, resumableMcp);
     await checkMcp(host.url, MODERN_HEADERS, 'application/json', modernPath, MODERN_META);
     await checkMcp(bare.url, MCP_HEADERS);
     // The bare invoke route runs again beside them, so each MCP ratio has a baseline from the same rounds.
-    const [bareAgain, sdkMcp, hostMcp, modernMcp] = await alternate(
+    const [bareAgain, sdkMcp, hostMcp, resumableHostMcp, modernMcp] = await alternate(
       [
         { name: 'bare Fastify (again)', options: { url: `${bare.url}/invoke`, ...invoke } },
         { name: 'MCP SDK stateless transport', options: toolCalls(bare.url, MCP_HEADERS) },
         { name: "Aptix's /mcp, 2025 session (SSE)", options: toolCalls(host.url, aptixMcp) },
+        { name: "Aptix's /mcp, 2025-11-25 session (resumable SSE)", options: toolCalls(host.url, resumableMcp) },
         { name: "Aptix's /mcp, 2026-07-28 (JSON)", options: toolCalls(host.url, MODERN_HEADERS, modernPath, MODERN_META) },
       ],
       options,
@@ -213,6 +219,12 @@ export async function httpSection(options: HttpOptions, log: (line: string) => v
         hostMcp!,
         bareAgain!,
         `${(hostMcp!.rps / sdkMcp!.rps).toFixed(1)}× the SDK's stateless transport. A client accepting JSON and SSE (2025-06-18, as 2025 clients must); the answer is an event stream. Each call reads the agent session from SQLite (its mode decides the tools). Served by the fast lane (docs/mcp.md); floor 0.3×.`,
+      ),
+      mcpRow(
+        "MCP tools/call, Aptix's /mcp, a 2025-11-25 session, resumable SSE answer",
+        resumableHostMcp!,
+        bareAgain!,
+        'The same at 2025-11-25, the v1 SDK client\'s default revision: the answer is a resumable stream (a priming event, ids on every event; docs/mcp.md), which the fast lane writes itself. Floor 0.3×.',
       ),
       mcpRow(
         "MCP tools/call, Aptix's /mcp/modes/<mode>, 2026-07-28, JSON answer",

@@ -203,8 +203,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
    * Serves a plain tools/call or tools/list through the fast lane; false when the SDK must serve the
    * request (anything else, including every request the SDK would refuse), before anything ran.
    * The SDK also keeps: a call from a client that declared form elicitation (it may be asked a
-   * question mid-call), a tool that can run as a task, and a 2025-11-25 request (its answer is a
-   * resumable stream, see resumable-streams.ts).
+   * question mid-call), and a tool that can run as a task. A 2025-11-25 answer is a resumable stream
+   * (see resumable-streams.ts), as on the SDK path.
    */
   const fastLane = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply, body: unknown, abort: AbortController): Promise<boolean> => {
     const sessionHeader = request.headers['mcp-session-id'];
@@ -223,21 +223,26 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       return serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, signal: abort.signal, headers: () => agentHeader(scope) });
     }
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader.trim() : '';
-    if (sessionId === '' || (headerValue(request.headers, 'mcp-protocol-version') ?? '') >= '2025-11-25') return false;
+    const version = headerValue(request.headers, 'mcp-protocol-version');
+    if (sessionId === '' || (version ?? '') > '2025-11-25') return false;
     const message = fastLaneMessage('legacy', request.headers, body);
     if (message === undefined) return false;
     const session = await sessions.find(sessionId).catch(() => undefined);
     if (session === undefined || canElicitForm(session.clientCapabilities)) return false;
-    // One signal for the client going away and for notifications/cancelled (no AbortSignal.any per call);
-    // a cancelled call still answers, as through the SDK.
+    // 2025-11-25: a resumable answer, as on the SDK path (see serveLegacySession); its call outlives the connection.
+    const resumable = streams.acceptsHeaders(version, headerValue(request.headers, 'accept'), true);
+    // One signal for the client going away (unless the answer is resumable) and for notifications/cancelled
+    // (no AbortSignal.any per call); a cancelled call still answers, as through the SDK.
+    const cancel = resumable ? new AbortController() : abort;
     const key = `${session.id}\u0000${String(message.id)}`;
-    inFlight.set(key, abort);
+    inFlight.set(key, cancel);
     const scope = legacyScope(session, undefined, who);
+    const headers = () => ({ [AGENT_SESSION_HEADER]: session.agentSessionId });
     try {
-      return await serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, signal: abort.signal, headers: () => ({ [AGENT_SESSION_HEADER]: session.agentSessionId }) });
+      return await serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, signal: cancel.signal, headers, ...(resumable ? { resumable: () => streams.answer(session.id, reply, headers) } : {}) });
     } finally {
       if (scope.toolsRevision !== undefined) session.toolsRevision = scope.toolsRevision;
-      if (inFlight.get(key) === abort) inFlight.delete(key);
+      if (inFlight.get(key) === cancel) inFlight.delete(key);
     }
   };
 

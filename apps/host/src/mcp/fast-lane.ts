@@ -15,6 +15,8 @@ import {
   type ListToolsResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { ResumableAnswer } from './resumable-streams.js';
+import { SSE_HEADERS } from './sse-events.js';
 
 /**
  * The HTTP fast lane: a plain `tools/call` or `tools/list` POST served without building an SDK
@@ -137,10 +139,13 @@ export interface FastLaneOptions {
   readonly listCacheHint: boolean;
   /** Response headers known once the answer is ready (the agent session the call ended in). */
   headers(): Record<string, string>;
+  /**
+   * 2025-11-25 sessions: the answer as a resumable stream (priming event, an id on every event; see
+   * resumable-streams.ts), opened once the lane knows it answers. `signal` then aborts on
+   * `notifications/cancelled` only: a dropped connection is not a cancellation.
+   */
+  resumable?(): ResumableAnswer;
 }
-
-// The SDK's SSE headers, but for Connection: Node sets it, with the Keep-Alive time-out clients pool sockets by.
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
 
 const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
@@ -177,9 +182,12 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
     if (message.era === 'legacy' && listNeedsSdk(result)) return false;
     if (message.era === 'modern' && (!options.listCacheHint || result.tools.some((tool) => 'execution' in tool))) return false;
     const encoded = message.era === 'modern' ? encodeModern('tools/list', result as unknown as Record<string, unknown>, options.serverInfo) : result;
-    send(reply, sse, { result: encoded, jsonrpc: '2.0', id: message.id }, options.headers());
+    const answer = { result: encoded, jsonrpc: '2.0', id: message.id };
+    if (options.resumable) options.resumable().end(JSON.stringify(answer));
+    else send(reply, sse, answer, options.headers());
     return true;
   }
+  const resumable = options.resumable?.();
 
   // Notifications before the answer open an SSE stream; after it they are dropped, as the SDK's transports do.
   let stream: PassThrough | undefined;
@@ -195,7 +203,10 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
       requestState: () => undefined,
       send: () => Promise.reject(new Error('The MCP fast lane cannot send a request to the client.')),
       notify: async (notification: Parameters<ServerContext['mcpReq']['notify']>[0]) => {
-        if (answered || reply.raw.destroyed) return;
+        if (answered) return;
+        // A resumable stream keeps what its client missed, for a resume.
+        if (resumable) return resumable.event(JSON.stringify({ jsonrpc: '2.0', ...notification }));
+        if (reply.raw.destroyed) return;
         if (stream === undefined) {
           stream = new PassThrough();
           void reply.code(200).headers({ ...SSE_HEADERS, ...options.headers() }).send(stream);
@@ -212,7 +223,8 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
     answer = errorMessage(message.id, error);
   }
   answered = true;
-  if (stream !== undefined) stream.end(frame(answer));
+  if (resumable) resumable.end(JSON.stringify(answer));
+  else if (stream !== undefined) stream.end(frame(answer));
   else if (!reply.raw.destroyed) send(reply, sse, answer, options.headers());
   return true;
 }

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import type { FastifyReply } from 'fastify';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { answers, encoder, errorAnswer, frame, SSE_HEADERS, webListener, type Listener } from './sse-events.js';
 
 /**
  * Resumable response streams for 2025-11-25 sessions (SEP-1699): a request answered as
@@ -28,8 +31,6 @@ export interface ResumableStreamsOptions {
 
 export const DEFAULT_RESUMABLE_STREAMS: ResumableStreamsOptions = { retryMs: 1000, holdMs: 0, keepMs: 5 * 60_000, maxStreams: 1000, maxStreamBytes: 8 * 1024 * 1024 };
 
-type Answer = { readonly status: number; readonly code: number; readonly message: string };
-
 interface Stream {
   readonly id: string;
   readonly sessionId: string;
@@ -40,22 +41,33 @@ interface Stream {
   overflowed: boolean;
   ended: boolean;
   /** The connection events go to now, if any. */
-  listener: ReadableStreamDefaultController<Uint8Array> | undefined;
+  listener: Listener | undefined;
   expiry: NodeJS.Timeout | undefined;
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' };
-const encoder = new TextEncoder();
 /** Event ids are `<stream id>.<sequence>`; the priming event is sequence 0. */
 const EVENT_ID = /^([0-9a-f]{32})\.(\d{1,9})$/;
 
-function frame(id: string, event: string, data: string): string {
-  return `id: ${id}\nevent: ${event}\n${data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`;
+/**
+ * A fast-lane answer recorded as a resumable stream (see {@link ResumableStreams.answer}): each message
+ * is framed once, as it is made, never parsed back.
+ */
+export interface ResumableAnswer {
+  /** One serialized JSON-RPC message (a notification) as the stream's next event. */
+  event(json: string): void;
+  /** The request's answer: the stream's last event. */
+  end(json: string): void;
 }
 
 export class ResumableStreams {
   readonly #options: ResumableStreamsOptions;
   readonly #streams = new Map<string, Stream>();
+  /**
+   * Stream ids: a random prefix for this host, then a counter (cheaper than 16 random bytes a stream).
+   * Guessing one gains nothing: a stream is only resumed on the MCP session it belongs to.
+   */
+  readonly #idPrefix = randomBytes(8).toString('hex');
+  #idCounter = 0;
 
   constructor(options: Partial<ResumableStreamsOptions> = {}) {
     this.#options = { ...DEFAULT_RESUMABLE_STREAMS, ...options };
@@ -71,8 +83,70 @@ export class ResumableStreams {
    * an event stream, with room on this host.
    */
   accepts(request: Request, hasId: boolean): boolean {
-    const version = request.headers.get('mcp-protocol-version') ?? '';
-    return hasId && version >= '2025-11-25' && (request.headers.get('accept') ?? '').includes('text/event-stream') && this.#room();
+    return this.acceptsHeaders(request.headers.get('mcp-protocol-version'), request.headers.get('accept'), hasId);
+  }
+
+  /** {@link accepts}, from the request's `MCP-Protocol-Version` and `Accept` headers. */
+  acceptsHeaders(protocolVersion: string | null | undefined, accept: string | null | undefined, hasId: boolean): boolean {
+    return hasId && (protocolVersion ?? '') >= '2025-11-25' && (accept ?? '').includes('text/event-stream') && this.#room();
+  }
+
+  #newStream(sessionId: string): Stream {
+    const id = this.#idPrefix + (this.#idCounter++).toString(16).padStart(16, '0');
+    return { id, sessionId, frames: [], bytes: 0, overflowed: false, ended: false, listener: undefined, expiry: undefined };
+  }
+
+  #priming(stream: Stream, position = 0): string {
+    return `id: ${stream.id}.${position}\nretry: ${this.#options.retryMs}\ndata: \n\n`;
+  }
+
+  /**
+   * A resumable answer the fast lane writes itself (the SDK path's answers go through {@link record}).
+   * Events are held until the call's synchronous part is over (the next `setImmediate`): an answer
+   * ready by then goes out as one body, the priming event first, and nothing is kept (its client read
+   * it, or never received an id to resume from). A call still running then opens the stream (priming
+   * event and the events so far), and the stream lives on as one from the SDK path: the connection
+   * dropping detaches the client only, `holdMs` closes it, `GET` with `Last-Event-ID` resumes it.
+   * Call only after {@link acceptsHeaders} said yes.
+   */
+  answer(sessionId: string, reply: FastifyReply, headers: () => Record<string, string>): ResumableAnswer {
+    const stream = this.#newStream(sessionId);
+    // held: events wait for the first bytes; open: they go to the connection; gone: the client left before any byte (it holds no id).
+    let state: 'held' | 'open' | 'gone' = 'held';
+    const openStream = () => {
+      clearImmediate(timer);
+      if (reply.raw.destroyed) {
+        state = 'gone';
+        return;
+      }
+      state = 'open';
+      const body = new PassThrough();
+      const listener: Listener = { write: (text) => void (body.writableEnded || body.write(text)), close: () => void body.end() };
+      this.#streams.set(stream.id, stream);
+      stream.listener = listener;
+      body.write(this.#priming(stream) + stream.frames.join(''));
+      const raw = reply.raw;
+      raw.once('close', () => !raw.writableFinished && stream.listener === listener && this.#detach(stream));
+      this.#hold(stream);
+      void reply.code(200).headers({ ...SSE_HEADERS, ...headers() }).send(body);
+    };
+    const timer = setImmediate(openStream);
+    const emit = (json: string) => {
+      const text = frame(`${stream.id}.${stream.frames.length + 1}`, 'message', json);
+      // Held events past the replay bound would be dropped from the one body: the stream opens first, and they go out live.
+      if (state === 'held' && stream.bytes + text.length > this.#options.maxStreamBytes) openStream();
+      this.#emit(stream, text);
+    };
+    return {
+      event: emit,
+      end: (json) => {
+        emit(json);
+        if (state === 'open') return this.#finish(stream);
+        clearImmediate(timer);
+        stream.ended = true;
+        if (state === 'held' && !reply.raw.destroyed) void reply.code(200).headers({ ...SSE_HEADERS, ...headers() }).send(this.#priming(stream) + stream.frames.join(''));
+      },
+    };
   }
 
   /**
@@ -82,13 +156,13 @@ export class ResumableStreams {
    */
   record(sessionId: string, response: Response, clientGone: AbortSignal, requestId: string | number | null = null): Response {
     if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
-    const stream: Stream = { id: randomBytes(16).toString('hex'), sessionId, frames: [], bytes: 0, overflowed: false, ended: false, listener: undefined, expiry: undefined };
+    const stream = this.#newStream(sessionId);
     this.#streams.set(stream.id, stream);
     const headers = new Headers(response.headers);
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
-        stream.listener = controller;
-        controller.enqueue(encoder.encode(`id: ${stream.id}.0\nretry: ${this.#options.retryMs}\ndata: \n\n`));
+        stream.listener = webListener(controller);
+        controller.enqueue(encoder.encode(this.#priming(stream)));
       },
       cancel: () => this.#detach(stream),
     });
@@ -107,26 +181,26 @@ export class ResumableStreams {
     const match = EVENT_ID.exec(lastEventId.trim());
     const stream = match ? this.#streams.get(match[1]!) : undefined;
     if (stream === undefined || stream.sessionId !== sessionId) {
-      return answer({
+      return errorAnswer({
         status: 404,
         code: -32001,
         message: `No stream with event ${JSON.stringify(lastEventId.slice(0, 80))} is held on this host for this MCP session: it ended more than ${Math.round(this.#options.keepMs / 1000)} s ago, the host restarted, or the call runs on another host. Send every request of an MCP session to one host (affinity on Mcp-Session-Id) to resume streams; to learn a call's outcome, read the agent session.`,
       });
     }
-    if (stream.overflowed) return answer({ status: 410, code: -32000, message: `Stream ${stream.id} sent more than ${this.#options.maxStreamBytes} bytes, so this host no longer holds all of it and cannot resume it without gaps. The call was not cancelled; read the agent session for its outcome.` });
+    if (stream.overflowed) return errorAnswer({ status: 410, code: -32000, message: `Stream ${stream.id} sent more than ${this.#options.maxStreamBytes} bytes, so this host no longer holds all of it and cannot resume it without gaps. The call was not cancelled; read the agent session for its outcome.` });
     // A client that reconnects may beat the host to noticing its old connection dropped: the newer
     // reader takes over (only this session's client holds the stream's id), and the older is closed.
     if (stream.listener !== undefined) this.#detach(stream, true);
     const after = Number(match![2]);
-    if (after > stream.frames.length) return answer({ status: 400, code: -32000, message: `Event ${lastEventId} was never sent on stream ${stream.id}. Send the id of the last event you received.` });
+    if (after > stream.frames.length) return errorAnswer({ status: 400, code: -32000, message: `Event ${lastEventId} was never sent on stream ${stream.id}. Send the id of the last event you received.` });
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         // A priming event again, so that a client whose resumed connection closes before any new event
         // still holds an id to resume from.
-        controller.enqueue(encoder.encode(`id: ${stream.id}.${after}\nretry: ${this.#options.retryMs}\ndata: \n\n`));
+        controller.enqueue(encoder.encode(this.#priming(stream, after)));
         for (const sent of stream.frames.slice(after)) controller.enqueue(encoder.encode(sent));
         if (stream.ended) controller.close();
-        else stream.listener = controller;
+        else stream.listener = webListener(controller);
       },
       cancel: () => this.#detach(stream),
     });
@@ -164,17 +238,26 @@ export class ResumableStreams {
         const lost = { jsonrpc: '2.0', id: requestId, error: { code: -32603, message: 'The host lost the answer to this request before it was sent, so whether the call ran, and what it did, is unknown. Read the agent session (GET /v1/sessions/:id) before calling again.' } };
         this.#emit(stream, frame(`${stream.id}.${stream.frames.length + 1}`, 'message', JSON.stringify(lost)));
       }
-      stream.ended = true;
-      // A client still reading at the end got everything: nothing is kept for it (most answers end so).
-      // Only a stream whose client had gone stays resumable, for keepMs.
-      const delivered = stream.listener !== undefined;
-      this.#detach(stream, true);
-      if (delivered) this.#streams.delete(stream.id);
-      else {
-        stream.expiry = setTimeout(() => this.#streams.delete(stream.id), this.#options.keepMs);
-        stream.expiry.unref();
-      }
+      this.#finish(stream);
     }
+  }
+
+  /**
+   * The stream's last event was sent. A client still reading got everything: nothing is kept for it
+   * (most answers end so). Only a stream whose client had gone stays resumable, for keepMs.
+   */
+  #finish(stream: Stream): void {
+    stream.ended = true;
+    const delivered = stream.listener !== undefined;
+    this.#detach(stream, true);
+    if (delivered) this.#streams.delete(stream.id);
+    else this.#keep(stream);
+  }
+
+  /** Keeps an ended stream its client may resume for keepMs. */
+  #keep(stream: Stream): void {
+    stream.expiry = setTimeout(() => this.#streams.delete(stream.id), this.#options.keepMs);
+    stream.expiry.unref();
   }
 
   #emit(stream: Stream, sent: string): void {
@@ -186,7 +269,7 @@ export class ResumableStreams {
 
   #send(stream: Stream, text: string): void {
     try {
-      stream.listener?.enqueue(encoder.encode(text));
+      stream.listener?.write(text);
     } catch {
       stream.listener = undefined;
     }
@@ -227,17 +310,3 @@ export class ResumableStreams {
   }
 }
 
-/** Whether an event's data is the JSON-RPC response (result or error) to request `id`. */
-function answers(data: string, id: string | number | null): boolean {
-  if (id === null || data === '') return false;
-  try {
-    const message = JSON.parse(data) as { id?: unknown; result?: unknown; error?: unknown };
-    return message.id === id && (message.result !== undefined || message.error !== undefined);
-  } catch {
-    return false;
-  }
-}
-
-function answer({ status, code, message }: Answer): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
-}
