@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LegacySessions, SessionCapError } from '../src/mcp/legacy-sessions.js';
 import { hostForSuite } from './support.js';
 
@@ -41,6 +41,39 @@ describe('the 2025-era MCP session table', () => {
     await expect(sessions.open('c')).rejects.toThrow(/limit.*DELETE \/mcp/);
     now = 2000;
     await expect(sessions.open('c')).resolves.toMatchObject({ agentSessionId: 'c' });
+  });
+
+  it('frees abandoned sessions when they expire, though no request comes to sweep them', async () => {
+    vi.useFakeTimers();
+    try {
+      const sessions = new LegacySessions(memoryStore(), { idleMs: 60_000, maxSessions: 10 });
+      await sessions.open('agent-1');
+      vi.advanceTimersByTime(30_000);
+      const later = await sessions.open('agent-2');
+      vi.advanceTimersByTime(30_001);
+      expect(sessions.size).toBe(1);
+      vi.advanceTimersByTime(30_000);
+      expect(sessions.size).toBe(0);
+      // Nothing is left to expire, so nothing keeps waking the host; an expired id stays ended.
+      expect(vi.getTimerCount()).toBe(0);
+      expect(await sessions.find(later.id)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never sets a timer setTimeout cannot take, whatever the idle limit', async () => {
+    vi.useFakeTimers();
+    try {
+      const sessions = new LegacySessions(memoryStore(), { idleMs: 10 * 365 * 24 * 3600_000, maxSessions: 10 });
+      await sessions.open('agent-1');
+      vi.advanceTimersByTime(2 ** 31 - 2);
+      expect(sessions.size).toBe(1);
+      sessions.clear();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('adopts a session another host opened from the stored binding, but not one it closed or expired', async () => {

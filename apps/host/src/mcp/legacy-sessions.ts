@@ -32,12 +32,16 @@ export class SessionCapError extends Error {
  * (each request is served by a fresh server instance), so an open session costs one small record.
  * The binding to the agent session is stored, so a session opened on another host that shares the
  * store, or before a restart, is adopted on its first request here; no sticky routing is needed.
- * Idle sessions are swept on every open and lookup, oldest first (the map is kept in last-use order).
+ * Idle sessions are swept on every open and lookup, oldest first (the map is kept in last-use order),
+ * and by a timer set for the moment the oldest one would expire: sessions abandoned on a host that then
+ * gets no request (the Inspector and LangChain never close theirs) are freed too, not kept until traffic returns.
  */
 export class LegacySessions {
   readonly #live = new Map<string, LegacySession>();
   /** Ids this host closed or expired, so a stored binding does not bring them back here. Bounded like the live map. */
   readonly #ended = new Set<string>();
+  /** Fires when the oldest live session would expire; none while no session is live. */
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Pick<AgentSessionStore, 'bindMcpSession' | 'getMcpBinding'>,
@@ -54,7 +58,7 @@ export class LegacySessions {
     this.#admit();
     const session: LegacySession = { id: randomUUID(), agentSessionId, lastSeen: this.now() };
     await this.store.bindMcpSession(session.id, agentSessionId);
-    this.#live.set(session.id, session);
+    this.#add(session);
     return session;
   }
 
@@ -83,7 +87,7 @@ export class LegacySessions {
     if (agentSessionId === undefined) return undefined;
     this.#admit();
     const adopted: LegacySession = { id, agentSessionId, lastSeen: this.now() };
-    this.#live.set(id, adopted);
+    this.#add(adopted);
     return adopted;
   }
 
@@ -110,8 +114,32 @@ export class LegacySessions {
     }
   }
 
+  /** Forgets every session and stops the expiry timer (the host is stopping). */
   clear(): void {
     this.#live.clear();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #add(session: LegacySession): void {
+    this.#live.set(session.id, session);
+    this.#schedule();
+  }
+
+  /** Sets the timer for the oldest live session's expiry, unless one is set already. */
+  #schedule(): void {
+    if (this.#timer !== undefined) return;
+    const oldest = this.#live.values().next().value as LegacySession | undefined;
+    if (oldest === undefined) return;
+    // Never more often than once a second, so a host with sessions expiring one by one stays quiet;
+    // never past what setTimeout takes (a longer delay would fire at once, and again, forever).
+    const delay = Math.min(2 ** 31 - 1, Math.max(1000, oldest.lastSeen + this.limits.idleMs - this.now() + 1));
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.sweep();
+      this.#schedule();
+    }, delay);
+    this.#timer.unref();
   }
 
   #touch(session: LegacySession): void {
