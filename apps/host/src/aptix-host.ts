@@ -160,11 +160,10 @@ export class AptixHost {
   }
 
   /** The executor's options for a call: its cancellation, and its logger (one naming the actor when only that is given). */
-  #executeOptions(options: CallOptions): ExecuteOptions | undefined {
+  #executeOptions(options: CallOptions, argumentsValidated = false): ExecuteOptions | undefined {
     const log = options.logger ?? (options.actor === undefined ? undefined : this.cradle.pino.child({ actor: options.actor }));
-    if (log === undefined) return options.signal ? { signal: options.signal } : undefined;
-    const logger = createAdminLogger(log);
-    return options.signal ? { signal: options.signal, logger } : { logger };
+    if (log === undefined && !argumentsValidated) return options.signal ? { signal: options.signal } : undefined;
+    return { signal: options.signal, logger: log === undefined ? undefined : createAdminLogger(log), argumentsValidated };
   }
 
   /** A call to a tool with an approval policy: it runs now, or waits for a person (nothing runs then). */
@@ -175,7 +174,7 @@ export class AptixHost {
       const verdict = this.approvals().assess(name, args, context);
       if ('required' in verdict && !verdict.required) {
         return this.#use()
-          .executor.execute(name, verdict.args, withSinks(context, options), this.#executeOptions(options))
+          .executor.execute(name, verdict.args, withSinks(context, options), this.#executeOptions(options, verdict.validated))
           .then((result) => ({ kind: 'result', result, session: undefined }));
       }
     }
@@ -195,7 +194,7 @@ export class AptixHost {
     const answer = await this.approvals().gate(name, args, context, options.actor ?? null, options.logger);
     if (answer.gated) return { kind: 'pending_approval', approval: answer.approval };
     // Runs now, for this caller: its progress and log sinks apply (a call that waits runs later, for no one listening).
-    const result = await executor.execute(name, answer.args, withSinks(context, options), this.#executeOptions(options));
+    const result = await executor.execute(name, answer.args, withSinks(context, options), this.#executeOptions(options, answer.validated));
     return { kind: 'result', result, session };
   }
 

@@ -30,6 +30,7 @@ type Stop = 'cancel' | 'timeout';
  */
 export class CallSignal implements SignalSource {
   controller: AbortController | undefined = undefined;
+  checkedAgainst: JsonSchema | undefined = undefined;
 
   signal(): AbortSignal {
     this.controller ??= new AbortController();

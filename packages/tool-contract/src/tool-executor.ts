@@ -65,6 +65,14 @@ export interface ExecuteOptions {
    * with no AsyncLocalStorage. Default: the executor's logger.
    */
   readonly logger?: AdminLogger;
+  /**
+   * `args` is the object that `decodeArguments` (or `validateArguments`) gave for this tool's
+   * registered `parameters`, unchanged since: the executor does not check it again, and neither does a
+   * TypedAgentTool whose schema is the same and whose `decode` is its own. An approval gate that
+   * validated the arguments to evaluate a policy hands them on this way, so a call is checked once.
+   * Ignored when `args` is not an object.
+   */
+  readonly argumentsValidated?: boolean;
 }
 
 /** The time-out of a call when neither the call, the tool nor the executor's options set one (Story 6.1: 30 s). */
@@ -164,7 +172,9 @@ export class AgentToolExecutor {
     // first, so invalid arguments never cost building a tool.
     const fastPath = typeof (entry.toolClass.prototype as Partial<FastPathTool>)[invokeTool] === 'function';
     let input = args;
-    if (!fastPath) {
+    const validated = options?.argumentsValidated === true && args !== null && typeof args === 'object';
+    if (!fastPath && validated) input = JSON.stringify(args);
+    else if (!fastPath) {
       const decoded = decodeArguments<object>(name, entry.parameters, args);
       if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
       input = JSON.stringify(decoded.value);
@@ -186,6 +196,7 @@ export class AgentToolExecutor {
     const trusted = invoke !== undefined && invoke === ownInvokeTool;
     // The race state is made only for a tool that answers with a promise; the signal only if the tool asks.
     const signals = new CallSignal();
+    if (validated) signals.checkedAgainst = entry.parameters;
     let output: unknown;
     try {
       if (invoke !== undefined) {

@@ -5,7 +5,7 @@ import { decodeArguments, type DecodedArguments } from './arguments.js';
 import { cancelledJson, isAbortError } from './cancellation.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult } from './invoke-result.js';
-import type { JsonSchema } from './schema.js';
+import { canonicalJson, toPlainJson, type JsonSchema } from './schema.js';
 
 /**
  * The method by which the executor hands a tool arguments it has not yet parsed or that arrived as an
@@ -29,12 +29,31 @@ export type Invocation = string | InvokeResult<string>;
  */
 export interface SignalSource {
   signal(): AbortSignal;
+  /**
+   * Set when the input is an object the caller already validated against this schema (the tool's
+   * registered parameters), unchanged since: an approval gate that checked the arguments to evaluate a
+   * policy. A tool whose own schema is the same need not check it again.
+   */
+  readonly checkedAgainst?: JsonSchema;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
 /** Where a tool keeps its parameters schema: a key of this module's own, which no subclass can collide with. */
 const parametersKey: unique symbol = Symbol('parameters');
 const NO_SIGNAL: SignalSource = Object.freeze({ signal: () => NEVER_ABORTED });
+
+/**
+ * Whether a tool's own parameters schema is the registered one a caller validated against: the same
+ * keywords once TypeBox's symbols are dropped. Compared once per pair of schema objects.
+ */
+const sameAs = new WeakMap<object, { readonly against: JsonSchema; readonly same: boolean }>();
+function isSameSchema(own: object, against: JsonSchema): boolean {
+  const known = sameAs.get(own);
+  if (known !== undefined && known.against === against) return known.same;
+  const same = canonicalJson(toPlainJson(own)) === canonicalJson(against);
+  sameAs.set(own, { against, same });
+  return same;
+}
 
 /** A signal that never aborts, for tools whose `run` or `execute` declares no `signal` parameter. @internal */
 export const neverAborted: AbortSignal = NEVER_ABORTED;
@@ -94,7 +113,12 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
   [invokeTool](input: unknown, context: AgentToolExecutionContext, signals: SignalSource): Invocation | Promise<Invocation> {
     const ctx = context ?? {};
     try {
-      const decoded = this.decode(input, ctx);
+      // Checked already (see SignalSource.checkedAgainst) against this very schema, by this very decode: not again.
+      const checked = signals.checkedAgainst;
+      const decoded =
+        checked !== undefined && this.decode === ownDecode && isSameSchema(this[parametersKey], checked)
+          ? ({ ok: true, value: input } as DecodedArguments<Static<TArgs>>)
+          : this.decode(input, ctx);
       if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
       // A run that declares no signal parameter cannot read one: it gets a shared signal that never aborts.
       const signal = this.run.length >= 3 ? signals.signal() : NEVER_ABORTED;
@@ -163,3 +187,5 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
  * through a private method). @internal
  */
 export const ownInvokeTool = TypedAgentTool.prototype[invokeTool];
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const ownDecode = (TypedAgentTool.prototype as unknown as { decode: unknown }).decode;

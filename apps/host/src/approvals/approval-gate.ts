@@ -34,12 +34,16 @@ export interface ApprovalGateOptions {
 }
 
 /** What {@link ApprovalGate.assess} finds: whether the call waits, or the worker that must say. */
+/**
+ * `validated`: `args` is what decodeArguments gave for the tool's registered parameters, to be handed
+ * to the executor as such (`ExecuteOptions.argumentsValidated`), so the call is checked once.
+ */
 export type AssessedCall =
-  | { readonly required: false; readonly args: unknown }
+  | { readonly required: false; readonly args: unknown; readonly validated: boolean }
   | { readonly required: true; readonly args: object; readonly reason: string }
   | { readonly inWorker: NonNullable<ReturnType<typeof workerEvaluation>>; readonly args: object };
 
-export type GateAnswer = { readonly gated: false; readonly args: unknown } | { readonly gated: true; readonly approval: ToolApproval };
+export type GateAnswer = { readonly gated: false; readonly args: unknown; readonly validated: boolean } | { readonly gated: true; readonly approval: ToolApproval };
 
 /**
  * Approval gates on the host's side: whether a call must wait for a person (after its arguments were
@@ -69,9 +73,9 @@ export class ApprovalGate {
     const verdict = this.assess(name, args, context);
     if ('inWorker' in verdict) {
       const { required, reason } = await verdict.inWorker(verdict.args, context);
-      return required ? this.#hold(name, verdict.args, reason, context, requestedBy, log) : { gated: false, args: verdict.args };
+      return required ? this.#hold(name, verdict.args, reason, context, requestedBy, log) : { gated: false, args: verdict.args, validated: true };
     }
-    return verdict.required ? this.#hold(name, verdict.args, verdict.reason, context, requestedBy, log) : { gated: false, args: verdict.args };
+    return verdict.required ? this.#hold(name, verdict.args, verdict.reason, context, requestedBy, log) : { gated: false, args: verdict.args, validated: verdict.validated };
   }
 
   /**
@@ -82,13 +86,14 @@ export class ApprovalGate {
    */
   assess(name: string, args: unknown, context: AgentToolExecutionContext): AssessedCall {
     const entry = this.#o.registry.get(name);
-    if (entry === undefined || entry.approval === 'never') return { required: false, args };
+    if (entry === undefined || entry.approval === 'never') return { required: false, args, validated: false };
     const decoded = decodeArguments<object>(name, entry.parameters, args);
-    if (!decoded.ok) return { required: false, args };
+    if (!decoded.ok) return { required: false, args, validated: false };
     const inWorker = workerEvaluation(entry.approvalPolicy);
     if (inWorker) return { inWorker, args: decoded.value };
     const { required, reason } = evaluateApprovalPolicy(name, entry.approvalPolicy, decoded.value, context);
-    return required ? { required, args: decoded.value, reason } : { required, args: decoded.value };
+    // The policy gets the validated arguments, which then go on to the tool as they are (not checked again).
+    return required ? { required, args: decoded.value, reason } : { required, args: decoded.value, validated: true };
   }
 
   /** Stores the pending approval of a call that must wait. */
