@@ -24,8 +24,15 @@ export class AptixHost {
   readonly #offered = new Map<string, { readonly names: readonly string[]; readonly set: ReadonlySet<string> }>();
   #offeredFor = -1;
   #gate: ApprovalGate | undefined;
+  /** Run first when the host closes, while the session store is still open (MCP tasks record that they stopped). */
+  readonly #beforeClose: Array<() => Promise<void>> = [];
 
   constructor(readonly container: AwilixContainer<HostCradle>) {}
+
+  /** Registers work to finish before the host releases its services (the session store among them). */
+  beforeClose(work: () => Promise<void>): void {
+    this.#beforeClose.push(work);
+  }
 
   get cradle(): HostCradle {
     return this.container.cradle;
@@ -289,6 +296,7 @@ export class AptixHost {
   }
 
   async close(): Promise<void> {
+    await Promise.allSettled(this.#beforeClose.splice(0).map((work) => work()));
     this.#gate?.stop();
     await this.container.dispose();
     // Isolated packages end their worker threads.

@@ -40,6 +40,9 @@ export const AptixConfigFile = Type.Object(
           fastLane: Type.Optional(Type.Boolean({ description: 'Serve plain tools/call and tools/list requests over HTTP without building an SDK server per request (default true). false sends every request through the SDK.' })),
           streamRetryMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, description: '2025-11-25 sessions: the retry a response stream asks clients to wait before they resume it (default 1000).' })),
           streamHoldMs: Type.Optional(Type.Integer({ minimum: 0, description: '2025-11-25 sessions: close a response stream whose call runs longer than this, so proxies never cut it; the client resumes it (default 0: never).' })),
+          taskStaleMs: Type.Optional(
+            Type.Integer({ minimum: 1000, maximum: 3_600_000, description: 'MCP tasks: a working task whose host has not marked it alive for this long is reported failed, its outcome unknown (its host stopped). Hosts mark their tasks alive every second (default 30000).' }),
+          ),
           requestStateKey: Type.Optional(
             Type.String({ minLength: 32, description: 'HMAC key sealing the 2026-07-28 requestState (at least 32 characters; APTIX_MCP_STATE_KEY). Every host behind one URL needs the same key. Default: a key drawn per process.' }),
           ),

@@ -36,6 +36,8 @@ export interface AptixConfig {
     readonly streamHoldMs: number;
     /** Whether the HTTP fast lane serves plain tools/call and tools/list requests (see mcp/fast-lane.ts). */
     readonly fastLane: boolean;
+    /** MCP tasks: how long a working task may go without a sign of its host before it is reported failed (its host stopped). */
+    readonly taskStaleMs: number;
   };
   /** The `sessions` section of the file, as given: bounds and time-outs of the session store (its defaults apply to what is unset). */
   readonly sessions: NonNullable<AptixConfigFile['sessions']>;
@@ -142,6 +144,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
       streamRetryMs: file.mcp?.streamRetryMs ?? 1000,
       streamHoldMs: file.mcp?.streamHoldMs ?? 0,
       fastLane: onOff(fromEnv('APTIX_MCP_FAST_LANE'), 'APTIX_MCP_FAST_LANE') ?? file.mcp?.fastLane ?? true,
+      taskStaleMs: file.mcp?.taskStaleMs ?? 30_000,
     },
     sessions: file.sessions ?? {},
     requestTimeoutMs,

@@ -1,8 +1,8 @@
 /**
  * Long calls as MCP tasks (io.modelcontextprotocol/tasks, SEP-2663) on 2026-07-28, through real HTTP:
  * testing_delay declares TaskSupport 'optional', so a client that declared the extension gets a task
- * and polls it; others get the result directly. Task records live in the creating host's memory, and
- * tasks/get says so when it cannot know a task (another key, another host, after a restart).
+ * and polls it; others get the result directly. Task records live in the session store, so a restart
+ * keeps them (mcp-tasks-shared.test.ts: several hosts on one store).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -10,35 +10,10 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { HOST_ROOT, scratch, startHost, startHostWithConfig, type RunningHost } from './support.js';
+import { KEY, OTHER, settledVia, taskRpc, TASKS } from './task-client.js';
 
-const KEY = 'ops-key-0123456789abcdef';
-const OTHER = 'auditor-key-0123456789abcdef';
-const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-
-async function rpc(url: string, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = TASKS, key = KEY, path = '/mcp/modes/tool_diagnostics'): Promise<{ result?: any; error?: { code: number; message: string; data?: any } }> {
-  const name = String(params.name ?? params.taskId ?? '');
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } } }),
-  });
-  const text = await response.text();
-  return text.startsWith('{') ? JSON.parse(text) : JSON.parse(text.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5)).pop()!);
-}
-
-async function settled(url: string, taskId: string): Promise<any> {
-  return settledVia((method, params) => rpc(url, method, params), taskId);
-}
-
-/** Polls tasks/get through `call` until the task is no longer working (at most 100 polls). */
-async function settledVia(call: (method: string, params: Record<string, unknown>) => ReturnType<typeof rpc>, taskId: string): Promise<any> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const { result } = await call('tasks/get', { taskId });
-    if (!['working', 'input_required'].includes(result.status)) return result;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`task ${taskId} never settled`);
-}
+const rpc = taskRpc;
+const settled = (url: string, taskId: string) => settledVia((method, params) => rpc(url, method, params), taskId);
 
 describe('long calls as MCP tasks (2026-07-28)', () => {
   const space = scratch();
@@ -86,12 +61,13 @@ describe('long calls as MCP tasks (2026-07-28)', () => {
     expect((await rpc(host.url, 'tasks/cancel', { taskId })).error).toBeUndefined();
   });
 
-  it('refuses an unknown, odd or foreign task id with -32602, saying where tasks live', async () => {
+  it('refuses an unknown, odd or foreign task id with -32602, saying what it looked for', async () => {
     const { taskId } = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 10 } })).result;
     for (const [id, key] of [['no-such-task', KEY], [taskId, OTHER], ['x'.repeat(10_000), KEY]] as const) {
       const answer = await rpc(host.url, 'tasks/get', { taskId: id }, TASKS, key);
       expect(answer.error?.code).toBe(-32602);
-      expect(answer.error?.message).toContain('tasks live in the memory of the host that created them');
+      expect(answer.error?.message).toContain('no task of this API key has that id');
+      expect(answer.error?.message).not.toContain('x'.repeat(200));
     }
     const odd = await rpc(host.url, 'tasks/get', { taskId: 42 });
     expect(odd.error?.code).toBe(-32602);
@@ -124,13 +100,17 @@ describe('long calls as MCP tasks (2026-07-28)', () => {
     }
   });
 
-  it('after a restart, a task of the stopped host is reported unknown, with the reason, never given a made-up status', async () => {
-    const { taskId } = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 10_000 } })).result;
+  it('a host restarted under a finished task still returns its result; one stopped under a working task records that the outcome is unknown', async () => {
+    const finished = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 50 } })).result.taskId;
+    const done = await settled(host.url, finished);
+    const working = (await rpc(host.url, 'tools/call', { name: 'testing_delay', arguments: { milliseconds: 20_000 } })).result.taskId;
     await host.stop();
     host = await startHost({ env });
-    const answer = await rpc(host.url, 'tasks/get', { taskId });
-    expect(answer.error?.code).toBe(-32602);
-    expect(answer.error?.message).toContain('before this host restarted (its outcome is then unknown)');
+    expect((await rpc(host.url, 'tasks/get', { taskId: finished })).result).toEqual(done);
+    const stopped = (await rpc(host.url, 'tasks/get', { taskId: working })).result;
+    expect(stopped).toMatchObject({ status: 'failed', error: { code: -32603, data: { code: 'OUTCOME_UNKNOWN' } } });
+    expect(stopped.error.message).toContain('shut down before testing_delay finished');
+    expect(stopped).not.toHaveProperty('result');
   });
 });
 

@@ -30,3 +30,12 @@ export {
   type NewToolApproval,
   type ToolApproval,
 } from './approvals.js';
+export {
+  MCP_TASK_VALUE_MAX_BYTES,
+  OPEN_TASK_STATUSES,
+  type McpTaskChange,
+  type McpTaskRecord,
+  type McpTaskStatus,
+  type McpTaskStore,
+  type NewMcpTask,
+} from './tasks.js';

@@ -1,4 +1,5 @@
 import type { ApprovalStore } from './approvals.js';
+import type { McpTaskStore } from './tasks.js';
 /** One row of a session's mode history (TUL-007): a committed mode change. */
 export interface ModeChange {
   readonly fromMode: string;
@@ -121,6 +122,8 @@ export interface ModeDirectory {
 export interface AgentSessionStore extends AgentSessionManager {
   /** Approval gates: tool calls waiting for a person, in the same database (see {@link ApprovalStore}). */
   readonly approvals: ApprovalStore;
+  /** MCP tasks (long tool calls a client polls), in the same database, so any host sharing it reads them (see {@link McpTaskStore}). */
+  readonly tasks: McpTaskStore;
   /**
    * The session's current mode, org and user, without its history; `undefined` for an unknown session.
    * One prepared single-row read, never served from a cache: a mode change committed by another host

@@ -2,29 +2,16 @@
  * The approval-gate suite every session store passes: each transition taken at most once, across
  * stores opened separately on one database, as hosts would.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { openSessionStore } from '../src/open.js';
+import { describe, expect, it } from 'vitest';
 import type { AgentSessionStore } from '../src/types.js';
 import type { ToolApproval } from '../src/approvals.js';
-import { fixedModes } from './fixtures/modes.js';
+import { twoHostsOn } from './fixtures/two-hosts.js';
 import type { SessionStoreHarness } from './session-store.suite.js';
 
 export function describeApprovalStore(name: string, harness: SessionStoreHarness): void {
   describe(`${name}: approvals`, () => {
-    const open: AgentSessionStore[] = [];
-    afterAll(async () => {
-      await Promise.all(open.map((store) => store.close().catch(() => undefined)));
-      await harness.dispose();
-    });
-
     /** Two stores on one fresh database: two hosts. */
-    async function twoHosts(): Promise<[AgentSessionStore, AgentSessionStore]> {
-      const database = await harness.createDatabase();
-      const a = await openSessionStore(database.url, { modes: fixedModes(), ...database.options });
-      const b = await openSessionStore(database.url, { modes: fixedModes(), ...database.options });
-      open.push(a, b);
-      return [a, b];
-    }
+    const twoHosts = twoHostsOn(harness);
 
     async function pending(store: AgentSessionStore, ttlMs = 60_000): Promise<ToolApproval> {
       const session = await store.createSession({});

@@ -35,7 +35,7 @@ describe('entry points', () => {
   it('the root entry loads no database driver and no store', () => {
     const { files, packages } = staticGraph('index.ts');
     for (const driver of DRIVERS) expect(packages).not.toContain(driver);
-    expect([...files].map((file) => file.slice(SRC.length)).sort()).toEqual(['approvals.ts', 'errors.ts', 'index.ts', 'types.ts']);
+    expect([...files].map((file) => file.slice(SRC.length)).sort()).toEqual(['approvals.ts', 'errors.ts', 'index.ts', 'tasks.ts', 'types.ts']);
   });
 
   it('./open loads the drivers only when a store is opened', () => {
@@ -55,7 +55,7 @@ describe('entry points', () => {
   });
 
   it('exports exactly the documented runtime values', () => {
-    expect(Object.keys(root).sort()).toEqual(['APPROVAL_NOTE_MAX_LENGTH', 'SessionStoreError', 'SessionStoreErrorCode']);
+    expect(Object.keys(root).sort()).toEqual(['APPROVAL_NOTE_MAX_LENGTH', 'MCP_TASK_VALUE_MAX_BYTES', 'OPEN_TASK_STATUSES', 'SessionStoreError', 'SessionStoreErrorCode']);
     expect(Object.keys(open).sort()).toEqual(['DEFAULT_SESSION_STORE_URL', 'explainDriverImportFailure', 'openSessionStore', 'parseSessionStoreUrl']);
   });
 

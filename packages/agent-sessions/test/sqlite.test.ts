@@ -8,6 +8,7 @@ import { openSqliteSessionStore, SqliteSessionStore } from '../src/sqlite/index.
 import { writeSqliteVersion1 } from './fixtures/sqlite-version1.js';
 import { fixedModes } from './fixtures/modes.js';
 import { describeApprovalStore } from './approvals.suite.js';
+import { describeTaskStore } from './tasks.suite.js';
 import { describeSessionStoreLifecycle } from './session-store-lifecycle.suite.js';
 import { describeSessionStoreLimits } from './session-store-limits.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
@@ -52,6 +53,7 @@ const harness: SessionStoreHarness = {
 
 describeSessionStore('SQLite session store', harness);
 describeApprovalStore('SQLite session store', harness);
+describeTaskStore('SQLite session store', harness);
 describeSessionStoreLimits('SQLite session store', harness);
 describeSessionStoreLifecycle('SQLite session store', harness);
 
@@ -62,7 +64,7 @@ describe('SQLite specifics', () => {
     const store = await openSqliteSessionStore({ filename, modes: fixedModes() });
     try {
       expect(store.filename).toBe(filename);
-      expect(store.schemaVersion).toBe(3);
+      expect(store.schemaVersion).toBe(4);
       expect(existsSync(filename)).toBe(true);
       expect(withDatabase(filename, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
     } finally {
@@ -106,6 +108,6 @@ describe('SQLite specifics', () => {
     const filename = join(root, 'specifics', 'logged.db');
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
-    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2, 3] }, message: 'Migrated the session database to schema version 3.' }]);
+    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4] }, message: 'Migrated the session database to schema version 4.' }]);
   });
 });

@@ -4,7 +4,7 @@ import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, ty
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
 import { askForInput, inputChannel, isToolState } from './tool-input.js';
-import { declaresTasks, LEGACY_TASKS_CAPABILITY, missingTasksCapability, registerLegacyTaskMethods, registerTaskMethods, tasksOf, TASKS_EXTENSION, throwIfHostFailure, withTaskSupport } from './tasks.js';
+import { declaresTasks, LEGACY_TASKS_CAPABILITY, missingTasksCapability, registerLegacyTaskMethods, registerTaskMethods, startLegacyTask, startTask, TASKS_EXTENSION, throwIfHostFailure, withTaskSupport } from './tasks.js';
 import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -184,7 +184,7 @@ export function mcpHandlers(
         if (outcome.kind === 'result') throwIfHostFailure(outcome.result);
         return { done: await finish(outcome, false) };
       };
-      return (scope.era === 'modern' ? tasksOf(host).start(scope.actor, step, asksFirst ? input : undefined) : tasksOf(host).startLegacy(scope.actor, step)) as unknown as CallToolResult;
+      return (scope.era === 'modern' ? await startTask(host, scope.actor, name, step, asksFirst ? input : undefined) : await startLegacyTask(host, scope.actor, name, step)) as unknown as CallToolResult;
     }
     if (taskSupport === 'required' && state === undefined && !asksFirst) {
       if (scope.era === 'modern') throw missingTasksCapability(`${name} runs only as a task, so calling it`);

@@ -1,4 +1,5 @@
 import type { ApprovalStore } from '../approvals.js';
+import type { McpTaskStore } from '../tasks.js';
 import { randomUUID } from 'node:crypto';
 import { SessionStoreError } from '../errors.js';
 import type {
@@ -107,6 +108,7 @@ function serializeItems(items: readonly unknown[]): string[] {
 export abstract class SessionStoreBase implements AgentSessionStore {
   #closed = false;
   abstract readonly approvals: ApprovalStore;
+  abstract readonly tasks: McpTaskStore;
   protected readonly limits: Required<SessionStoreLimits>;
 
   protected constructor(

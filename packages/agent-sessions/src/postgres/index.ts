@@ -11,6 +11,7 @@ import { clientWithConnectTimeout, PgGateway, resolveTimeouts, statementName, ty
 import { migrate } from './migrate.js';
 import { isForeignKeyViolation, toChanges, type CommittedRow, type SessionJoinRow } from './rows.js';
 import { PostgresApprovalStore } from './approvals.js';
+import { PostgresTaskStore } from './tasks.js';
 
 export { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from './connection.js';
 
@@ -67,6 +68,8 @@ export class PostgresSessionStore extends SessionStoreBase {
   readonly #histories = new HistoryCache();
   /** The approval gates of tool calls, in the same schema. */
   readonly approvals: PostgresApprovalStore;
+  /** MCP tasks, in the same schema. */
+  readonly tasks: PostgresTaskStore;
   readonly #sql: { session: string; change: string; between: string; sessionRow: string; page: string; head: NamedStatement };
 
   private constructor(
@@ -82,6 +85,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     this.#onPoolError = init.onPoolError;
     const s = escapeIdentifier(init.schema);
     this.approvals = new PostgresApprovalStore(init.db, s);
+    this.tasks = new PostgresTaskStore(init.db, s);
     this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
     const { sessions, changes } = this.#t;
     const head = `SELECT id, mode, org_id, user_id FROM ${sessions} WHERE id = $1`;

@@ -84,5 +84,30 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX agent_tool_approvals_status ON ${s}.agent_tool_approvals (status, requested_at);
     `,
   },
+  {
+    version: 4,
+    name: 'MCP tasks',
+    sql: (s) => `
+      CREATE TABLE ${s}.agent_mcp_tasks (
+        id text PRIMARY KEY,
+        owner text,
+        tool_name text NOT NULL,
+        status text NOT NULL CHECK (status IN ('working', 'input_required', 'completed', 'failed', 'cancelled')),
+        status_message text,
+        result jsonb,
+        error jsonb,
+        input_requests jsonb,
+        input_responses jsonb NOT NULL DEFAULT '{}',
+        created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        heartbeat_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        expires_at timestamptz NOT NULL,
+        version bigint NOT NULL DEFAULT 1
+      );
+      CREATE INDEX agent_mcp_tasks_owner ON ${s}.agent_mcp_tasks (owner, created_at);
+      CREATE INDEX agent_mcp_tasks_status ON ${s}.agent_mcp_tasks (status, heartbeat_at);
+      CREATE INDEX agent_mcp_tasks_expires ON ${s}.agent_mcp_tasks (expires_at);
+    `,
+  },
 ];
 assertMigrationSequence('PostgreSQL', POSTGRES_MIGRATIONS);

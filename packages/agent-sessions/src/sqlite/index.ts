@@ -10,6 +10,7 @@ import { retryWhileBusy } from './busy.js';
 import type Database from 'better-sqlite3';
 import { MIGRATIONS_TABLE } from '../internal/migrations.js';
 import { SqliteApprovalStore } from './approvals.js';
+import { SqliteTaskStore } from './tasks.js';
 import { isForeignKeyViolation, openDatabase, toChange, type ChangeRow, type OpenedDatabase, type SessionRow } from './database.js';
 
 export interface SqliteSessionStoreOptions {
@@ -85,6 +86,8 @@ export class SqliteSessionStore extends SessionStoreBase {
   readonly #histories = new HistoryCache();
   /** The approval gates of tool calls, in the same database. */
   readonly approvals: SqliteApprovalStore;
+  /** MCP tasks, in the same database. */
+  readonly tasks: SqliteTaskStore;
   readonly #busyTimeoutMs: number;
 
   private constructor(modes: ModeDirectory, opened: OpenedDatabase, busyTimeoutMs: number, limits: SessionStoreLimits | undefined) {
@@ -93,6 +96,7 @@ export class SqliteSessionStore extends SessionStoreBase {
     this.schemaVersion = opened.schemaVersion;
     this.#db = opened.db;
     this.approvals = new SqliteApprovalStore(opened.db, (operation) => this.#run(operation));
+    this.tasks = new SqliteTaskStore(opened.db, (operation) => this.#run(operation));
     this.#sql = prepareStatements(opened.db);
     this.#busyTimeoutMs = busyTimeoutMs;
   }

@@ -82,5 +82,30 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX agent_tool_approvals_status ON agent_tool_approvals (status, requested_at);
     `,
   },
+  {
+    version: 4,
+    name: 'MCP tasks',
+    sql: `
+      CREATE TABLE agent_mcp_tasks (
+        id TEXT PRIMARY KEY NOT NULL,
+        owner TEXT,
+        tool_name TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('working', 'input_required', 'completed', 'failed', 'cancelled')),
+        status_message TEXT,
+        result TEXT CHECK (result IS NULL OR json_valid(result)),
+        error TEXT CHECK (error IS NULL OR json_valid(error)),
+        input_requests TEXT CHECK (input_requests IS NULL OR json_valid(input_requests)),
+        input_responses TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(input_responses)),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        heartbeat_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 1
+      ) STRICT;
+      CREATE INDEX agent_mcp_tasks_owner ON agent_mcp_tasks (owner, created_at);
+      CREATE INDEX agent_mcp_tasks_status ON agent_mcp_tasks (status, heartbeat_at);
+      CREATE INDEX agent_mcp_tasks_expires ON agent_mcp_tasks (expires_at);
+    `,
+  },
 ];
 assertMigrationSequence('SQLite', SQLITE_MIGRATIONS);

@@ -1,0 +1,334 @@
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
+import { OPEN_TASK_STATUSES, SessionStoreError, type McpTaskChange, type McpTaskRecord, type McpTaskStore } from '@aptix/agent-sessions';
+import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
+
+/**
+ * The tasks of one host. Records live in the session store, so any host sharing it answers
+ * `tasks/get`, `tasks/update` and `tasks/cancel`, and a restart loses none; the call itself runs in
+ * the memory of the host that created the task. While it runs, that host marks its tasks alive every
+ * second and picks up what other hosts wrote (a cancel, the answers to its questions). A task whose
+ * host stopped marking it alive for `staleMs` is reported `failed`, its outcome unknown.
+ */
+
+/** How long a finished task stays readable. */
+export const TASK_TTL_MS = 15 * 60_000;
+/** The poll interval a client is advised to keep. */
+export const POLL_INTERVAL_MS = 500;
+/** At most this many tasks run on one host at once. */
+const MAX_RUNNING = 10_000;
+/** Question rounds a task may go through before it is failed. */
+const MAX_ROUNDS = 16;
+/** How often finished tasks past their expiry are deleted (on a task's creation, at most this often). */
+const SWEEP_EVERY_MS = 60_000;
+const OPEN: readonly string[] = OPEN_TASK_STATUSES;
+
+/** One step of a task: the call's result, or the questions it needs answered to go on. */
+export type TaskStep = (signal: AbortSignal, input: ToolInputChannel) => Promise<{ readonly done: CallToolResult } | { readonly needs: ToolInputNeeded }>;
+
+interface Running {
+  readonly abort: AbortController;
+  /** Why the call was stopped: the client cancelled, this host is shutting down, or another host finished the task. */
+  stop?: 'cancel' | 'shutdown' | 'taken';
+  /** While parked for answers: the record's version when it parked, and the hand-off of the answers. */
+  parkedVersion?: number;
+  resume?: (responses: Record<string, unknown>) => void;
+  settled?: Promise<void>;
+}
+
+export interface TaskRunnerOptions {
+  readonly store: McpTaskStore;
+  /** See `mcp.taskStaleMs`. */
+  readonly staleMs: number;
+  readonly logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void; error(fields: object, message: string): void };
+}
+
+const internal = (message: string, code: string): { code: number; message: string; data: { code: string } } => ({ code: ProtocolErrorCode.InternalError, message, data: { code } });
+
+/** The Task fields of SEP-2663 (without `requestState`). */
+export function taskView(task: McpTaskRecord): Record<string, unknown> {
+  return { taskId: task.id, status: task.status, createdAt: task.createdAt, lastUpdatedAt: task.updatedAt, ttlMs: TASK_TTL_MS, pollIntervalMs: POLL_INTERVAL_MS, ...(task.statusMessage === null ? {} : { statusMessage: task.statusMessage }) };
+}
+
+/** A task as 2025-11-25's experimental tasks show it (`ttl`, `pollInterval`). */
+export function legacyTaskView(task: McpTaskRecord): Record<string, unknown> {
+  return { taskId: task.id, status: task.status, createdAt: task.createdAt, lastUpdatedAt: task.updatedAt, ttl: TASK_TTL_MS, pollInterval: POLL_INTERVAL_MS, ...(task.statusMessage === null ? {} : { statusMessage: task.statusMessage }) };
+}
+
+/** A store failure as the client sees it: what could not be done, and that nothing else is known. */
+function storeFailure(what: string): (error: unknown) => never {
+  return (error: unknown) => {
+    if (error instanceof ProtocolError) throw error;
+    const detail = error instanceof SessionStoreError ? ` ${error.message}` : '';
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `The task store could not ${what}.${detail} Retry shortly.`);
+  };
+}
+
+export class McpTasks {
+  readonly #o: TaskRunnerOptions;
+  readonly #running = new Map<string, Running>();
+  #ticker: ReturnType<typeof setInterval> | undefined;
+  #lastSweep = 0;
+  #closed = false;
+
+  constructor(options: TaskRunnerOptions) {
+    this.#o = options;
+  }
+
+  /** Creates the task (durably: a `tasks/get` on any host finds it once this resolves) and starts its call. */
+  async start(owner: string | undefined, toolName: string, step: TaskStep, firstInput?: ToolInputChannel): Promise<McpTaskRecord> {
+    if (this.#closed) throw new ProtocolError(ProtocolErrorCode.InternalError, 'This host is shutting down, so it starts no task. Call again (another host behind the same URL can take it).');
+    if (this.#running.size >= MAX_RUNNING) throw new ProtocolError(ProtocolErrorCode.InternalError, `This host already runs ${MAX_RUNNING} tasks, its limit. Retry when some have finished.`);
+    this.#sweep();
+    const record = await this.#o.store.create({ owner: owner ?? null, toolName, ttlMs: TASK_TTL_MS }).catch(storeFailure('create the task, so the call did not run'));
+    const running: Running = { abort: new AbortController() };
+    this.#running.set(record.id, running);
+    running.settled = this.#run(record, running, step, firstInput).finally(() => {
+      this.#running.delete(record.id);
+      if (this.#running.size === 0) this.#stopTicking();
+    });
+    this.#startTicking();
+    return record;
+  }
+
+  async #run(record: McpTaskRecord, running: Running, step: TaskStep, firstInput: ToolInputChannel | undefined): Promise<void> {
+    let outcome: McpTaskChange;
+    try {
+      const result = await this.#drive(record.id, running, step, firstInput);
+      outcome = running.stop === undefined ? { status: 'completed', result } : this.#stopped(running.stop, record.toolName);
+    } catch (error) {
+      outcome =
+        running.stop !== undefined
+          ? this.#stopped(running.stop, record.toolName)
+          : { status: 'failed', error: error instanceof ProtocolError ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } : internal('The host failed while running this task. See the host logs.', 'INTERNAL') };
+      if (!(error instanceof ProtocolError) && running.stop === undefined) this.#o.logger.error({ taskId: record.id, err: error }, `task ${record.id}: the host failed while running it`);
+    }
+    if (running.stop === 'taken') return;
+    await this.#finish(record, outcome);
+  }
+
+  /** What a stopped call's task reads: cancelled by its client, or failed because this host shut down under it. */
+  #stopped(stop: NonNullable<Running['stop']>, toolName: string): McpTaskChange {
+    if (stop !== 'shutdown') return { status: 'cancelled', statusMessage: 'Cancelled by the client.' };
+    return {
+      status: 'failed',
+      statusMessage: 'The host running this task shut down before it finished; the outcome is unknown.',
+      error: internal(`The host running this task shut down before ${toolName} finished, so it was asked to stop; whether the tool took effect is unknown. Check before calling it again.`, 'OUTCOME_UNKNOWN'),
+    };
+  }
+
+  /** Writes the end of the task. A result too large to keep fails the task, saying the tool ran. */
+  async #finish(record: McpTaskRecord, outcome: McpTaskChange): Promise<void> {
+    const end = (change: McpTaskChange) => this.#o.store.change(record.id, { ...change, inputRequests: null, keepForMs: TASK_TTL_MS }, { from: OPEN_TASK_STATUSES });
+    try {
+      await end(outcome);
+    } catch (error) {
+      if (error instanceof SessionStoreError && outcome.status === 'completed' && (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')) {
+        const message = `${record.toolName} finished, but its result cannot be kept for this task: ${error.message} The tool ran; its result is lost. Call it directly (not as a task), or ask for less.`;
+        await end({ status: 'failed', error: internal(message, 'RESULT_TOO_LARGE') }).catch((again: unknown) => this.#lost(record, again));
+        return;
+      }
+      this.#lost(record, error);
+    }
+  }
+
+  /** The end could not be written: the record stays open, and once its heartbeat is stale it reads failed, outcome unknown. */
+  #lost(record: McpTaskRecord, error: unknown): void {
+    this.#o.logger.error({ taskId: record.id, err: error }, `task ${record.id}: its end could not be written to the store; it will read failed (outcome unknown) once its heartbeat is stale`);
+  }
+
+  /** Runs the steps: a step that needs answers parks the task (`input_required`) until every question is answered, on any host. */
+  async #drive(id: string, running: Running, step: TaskStep, firstInput: ToolInputChannel | undefined): Promise<CallToolResult> {
+    let input: ToolInputChannel = firstInput === undefined ? { canAsk: true, responses: {} } : { ...firstInput, canAsk: true };
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const outcome = await step(running.abort.signal, input);
+      if ('done' in outcome) return outcome.done;
+      if (running.abort.signal.aborted) throw new Error('stopped');
+      const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
+        running.resume = resolve;
+        running.abort.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+      });
+      const parked = await this.#o.store.change(id, { status: 'input_required', inputRequests: { ...outcome.needs.inputRequests }, inputResponses: {} }, { from: ['working'] });
+      if (parked === undefined) {
+        // Another host finished it meanwhile (a cancel): nothing to ask.
+        running.stop ??= 'taken';
+        running.abort.abort();
+        throw new Error('stopped');
+      }
+      running.parkedVersion = parked.version;
+      const responses = await answered;
+      running.resume = undefined;
+      running.parkedVersion = undefined;
+      input = { canAsk: true, responses, ...(outcome.needs.state === undefined ? {} : { state: outcome.needs.state }) };
+    }
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `The task asked for input ${MAX_ROUNDS} times without finishing, so it was stopped.`);
+  }
+
+  /** The caller's task, failed first when it is open, runs on no host here, and its host stopped marking it alive. */
+  async #find(taskId: unknown, owner: string | undefined): Promise<McpTaskRecord> {
+    const unknown = () =>
+      new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown task ${JSON.stringify(typeof taskId === 'string' ? taskId.slice(0, 100) : taskId)}: no task of this API key has that id. Tasks are kept ${TASK_TTL_MS / 60_000} minutes after they finish, so it may have expired.`,
+      );
+    if (typeof taskId !== 'string') throw unknown();
+    let record = await this.#o.store.get(taskId).catch(storeFailure('read the task'));
+    if (record === undefined || record.owner !== (owner ?? null)) throw unknown();
+    if (OPEN.includes(record.status) && !this.#running.has(record.id)) {
+      const failure = {
+        statusMessage: 'The host running this task stopped; the outcome is unknown.',
+        error: internal(
+          `The host running this task stopped: it has not reported for over ${Math.round(this.#o.staleMs / 1000)} s. Whether ${record.toolName} finished or took effect is unknown; check before calling it again.`,
+          'OUTCOME_UNKNOWN',
+        ),
+        keepForMs: TASK_TTL_MS,
+      };
+      if ((await this.#o.store.abandonStale(this.#o.staleMs, failure, record.id).catch(storeFailure('read the task'))) > 0) record = (await this.#o.store.get(record.id).catch(storeFailure('read the task'))) ?? record;
+    }
+    return record;
+  }
+
+  /** The DetailedTask: the questions while parked, the result once completed, the error once failed. */
+  async get(taskId: unknown, owner: string | undefined): Promise<Record<string, unknown>> {
+    const task = await this.#find(taskId, owner);
+    return {
+      ...taskView(task),
+      ...(task.status === 'input_required' && task.inputRequests !== null ? { inputRequests: task.inputRequests } : {}),
+      ...(task.status === 'completed' ? { result: task.result } : {}),
+      ...(task.status === 'failed' ? { error: task.error } : {}),
+    };
+  }
+
+  /** Cancels an open task (its call stops on whichever host runs it); a finished one is left as it is. Either way an empty ack. */
+  async cancel(taskId: unknown, owner: string | undefined): Promise<McpTaskRecord> {
+    const task = await this.#find(taskId, owner);
+    if (!OPEN.includes(task.status)) return task;
+    const running = this.#running.get(task.id);
+    if (running !== undefined) running.stop ??= 'cancel';
+    const cancelled = await this.#o.store
+      .change(task.id, { status: 'cancelled', statusMessage: 'Cancelled by the client.', inputRequests: null, keepForMs: TASK_TTL_MS }, { from: OPEN_TASK_STATUSES })
+      .catch(storeFailure('cancel the task'));
+    running?.abort.abort();
+    return cancelled ?? (await this.#find(taskId, owner));
+  }
+
+  /**
+   * Answers to a parked task's questions: each answer for a pending key is kept and the key is no longer
+   * pending; other keys are ignored. Once none is pending, the task goes on with all the answers.
+   */
+  async update(taskId: unknown, owner: string | undefined, inputResponses: unknown): Promise<Record<string, never>> {
+    if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "tasks/update needs inputResponses: an object of answers keyed like the task's inputRequests.");
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const task = await this.#find(taskId, owner);
+      if (task.status !== 'input_required' || task.inputRequests === null) return {};
+      const pending = { ...task.inputRequests };
+      const answers = { ...task.inputResponses };
+      const keys = Object.keys(inputResponses).filter((key) => Object.hasOwn(pending, key));
+      if (keys.length === 0) return {};
+      for (const key of keys) {
+        answers[key] = (inputResponses as Record<string, unknown>)[key];
+        delete pending[key];
+      }
+      const done = Object.keys(pending).length === 0;
+      // All answered: the task is working again, and its host (this one or another) goes on with the answers.
+      const next = await this.#o.store
+        .change(task.id, done ? { status: 'working', inputRequests: null, inputResponses: answers } : { inputRequests: pending, inputResponses: answers }, { from: ['input_required'], version: task.version })
+        .catch((error: unknown) => {
+          if (error instanceof SessionStoreError && (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `These answers cannot be kept: ${error.message}`);
+          return storeFailure('save the answers')(error);
+        });
+      if (next === undefined) continue; // changed meanwhile: read it again
+      if (done) this.#resume(next);
+      return {};
+    }
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'The task kept changing while these answers were saved; send them again.');
+  }
+
+  /** Hands the answers to the parked call, when it runs here and the record is past its parking. */
+  #resume(record: McpTaskRecord): void {
+    const running = this.#running.get(record.id);
+    if (running?.resume === undefined || running.parkedVersion === undefined || record.version <= running.parkedVersion) return;
+    if (record.status === 'working') running.resume(record.inputResponses);
+  }
+
+  /** 2025-11-25: the task, its result once it finished (waiting until then), and the caller's tasks. */
+  async getLegacy(taskId: unknown, owner: string | undefined): Promise<Record<string, unknown>> {
+    return legacyTaskView(await this.#find(taskId, owner));
+  }
+
+  async resultLegacy(taskId: unknown, owner: string | undefined, signal: AbortSignal): Promise<CallToolResult> {
+    let task = await this.#find(taskId, owner);
+    while (OPEN.includes(task.status)) {
+      const running = this.#running.get(task.id);
+      if (running?.settled !== undefined) await running.settled;
+      else await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+      if (signal.aborted) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'tasks/result was cancelled by the client.');
+      task = await this.#find(taskId, owner);
+    }
+    if (task.status === 'completed') {
+      const result = task.result as CallToolResult;
+      return { ...result, _meta: { ...result._meta, 'io.modelcontextprotocol/related-task': { taskId: task.id } } };
+    }
+    if (task.status === 'failed') {
+      const error = task.error as { code: number; message: string; data?: unknown };
+      throw new ProtocolError(error.code, error.message, error.data);
+    }
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Task ${task.id} was cancelled, so it has no result.`);
+  }
+
+  async listLegacy(owner: string | undefined): Promise<Record<string, unknown>> {
+    return { tasks: (await this.#o.store.list(owner ?? null, 100).catch(storeFailure('list the tasks'))).map(legacyTaskView) };
+  }
+
+  async cancelLegacy(taskId: unknown, owner: string | undefined): Promise<Record<string, unknown>> {
+    const task = await this.#find(taskId, owner);
+    if (!OPEN.includes(task.status)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}; it cannot be cancelled.`);
+    return legacyTaskView(await this.cancel(taskId, owner));
+  }
+
+  /** Marks this host's tasks alive, and takes what other hosts wrote: a cancel stops the call, answers resume it. */
+  async #tick(): Promise<void> {
+    const records = await this.#o.store.heartbeat([...this.#running.keys()]);
+    for (const record of records) {
+      const running = this.#running.get(record.id);
+      if (running === undefined) continue;
+      if (!OPEN.includes(record.status)) {
+        if (running.stop === undefined) this.#o.logger.info({ taskId: record.id, status: record.status }, `task ${record.id}: ${record.status} through another host, so its call here was stopped`);
+        running.stop ??= 'taken';
+        running.abort.abort();
+      } else this.#resume(record);
+    }
+  }
+
+  #startTicking(): void {
+    if (this.#ticker !== undefined) return;
+    const every = Math.min(1000, Math.floor(this.#o.staleMs / 4));
+    this.#ticker = setInterval(() => {
+      this.#tick().catch((error: unknown) => this.#o.logger.warn({ err: error }, 'MCP tasks: marking this host\'s tasks alive failed; it is tried again in a second'));
+    }, every);
+    this.#ticker.unref();
+  }
+
+  #stopTicking(): void {
+    if (this.#ticker !== undefined) clearInterval(this.#ticker);
+    this.#ticker = undefined;
+  }
+
+  /** Deletes finished tasks past their expiry, at most once a minute, without holding up the caller. */
+  #sweep(): void {
+    if (Date.now() - this.#lastSweep < SWEEP_EVERY_MS) return;
+    this.#lastSweep = Date.now();
+    this.#o.store.deleteExpired().catch((error: unknown) => this.#o.logger.warn({ err: error }, 'MCP tasks: deleting expired tasks failed; it is tried again later'));
+  }
+
+  /** Stops every call this host runs and records each task as failed, its outcome unknown (a shutdown). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stopTicking();
+    const running = [...this.#running.values()];
+    for (const entry of running) {
+      entry.stop ??= 'shutdown';
+      entry.abort.abort();
+    }
+    await Promise.allSettled(running.map((entry) => entry.settled));
+  }
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { changeColumns, checkNewTask, clampTaskLimit, OPEN_TASK_STATUSES, rowToTask, taskJson, type McpTaskChange, type McpTaskRecord, type McpTaskRowOf, type McpTaskStatus, type McpTaskStore, type NewMcpTask } from '../tasks.js';
+import { storableId } from '../internal/approval-checks.js';
+
+type TaskRow = McpTaskRowOf<string>;
+
+const toTask = (row: TaskRow): McpTaskRecord => rowToTask(row, (time) => time, (text) => JSON.parse(text as string) as unknown);
+const iso = (ms: number = Date.now()) => new Date(ms).toISOString();
+const OPEN = `status IN (${OPEN_TASK_STATUSES.map((status) => `'${status}'`).join(', ')})`;
+
+/**
+ * MCP tasks in the SQLite session database. Each change is one conditional UPDATE, so processes sharing
+ * the file (WAL) never both take the same transition.
+ */
+export class SqliteTaskStore implements McpTaskStore {
+  readonly #db: Database.Database;
+  readonly #get: Database.Statement<[string, string], TaskRow>;
+  readonly #run: <T>(operation: () => T) => Promise<T>;
+
+  constructor(db: Database.Database, run: <T>(operation: () => T) => Promise<T> = async (operation) => operation()) {
+    this.#db = db;
+    this.#run = run;
+    // A finished task past its expiry is gone, even before a sweep deletes it.
+    this.#get = db.prepare<[string, string], TaskRow>(`SELECT * FROM agent_mcp_tasks WHERE id = ? AND (${OPEN} OR expires_at > ?)`);
+  }
+
+  async create(input: NewMcpTask): Promise<McpTaskRecord> {
+    const { owner, toolName, ttlMs } = checkNewTask(input);
+    const now = Date.now();
+    const row: TaskRow = {
+      id: randomUUID(),
+      owner,
+      tool_name: toolName,
+      status: 'working',
+      status_message: null,
+      result: null,
+      error: null,
+      input_requests: null,
+      input_responses: '{}',
+      created_at: iso(now),
+      updated_at: iso(now),
+      heartbeat_at: iso(now),
+      expires_at: iso(now + ttlMs),
+      version: 1,
+    };
+    const insert = this.#db.prepare(
+      'INSERT INTO agent_mcp_tasks (id, owner, tool_name, status, input_responses, created_at, updated_at, heartbeat_at, expires_at, version) ' +
+        'VALUES (@id, @owner, @tool_name, @status, @input_responses, @created_at, @updated_at, @heartbeat_at, @expires_at, @version)',
+    );
+    await this.#run(() => insert.run(row));
+    return toTask(row);
+  }
+
+  async get(id: string): Promise<McpTaskRecord | undefined> {
+    if (!storableId(id)) return undefined;
+    const row = await this.#run(() => this.#get.get(id, iso()));
+    return row === undefined ? undefined : toTask(row);
+  }
+
+  async list(owner: string | null, limit?: number): Promise<McpTaskRecord[]> {
+    const rows = await this.#run(
+      () => this.#db.prepare(`SELECT * FROM agent_mcp_tasks WHERE owner IS ? AND (${OPEN} OR expires_at > ?) ORDER BY created_at DESC, id LIMIT ?`).all(owner, iso(), clampTaskLimit(limit)) as TaskRow[],
+    );
+    return rows.map(toTask);
+  }
+
+  async change(id: string, change: McpTaskChange, when: { readonly from: readonly McpTaskStatus[]; readonly version?: number }): Promise<McpTaskRecord | undefined> {
+    if (!storableId(id) || when.from.length === 0) return undefined;
+    const columns = changeColumns(change);
+    const now = Date.now();
+    const sets = [...columns.map(([column]) => `${column} = ?`), 'updated_at = ?', 'version = version + 1', ...(change.keepForMs === undefined ? [] : ['expires_at = ?'])];
+    const values = [...columns.map(([, value]) => value), iso(now), ...(change.keepForMs === undefined ? [] : [iso(now + change.keepForMs)])];
+    const where = [`id = ?`, `status IN (${when.from.map(() => '?').join(', ')})`, ...(when.version === undefined ? [] : ['version = ?'])];
+    const params = [...values, id, ...when.from, ...(when.version === undefined ? [] : [when.version])];
+    const statement = this.#db.prepare(`UPDATE agent_mcp_tasks SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING *`);
+    const row = await this.#run(() => statement.get(...params) as TaskRow | undefined);
+    return row === undefined ? undefined : toTask(row);
+  }
+
+  async heartbeat(ids: readonly string[]): Promise<McpTaskRecord[]> {
+    const wanted = ids.filter(storableId);
+    if (wanted.length === 0) return [];
+    const marks = wanted.map(() => '?').join(', ');
+    return this.#run(() =>
+      this.#db
+        .transaction(() => {
+          this.#db.prepare(`UPDATE agent_mcp_tasks SET heartbeat_at = ? WHERE id IN (${marks}) AND ${OPEN}`).run(iso(), ...wanted);
+          return (this.#db.prepare(`SELECT * FROM agent_mcp_tasks WHERE id IN (${marks})`).all(...wanted) as TaskRow[]).map(toTask);
+        })
+        .immediate(),
+    );
+  }
+
+  async abandonStale(olderThanMs: number, failure: { readonly error: unknown; readonly statusMessage: string; readonly keepForMs: number }, id?: string): Promise<number> {
+    if (id !== undefined && !storableId(id)) return 0;
+    const error = taskJson('error', failure.error);
+    const now = Date.now();
+    const statement = this.#db.prepare(
+      `UPDATE agent_mcp_tasks SET status = 'failed', error = ?, status_message = ?, input_requests = NULL, updated_at = ?, expires_at = ?, version = version + 1 ` +
+        `WHERE ${OPEN} AND heartbeat_at <= ?${id === undefined ? '' : ' AND id = ?'}`,
+    );
+    const params = [error, failure.statusMessage, iso(now), iso(now + failure.keepForMs), iso(now - olderThanMs), ...(id === undefined ? [] : [id])];
+    return (await this.#run(() => statement.run(...params))).changes;
+  }
+
+  async deleteExpired(): Promise<number> {
+    const statement = this.#db.prepare(`DELETE FROM agent_mcp_tasks WHERE NOT ${OPEN} AND expires_at <= ?`);
+    return (await this.#run(() => statement.run(iso()))).changes;
+  }
+}
