@@ -114,12 +114,14 @@ describe('long calls as MCP tasks (2026-07-28)', () => {
   });
 });
 
-describe('a task that asks the user (the conformance fixtures confirm_delete and multi_input)', () => {
+// The same behaviour whether the tools run in the host's process or in worker threads (their TaskSupport and TaskInput cross to the host).
+describe.each(['none', 'worker'] as const)('tasks of the conformance fixtures (questions, failures), isolation %s', (isolation) => {
   const conformance = join(HOST_ROOT, '../../e2e/conformance');
   let host: RunningHost;
   let cleanup: () => void;
   beforeAll(async () => {
-    const started = await startHostWithConfig({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools')], modes: join(conformance, 'modes.json') });
+    const fixtures = join(conformance, 'fixture-tools');
+    const started = await startHostWithConfig({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', isolation === 'none' ? fixtures : { package: fixtures, isolation, workers: 1 }], modes: join(conformance, 'modes.json') });
     host = started.host;
     cleanup = () => started.space.cleanup();
   });

@@ -100,6 +100,8 @@ function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass
   }
   if (meta.outputSchema !== undefined) statics.OutputSchema = { value: meta.outputSchema, enumerable: true };
   if (meta.modes !== undefined) statics.Modes = { value: meta.modes, enumerable: true };
+  if (meta.taskSupport !== undefined) statics.TaskSupport = { value: meta.taskSupport, enumerable: true };
+  if (meta.taskInput !== undefined) statics.TaskInput = { value: meta.taskInput, enumerable: true };
   Object.defineProperties(IsolatedTool, statics);
   return IsolatedTool as unknown as AnyAgentToolClass;
 }

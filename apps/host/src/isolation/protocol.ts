@@ -29,6 +29,9 @@ export interface IsolatedToolMeta {
   readonly outputSchema?: JsonSchema;
   /** The modes the class asks to join (its static `Modes`), as the worker read them; the host checks them again. */
   readonly modes?: readonly string[];
+  /** Whether calls may run as MCP tasks (its static `TaskSupport`), and when a task's questions are asked (`TaskInput`). */
+  readonly taskSupport?: 'optional' | 'required';
+  readonly taskInput?: 'before';
 }
 
 /**

@@ -103,6 +103,8 @@ async function start(): Promise<void> {
       approval: registered.approval,
       ...(registered.outputSchema === undefined ? {} : { outputSchema: registered.outputSchema }),
       ...(toolClass.Modes === undefined ? {} : { modes: JSON.parse(JSON.stringify(toolClass.Modes)) as readonly string[] }),
+      ...(registered.taskSupport === 'forbidden' ? {} : { taskSupport: registered.taskSupport }),
+      ...(registered.taskInput === 'before' ? { taskInput: 'before' as const } : {}),
     };
   };
   const metas = new Map<string, { toolClass: AnyAgentToolClass; meta: IsolatedToolMeta }>();
