@@ -126,6 +126,14 @@ export interface AgentToolClass<TDeps = never> {
    * MCP lists it as `outputSchema` and sends the result as `structuredContent` beside the text.
    */
   readonly OutputSchema?: ObjectSchemaLike;
+  /**
+   * Optional, for a tool that implements `execute(argumentsJson, context, signal)` itself: `true`
+   * promises that `execute` lets go of `signal` when its promise settles (it keeps no reference and
+   * leaves no listener on it, as the MCP SDK's request does). The executor then hands it an AbortSignal
+   * of a previous call that was never aborted, instead of making one per call (about 2 µs on Node 20,
+   * more than the rest of the executor's work). Cancellation and time-outs abort it as any other.
+   */
+  readonly ReleasesSignal?: boolean;
 }
 
 /** Any tool class, whatever its dependencies: what registries and tool packages hold. */

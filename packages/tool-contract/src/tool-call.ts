@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { AdminLogger } from './admin-logger.js';
 import type { JsonSchema } from './schema.js';
 import type { AgentToolExecutionContext } from './agent-tool.js';
@@ -31,12 +32,39 @@ type Stop = 'cancel' | 'timeout';
 export class CallSignal implements SignalSource {
   controller: AbortController | undefined = undefined;
   checkedAgainst: JsonSchema | undefined = undefined;
+  /** The controller came from {@link idle} and goes back there if the call ends without aborting it. */
+  #leased = false;
 
   signal(): AbortSignal {
-    this.controller ??= new AbortController();
+    if (this.controller === undefined) this.controller = new AbortController();
+    else this.#leased = false; // handed out as the call's own too: never reused
     return this.controller.signal;
   }
+
+  /** The call's signal for a tool that lets go of it when it settles (`ReleasesSignal`): a reused one when there is one. */
+  lease(): AbortSignal {
+    if (this.controller !== undefined) return this.signal();
+    this.controller = idle.pop() ?? new AbortController();
+    this.#leased = true;
+    return this.controller.signal;
+  }
+
+  /**
+   * The tool has settled: a leased signal that was never aborted, and that the tool left no listener
+   * on, is kept for another call. Anything else is dropped.
+   */
+  release(): void {
+    const controller = this.controller;
+    if (!this.#leased || controller === undefined) return;
+    this.#leased = false;
+    this.controller = undefined;
+    if (!controller.signal.aborted && idle.length < MAX_IDLE && getEventListeners(controller.signal, 'abort').length === 0) idle.push(controller);
+  }
 }
+
+/** Controllers of settled calls, never aborted, with no listener left: reused by the next calls that lease one. */
+const idle: AbortController[] = [];
+const MAX_IDLE = 64;
 
 /**
  * The race of one call whose tool answered with a promise: that promise against the deadline and the
@@ -126,6 +154,8 @@ export class Call implements Deadline {
   }
 
   #answered(output: unknown): void {
+    // The tool settled: a signal it leased and no one aborted may serve another call.
+    if (this.#stop === undefined) this.signals.release();
     if (this.#settled) return this.#late(output);
     const result = this.hooks.settle(this.name, output, this.context, this.trusted, this.logger, this.outputSchema);
     // After an abort, the cancelled shape means the tool stopped; any other result is what it did.
@@ -136,6 +166,7 @@ export class Call implements Deadline {
   }
 
   #failed(error: unknown): void {
+    if (this.#stop === undefined) this.signals.release();
     if (this.#settled) return this.#late(error, true);
     if (this.#stop !== undefined && isAbortError(error, this.signals.controller?.signal)) return this.#finish(this.#stopped());
     this.#finish(this.hooks.exception(this.name, error, this.context, this.logger));

@@ -204,12 +204,16 @@ export class AgentToolExecutor {
         if (!trusted) output = isThenable(output) ? Promise.resolve(output).then(textAsResult) : textAsResult(output);
       } else {
         // Like TypedAgentTool's run, an execute that declares no signal parameter gets the shared one.
-        output = tool.execute(input as string, context, tool.execute.length >= 3 ? signals.signal() : neverAborted);
+        // One that promises to let go of it when it settles gets a signal reused from an earlier call.
+        output = tool.execute(input as string, context, tool.execute.length < 3 ? neverAborted : entry.toolClass.ReleasesSignal === true ? signals.lease() : signals.signal());
       }
     } catch (error) {
       return this.#exception(name, error, context, logger);
     }
-    if (!isThenable(output)) return this.#settle(name, output, context, trusted, logger, entry.outputSchema);
+    if (!isThenable(output)) {
+      signals.release();
+      return this.#settle(name, output, context, trusted, logger, entry.outputSchema);
+    }
     const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger, entry.outputSchema, signals);
     return call.race(output, Math.min(options?.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS));
   }

@@ -69,6 +69,8 @@ export function bridgedToolClass(spec: BridgedToolSpec, runtime: BridgeRuntime):
     static readonly Modes = spec.modes;
     static readonly RemoteToolName = spec.remoteName;
     static readonly McpServerName = spec.server;
+    /** `execute` hands its signal only to the SDK's request, which removes its listener when it settles. */
+    static readonly ReleasesSignal = true as const;
     /** The usage metadata was generated from the server's description and schema (see the README). */
     static readonly UsageMetadataGenerated = true as const;
     static getSchema(): FunctionToolSchema {
