@@ -79,6 +79,12 @@ const MODERN_CASES: ReadonlyArray<readonly [string, string, Record<string, strin
   ['an unknown top-level field', '/mcp', modernHeaders('tools/call', 'testing_calculator'), JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'testing_calculator', arguments: {}, _meta: MODERN_META }, extra: true })],
   ['jsonrpc 1.0', '/mcp', modernHeaders('tools/call', 'testing_calculator'), call('testing_calculator', {}).replace('"2.0"', '"1.0"')],
   ['a null id', '/mcp', modernHeaders('tools/call', 'testing_calculator'), call('testing_calculator', {}).replace('"id":7', '"id":null')],
+  ['a fractional id', '/mcp', modernHeaders('tools/call', 'testing_calculator'), call('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":7', '"id":7.5')],
+  ['no id (a notification)', '/mcp', modernHeaders('tools/call', 'testing_calculator'), call('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":7,', '')],
+  ['a progress token that is an object', '/mcp', modernHeaders('tools/call', 'testing_calculator'), call('testing_calculator', { operation: 'add', a: 1, b: 1 }, {}, { ...MODERN_META, progressToken: {} })],
+  ['a bad envelope a second time (its verdict is kept)', '/mcp', modernHeaders('tools/call', 'testing_calculator'), call('testing_calculator', { operation: 'add', a: 1, b: 1 }, {}, { ...MODERN_META, 'io.modelcontextprotocol/clientInfo': { name: 7 } })],
+  ['a valid envelope after a bad one', '/mcp', modernHeaders('tools/call', 'testing_calculator'), call('testing_calculator', { operation: 'add', a: 2, b: 2 })],
+  ['a log level the revision does not know', '/mcp', modernHeaders('tools/call', 'testing_calculator'), call('testing_calculator', { operation: 'add', a: 1, b: 1 }, {}, { ...MODERN_META, 'io.modelcontextprotocol/logLevel': 'loud' })],
   ['a text/plain body', '/mcp', { ...modernHeaders('tools/call', 'testing_calculator'), 'content-type': 'text/plain' }, call('testing_calculator', { operation: 'add', a: 1, b: 1 })],
   ['a batch', '/mcp', modernHeaders('tools/call', 'testing_calculator'), `[${call('testing_calculator', { operation: 'add', a: 1, b: 1 })}]`],
 ];
@@ -115,6 +121,11 @@ const LEGACY_CASES: ReadonlyArray<readonly [string, Record<string, string>, stri
   ['an unknown _meta key', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }, { _meta: { 'x/y': 1 } })],
   ['a name that is an object', {}, legacyCall({ n: 1 }, {})],
   ['an unknown params field', {}, legacyCall('testing_calculator', {}, { cursor: 'x' })],
+  // Not JSON-RPC requests: the SDK refuses each, and the tool must not run.
+  ['an id that is an object', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":9', '"id":{}')],
+  ['a fractional id', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":9', '"id":1.5')],
+  ['jsonrpc 1.0', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"2.0"', '"1.0"')],
+  ['no id (a notification)', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":9,', '')],
 ];
 
 describe('the MCP HTTP fast lane answers exactly as the SDK does', () => {

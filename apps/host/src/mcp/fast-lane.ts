@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import {
   classifyInboundRequest,
   isInputRequiredResult,
+  isJSONRPCRequest,
   isJsonContentType,
   isSpecType,
   SERVER_INFO_META_KEY,
@@ -99,8 +100,10 @@ export function fastLaneMessage(era: 'legacy' | 'modern', headers: IncomingHttpH
   const meta = splitMeta(params?._meta, era);
   if (meta === undefined) return undefined;
   if (era === 'modern' && (meta.envelope === undefined || meta.envelope['io.modelcontextprotocol/protocolVersion'] !== MODERN_REVISION)) return undefined;
+  // Both eras: a JSON-RPC request (the SDK refuses anything else: a bad id, jsonrpc 1.0, no id at all).
+  if (!isJSONRPCRequest(body)) return undefined;
   // A 2025 request in the subset above has no envelope claim and no modern header: the SDK classifies it legacy, so only 2026-07-28 asks the classifier.
-  if (era === 'modern' && !modernClassified(body, protocolVersion, headers)) return undefined;
+  if (era === 'modern' && !validEnvelope(method, params!._meta as Record<string, unknown>)) return undefined;
   const id = body.id as string | number;
   if (method === 'tools/list') {
     if (params !== undefined && !onlyKeys(params, new Set(['_meta']))) return undefined;
@@ -112,18 +115,38 @@ export function fastLaneMessage(era: 'legacy' | 'modern', headers: IncomingHttpH
   return { era, id, method, params: params as CallToolRequestParams, ...meta };
 }
 
-/** Whether the SDK's own classifier takes the request for a 2026-07-28 request, its envelope valid and its headers agreeing. */
-function modernClassified(body: Record<string, unknown>, protocolVersion: string | undefined, headers: IncomingHttpHeaders): boolean {
-  const mcpMethod = header(headers, 'mcp-method');
-  const mcpName = header(headers, 'mcp-name');
-  const outcome = classifyInboundRequest({
-    httpMethod: 'POST',
-    body,
-    ...(protocolVersion === undefined ? {} : { protocolVersionHeader: protocolVersion }),
-    ...(mcpMethod === undefined ? {} : { mcpMethodHeader: mcpMethod }),
-    ...(mcpName === undefined ? {} : { mcpNameHeader: mcpName }),
-  });
-  return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === MODERN_REVISION;
+/** Envelope verdicts by the envelope's JSON text; see {@link validEnvelope}. */
+const envelopeVerdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 256;
+/** Envelopes longer than this are judged afresh each time rather than kept. */
+const MAX_VERDICT_KEY = 2048;
+
+/**
+ * Whether the SDK's own classifier takes a request in the lane's subset for a 2026-07-28 request. The
+ * lane has checked the rest of what the classifier checks: the headers (exact values, which the
+ * classifier would only trim), the envelope claim, the method, that the message is a JSON-RPC request
+ * and carries neither `result` nor `error` (so the classifier's two response parses, which fail and
+ * are its dearest part, cannot match). What is left is the envelope's validity, a function of `_meta`
+ * alone: the classifier judges it on a request carrying only that `_meta`, and since clients send
+ * the same envelope with every call, the verdict is kept by the envelope's JSON text (the same text
+ * is the same value). A progress token differs per call: then the whole request is classified.
+ */
+function validEnvelope(method: 'tools/call' | 'tools/list', meta: Record<string, unknown>): boolean {
+  const classify = (body: unknown) => {
+    const outcome = classifyInboundRequest({ httpMethod: 'POST', body, protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: method });
+    return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === MODERN_REVISION;
+  };
+  const probe = { jsonrpc: '2.0', id: 0, method, params: { _meta: meta } };
+  if ('progressToken' in meta) return classify(probe);
+  const key = JSON.stringify(meta);
+  if (key.length > MAX_VERDICT_KEY) return classify(probe);
+  let valid = envelopeVerdicts.get(key);
+  if (valid === undefined) {
+    valid = classify(probe);
+    if (envelopeVerdicts.size >= MAX_VERDICTS) envelopeVerdicts.clear();
+    envelopeVerdicts.set(key, valid);
+  }
+  return valid;
 }
 
 export interface FastLaneHandlers {
@@ -132,8 +155,8 @@ export interface FastLaneHandlers {
 }
 
 export interface FastLaneOptions {
-  /** Aborts the call: the client went away (or, on a 2025 session, cancelled it). */
-  readonly signal: AbortSignal;
+  /** Aborts the call: the client went away (or, on a 2025 session, cancelled it). Its signal is made only if the call asks. */
+  readonly cancel: { readonly signal: AbortSignal };
   readonly serverInfo: Implementation;
   /** Whether a 2026-07-28 list carries the configured cache hint; without it the SDK serves the list. */
   readonly listCacheHint: boolean;
@@ -198,7 +221,9 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
     mcpReq: {
       id: message.id,
       method: message.method,
-      signal: options.signal,
+      get signal() {
+        return options.cancel.signal;
+      },
       ...(message.envelope === undefined ? {} : { envelope: message.envelope }),
       requestState: () => undefined,
       send: () => Promise.reject(new Error('The MCP fast lane cannot send a request to the client.')),
