@@ -5,6 +5,7 @@ import type { AptixHost } from '../aptix-host.js';
 import { LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
 import { createMcpServer, mcpHandlers, type McpScope } from '../mcp/mcp-server.js';
 import { fastLaneMessage, serveFastLane } from '../mcp/fast-lane.js';
+import { LazyAbort } from '../mcp/lazy-abort.js';
 import { canElicitForm } from '../mcp/approval-elicitation.js';
 import { jsonRpcError, parseBody, requestId, send, toWebRequest, withBody } from './mcp-web.js';
 import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js';
@@ -40,7 +41,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   const onerror = (error: Error) => pino.debug({ err: error }, 'MCP request refused or failed');
   const maxRequestBodySize = config.bodyLimitBytes;
   /** In-flight 2025-era calls by session and JSON-RPC id, so `notifications/cancelled` (a separate request) reaches them. */
-  const inFlight = new Map<string, AbortController>();
+  const inFlight = new Map<string, { abort(): void }>();
   const scopes = new WeakMap<Request, McpScope>();
   /** Each request's logger (carrying its request id), for the calls it makes: passed down, never held in async context. */
   const logs = new WeakMap<Request, FastifyBaseLogger>();
@@ -206,7 +207,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
    * question mid-call), and a tool that can run as a task. A 2025-11-25 answer is a resumable stream
    * (see resumable-streams.ts), as on the SDK path.
    */
-  const fastLane = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply, body: unknown, abort: AbortController): Promise<boolean> => {
+  const fastLane = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply, body: unknown, abort: LazyAbort): Promise<boolean> => {
     const sessionHeader = request.headers['mcp-session-id'];
     const who = { log: request.log, ...(request.actor === undefined ? {} : { actor: request.actor }) };
     // A 2026-07-28 list carries cache fields only while the tools cannot change (no bridged server): the SDK fills the rest.
@@ -220,7 +221,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       if (paramHeaderRejection(host.cradle.registry, body, { get: (header: string) => headerValue(request.headers, header) } as Headers) !== undefined) return false;
       const header = request.headers[AGENT_SESSION_HEADER];
       const scope = modernScope(typeof header === 'string' ? header : header?.join(', '), request.params.mode ?? host.cradle.modeCatalog.defaultMode.key, who);
-      return serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, signal: abort.signal, headers: () => agentHeader(scope) });
+      return serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, cancel: abort, headers: () => agentHeader(scope) });
     }
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader.trim() : '';
     const version = headerValue(request.headers, 'mcp-protocol-version');
@@ -233,13 +234,13 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const resumable = streams.acceptsHeaders(version, headerValue(request.headers, 'accept'), true);
     // One signal for the client going away (unless the answer is resumable) and for notifications/cancelled
     // (no AbortSignal.any per call); a cancelled call still answers, as through the SDK.
-    const cancel = resumable ? new AbortController() : abort;
+    const cancel = resumable ? new LazyAbort() : abort;
     const key = `${session.id}\u0000${String(message.id)}`;
     inFlight.set(key, cancel);
     const scope = legacyScope(session, undefined, who);
     const headers = () => ({ [AGENT_SESSION_HEADER]: session.agentSessionId });
     try {
-      return await serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, signal: cancel.signal, headers, ...(resumable ? { resumable: () => streams.answer(session.id, reply, headers) } : {}) });
+      return await serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, cancel, headers, ...(resumable ? { resumable: () => streams.answer(session.id, reply, headers) } : {}) });
     } finally {
       if (scope.toolsRevision !== undefined) session.toolsRevision = scope.toolsRevision;
       if (inFlight.get(key) === cancel) inFlight.delete(key);
@@ -247,10 +248,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   };
 
   const handle = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply) => {
-    const abort = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    });
+    const abort = new LazyAbort(reply.raw);
     const mode = request.params.mode;
     if (mode !== undefined && host.cradle.modeCatalog.getMode(mode) === undefined) {
       return send(reply, jsonRpcError(404, -32602, `Mode "${mode}" does not exist. Modes: ${host.cradle.modeCatalog.keys.join(', ')}. Each is served at /mcp/modes/<mode>; /mcp serves the default mode.`));

@@ -197,7 +197,8 @@ export function mcpHandlers(
     const outcome = await host
       .call(name, args ?? {}, {
         ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }),
-        signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : ctx.mcpReq.signal,
+        // Made only if the call asks (the fast lane's signal is made on demand; see lazy-abort.ts).
+        signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : () => ctx.mcpReq.signal,
         ...(progress ? { onProgress: progress.report } : {}),
         ...(logs ? { onLog: logs.log } : {}),
         ...(scope.log === undefined ? {} : { logger: scope.log }),
