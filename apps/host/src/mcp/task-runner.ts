@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import { OPEN_TASK_STATUSES, SessionStoreError, type McpTaskChange, type McpTaskRecord, type McpTaskStore } from '@aptix/agent-sessions';
+import { internal, legacyTaskView, POLL_INTERVAL_MS, storeFailure, TASK_TTL_MS, taskView } from './task-records.js';
 import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
 
 /**
@@ -10,10 +11,6 @@ import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
  * host stopped marking it alive for `staleMs` is reported `failed`, its outcome unknown.
  */
 
-/** How long a finished task stays readable. */
-export const TASK_TTL_MS = 15 * 60_000;
-/** The poll interval a client is advised to keep. */
-export const POLL_INTERVAL_MS = 500;
 /** At most this many tasks run on one host at once. */
 const MAX_RUNNING = 10_000;
 /** Question rounds a task may go through before it is failed. */
@@ -40,27 +37,6 @@ export interface TaskRunnerOptions {
   /** See `mcp.taskStaleMs`. */
   readonly staleMs: number;
   readonly logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void; error(fields: object, message: string): void };
-}
-
-const internal = (message: string, code: string): { code: number; message: string; data: { code: string } } => ({ code: ProtocolErrorCode.InternalError, message, data: { code } });
-
-/** The Task fields of SEP-2663 (without `requestState`). */
-export function taskView(task: McpTaskRecord): Record<string, unknown> {
-  return { taskId: task.id, status: task.status, createdAt: task.createdAt, lastUpdatedAt: task.updatedAt, ttlMs: TASK_TTL_MS, pollIntervalMs: POLL_INTERVAL_MS, ...(task.statusMessage === null ? {} : { statusMessage: task.statusMessage }) };
-}
-
-/** A task as 2025-11-25's experimental tasks show it (`ttl`, `pollInterval`). */
-export function legacyTaskView(task: McpTaskRecord): Record<string, unknown> {
-  return { taskId: task.id, status: task.status, createdAt: task.createdAt, lastUpdatedAt: task.updatedAt, ttl: TASK_TTL_MS, pollInterval: POLL_INTERVAL_MS, ...(task.statusMessage === null ? {} : { statusMessage: task.statusMessage }) };
-}
-
-/** A store failure as the client sees it: what could not be done, and that nothing else is known. */
-function storeFailure(what: string): (error: unknown) => never {
-  return (error: unknown) => {
-    if (error instanceof ProtocolError) throw error;
-    const detail = error instanceof SessionStoreError ? ` ${error.message}` : '';
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `The task store could not ${what}.${detail} Retry shortly.`);
-  };
 }
 
 export class McpTasks {
@@ -302,8 +278,14 @@ export class McpTasks {
   #startTicking(): void {
     if (this.#ticker !== undefined) return;
     const every = Math.min(1000, Math.floor(this.#o.staleMs / 4));
+    let ticking = false;
     this.#ticker = setInterval(() => {
-      this.#tick().catch((error: unknown) => this.#o.logger.warn({ err: error }, 'MCP tasks: marking this host\'s tasks alive failed; it is tried again in a second'));
+      // A slow store never gets a second tick piled on the first.
+      if (ticking) return;
+      ticking = true;
+      this.#tick()
+        .catch((error: unknown) => this.#o.logger.warn({ err: error }, "MCP tasks: marking this host's tasks alive failed; it is tried again in a second"))
+        .finally(() => (ticking = false));
     }, every);
     this.#ticker.unref();
   }

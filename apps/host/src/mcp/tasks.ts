@@ -1,7 +1,8 @@
 import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type Server, type ServerContext, type StandardSchemaV1 } from '@modelcontextprotocol/server';
 import { ExecutionErrorCode, InvokeResult, type ToolInputChannel } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
-import { legacyTaskView, McpTasks, taskView, type TaskStep } from './task-runner.js';
+import { legacyTaskView, taskView } from './task-records.js';
+import { McpTasks, type TaskStep } from './task-runner.js';
 
 export type { TaskStep } from './task-runner.js';
 
