@@ -2,11 +2,13 @@
  * MCP tasks across hosts that share one session store, as behind a load balancer (2026-07-28 is
  * stateless: tasks/get may land on any host). Real `aptix serve` processes on one PostgreSQL schema
  * (and one SQLite file), the conformance fixture tools: a task created on one host is read, answered
- * and cancelled through another, and a task whose host was killed is reported failed, outcome unknown.
+ * and cancelled through another, and a task whose host was killed is reported failed, outcome unknown (tasks/get, and a 2025 client's tasks/list).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeBackends } from './suites.js';
 import { HOST_ROOT, startHost, type RunningHost } from './support.js';
@@ -74,9 +76,22 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     const { taskId } = (await on(doomed)('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result;
     expect((await on(b)('tasks/get', { taskId })).result.status).toBe('working');
     await doomed.stop('SIGKILL');
+    // A 2025-11-25 client's tasks/list on host b shows it failed once its host is stale, never working forever.
+    const legacy = new LegacyClient({ name: 'tasks-v1', version: '1' }, { capabilities: { tasks: {} } });
+    await legacy.connect(new LegacyTransport(new URL(`${b.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+    try {
+      let listed: string | undefined;
+      for (let poll = 0; poll < 100 && listed !== 'failed'; poll++) {
+        listed = (await legacy.experimental.tasks.listTasks()).tasks.find((task) => task.taskId === taskId)?.status;
+        if (listed !== 'failed') await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(listed).toBe('failed');
+    } finally {
+      await legacy.close();
+    }
     const failed = await settledVia(on(b), taskId);
     expect(failed).toMatchObject({ status: 'failed', statusMessage: 'The host running this task stopped; the outcome is unknown.', error: { code: -32603, data: { code: 'OUTCOME_UNKNOWN' } } });
-    expect(failed.error.message).toContain('Whether slow_compute finished or took effect is unknown');
+    expect(failed.error.message).toContain('Whether the tool finished or took effect is unknown');
     expect(failed).not.toHaveProperty('result');
     expect((await on(a)('tasks/get', { taskId })).result).toEqual(failed);
   });

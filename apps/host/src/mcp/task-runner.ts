@@ -150,17 +150,22 @@ export class McpTasks {
     let record = await this.#o.store.get(taskId).catch(storeFailure('read the task'));
     if (record === undefined || record.owner !== (owner ?? null)) throw unknown();
     if (OPEN.includes(record.status) && !this.#running.has(record.id)) {
-      const failure = {
-        statusMessage: 'The host running this task stopped; the outcome is unknown.',
-        error: internal(
-          `The host running this task stopped: it has not reported for over ${Math.round(this.#o.staleMs / 1000)} s. Whether ${record.toolName} finished or took effect is unknown; check before calling it again.`,
-          'OUTCOME_UNKNOWN',
-        ),
-        keepForMs: TASK_TTL_MS,
-      };
+      const failure = this.#hostStopped();
       if ((await this.#o.store.abandonStale(this.#o.staleMs, failure, record.id).catch(storeFailure('read the task'))) > 0) record = (await this.#o.store.get(record.id).catch(storeFailure('read the task'))) ?? record;
     }
     return record;
+  }
+
+  /** What a task whose host stopped marking it alive reads. */
+  #hostStopped(): { statusMessage: string; error: ReturnType<typeof internal>; keepForMs: number } {
+    return {
+      statusMessage: 'The host running this task stopped; the outcome is unknown.',
+      error: internal(
+        `The host running this task stopped: it has not reported for over ${Math.round(this.#o.staleMs / 1000)} s. Whether the tool finished or took effect is unknown; check before calling it again.`,
+        'OUTCOME_UNKNOWN',
+      ),
+      keepForMs: TASK_TTL_MS,
+    };
   }
 
   /** The DetailedTask: the questions while parked, the result once completed, the error once failed. */
@@ -252,6 +257,8 @@ export class McpTasks {
   }
 
   async listLegacy(owner: string | undefined): Promise<Record<string, unknown>> {
+    // Tasks whose host stopped are listed as what they are, not as working.
+    await this.#o.store.abandonStale(this.#o.staleMs, this.#hostStopped()).catch(storeFailure('list the tasks'));
     return { tasks: (await this.#o.store.list(owner ?? null, 100).catch(storeFailure('list the tasks'))).map(legacyTaskView) };
   }
 
