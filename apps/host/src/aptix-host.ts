@@ -17,6 +17,12 @@ export { InvokeResult };
  * tool under the session's mode, create and show sessions. No session state is cached across calls:
  * several hosts on one database always see each other's mode changes.
  */
+/** A call's context in a session, and the session as read for it. */
+interface ScopedCall {
+  readonly context: AgentToolExecutionContext;
+  readonly session: SessionHead;
+}
+
 export class AptixHost {
   /** The singletons a call uses, resolved once: each read of the cradle is an awilix resolution. */
   #services: (Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> & { liveTools: LiveTools | undefined }) | undefined;
@@ -134,10 +140,16 @@ export class AptixHost {
   }
 
   /** The context a call runs with in a session, or why the session's mode refuses it now. */
-  async #sessionContext(name: string, sessionId: string, conversationId: string | undefined): Promise<{ context: AgentToolExecutionContext; session: SessionHead } | Extract<CallOutcome, { kind: 'refused' }>> {
+  #sessionContext(name: string, sessionId: string, conversationId: string | undefined): Promise<ScopedCall | Extract<CallOutcome, { kind: 'refused' }>> {
     // Read on every call, never cached: a mode change made through another host applies to the next call.
     // One prepared single-row read (no history); the mode's tools come from the catalog, held in memory.
-    const session = await this.#use().sessionManager.getSessionHead(sessionId);
+    // A promise chain, not async functions: each async layer costs a call a few turns of the microtask queue.
+    return this.#use()
+      .sessionManager.getSessionHead(sessionId)
+      .then((session) => this.#scoped(name, sessionId, conversationId, session));
+  }
+
+  #scoped(name: string, sessionId: string, conversationId: string | undefined, session: SessionHead | undefined): ScopedCall | Extract<CallOutcome, { kind: 'refused' }> {
     if (session === undefined) return { kind: 'refused', code: 'SESSION_NOT_FOUND', message: sessionNotFound(sessionId) };
     const allowed = this.#offeredIn(session.mode);
     if (!allowed.set.has(name)) {
@@ -147,23 +159,25 @@ export class AptixHost {
         message: toolNotInModeMessage({ tool: name, mode: session.mode, sessionId: session.id, offered: allowed.names }),
       };
     }
-    const context: AgentToolExecutionContext = {
-      sessionId: session.id,
-      ...(conversationId === undefined ? {} : { conversationId }),
-      ...(session.org === null ? {} : { org: session.org }),
-      ...(session.user === null ? {} : { user: session.user }),
-      mode: session.mode,
-    };
+    // Built field by field: spreads of optional parts cost more than the rest of this step.
+    const context: { -readonly [K in keyof AgentToolExecutionContext]: AgentToolExecutionContext[K] } = { sessionId: session.id };
+    if (conversationId !== undefined) context.conversationId = conversationId;
+    if (session.org !== null) context.org = session.org;
+    if (session.user !== null) context.user = session.user;
+    context.mode = session.mode;
     return { context, session };
   }
 
   /** A call in a session (checked against its mode), or without one when `sessionId` is undefined; with the caller's progress and log sinks. */
-  async #callInSession(name: string, args: unknown, sessionId: string | undefined, options: CallOptions): Promise<CallOutcome> {
-    const { executor } = this.#use();
-    const scoped = sessionId === undefined ? { context: options.conversationId === undefined ? {} : { conversationId: options.conversationId }, session: undefined } : await this.#sessionContext(name, sessionId, options.conversationId);
-    if ('kind' in scoped) return scoped;
-    const result = await executor.execute(name, args, withSinks(scoped.context, options), this.#executeOptions(options));
-    return { kind: 'result', result, session: scoped.session };
+  #callInSession(name: string, args: unknown, sessionId: string | undefined, options: CallOptions): Promise<CallOutcome> {
+    if (sessionId === undefined) return this.#run(name, args, { context: options.conversationId === undefined ? {} : { conversationId: options.conversationId }, session: undefined }, options);
+    return this.#sessionContext(name, sessionId, options.conversationId).then((scoped) => ('kind' in scoped ? scoped : this.#run(name, args, scoped, options)));
+  }
+
+  #run(name: string, args: unknown, scoped: ScopedCall | { context: AgentToolExecutionContext; session: undefined }, options: CallOptions): Promise<CallOutcome> {
+    return this.#use()
+      .executor.execute(name, args, withSinks(scoped.context, options), this.#executeOptions(options))
+      .then((result) => ({ kind: 'result', result, session: scoped.session }));
   }
 
   /** The executor's options for a call: its cancellation, and its logger (one naming the actor when only that is given). */

@@ -122,10 +122,15 @@ function parseJsonSafely(text: string): unknown {
  * dropped first (see `toStrictMode`), then every offending field is reported at once.
  */
 export function validateArguments<T>(toolName: string, schema: JsonSchema, value: unknown): DecodedArguments<T> {
+  return validateValue<T>(toolName, schema, value, false);
+}
+
+/** `scanned`: the value was parsed here from JSON text, whose prototype keys parseJsonSafely refused already. */
+function validateValue<T>(toolName: string, schema: JsonSchema, value: unknown, scanned: boolean): DecodedArguments<T> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return failure(toolName, [{ path: '(arguments)', problem: `must be a JSON object, got ${describe(value)}` }]);
   }
-  if (hasPrototypeKey(value)) {
+  if (!scanned && hasPrototypeKey(value)) {
     return failure(toolName, [{ path: '(arguments)', problem: 'the arguments contain a forbidden key (__proto__, or constructor.prototype); remove it' }]);
   }
   const { validate, nulls, known } = compileArguments(schema);
@@ -136,8 +141,18 @@ export function validateArguments<T>(toolName: string, schema: JsonSchema, value
 
 /** Parse, then validate: what the executor and `TypedAgentTool` run on every call. */
 export function decodeArguments<T>(toolName: string, schema: JsonSchema, input: unknown): DecodedArguments<T> {
+  // The common case, a text that starts with '{', parsed and checked without a wrapper object in between.
+  if (typeof input === 'string' && input.charCodeAt(0) === 0x7b) {
+    let value: unknown;
+    try {
+      value = parseJsonSafely(input);
+    } catch {
+      return parseArgumentsJson(toolName, input) as DecodedArguments<T>; // the same parse fails again, with its message
+    }
+    return validateValue<T>(toolName, schema, value, true);
+  }
   const parsed = parseArgumentsJson(toolName, input);
-  return parsed.ok ? validateArguments<T>(toolName, schema, parsed.value) : parsed;
+  return parsed.ok ? validateValue<T>(toolName, schema, parsed.value, typeof input === 'string') : parsed;
 }
 
 function failure(toolName: string, issues: ArgumentIssue[]): DecodedArguments<never> {
