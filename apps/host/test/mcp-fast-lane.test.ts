@@ -126,6 +126,8 @@ const LEGACY_CASES: ReadonlyArray<readonly [string, Record<string, string>, stri
   ['a fractional id', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":9', '"id":1.5')],
   ['jsonrpc 1.0', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"2.0"', '"1.0"')],
   ['no id (a notification)', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":9,', '')],
+  ['a string id', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":9', '"id":"nine"')],
+  ['an integer id past 2^53', {}, legacyCall('testing_calculator', { operation: 'add', a: 1, b: 1 }).replace('"id":9', '"id":90071992547409930')],
 ];
 
 describe('the MCP HTTP fast lane answers exactly as the SDK does', () => {

@@ -4,7 +4,6 @@ import type { FastifyReply } from 'fastify';
 import {
   classifyInboundRequest,
   isInputRequiredResult,
-  isJSONRPCRequest,
   isJsonContentType,
   isSpecType,
   SERVER_INFO_META_KEY,
@@ -101,7 +100,7 @@ export function fastLaneMessage(era: 'legacy' | 'modern', headers: IncomingHttpH
   if (meta === undefined) return undefined;
   if (era === 'modern' && (meta.envelope === undefined || meta.envelope['io.modelcontextprotocol/protocolVersion'] !== MODERN_REVISION)) return undefined;
   // Both eras: a JSON-RPC request (the SDK refuses anything else: a bad id, jsonrpc 1.0, no id at all).
-  if (!isJSONRPCRequest(body)) return undefined;
+  if (!isJsonRpcRequest(body)) return undefined;
   // A 2025 request in the subset above has no envelope claim and no modern header: the SDK classifies it legacy, so only 2026-07-28 asks the classifier.
   if (era === 'modern' && !validEnvelope(method, params!._meta as Record<string, unknown>)) return undefined;
   const id = body.id as string | number;
@@ -113,6 +112,19 @@ export function fastLaneMessage(era: 'legacy' | 'modern', headers: IncomingHttpH
   if (params === undefined || !onlyKeys(params, CALL_KEYS) || !isSpecType.CallToolRequest(body)) return undefined;
   if (era === 'modern' && header(headers, 'mcp-name') !== params.name) return undefined;
   return { era, id, method, params: params as CallToolRequestParams, ...meta };
+}
+
+/**
+ * The SDK's `isJSONRPCRequest` for a message in the lane's subset, without its parse (a zod parse per
+ * call, whose objects outlive the request). The SDK's schema is a strict object of `jsonrpc` ("2.0"),
+ * `id` (a string or an integer), `method` (a string) and `params` (an object whose `_meta` is a
+ * request meta): the lane has checked the keys (no others), the method, and `params` is then checked
+ * with the method's own SDK schema, which holds the same `_meta` check. An integer past 2^53 is left
+ * to the SDK.
+ */
+function isJsonRpcRequest(body: Record<string, unknown>): boolean {
+  const id = body.id;
+  return body.jsonrpc === '2.0' && (typeof id === 'string' || Number.isSafeInteger(id));
 }
 
 /** Envelope verdicts by the envelope's JSON text; see {@link validEnvelope}. */
