@@ -32,6 +32,9 @@ export const AptixConfigFile = Type.Object(
     logLevel: Type.Optional(LogLevel),
     bodyLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'Largest request body accepted.' })),
     toolTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: 'Default time-out of a tool call.' })),
+    heapGrowthPercent: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1000, description: 'aptix serve: how far the JS heap may grow past what the last full collection kept, in percent (default 50; 0 leaves it to V8, which grows it up to 300 % and keeps it after a burst).' }),
+    ),
     mcp: Type.Optional(
       Type.Object(
         {

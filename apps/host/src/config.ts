@@ -5,6 +5,7 @@ import { parseApiKeys, splitKeyList, type ApiKey } from './api-keys.js';
 import { DEFAULT_CANCEL_GRACE_MS, DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT_MS } from '@aptix/tool-contract';
 import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConfig } from './tool-package-config.js';
 import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
+import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap-policy.js';
 
 export { AptixConfigFile, ConfigError, parseConfigFile } from './config-file.js';
 
@@ -64,6 +65,8 @@ export interface AptixConfig {
   readonly startupTimeoutMs: number;
   readonly maxResultBytes: number;
   readonly maxErrorMessageLength: number;
+  /** `aptix serve`: how far the JS heap may grow past what it kept before a full collection, in percent; 0 leaves it to V8 (see heap-policy.ts). */
+  readonly heapGrowthPercent: number;
   /** Where relative paths in the configuration are resolved from. */
   readonly baseDir: string;
   /** The file the configuration came from, if any. */
@@ -165,6 +168,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     startupTimeoutMs: file.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
     maxResultBytes: file.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     maxErrorMessageLength: file.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH,
+    heapGrowthPercent: percentage(fromEnv('APTIX_HEAP_GROWTH_PERCENT'), 'APTIX_HEAP_GROWTH_PERCENT') ?? file.heapGrowthPercent ?? DEFAULT_HEAP_GROWTH_PERCENT,
     openai: {
       baseUrl: fromEnv('OPENAI_BASE_URL') ?? file.openai?.baseUrl,
       apiKey: fromEnv('OPENAI_API_KEY') ?? file.openai?.apiKey,
@@ -219,6 +223,13 @@ function positiveInt(value: string | undefined, name: string): number | undefine
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) throw new ConfigError(`${name} "${value}" is not a whole number of at least 1. Fix: set it to a positive whole number, or unset it for the default.`);
+  return parsed;
+}
+
+function percentage(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  if (!(parsed <= 1000)) throw new ConfigError(`${name} "${value.slice(0, 40)}" is not a whole percentage from 0 to 1000. Fix: set it to a whole number (0 leaves the choice to V8), or unset it for the default.`);
   return parsed;
 }
 
