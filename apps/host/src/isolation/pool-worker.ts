@@ -5,7 +5,8 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { cancelledJson, ExecutionErrorCode, InvokeResult, TOOL_LOG_LEVELS, type AgentToolExecutionContext, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
-import type { HostMessage, WorkerMessage } from './protocol.js';
+import { Outbox } from './outbox.js';
+import { decodeCallMessage, type HostMessage, type WorkerMessage } from './protocol.js';
 
 export interface Pending {
   readonly name: string;
@@ -27,14 +28,23 @@ export class PoolWorker {
   #pings = 0;
   #stuckTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(readonly worker: Worker) {}
+  /** Calls' messages queued in one turn of the event loop go to the worker as one (see outbox.ts). */
+  readonly #outbox: Outbox;
 
+  constructor(readonly worker: Worker) {
+    this.#outbox = new Outbox((message) => {
+      try {
+        worker.postMessage(message);
+      } catch {
+        // An ended worker: its calls are answered by its exit.
+      }
+    });
+  }
+
+  /** A call's message (a string) is batched; any other goes at once, after what is queued. */
   post(message: HostMessage | string): void {
-    try {
-      this.worker.postMessage(message);
-    } catch {
-      // An ended worker: its calls are answered by its exit.
-    }
+    if (typeof message === 'string') this.#outbox.string(message);
+    else this.#outbox.object(message);
   }
 
   /** Asks the worker to answer at once: if it cannot within `ms`, its thread is stuck in a call. */
@@ -86,7 +96,7 @@ export function describeEnding(ending: Ending): string {
 }
 
 /** A failed result as a worker sent it: its errors, which the executor cleans and bounds; anything unreadable is a malformed result. */
-export function failedFromWire(name: string, payload: string): InvokeResult<string> {
+function failedFromWire(name: string, payload: string): InvokeResult<string> {
   try {
     const errors = JSON.parse(payload) as unknown;
     if (Array.isArray(errors)) return { successful: false, result: null, errors } as InvokeResult<string>;
@@ -101,7 +111,7 @@ export function failedFromWire(name: string, payload: string): InvokeResult<stri
  * executor checks again (well formed, and only to a caller that can ask); anything unreadable is a
  * malformed result.
  */
-export function questionsFromWire(name: string, payload: string): InvokeResult<string> {
+function questionsFromWire(name: string, payload: string): InvokeResult<string> {
   try {
     const { errors, inputRequired } = JSON.parse(payload) as { errors?: unknown; inputRequired?: unknown };
     if (Array.isArray(errors) && inputRequired !== undefined) return { successful: false, result: null, errors, inputRequired } as unknown as InvokeResult<string>;
@@ -121,17 +131,45 @@ function deliver(send: () => void): void {
 }
 
 /** A progress report a worker sent for a call: to the caller's own function, which checks it again. */
-export function deliverProgress(context: AgentToolExecutionContext, payload: string): void {
+function deliverProgress(context: AgentToolExecutionContext, payload: string): void {
   if (context.reportProgress !== undefined) deliver(() => context.reportProgress!(JSON.parse(payload) as ToolProgress));
 }
 
 /** A log entry a worker sent for a call: to the caller's own function, which checks it again. */
-export function deliverLog(context: AgentToolExecutionContext, payload: string): void {
+function deliverLog(context: AgentToolExecutionContext, payload: string): void {
   if (context.log === undefined) return;
   deliver(() => {
     const { level, message, data } = JSON.parse(payload) as { level?: unknown; message?: unknown; data?: unknown };
     if (typeof level === 'string' && (TOOL_LOG_LEVELS as readonly string[]).includes(level)) context.log!(level as ToolLogLevel, String(message), data);
   });
+}
+
+/**
+ * A worker's message about one of its calls: the call's result, or undefined once a progress report or
+ * log entry went to its caller. Nothing in it is trusted: an id this worker was not sent, or that already
+ * answered, is ignored (so nothing of a call reaches its caller after the result), and the result goes
+ * through the executor's checks like any tool's; progress and log entries go to the caller's own
+ * functions, which check them again.
+ */
+export function readCallMessage(entry: PoolWorker, wire: string): { id: number; result: InvokeResult<string> } | undefined {
+  const message = decodeCallMessage(wire);
+  if (message === undefined) return undefined;
+  const pending = entry.pending.get(message.id);
+  if (pending === undefined) return undefined;
+  switch (message.kind) {
+    case 'R':
+      return { id: message.id, result: InvokeResult.create(message.payload) };
+    case 'F':
+      return { id: message.id, result: failedFromWire(pending.name, message.payload) };
+    case 'I':
+      return { id: message.id, result: questionsFromWire(pending.name, message.payload) };
+    case 'P':
+      deliverProgress(pending.context, message.payload);
+      return undefined;
+    case 'L':
+      deliverLog(pending.context, message.payload);
+      return undefined;
+  }
 }
 
 /** An operator's log line from a worker (the tools' AdminLogger), tagged with the package; nothing in it trusted. */

@@ -36,7 +36,8 @@ export interface IsolatedToolMeta {
 
 /**
  * The rare messages from the host, as objects. A call itself goes as a string (see {@link encodeCall}):
- * structured-cloning one string costs less than an object of strings, on both sides.
+ * structured-cloning one string costs less than an object of strings, on both sides. An object message
+ * is sent after the strings queued before it, so a cancellation never overtakes its call.
  */
 export type HostMessage =
   /** Evaluate a tool's approval policy for these arguments (JSON text) and context data (JSON text). */
@@ -70,6 +71,9 @@ export type WorkerMessage =
  *                   I<id>\0<questions JSON>            a failed result that asks the user: { errors, inputRequired }
  *                   P<id>\0<progress JSON>             { progress, total?, message? }
  *                   L<id>\0<log entry JSON>            { level, message, data? }
+ *
+ * Strings queued in the same turn of the event loop cross as one message, an array of them in order
+ * (see outbox.ts); one alone crosses as a plain string.
  */
 
 /** The caller listens to progress reports (`context.reportProgress`). */

@@ -21,11 +21,14 @@ import {
 } from '@aptix/tool-contract';
 import { closeModule, importToolPackage, setUpToolPackage } from '../tool-packages.js';
 import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
+import { Outbox } from './outbox.js';
 import { WorkerCalls } from './worker-calls.js';
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
-const send = (message: WorkerMessage) => port.postMessage(message);
+/** Calls' messages answered in one turn of the event loop go to the host as one (see outbox.ts). */
+const outbox = new Outbox((message) => port.postMessage(message));
+const send = (message: WorkerMessage) => outbox.object(message);
 
 /** The tools' AdminLogger: every entry goes to the host's logger, tagged with the package. */
 const logger: AdminLogger = {
@@ -149,10 +152,15 @@ async function start(): Promise<void> {
     maxErrorMessageLength: setup.maxErrorMessageLength,
   });
 
-  const calls = new WorkerCalls(executor, (wire) => port.postMessage(wire), send);
-  port.on('message', (message: string | HostMessage) => {
-    // A call is a string (see protocol.ts); everything else is rare and an object.
+  const calls = new WorkerCalls(executor, (wire) => outbox.string(wire), send);
+  port.on('message', (message: string | string[] | HostMessage) => {
+    // A call is a string (see protocol.ts), several in an array when the host sent them together;
+    // everything else is rare and an object.
     if (typeof message === 'string') return calls.run(message);
+    if (Array.isArray(message)) {
+      for (const call of message as unknown[]) if (typeof call === 'string') calls.run(call);
+      return;
+    }
     switch (message.type) {
       case 'ping':
         send({ type: 'pong', seq: message.seq });

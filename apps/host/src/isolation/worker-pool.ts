@@ -5,8 +5,8 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
-import { deliverLog, deliverProgress, describeEnding, endedResult, failedFromWire, logWorkerEntry, PoolWorker, questionsFromWire, type Ending } from './pool-worker.js';
-import { contextData, decodeCallMessage, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
+import { describeEnding, endedResult, logWorkerEntry, PoolWorker, readCallMessage, type Ending } from './pool-worker.js';
+import { contextData, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
 import { PolicyQuestions, type PolicyAnswer } from './worker-policy.js';
 
 export type ReadyMessage = Extract<WorkerMessage, { type: 'ready' }>;
@@ -193,8 +193,13 @@ export class WorkerPool extends EventEmitter {
       };
       arm();
       worker.on('message', (raw: unknown) => {
-        // A call's messages are strings (see protocol.ts); everything else is rare and an object.
+        // A call's messages are strings (see protocol.ts), several in an array when they were sent together;
+        // everything else is rare and an object.
         if (typeof raw === 'string') return this.#onCallMessage(entry, raw);
+        if (Array.isArray(raw)) {
+          for (const item of raw as unknown[]) if (typeof item === 'string') this.#onCallMessage(entry, item);
+          return;
+        }
         const message = raw as WorkerMessage;
         if (message === null || typeof message !== 'object') return;
         switch (message.type) {
@@ -292,33 +297,9 @@ export class WorkerPool extends EventEmitter {
     }
   }
 
-  /**
-   * A worker's message about one of its calls. Nothing in it is trusted: an id this worker was not sent,
-   * or that already answered, is ignored (so nothing of a call reaches its caller after the result), and
-   * the result goes through the executor's checks like any tool's; progress and log entries go to the
-   * caller's own functions, which check them again.
-   */
+  /** A worker's message about one of its calls (see {@link readCallMessage}); its result settles the call. */
   #onCallMessage(entry: PoolWorker, wire: string): void {
-    const message = decodeCallMessage(wire);
-    if (message === undefined) return;
-    const pending = entry.pending.get(message.id);
-    if (pending === undefined) return;
-    switch (message.kind) {
-      case 'R':
-        this.#settle(entry, message.id, InvokeResult.create(message.payload));
-        return;
-      case 'F':
-        this.#settle(entry, message.id, failedFromWire(pending.name, message.payload));
-        return;
-      case 'I':
-        this.#settle(entry, message.id, questionsFromWire(pending.name, message.payload));
-        return;
-      case 'P':
-        deliverProgress(pending.context, message.payload);
-        return;
-      case 'L':
-        deliverLog(pending.context, message.payload);
-        return;
-    }
+    const answer = readCallMessage(entry, wire);
+    if (answer !== undefined) this.#settle(entry, answer.id, answer.result);
   }
 }
