@@ -28,7 +28,7 @@ let probe: {
 };
 beforeAll(async () => {
   const file = join(space.dir, 'aptix.config.json');
-  writeFileSync(file, JSON.stringify({ db: `sqlite:${space.db}`, toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', { package: join(FIXTURES, 'broken', 'isolated'), isolation: 'worker', workers: 1 }] }));
+  writeFileSync(file, JSON.stringify({ db: space.db, toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', { package: join(FIXTURES, 'broken', 'isolated'), isolation: 'worker', workers: 1 }] }));
   const { stdout } = await promisify(execFile)(process.execPath, [join(FIXTURES, 'batching-probe.mjs'), file, space.dir], { cwd: HOST_ROOT, maxBuffer: 64 * 1024 * 1024 });
   probe = JSON.parse(stdout);
 }, 120_000);
