@@ -63,7 +63,7 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
   it('a cancel on the other host stops the call where it runs', async () => {
     const { taskId } = (await on(a)('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result;
     expect((await on(b)('tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
-    expect((await on(a)('tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client.' });
+    expect((await on(a)('tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
     // Host a learns of it when it next marks its tasks alive, and stops the call.
     const stopped = `task ${taskId}: cancelled through another host, so its call here was stopped`;
     for (let poll = 0; poll < 100 && !a.output().includes(stopped); poll++) await new Promise((resolve) => setTimeout(resolve, 50));

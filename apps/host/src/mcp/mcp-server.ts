@@ -4,7 +4,7 @@ import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, ty
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
 import { askForInput, inputChannel, isToolState } from './tool-input.js';
-import { declaresTasks, LEGACY_TASKS_CAPABILITY, missingTasksCapability, registerLegacyTaskMethods, registerTaskMethods, startLegacyTask, startTask, TASKS_EXTENSION, throwIfHostFailure, withTaskSupport } from './tasks.js';
+import { declaresTasks, howItStopped, LEGACY_TASKS_CAPABILITY, missingTasksCapability, registerLegacyTaskMethods, registerTaskMethods, startLegacyTask, startTask, TASKS_EXTENSION, throwIfHostFailure, withTaskSupport } from './tasks.js';
 import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
@@ -182,7 +182,7 @@ export function mcpHandlers(
         if (outcome.kind === 'result' && !outcome.result.successful && outcome.result.inputRequired !== undefined) return { needs: outcome.result.inputRequired };
         // The host ended the call without the tool's answer (its time-out, a worker out of memory): the task fails.
         if (outcome.kind === 'result') throwIfHostFailure(outcome.result);
-        return { done: await finish(outcome, false) };
+        return { done: await finish(outcome, false), ...(outcome.kind === 'result' ? howItStopped(outcome.result) : {}) };
       };
       return (scope.era === 'modern' ? await startTask(host, scope.actor, name, step, asksFirst ? input : undefined) : await startLegacyTask(host, scope.actor, name, step)) as unknown as CallToolResult;
     }

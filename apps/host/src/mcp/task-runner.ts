@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
-import { OPEN_TASK_STATUSES, SessionStoreError, type McpTaskChange, type McpTaskRecord, type McpTaskStore } from '@aptix/agent-sessions';
+import { OPEN_TASK_STATUSES, SessionStoreError, type McpTaskChange, type McpTaskRecord, type McpTaskStatus, type McpTaskStore } from '@aptix/agent-sessions';
 import { internal, legacyTaskView, POLL_INTERVAL_MS, storeFailure, TASK_TTL_MS, taskView } from './task-records.js';
 import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
 
@@ -19,13 +19,25 @@ const MAX_ROUNDS = 16;
 const SWEEP_EVERY_MS = 60_000;
 const OPEN: readonly string[] = OPEN_TASK_STATUSES;
 
-/** One step of a task: the call's result, or the questions it needs answered to go on. */
-export type TaskStep = (signal: AbortSignal, input: ToolInputChannel) => Promise<{ readonly done: CallToolResult } | { readonly needs: ToolInputNeeded }>;
+/**
+ * One step of a task: the call's result, or the questions it needs answered to go on. `stopped` says
+ * how a call that was asked to stop ended: it stopped before it had any effect (`cancelled`), or did
+ * not confirm it stopped (`unknown`); absent, the tool answered (it finished, or failed, on its own).
+ */
+export type TaskStep = (
+  signal: AbortSignal,
+  input: ToolInputChannel,
+) => Promise<{ readonly done: CallToolResult; readonly stopped?: 'cancelled' | 'unknown' } | { readonly needs: ToolInputNeeded }>;
+type Ended = { readonly result: CallToolResult; readonly stopped?: 'cancelled' | 'unknown' };
 
 interface Running {
   readonly abort: AbortController;
-  /** Why the call was stopped: the client cancelled, this host is shutting down, or another host finished the task. */
-  stop?: 'cancel' | 'shutdown' | 'taken';
+  /**
+   * Why the call was asked to stop: the client cancelled here (`cancel`) or through another host
+   * (`remote-cancel`: the record already reads cancelled), this host is shutting down, or another host
+   * ended the task otherwise (`taken`: it took the task for stopped).
+   */
+  stop?: 'cancel' | 'remote-cancel' | 'shutdown' | 'taken';
   /** While parked for answers: the record's version when it parked, and the hand-off of the answers. */
   parkedVersion?: number;
   resume?: (responses: Record<string, unknown>) => void;
@@ -67,24 +79,37 @@ export class McpTasks {
   }
 
   async #run(record: McpTaskRecord, running: Running, step: TaskStep, firstInput: ToolInputChannel | undefined): Promise<void> {
-    let outcome: McpTaskChange;
+    let ended: Ended | undefined;
+    let outcome: McpTaskChange | undefined;
     try {
-      const result = await this.#drive(record.id, running, step, firstInput);
-      outcome = running.stop === undefined ? { status: 'completed', result } : this.#stopped(running.stop, record.toolName);
+      ended = await this.#drive(record.id, running, step, firstInput);
     } catch (error) {
-      outcome =
-        running.stop !== undefined
-          ? this.#stopped(running.stop, record.toolName)
-          : { status: 'failed', error: error instanceof ProtocolError ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } : internal('The host failed while running this task. See the host logs.', 'INTERNAL') };
-      if (!(error instanceof ProtocolError) && running.stop === undefined) this.#o.logger.error({ taskId: record.id, err: error }, `task ${record.id}: the host failed while running it`);
+      if (running.stop === undefined) {
+        outcome = { status: 'failed', error: error instanceof ProtocolError ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } : internal('The host failed while running this task. See the host logs.', 'INTERNAL') };
+        if (!(error instanceof ProtocolError)) this.#o.logger.error({ taskId: record.id, err: error }, `task ${record.id}: the host failed while running it`);
+      }
     }
     if (running.stop === 'taken') return;
-    await this.#finish(record, outcome);
+    outcome ??= this.#ended(running.stop, ended, record.toolName);
+    // A call that finished although a cancel came through another host keeps its result: the cancel came too late.
+    await this.#finish(record, outcome, running.stop === 'remote-cancel' ? [...OPEN_TASK_STATUSES, 'cancelled'] : OPEN_TASK_STATUSES);
   }
 
-  /** What a stopped call's task reads: cancelled by its client, or failed because this host shut down under it. */
-  #stopped(stop: NonNullable<Running['stop']>, toolName: string): McpTaskChange {
-    if (stop !== 'shutdown') return { status: 'cancelled', statusMessage: 'Cancelled by the client.' };
+  /**
+   * What the task reads once its call ended. A tool that answered completes it, even after a stop was
+   * asked (the stop came too late: its effect happened). A call stopped by its client is cancelled; one
+   * stopped because this host shuts down is failed. Either says whether the tool confirmed it stopped
+   * before it had any effect, or whether that is unknown.
+   */
+  #ended(stop: Running['stop'], ended: Ended | undefined, toolName: string): McpTaskChange {
+    if (ended !== undefined && (stop === undefined || ended.stopped === undefined)) return { status: 'completed', result: ended.result };
+    const unknown = ended?.stopped === 'unknown';
+    if (stop !== 'shutdown') {
+      return { status: 'cancelled', statusMessage: unknown ? 'Cancelled by the client, but the tool did not confirm it stopped: whether it took effect is unknown.' : 'Cancelled by the client before it finished.' };
+    }
+    if (ended?.stopped === 'cancelled') {
+      return { status: 'failed', statusMessage: 'The host running this task shut down; the call was stopped before it had any effect.', error: internal(`The host running this task shut down, so ${toolName} was stopped before it finished; it made no change. Call it again.`, 'TOOL_UNAVAILABLE') };
+    }
     return {
       status: 'failed',
       statusMessage: 'The host running this task shut down before it finished; the outcome is unknown.',
@@ -93,8 +118,8 @@ export class McpTasks {
   }
 
   /** Writes the end of the task. A result too large to keep fails the task, saying the tool ran. */
-  async #finish(record: McpTaskRecord, outcome: McpTaskChange): Promise<void> {
-    const end = (change: McpTaskChange) => this.#o.store.change(record.id, { ...change, inputRequests: null, keepForMs: TASK_TTL_MS }, { from: OPEN_TASK_STATUSES });
+  async #finish(record: McpTaskRecord, outcome: McpTaskChange, from: readonly McpTaskStatus[]): Promise<void> {
+    const end = (change: McpTaskChange) => this.#o.store.change(record.id, { ...change, inputRequests: null, keepForMs: TASK_TTL_MS }, { from });
     try {
       await end(outcome);
     } catch (error) {
@@ -113,11 +138,11 @@ export class McpTasks {
   }
 
   /** Runs the steps: a step that needs answers parks the task (`input_required`) until every question is answered, on any host. */
-  async #drive(id: string, running: Running, step: TaskStep, firstInput: ToolInputChannel | undefined): Promise<CallToolResult> {
+  async #drive(id: string, running: Running, step: TaskStep, firstInput: ToolInputChannel | undefined): Promise<Ended> {
     let input: ToolInputChannel = firstInput === undefined ? { canAsk: true, responses: {} } : { ...firstInput, canAsk: true };
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const outcome = await step(running.abort.signal, input);
-      if ('done' in outcome) return outcome.done;
+      if ('done' in outcome) return { result: outcome.done, ...(outcome.stopped === undefined ? {} : { stopped: outcome.stopped }) };
       if (running.abort.signal.aborted) throw new Error('stopped');
       const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
         running.resume = resolve;
@@ -179,16 +204,25 @@ export class McpTasks {
     };
   }
 
-  /** Cancels an open task (its call stops on whichever host runs it); a finished one is left as it is. Either way an empty ack. */
+  /**
+   * Cancels an open task; a finished one is left as it is. A call running here is stopped, and the task
+   * then reads what happened: cancelled, or completed when the tool finished first. One running on
+   * another host reads cancelled at once; that host stops the call within a second.
+   */
   async cancel(taskId: unknown, owner: string | undefined): Promise<McpTaskRecord> {
     const task = await this.#find(taskId, owner);
     if (!OPEN.includes(task.status)) return task;
     const running = this.#running.get(task.id);
-    if (running !== undefined) running.stop ??= 'cancel';
+    if (running !== undefined) {
+      running.stop ??= 'cancel';
+      running.abort.abort();
+      // The executor bounds the wait: a tool that does not stop within its grace period is answered as unknown.
+      await running.settled;
+      return this.#find(taskId, owner);
+    }
     const cancelled = await this.#o.store
-      .change(task.id, { status: 'cancelled', statusMessage: 'Cancelled by the client.', inputRequests: null, keepForMs: TASK_TTL_MS }, { from: OPEN_TASK_STATUSES })
+      .change(task.id, { status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.', inputRequests: null, keepForMs: TASK_TTL_MS }, { from: OPEN_TASK_STATUSES })
       .catch(storeFailure('cancel the task'));
-    running?.abort.abort();
     return cancelled ?? (await this.#find(taskId, owner));
   }
 
@@ -276,7 +310,7 @@ export class McpTasks {
       if (running === undefined) continue;
       if (!OPEN.includes(record.status)) {
         if (running.stop === undefined) this.#o.logger.info({ taskId: record.id, status: record.status }, `task ${record.id}: ${record.status} through another host, so its call here was stopped`);
-        running.stop ??= 'taken';
+        running.stop ??= record.status === 'cancelled' ? 'remote-cancel' : 'taken';
         running.abort.abort();
       } else this.#resume(record);
     }

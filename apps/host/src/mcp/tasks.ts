@@ -1,5 +1,5 @@
 import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type Server, type ServerContext, type StandardSchemaV1 } from '@modelcontextprotocol/server';
-import { ExecutionErrorCode, InvokeResult, type ToolInputChannel } from '@aptix/tool-contract';
+import { ExecutionErrorCode, InvokeResult, reportsCancellation, type ToolInputChannel } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { legacyTaskView, taskView } from './task-records.js';
 import { McpTasks, type TaskStep } from './task-runner.js';
@@ -29,6 +29,12 @@ export function throwIfHostFailure(result: InvokeResult<string>): void {
   if (result.successful) return;
   const code = result.errors.find((error) => HOST_FAILURES.has(error.code ?? ''))?.code;
   if (code !== undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, InvokeResult.errorMessage(result), { code });
+}
+
+/** How a call that was asked to stop ended: before it had any effect (`cancelled`), or without confirming it stopped (`unknown`). */
+export function howItStopped(result: InvokeResult<string>): { stopped?: 'cancelled' | 'unknown' } {
+  if (result.successful) return reportsCancellation(result.result) ? { stopped: 'cancelled' } : {};
+  return result.errors.some((error) => error.code === ExecutionErrorCode.OUTCOME_UNKNOWN) ? { stopped: 'unknown' } : {};
 }
 
 /** Whether the request's client declared the tasks extension. */
