@@ -132,7 +132,9 @@ export class ResumableStreams {
     };
     const timer = setImmediate(openStream);
     const emit = (json: string) => {
-      const text = frame(`${stream.id}.${stream.frames.length + 1}`, 'message', json);
+      const id = `${stream.id}.${stream.frames.length + 1}`;
+      // Serialized JSON holds no line break (JSON.stringify escapes them): one data line.
+      const text = json.includes('\n') ? frame(id, 'message', json) : `id: ${id}\nevent: message\ndata: ${json}\n\n`;
       // Held events past the replay bound would be dropped from the one body: the stream opens first, and they go out live.
       if (state === 'held' && stream.bytes + text.length > this.#options.maxStreamBytes) openStream();
       this.#emit(stream, text);
