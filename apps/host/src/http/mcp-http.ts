@@ -36,7 +36,8 @@ export interface McpRoutesOptions {
  *   and survives a restart or a move to another host that shares the store.
  */
 export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, version: string, options: McpRoutesOptions): { close(): Promise<void> } {
-  const { config, sessionManager, pino } = host.cradle;
+  // Resolved once: each read of host.cradle goes through the container's resolver.
+  const { config, sessionManager, pino, registry, modeCatalog } = host.cradle;
   const sessions = new LegacySessions(sessionManager, options);
   const onerror = (error: Error) => pino.debug({ err: error }, 'MCP request refused or failed');
   const maxRequestBodySize = config.bodyLimitBytes;
@@ -59,7 +60,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
 
   const modeOf = (url: string): string => {
     const match = /^\/mcp\/modes\/([^/?]+)/.exec(new URL(url).pathname);
-    return match ? decodeURIComponent(match[1]!) : host.cradle.modeCatalog.defaultMode.key;
+    return match ? decodeURIComponent(match[1]!) : modeCatalog.defaultMode.key;
   };
 
   const modern = createMcpHandler(
@@ -213,14 +214,14 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     // A 2026-07-28 list carries cache fields only while the tools cannot change (no bridged server): the SDK fills the rest.
     const lane = { serverInfo, listCacheHint: !host.toolsMayChange };
     const name = (body as { params?: { name?: unknown } }).params?.name;
-    if (typeof name === 'string' && (host.cradle.registry.get(name)?.taskSupport ?? 'forbidden') !== 'forbidden') return false;
+    if (typeof name === 'string' && (registry.get(name)?.taskSupport ?? 'forbidden') !== 'forbidden') return false;
     if (sessionHeader === undefined) {
       const message = fastLaneMessage('modern', request.headers, body);
       if (message === undefined || canElicitForm(message.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)) return false;
       // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments gets the SDK path's refusal.
-      if (paramHeaderRejection(host.cradle.registry, body, { get: (header: string) => headerValue(request.headers, header) } as Headers) !== undefined) return false;
+      if (paramHeaderRejection(registry, body, { get: (header: string) => headerValue(request.headers, header) } as Headers) !== undefined) return false;
       const header = request.headers[AGENT_SESSION_HEADER];
-      const scope = modernScope(typeof header === 'string' ? header : header?.join(', '), request.params.mode ?? host.cradle.modeCatalog.defaultMode.key, who);
+      const scope = modernScope(typeof header === 'string' ? header : header?.join(', '), request.params.mode ?? modeCatalog.defaultMode.key, who);
       return serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, cancel: abort, headers: () => agentHeader(scope) });
     }
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader.trim() : '';
@@ -250,8 +251,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   const handle = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply) => {
     const abort = new LazyAbort(reply.raw);
     const mode = request.params.mode;
-    if (mode !== undefined && host.cradle.modeCatalog.getMode(mode) === undefined) {
-      return send(reply, jsonRpcError(404, -32602, `Mode "${mode}" does not exist. Modes: ${host.cradle.modeCatalog.keys.join(', ')}. Each is served at /mcp/modes/<mode>; /mcp serves the default mode.`));
+    if (mode !== undefined && modeCatalog.getMode(mode) === undefined) {
+      return send(reply, jsonRpcError(404, -32602, `Mode "${mode}" does not exist. Modes: ${modeCatalog.keys.join(', ')}. Each is served at /mcp/modes/<mode>; /mcp serves the default mode.`));
     }
     const text = request.body as string | undefined;
     const parsed = parseBody(text);
@@ -264,7 +265,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       return send(reply, await legacy(web, text));
     }
     // SEP-2243: the Mcp-Param-* headers a gateway routed on must match the arguments the tool gets.
-    const mismatch = parsed.ok ? paramHeaderRejection(host.cradle.registry, parsed.value, web.headers) : undefined;
+    const mismatch = parsed.ok ? paramHeaderRejection(registry, parsed.value, web.headers) : undefined;
     if (mismatch !== undefined) return send(reply, mismatch);
     const response = await modern.fetch(web, parsed.ok && parsed.value !== undefined ? { parsedBody: parsed.value } : {});
     const scope = scopes.get(web);
