@@ -174,7 +174,8 @@ export class McpTasks {
     if (typeof taskId !== 'string') throw unknown();
     let record = await this.#o.store.get(taskId).catch(storeFailure('read the task'));
     if (record === undefined || record.owner !== (owner ?? null)) throw unknown();
-    if (OPEN.includes(record.status) && !this.#running.has(record.id)) {
+    // Only a record that looks stale by this host's clock is checked by the store's (which decides), so polls of a live task write nothing.
+    if (OPEN.includes(record.status) && !this.#running.has(record.id) && Date.now() - Date.parse(record.heartbeatAt) >= this.#o.staleMs) {
       const failure = this.#hostStopped();
       if ((await this.#o.store.abandonStale(this.#o.staleMs, failure, record.id).catch(storeFailure('read the task'))) > 0) record = (await this.#o.store.get(record.id).catch(storeFailure('read the task'))) ?? record;
     }
