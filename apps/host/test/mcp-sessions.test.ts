@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, vi } from 'vitest';
-import { LegacySessions, SessionCapError } from '../src/mcp/legacy-sessions.js';
+import { canElicitForm } from '../src/mcp/approval-elicitation.js';
+import { keptCapabilities, LegacySessions, SessionCapError } from '../src/mcp/legacy-sessions.js';
 import { hostForSuite } from './support.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -74,6 +75,20 @@ describe('the 2025-era MCP session table', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('keeps of a client\'s declared capabilities only whether and how it can be asked, never what else it sends', () => {
+    const padding = { experimental: { pad: { s: 'x'.repeat(900_000) } }, roots: { listChanged: true }, sampling: { tools: {} } };
+    const kept = (declared: unknown) => keptCapabilities(declared);
+    expect(JSON.stringify(kept(padding)).length).toBeLessThan(100);
+    expect(kept({ ...padding, elicitation: { form: { applyDefaults: true, junk: 'y'.repeat(900_000) }, url: { junk: 1 } } })).toEqual({ elicitation: { form: { applyDefaults: true }, url: {} } });
+    // The host's decision (ask by form, or not) is the same on what is kept as on what was declared.
+    for (const elicitation of [undefined, null, 'yes', {}, { form: {} }, { url: {} }, { form: {}, url: {} }, { form: null }, { form: { applyDefaults: 'no' } }]) {
+      const declared = { ...padding, ...(elicitation === undefined ? {} : { elicitation }) };
+      expect(canElicitForm(kept(declared)), JSON.stringify(elicitation)).toBe(canElicitForm(declared as never));
+    }
+    expect(kept(undefined)).toBeUndefined();
+    expect(kept('capabilities')).toBeUndefined();
   });
 
   it('adopts a session another host opened from the stored binding, but not one it closed or expired', async () => {

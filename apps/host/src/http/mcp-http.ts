@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { CLIENT_CAPABILITIES_META_KEY, createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, type ClientCapabilities } from '@modelcontextprotocol/server';
 import type { AnyFastifyInstance } from './server.js';
 import type { AptixHost } from '../aptix-host.js';
-import { LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
+import { keptCapabilities, LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
 import { createMcpServer, mcpHandlers, type McpScope } from '../mcp/mcp-server.js';
 import { fastLaneMessage, serveFastLane } from '../mcp/fast-lane.js';
 import { LazyAbort } from '../mcp/lazy-abort.js';
@@ -140,8 +140,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       if (error instanceof SessionCapError) return capReached(body);
       throw error;
     }
-    const capabilities = (body as { params?: { capabilities?: unknown } }).params?.capabilities;
-    if (typeof capabilities === 'object' && capabilities !== null) session.clientCapabilities = capabilities as NonNullable<LegacySession['clientCapabilities']>;
+    const capabilities = keptCapabilities((body as { params?: { capabilities?: unknown } }).params?.capabilities);
+    if (capabilities !== undefined) session.clientCapabilities = capabilities;
     const headers = new Headers(response.headers);
     headers.set('mcp-session-id', session.id);
     headers.set(AGENT_SESSION_HEADER, session.agentSessionId);

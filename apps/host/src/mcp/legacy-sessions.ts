@@ -8,7 +8,7 @@ export interface LegacySession {
   agentSessionId: string;
   /** The level `logging/setLevel` chose; kept on this host only. */
   logLevel?: LoggingLevel;
-  /** The capabilities the client declared on `initialize`; kept on the host that received it (an adopted session has none). */
+  /** What the host reads of the capabilities the client declared on `initialize` (see {@link keptCapabilities}); kept on the host that received it (an adopted session has none). */
   clientCapabilities?: ClientCapabilities;
   /** The host's tool revision when this session last listed the tools (see McpScope.toolsRevision). */
   toolsRevision?: number;
@@ -20,6 +20,21 @@ export interface LegacySessionLimits {
   readonly idleMs: number;
   /** At most this many sessions are live on this host; a new one over the cap is refused. */
   readonly maxSessions: number;
+}
+
+/**
+ * What a session keeps of the capabilities a client declares on `initialize`: only what the host reads,
+ * whether and how the client can be asked a question (elicitation: form, url, form defaults). A client
+ * may declare anything up to the body limit, and the rest was kept for the session's life: 200 sessions
+ * declaring 900 KB of `experimental` each held 230 MiB, and the session cap would have allowed 9 GiB.
+ */
+export function keptCapabilities(declared: unknown): ClientCapabilities | undefined {
+  if (typeof declared !== 'object' || declared === null) return undefined;
+  const elicitation = (declared as { elicitation?: unknown }).elicitation;
+  if (typeof elicitation !== 'object' || elicitation === null) return {};
+  const { form, url } = elicitation as { form?: { applyDefaults?: unknown }; url?: unknown };
+  const applyDefaults = typeof form === 'object' && form !== null && form.applyDefaults === true;
+  return { elicitation: { ...(form === undefined ? {} : { form: applyDefaults ? { applyDefaults: true } : {} }), ...(url === undefined ? {} : { url: {} }) } };
 }
 
 /** Raised when the cap on live sessions is reached. */
