@@ -1,16 +1,11 @@
-import { inputNeededProblem, type ToolInputNeeded } from './input-required.js';
 import { silentAdminLogger, type AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass } from './agent-tool.js';
 import { decodeArguments } from './arguments.js';
-import { cancelledJson, reportsCancellation } from './cancellation.js';
-import { cleanErrors } from './clean-errors.js';
+import { cancelledJson } from './cancellation.js';
 import { MAX_TIMER_MS } from './deadline-queue.js';
-import { describeThrown } from './describe-thrown.js';
 import { ExecutionErrorCode } from './errors.js';
-import { checkContent } from './content.js';
-import { InvokeResult, type InvokeSuccess } from './invoke-result.js';
-import { outputMismatch } from './output-schema.js';
-import type { JsonSchema } from './schema.js';
+import { InvokeResult } from './invoke-result.js';
+import { pairs, ResultChecks } from './result-checks.js';
 import { Call, CallSignal, type CallHooks } from './tool-call.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
 import { invokeTool, neverAborted, ownInvokeTool, type Invocation, type SignalSource } from './typed-agent-tool.js';
@@ -102,8 +97,7 @@ export class AgentToolExecutor {
   readonly #logger: AdminLogger;
   readonly #defaultTimeoutMs: number;
   readonly #hooks: CallHooks;
-  readonly #maxResultBytes: number;
-  readonly #maxErrorMessageLength: number;
+  readonly #checks: ResultChecks;
 
   constructor(options: AgentToolExecutorOptions) {
     this.#registry = options.registry;
@@ -112,11 +106,10 @@ export class AgentToolExecutor {
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const grace = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     if (!Number.isFinite(grace) || grace < 0) throw new RangeError(`cancelGraceMs must be a number of milliseconds, 0 or more; got ${String(grace)}.`);
-    this.#maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-    this.#maxErrorMessageLength = options.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH;
+    this.#checks = new ResultChecks(options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, options.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH);
     this.#hooks = {
-      settle: (name, output, context, trusted, logger, outputSchema) => this.#settle(name, output, context, trusted, logger, outputSchema),
-      exception: (name, error, context, logger) => this.#exception(name, error, context, logger),
+      settle: (name, output, context, trusted, logger, outputSchema) => this.#checks.settle(name, output, context, trusted, logger, outputSchema),
+      exception: (name, error, context, logger) => this.#checks.exception(name, error, context, logger),
       timedOut: (name, timeoutMs, context, logger) => logger.addError(`[${name}_ExecuteAsync__Timeout]`, `${name} did not finish within ${timeoutMs} ms.`, pairs(context)),
       settledLate: (name, outcome, context, logger) =>
         logger.addCustomEvent('warn', `[${name}_ExecuteAsync__SettledLate]`, `${name} settled after its call had been answered without it: it ${outcome}.`, pairs(context)),
@@ -155,7 +148,7 @@ export class AgentToolExecutor {
       const outcome = this.#start(name, args, context ?? {}, options);
       return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
     } catch (error) {
-      return Promise.resolve(this.#exception(name, error, context ?? {}, options?.logger ?? this.#logger));
+      return Promise.resolve(this.#checks.exception(name, error, context ?? {}, options?.logger ?? this.#logger));
     }
   }
 
@@ -208,112 +201,14 @@ export class AgentToolExecutor {
         output = tool.execute(input as string, context, tool.execute.length < 3 ? neverAborted : entry.toolClass.ReleasesSignal === true ? signals.lease() : signals.signal());
       }
     } catch (error) {
-      return this.#exception(name, error, context, logger);
+      return this.#checks.exception(name, error, context, logger);
     }
     if (!isThenable(output)) {
       signals.release();
-      return this.#settle(name, output, context, trusted, logger, entry.outputSchema);
+      return this.#checks.settle(name, output, context, trusted, logger, entry.outputSchema);
     }
     const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger, entry.outputSchema, signals);
     return call.race(output, Math.min(options?.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS));
-  }
-
-  /** A tool's answer as the result the caller gets. */
-  #settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger, outputSchema: JsonSchema | undefined): InvokeResult<string> {
-    // JSON text from TypedAgentTool's own fast path: the tool serialised the value itself.
-    if (trusted && typeof output === 'string' && outputSchema === undefined) return this.#bounded(name, output, context, logger);
-    try {
-      const result = trusted && typeof output === 'string' ? this.#bounded(name, output, context, logger) : this.#normalise(name, output, context, logger);
-      return outputSchema === undefined || !result.successful ? result : this.#conforming(name, result, outputSchema, context, logger);
-    } catch (error) {
-      // A result whose getters throw (a Proxy, an accessor): malformed, and the call still answers.
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a result that could not be read: ${describeThrown(error)}.`, pairs(context));
-      return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
-    }
-  }
-
-  /**
-   * A successful result that matches the tool's output schema, or OUTPUT_SCHEMA_MISMATCH: a result its
-   * own schema refuses is a fault of the tool, and MCP clients would refuse its structuredContent.
-   */
-  #conforming(name: string, result: InvokeSuccess<string>, schema: JsonSchema, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
-    // A cancellation report is the executor's shape, not the tool's result: it is not checked.
-    if (reportsCancellation(result.result)) return result;
-    const problem = outputMismatch(schema, JSON.parse(result.result));
-    if (problem === undefined) return result;
-    logger.addError(`[${name}_ExecuteAsync__OutputSchemaMismatch]`, `${name} returned a result that does not match its OutputSchema: ${problem}.`, pairs(context));
-    return InvokeResult.fromError(
-      `${name} returned a result that does not match its declared output schema (${problem.slice(0, 500)}), so it was not sent. This is a fault in the tool, not in the arguments; the tool's author needs to fix the result or the schema.`,
-      ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH,
-    );
-  }
-
-  /** A successful result, unless its text (plus its content's `extraBytes`) is over the size bound. */
-  #bounded(name: string, text: string, context: AgentToolExecutionContext, logger: AdminLogger, extraBytes = 0): InvokeResult<string> {
-    const max = this.#maxResultBytes - extraBytes;
-    // A UTF-16 unit is 1 to 3 UTF-8 bytes: only text in between needs counting.
-    if (text.length * 3 <= max || (text.length <= max && Buffer.byteLength(text, 'utf8') <= max)) return InvokeResult.create(text);
-    const limit = this.#maxResultBytes;
-    logger.addError(`[${name}_ExecuteAsync__ResultTooLarge]`, `${name} returned a result over ${limit} bytes; it was not sent.`, pairs(context));
-    return InvokeResult.fromError(
-      `${name} returned a result larger than this host's limit of ${limit} bytes${extraBytes > 0 ? ' (its text and content blocks together)' : ''}, so it was not sent. Ask for less (narrow the request, or page through the data); if results this large are expected, the host's operator can raise maxResultBytes.`,
-      ExecutionErrorCode.RESULT_TOO_LARGE,
-    );
-  }
-
-  #exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
-    try {
-      logger.addException(`[${name}_ExecuteAsync__Exception]`, error, pairs(context));
-    } catch {
-      // A logger that throws must not turn a failed call into one that never answers.
-    }
-    return InvokeResult.fromError(`${name} failed to process arguments.`, ExecutionErrorCode.TOOL_EXCEPTION);
-  }
-
-  /** A successful result with content blocks: every block checked, and the whole within the size bound. */
-  #withContent(name: string, text: string, content: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
-    const checked = checkContent(content, this.#maxResultBytes);
-    if (!checked.ok && checked.tooLarge) return this.#bounded(name, text, context, logger, this.#maxResultBytes + 1);
-    if (!checked.ok) {
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned malformed content: ${checked.problem}.`, pairs(context));
-      return InvokeResult.fromError(`${name} returned a malformed result: ${checked.problem}. Nothing of it was sent; the tool's author needs to fix it.`, ExecutionErrorCode.MALFORMED_RESULT);
-    }
-    // Over the bound whatever the text: refused before the text is measured.
-    const result = this.#bounded(name, text, context, logger, Math.min(checked.bytes, this.#maxResultBytes + 1));
-    return result.successful ? { successful: true, result: text, errors: result.errors, content: checked.blocks } : result;
-  }
-
-  /** Accepts any object shaped like an InvokeResult; a successful one must carry valid JSON text (AGN-005 §9). */
-  #normalise(name: string, output: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
-    if (!InvokeResult.isInvokeResult(output)) {
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned something that is not an InvokeResult.`, pairs(context));
-      return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
-    }
-    if (output.successful) {
-      const text = output.result;
-      if (typeof text === 'string') {
-        let json = true;
-        try {
-          JSON.parse(text);
-        } catch {
-          json = false;
-        }
-        if (json) return output.content === undefined ? this.#bounded(name, text, context, logger) : this.#withContent(name, text, output.content, context, logger);
-      }
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a successful result that is not JSON text.`, pairs(context));
-      return InvokeResult.fromError(`${name} returned a result that is not valid JSON.`, ExecutionErrorCode.MALFORMED_RESULT);
-    }
-    const errors = cleanErrors(output.errors, this.#maxErrorMessageLength);
-    const failed: InvokeResult<string> = errors.length > 0 ? { successful: false, result: null, errors } : InvokeResult.fromError(`${name} failed without saying why.`);
-    const { inputRequired } = output as { inputRequired?: unknown };
-    if (inputRequired === undefined) return failed;
-    // Questions for the user: passed on only when well formed, and only to a caller that can relay them.
-    const problem = inputNeededProblem(inputRequired);
-    if (problem !== undefined) {
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} asked for input malformed: ${problem}.`, pairs(context));
-      return InvokeResult.fromError(`${name} returned a malformed result: ${problem}.`, ExecutionErrorCode.MALFORMED_RESULT);
-    }
-    return context.input?.canAsk === true ? { ...failed, inputRequired: inputRequired as ToolInputNeeded } : failed;
   }
 }
 
@@ -322,11 +217,5 @@ function textAsResult(output: unknown): unknown {
   return typeof output === 'string' ? InvokeResult.create(output) : output;
 }
 
-function pairs(context: AgentToolExecutionContext): Array<[string, string]> {
-  return [
-    ['SessionId', context.sessionId ?? ''],
-    ['ConversationId', context.conversationId ?? ''],
-  ];
-}
 
 export type { RegisteredTool };
