@@ -5,8 +5,8 @@ import type { AgentSession, HistoryPageRequest, SessionHead } from '@aptix/agent
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
 import type { HostCradle } from './container.js';
 import type { LiveTools } from './live-tools.js';
-import { ApprovalGate, declinedResult, type PresentedResult } from './approvals/approval-gate.js';
-import { pendingApprovalMessage } from './approvals/present.js';
+import type { ApprovalGate } from './approvals/approval-gate.js';
+import { hostApprovalGate, turnApprovalsOf } from './approvals/host-gate.js';
 import { refusedInput, ScopeError, sessionNotFound, toSessionView, withSinks, type CallOptions, type CallOutcome, type SessionPageView, type SessionView, type ToolScope } from './host-api.js';
 
 export { presentResult, ScopeError, toSessionView, type CallOptions, type CallOutcome, type SessionPageView, type SessionView, type ToolScope } from './host-api.js';
@@ -221,47 +221,13 @@ export class AptixHost {
 
   /** The agent loop's side of approval gates: gated calls pause the turn; decided approvals resume it. */
   turnApprovals(actor?: string, log?: LevelLogger): TurnApprovals {
-    return {
-      gate: async (name, argumentsJson, context) => {
-        const answer = await this.approvals().gate(name, argumentsJson, context, actor ?? null, log);
-        return answer.gated ? { gated: true, approvalId: answer.approval.id, message: pendingApprovalMessage(answer.approval) } : { gated: false };
-      },
-      outcome: async (approvalId) => {
-        const approval = await this.approvals().store.get(approvalId);
-        if (approval === undefined) return { successful: false, error: { message: `Approval ${approvalId} no longer exists, so the call did not run.`, code: 'APPROVAL_NOT_FOUND' } };
-        if (approval.status === 'denied' || approval.status === 'expired') return { successful: false, error: declinedResult(approval).errors[0]! };
-        if (approval.status !== 'executed' && approval.status !== 'refused' && approval.status !== 'outcome_unknown') return undefined;
-        const result = approval.result as PresentedResult;
-        return result.successful ? { successful: true, output: result.result } : { successful: false, error: result.errors[0] ?? { message: `${approval.toolName} failed without saying why.` } };
-      },
-    };
+    return turnApprovalsOf(() => this.approvals(), actor, log);
   }
 
   /** Approval gates: pending calls, decisions and the one execution each approval gets. */
   approvals(): ApprovalGate {
-    this.#gate ??= new ApprovalGate({
-      approvals: this.cradle.sessionManager.approvals,
-      registry: this.cradle.registry,
-      executor: this.cradle.executor,
-      logger: this.cradle.pino,
-      ttlMs: this.cradle.config.approvalTtlMs,
-      // Asked at each sweep, so a tool registered later (a bridged server's new tool) counts too.
-      maxCallMs: () => {
-        const { registry, config } = this.cradle;
-        const longest = registry.names().reduce((most, name) => Math.max(most, registry.get(name)?.timeoutMs ?? 0), config.toolTimeoutMs);
-        return longest + config.toolCancelGraceMs;
-      },
-      // The mode is checked again when an approved call runs: the session may have moved on.
-      checkMode: async (approval) => {
-        if (!this.cradle.registry.has(approval.toolName)) {
-          return { ok: false, code: 'TOOL_NOT_FOUND', message: `Tool "${approval.toolName}" is no longer served by this host, so the approved call did not run.` };
-        }
-        if (approval.sessionId === null) return { ok: true, context: {} };
-        const scoped = await this.#sessionContext(approval.toolName, approval.sessionId, undefined);
-        if ('kind' in scoped) return { ok: false, code: scoped.code, message: `${scoped.message} The approved call did not run.` };
-        return { ok: true, context: scoped.context };
-      },
-    });
+    // The mode is checked again when an approved call runs: the session may have moved on.
+    this.#gate ??= hostApprovalGate(this.cradle, (toolName, sessionId) => this.#sessionContext(toolName, sessionId, undefined));
     return this.#gate;
   }
 
