@@ -5,6 +5,7 @@
  * `tools/call` over Streamable HTTP, Aptix's endpoint against the SDK's own stateless transport.
  * Also reads the host's RSS (section 5) while it runs.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon, { type Options, type Result } from 'autocannon';
 import { median } from '../harness.js';
@@ -24,6 +25,20 @@ export interface HttpOptions {
 interface Load {
   readonly rps: number;
   readonly p99: number;
+  /** CPU time (user + system, all threads) the server process spent per request, in µs, when it could be read. */
+  readonly cpuUs?: number;
+}
+
+/** A process's CPU time so far in µs, from /proc (Linux); undefined elsewhere. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
 }
 
 const INVOKE_BODY = JSON.stringify({ arguments: { message: 'hello', count: 2 } });
@@ -42,17 +57,23 @@ async function fire(options: Options): Promise<{ result: Result; p99: number }> 
 }
 
 /** Warms every target up, then measures them in alternating rounds; the median round of each. */
-async function alternate(targets: ReadonlyArray<{ name: string; options: Options }>, { seconds, rounds }: HttpOptions, log: (line: string) => void): Promise<Load[]> {
+async function alternate(targets: ReadonlyArray<{ name: string; options: Options; pid?: number }>, { seconds, rounds }: HttpOptions, log: (line: string) => void): Promise<Load[]> {
   for (const target of targets) await fire({ ...target.options, duration: 1 });
   const samples = targets.map(() => [] as Load[]);
   for (let round = 0; round < rounds; round++) {
     for (const [i, target] of targets.entries()) {
+      const before = cpuMicros(target.pid);
       const { result, p99 } = await fire({ ...target.options, duration: seconds });
-      samples[i]!.push({ rps: result.requests.total / result.duration, p99 });
-      log(`    ${target.name}: ${Math.round(result.requests.total / result.duration)} req/s, p99 ${p99.toFixed(2)} ms`);
+      const after = cpuMicros(target.pid);
+      const cpuUs = before === undefined || after === undefined ? undefined : (after - before) / result.requests.total;
+      samples[i]!.push({ rps: result.requests.total / result.duration, p99, ...(cpuUs === undefined ? {} : { cpuUs }) });
+      log(`    ${target.name}: ${Math.round(result.requests.total / result.duration)} req/s, p99 ${p99.toFixed(2)} ms${cpuUs === undefined ? '' : `, ${cpuUs.toFixed(1)} µs CPU per request`}`);
     }
   }
-  return samples.map((s) => ({ rps: median(s.map((x) => x.rps)), p99: median(s.map((x) => x.p99)) }));
+  return samples.map((s) => {
+    const cpu = s.flatMap((x) => (x.cpuUs === undefined ? [] : [x.cpuUs]));
+    return { rps: median(s.map((x) => x.rps)), p99: median(s.map((x) => x.p99)), ...(cpu.length === s.length ? { cpuUs: median(cpu) } : {}) };
+  });
 }
 
 async function json(url: string, init: RequestInit): Promise<{ status: number; headers: Headers; text: string }> {
@@ -129,6 +150,20 @@ function invokeRows(measure: string, p99Measure: string, load: Load, bare: Load,
   ];
 }
 
+/**
+ * The server process's CPU time per request (all its threads), against the bare route's: steadier than
+ * requests per second on a shared machine, where a round's rate depends on what else runs. No goal of
+ * its own; it says how much of a throughput ratio is the host's work and how much the machine's.
+ */
+function cpuRows(host: Load, info: Load, bare: Load): Row[] {
+  if (host.cpuUs === undefined || info.cpuUs === undefined || bare.cpuUs === undefined) return [];
+  const note = (load: Load) => `µs of CPU per request (user + system, all threads of the server process, from /proc), median of the rounds; bare ${bare.cpuUs!.toFixed(1)} µs, so the host does ${(load.cpuUs! - bare.cpuUs!).toFixed(1)} µs more per request.`;
+  return [
+    { section: SECTION, measure: '… CPU per request of the host process', figure: host.cpuUs, unit: 'µs', baseline: { name: 'bare', figure: bare.cpuUs }, note: note(host) },
+    { section: SECTION, measure: '… CPU per request at LOG_LEVEL=info', figure: info.cpuUs, unit: 'µs', baseline: { name: 'bare', figure: bare.cpuUs }, note: note(info) },
+  ];
+}
+
 /** An MCP row against the bare invoke route of the same rounds; `goal` adds issue 18's 0.5× goal. */
 function mcpRow(measure: string, load: Load, bare: Load, note: string, goal = true): Row {
   return {
@@ -172,9 +207,9 @@ export async function httpSection(options: HttpOptions, log: (line: string) => v
     log('  http: invoke');
     const [bareLoad, hostLoad, infoLoad] = await alternate(
       [
-        { name: 'bare Fastify', options: { url: `${bare.url}/invoke`, ...invoke } },
-        { name: 'Aptix host', options: { url: `${host.url}/v1/tools/testing_ping_pong/invoke`, ...invoke } },
-        { name: 'Aptix host, LOG_LEVEL=info', options: { url: `${infoHost.url}/v1/tools/testing_ping_pong/invoke`, ...invoke } },
+        { name: 'bare Fastify', options: { url: `${bare.url}/invoke`, ...invoke }, pid: bare.child.pid },
+        { name: 'Aptix host', options: { url: `${host.url}/v1/tools/testing_ping_pong/invoke`, ...invoke }, pid: host.child.pid },
+        { name: 'Aptix host, LOG_LEVEL=info', options: { url: `${infoHost.url}/v1/tools/testing_ping_pong/invoke`, ...invoke }, pid: infoHost.child.pid },
       ],
       options,
       log,
@@ -213,6 +248,7 @@ export async function httpSection(options: HttpOptions, log: (line: string) => v
         undefined,
         `One access line per request, written to a file; ${(infoLoad!.rps / hostLoad!.rps).toFixed(2)}× the host at warn, so info costs ${(1e6 / infoLoad!.rps - 1e6 / hostLoad!.rps).toFixed(1)} µs of a request at this rate.`,
       ),
+      ...cpuRows(hostLoad!, infoLoad!, bareLoad!),
       mcpRow('MCP tools/call, the SDK stateless transport on Fastify', sdkMcp!, bareAgain!, 'A server and a transport per request, as the SDK documents its stateless mode.', false),
       mcpRow(
         "MCP tools/call, Aptix's /mcp, a 2025 session, SSE answer",
