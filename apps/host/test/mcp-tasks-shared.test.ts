@@ -3,8 +3,9 @@
  * stateless: tasks/get may land on any host). Real `aptix serve` processes on one PostgreSQL schema
  * (and one SQLite file), the conformance fixture tools: a task created on one host is read, answered
  * and cancelled through another, and a task whose host was killed is reported failed, outcome unknown (tasks/get, and a 2025 client's tasks/list).
+ * A cancel through another host never shows a terminal status the running host could contradict.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,13 +16,23 @@ import { HOST_ROOT, startHost, type RunningHost } from './support.js';
 import { KEY, OTHER, settledVia, taskRpc, TASKS } from './task-client.js';
 
 const conformance = join(HOST_ROOT, '../../e2e/conformance');
+/** stubborn_job: a task tool that ignores its stop signal (test/fixtures/task-tools). */
+const taskTools = join(HOST_ROOT, 'test', 'fixtures', 'task-tools');
+const OPEN = ['working', 'input_required'];
 const backends = await storeBackends('mcp_tasks', 'MCP tasks across hosts on PostgreSQL');
 
 describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (backend) => {
   const dir = mkdtempSync(join(tmpdir(), 'aptix-tasks-'));
   const config = join(dir, 'aptix.config.json');
-  // A host that stops marking its tasks alive is taken for stopped after a second (default 30 s).
-  writeFileSync(config, JSON.stringify({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools')], modes: join(conformance, 'modes.json'), mcp: { taskStaleMs: 1000 } }));
+  // The conformance modes, with stubborn_job offered too.
+  const modes = JSON.parse(readFileSync(join(conformance, 'modes.json'), 'utf8'));
+  modes.modes[0].tools.push('stubborn_job');
+  writeFileSync(join(dir, 'modes.json'), JSON.stringify(modes));
+  // A host that stops marking its tasks alive is taken for stopped after a second (default 30 s); a stopped tool has 2 s to confirm.
+  writeFileSync(
+    config,
+    JSON.stringify({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools'), taskTools], modes: join(dir, 'modes.json'), mcp: { taskStaleMs: 1000 }, toolCancelGraceMs: 2000 }),
+  );
   const store = backend.setup();
   const hosts: RunningHost[] = [];
   const start = async () => {
@@ -60,15 +71,71 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     expect((await on(a)('tasks/get', { taskId: created.taskId })).result).toEqual(done);
   });
 
-  it('a cancel on the other host stops the call where it runs', async () => {
+  /**
+   * Cancels through `via` a task running on `runner`, reading tasks/get on both hosts from the moment the
+   * cancel is sent until the task is terminal: every status read on the way, and the end.
+   */
+  const cancelWatched = async (runner: RunningHost, via: RunningHost, taskId: string) => {
+    const seen: string[] = [];
+    let cancelled = false;
+    const answer = on(via)('tasks/cancel', { taskId }).finally(() => (cancelled = true));
+    let end: any;
+    while (end === undefined) {
+      for (const host of [runner, via]) {
+        const { result, error } = await on(host)('tasks/get', { taskId });
+        if (error !== undefined) throw new Error(`tasks/get ${taskId}: ${error.message}`);
+        seen.push(result.status);
+        if (!OPEN.includes(result.status)) end ??= result;
+      }
+    }
+    // Reads go on until the cancel has answered: the end must not change after it either.
+    while (!cancelled) seen.push((await on(runner)('tasks/get', { taskId })).result.status);
+    seen.push((await on(via)('tasks/get', { taskId })).result.status, (await on(runner)('tasks/get', { taskId })).result.status);
+    return { seen, end, answer: await answer };
+  };
+  /** Every status read was open, or the end: the end was written once and never changed. */
+  const expectOnlyOpenThen = (seen: string[], status: string) => {
+    expect(seen).toContain(status);
+    expect(seen.filter((read) => !OPEN.includes(read))).toEqual(seen.filter((read) => read === status));
+    expect(seen.slice(seen.indexOf(status)).every((read) => read === status)).toBe(true);
+  };
+
+  it('a cancel through the other host of a tool that stops: the running host stops it and records cancelled', async () => {
     const { taskId } = (await on(a)('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result;
-    expect((await on(b)('tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
-    expect((await on(a)('tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
-    // Host a learns of it when it next marks its tasks alive, and stops the call.
-    const stopped = `task ${taskId}: cancelled through another host, so its call here was stopped`;
-    for (let poll = 0; poll < 100 && !a.output().includes(stopped); poll++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(a.output()).toContain(stopped);
-    expect((await on(b)('tasks/get', { taskId })).result.status).toBe('cancelled');
+    const { seen, end, answer } = await cancelWatched(a, b, taskId);
+    expect(answer.result).toMatchObject({ resultType: 'complete' });
+    expectOnlyOpenThen(seen, 'cancelled');
+    expect(end).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
+    expect(end).not.toHaveProperty('result');
+    // Host a learned of it when it next marked its tasks alive, and stopped the call.
+    expect(a.output()).toContain(`task ${taskId}: a cancel was requested through another host, so its call here was asked to stop`);
+    expect((await on(a)('tasks/cancel', { taskId })).error).toBeUndefined();
+    expect((await on(b)('tasks/get', { taskId })).result).toEqual(end);
+  });
+
+  it('a cancel through the other host of a tool that finished first reads completed with its result, never cancelled on the way', async () => {
+    // stubborn_job goes on when asked to stop, and finishes within the grace period: its effect happened.
+    const { taskId } = (await on(a)('tools/call', { name: 'stubborn_job', arguments: { milliseconds: 1500 } })).result;
+    const { seen, end } = await cancelWatched(a, b, taskId);
+    expectOnlyOpenThen(seen, 'completed');
+    expect(end).toMatchObject({ status: 'completed', statusMessage: 'The tool finished before the cancel reached it: its result stands.' });
+    expect(JSON.stringify(end.result.content)).toContain('Finished after 1500 ms.');
+    // A 2025 client's cancel of the finished task is refused, saying what it is.
+    const legacy = new LegacyClient({ name: 'tasks-v1', version: '1' }, { capabilities: { tasks: {} } });
+    await legacy.connect(new LegacyTransport(new URL(`${b.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+    try {
+      await expect(legacy.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/already completed/);
+    } finally {
+      await legacy.close();
+    }
+    expect((await on(a)('tasks/get', { taskId })).result).toEqual(end);
+  });
+
+  it('a cancel through the other host of a tool that does not confirm it stopped: cancelled, saying the outcome is unknown', async () => {
+    const { taskId } = (await on(a)('tools/call', { name: 'stubborn_job', arguments: { milliseconds: 60_000 } })).result;
+    const { seen, end } = await cancelWatched(a, b, taskId);
+    expectOnlyOpenThen(seen, 'cancelled');
+    expect(end.statusMessage).toBe('Cancelled by the client, but the tool did not confirm it stopped: whether it took effect is unknown.');
   });
 
   it('a host killed under a working task: another host reports it failed, its outcome unknown, never working forever', async () => {

@@ -5,8 +5,11 @@
  * so a task whose host stopped is found (`abandonStale`) and reported as such, never left `working`.
  *
  * Every change is one conditional UPDATE (`… WHERE status IN <from>`, and the record's `version` when
- * given), so of two hosts changing a task at once (a cancel on one, the result on the other) one wins
- * and the other reads the record as the winner left it.
+ * given), so of two hosts changing a task at once (an answer on one, the result on the other) one wins
+ * and the other reads the record as the winner left it. A change only ever moves a task from an open
+ * status: a finished task (completed, failed, cancelled) never changes again. A cancel that reaches a
+ * host not running the task is recorded as a request (`requestCancel`); the running host sees it when it
+ * next marks its tasks alive, stops the call, and records how it really ended.
  */
 
 import { SessionStoreError } from './errors.js';
@@ -36,6 +39,8 @@ export interface McpTaskRecord {
   readonly updatedAt: string;
   /** When the host running it last said it is alive. */
   readonly heartbeatAt: string;
+  /** When a client first asked, through a host not running it, to cancel it; null if nobody did. */
+  readonly cancelRequestedAt: string | null;
   /** When a finished task is forgotten (an open one is kept while it runs). */
   readonly expiresAt: string;
   /** Grows by one with every change: a read-modify-write passes it back to change only what it read. */
@@ -71,9 +76,17 @@ export interface McpTaskStore {
   /**
    * Applies `change` if the task's status is one of `when.from` (and its version is `when.version`,
    * when given). Answers the changed record, or undefined when the condition did not hold.
+   * `when.from` names open statuses only ({@link OPEN_TASK_STATUSES}): a finished task never changes, so
+   * any other status throws `INVALID_ARGUMENT`.
    * Throws `VALUE_TOO_LONG` for a value over its bound ({@link MCP_TASK_VALUE_MAX_BYTES}); nothing is written then.
    */
   change(id: string, change: McpTaskChange, when: { readonly from: readonly McpTaskStatus[]; readonly version?: number }): Promise<McpTaskRecord | undefined>;
+  /**
+   * Records that a client asked to cancel the open task (the first request's time is kept), with the
+   * status message readers see until the running host records the end; the status stays open. Answers
+   * the record, or undefined when the task is unknown or already finished.
+   */
+  requestCancel(id: string, statusMessage: string): Promise<McpTaskRecord | undefined>;
   /** Marks the given tasks alive now, those still open; answers the records of all of them that exist (a host learns of a cancel or an answer another host took). */
   heartbeat(ids: readonly string[]): Promise<McpTaskRecord[]>;
   /**
@@ -125,13 +138,26 @@ export function taskJson(field: string, value: unknown): string {
   return text;
 }
 
+/** Checks that a change moves a task from open statuses only: a finished task never changes. */
+export function checkFrom(from: readonly McpTaskStatus[]): readonly McpTaskStatus[] {
+  const closed = from.filter((status) => !OPEN_TASK_STATUSES.includes(status));
+  if (closed.length > 0) {
+    throw new SessionStoreError('INVALID_ARGUMENT', `A task change moves a task from ${OPEN_TASK_STATUSES.join(' or ')} only; got ${closed.map(String).join(', ')}. A finished task never changes.`);
+  }
+  return from;
+}
+
+/** A status message as stored: without NUL, at most {@link MAX_MESSAGE} characters. */
+export function taskMessage(message: string | null): string | null {
+  return message === null ? null : String(message).replaceAll('\u0000', '').slice(0, MAX_MESSAGE);
+}
+
 /** The columns a change sets, as (column, JSON or plain value) pairs, checked and bounded. */
 export function changeColumns(change: McpTaskChange): Array<[column: string, value: unknown, json: boolean]> {
   const columns: Array<[string, unknown, boolean]> = [];
   if (change.status !== undefined) columns.push(['status', change.status, false]);
   if (change.statusMessage !== undefined) {
-    const message = change.statusMessage === null ? null : String(change.statusMessage).replaceAll('\u0000', '').slice(0, MAX_MESSAGE);
-    columns.push(['status_message', message, false]);
+    columns.push(['status_message', taskMessage(change.statusMessage), false]);
   }
   if (change.result !== undefined) columns.push(['result', taskJson('result', change.result), true]);
   if (change.error !== undefined) columns.push(['error', taskJson('error', change.error), true]);
@@ -156,6 +182,7 @@ export interface McpTaskRowOf<Time> {
   updated_at: Time;
   heartbeat_at: Time;
   expires_at: Time;
+  cancel_requested_at: Time | null;
   version: number | string;
 }
 
@@ -175,6 +202,7 @@ export function rowToTask<Time>(row: McpTaskRowOf<Time>, time: (value: Time) => 
     updatedAt: time(row.updated_at),
     heartbeatAt: time(row.heartbeat_at),
     expiresAt: time(row.expires_at),
+    cancelRequestedAt: row.cancel_requested_at === null || row.cancel_requested_at === undefined ? null : time(row.cancel_requested_at),
     version: Number(row.version),
   };
 }

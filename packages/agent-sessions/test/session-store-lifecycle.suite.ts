@@ -88,7 +88,7 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
       it('migrates a new database to the latest version, once', async () => {
         const { store, database } = await freshStore();
         const latest = await database.appliedMigrations();
-        expect(latest).toEqual([1, 2, 3, 4]);
+        expect(latest).toEqual([1, 2, 3, 4, 5]);
         await store.close();
         await open(database);
         expect(await database.appliedMigrations()).toEqual(latest);
@@ -104,7 +104,7 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         expect(await database.appliedMigrations()).toEqual([1]);
 
         const store = await open(database);
-        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4]);
+        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4, 5]);
         const { change } = fixture;
         expect(await store.getSession('v1-session')).toEqual({
           id: 'v1-session',
@@ -129,13 +129,13 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         const { store, database } = await freshStore();
         await store.close();
         await database.recordMigration(99, 'from the future');
-        await expectStoreError(openSessionStore(database.url, { modes: fixedModes(), ...database.options }), 'SCHEMA_TOO_NEW', 'version 99', 'up to 4', 'upgrade @aptix/agent-sessions');
+        await expectStoreError(openSessionStore(database.url, { modes: fixedModes(), ...database.options }), 'SCHEMA_TOO_NEW', 'version 99', 'up to 5', 'upgrade @aptix/agent-sessions');
       });
 
       it('migrates a fresh database once when several stores open it at the same time', async () => {
         const database = await harness.createDatabase();
         const stores = await Promise.all(Array.from({ length: 4 }, () => open(database)));
-        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4]);
+        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4, 5]);
         const session = await stores[0]!.createSession({});
         expect(await stores[3]!.getSession(session.id)).toEqual(session);
       });

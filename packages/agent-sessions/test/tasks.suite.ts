@@ -18,7 +18,7 @@ export function describeTaskStore(name: string, harness: SessionStoreHarness): v
     it('keeps a task one host created for the other to read, through every step to its result', async () => {
       const [a, b] = await twoHosts();
       const task = await a.tasks.create({ owner: 'ops', toolName: 'testing_delay', ttlMs: 60_000 });
-      expect(task).toMatchObject({ owner: 'ops', toolName: 'testing_delay', status: 'working', result: null, error: null, inputRequests: null, inputResponses: {}, version: 1 });
+      expect(task).toMatchObject({ owner: 'ops', toolName: 'testing_delay', status: 'working', result: null, error: null, inputRequests: null, inputResponses: {}, cancelRequestedAt: null, version: 1 });
       expect(await b.tasks.get(task.id)).toEqual(task);
       const parked = await a.tasks.change(task.id, { status: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } }, { from: ['working'] });
       expect(parked).toMatchObject({ status: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } }, version: 2 });
@@ -48,6 +48,50 @@ export function describeTaskStore(name: string, harness: SessionStoreHarness): v
         expect(outcomes.filter((outcome) => outcome !== undefined)).toHaveLength(1);
         expect((await a.tasks.get(task.id))?.status).toBe(outcomes[0] ? 'completed' : 'cancelled');
       }
+    });
+
+    it('never changes a finished task: every way of writing a record moves it from an open status only', async () => {
+      const [a, b] = await twoHosts();
+      const ends = [
+        { status: 'completed', result: { content: [{ type: 'text', text: 'done' }] } },
+        { status: 'failed', error: { code: -32603, message: 'boom' } },
+        { status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' },
+      ] as const;
+      for (const end of ends) {
+        const task = await a.tasks.create({ owner: null, toolName: 'testing_delay', ttlMs: 60_000 });
+        const finished = await a.tasks.change(task.id, { ...end, keepForMs: 60_000 }, { from: ['working', 'input_required'] });
+        expect(finished).toMatchObject(end);
+        // A change that names a finished status as its starting point is refused outright, whatever it would write.
+        for (const from of ['completed', 'failed', 'cancelled'] as const) {
+          await expect(b.tasks.change(task.id, { status: 'completed', result: { content: [] } }, { from: ['working', 'input_required', from] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('A finished task never changes') });
+          await expect(b.tasks.change(task.id, { statusMessage: 'rewritten' }, { from: [from], version: finished!.version })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+        }
+        // From open statuses, with or without its version, nothing applies; nor a cancel request, a heartbeat or a stale sweep.
+        expect(await b.tasks.change(task.id, { status: 'cancelled' }, { from: ['working', 'input_required'] })).toBeUndefined();
+        expect(await b.tasks.change(task.id, { status: 'working' }, { from: ['working', 'input_required'], version: finished!.version })).toBeUndefined();
+        expect(await b.tasks.requestCancel(task.id, 'cancel requested')).toBeUndefined();
+        await b.tasks.heartbeat([task.id]);
+        expect(await b.tasks.abandonStale(0, STOPPED, task.id)).toBe(0);
+        expect(await a.tasks.get(task.id)).toEqual(finished);
+      }
+    });
+
+    it('records a cancel request on an open task without ending it; the running host then writes the true end', async () => {
+      const [a, b] = await twoHosts();
+      const task = await a.tasks.create({ owner: null, toolName: 'testing_delay', ttlMs: 60_000 });
+      expect(task.cancelRequestedAt).toBeNull();
+      const requested = await b.tasks.requestCancel(task.id, 'A cancel was requested.');
+      expect(requested).toMatchObject({ status: 'working', statusMessage: 'A cancel was requested.', cancelRequestedAt: expect.any(String), version: 2 });
+      // A second request keeps the first one's time; the host running it sees the request when it marks it alive.
+      const again = await b.tasks.requestCancel(task.id, 'A cancel was requested again.');
+      expect(again?.cancelRequestedAt).toBe(requested!.cancelRequestedAt);
+      expect((await a.tasks.heartbeat([task.id]))[0]).toMatchObject({ status: 'working', cancelRequestedAt: requested!.cancelRequestedAt });
+      // The tool finished first: the task completes, and keeps saying a cancel was asked.
+      const done = await a.tasks.change(task.id, { status: 'completed', statusMessage: null, result: { content: [] } }, { from: ['working', 'input_required'] });
+      expect(done).toMatchObject({ status: 'completed', statusMessage: null, cancelRequestedAt: requested!.cancelRequestedAt });
+      expect(await b.tasks.get(task.id)).toEqual(done);
+      expect(await b.tasks.requestCancel('no-such-task', 'x')).toBeUndefined();
+      expect(await b.tasks.requestCancel('nul\u0000id', 'x')).toBeUndefined();
     });
 
     it('refuses a value over its bound, or one JSON cannot hold, and writes nothing', async () => {

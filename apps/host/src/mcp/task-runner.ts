@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
-import { OPEN_TASK_STATUSES, SessionStoreError, type McpTaskChange, type McpTaskRecord, type McpTaskStatus, type McpTaskStore } from '@aptix/agent-sessions';
+import { OPEN_TASK_STATUSES, SessionStoreError, type McpTaskChange, type McpTaskRecord, type McpTaskStore } from '@aptix/agent-sessions';
 import { internal, legacyTaskView, POLL_INTERVAL_MS, storeFailure, TASK_TTL_MS, taskView } from './task-records.js';
 import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
 
@@ -7,8 +7,11 @@ import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
  * The tasks of one host. Records live in the session store, so any host sharing it answers
  * `tasks/get`, `tasks/update` and `tasks/cancel`, and a restart loses none; the call itself runs in
  * the memory of the host that created the task. While it runs, that host marks its tasks alive every
- * second and picks up what other hosts wrote (a cancel, the answers to its questions). A task whose
- * host stopped marking it alive for `staleMs` is reported `failed`, its outcome unknown.
+ * second and picks up what other hosts wrote (a cancel request, the answers to its questions). A task
+ * whose host stopped marking it alive for `staleMs` is reported `failed`, its outcome unknown.
+ *
+ * Only the host running a call writes how it ended, and a finished task never changes: a cancel that
+ * reaches another host is recorded as a request, which the running host takes on its next tick.
  */
 
 /** At most this many tasks run on one host at once. */
@@ -18,6 +21,11 @@ const MAX_ROUNDS = 16;
 /** How often finished tasks past their expiry are deleted (on a task's creation, at most this often). */
 const SWEEP_EVERY_MS = 60_000;
 const OPEN: readonly string[] = OPEN_TASK_STATUSES;
+/** How often a host waiting for another host to record a cancelled task's end reads the record. */
+const CANCEL_POLL_MS = 100;
+/** What an open task reads once a cancel was requested through a host that does not run it. */
+export const CANCEL_REQUESTED =
+  'A cancel was requested and the host running this task has been told; it records how the call ends: cancelled if the tool stopped before any effect, completed if it finished first.';
 
 /**
  * One step of a task: the call's result, or the questions it needs answered to go on. `stopped` says
@@ -33,11 +41,11 @@ type Ended = { readonly result: CallToolResult; readonly stopped?: 'cancelled' |
 interface Running {
   readonly abort: AbortController;
   /**
-   * Why the call was asked to stop: the client cancelled here (`cancel`) or through another host
-   * (`remote-cancel`: the record already reads cancelled), this host is shutting down, or another host
-   * ended the task otherwise (`taken`: it took the task for stopped).
+   * Why the call was asked to stop: the client cancelled (here, or through another host, which recorded
+   * the request), this host is shutting down, or another host ended the task (`taken`: it took the task
+   * for stopped, its heartbeat stale).
    */
-  stop?: 'cancel' | 'remote-cancel' | 'shutdown' | 'taken';
+  stop?: 'cancel' | 'shutdown' | 'taken';
   /** While parked for answers: the record's version when it parked, and the hand-off of the answers. */
   parkedVersion?: number;
   resume?: (responses: Record<string, unknown>) => void;
@@ -48,6 +56,8 @@ export interface TaskRunnerOptions {
   readonly store: McpTaskStore;
   /** See `mcp.taskStaleMs`. */
   readonly staleMs: number;
+  /** How long the executor waits for a stopped tool to confirm (see `toolCancelGraceMs`): bounds a cancel's wait for another host. */
+  readonly cancelGraceMs: number;
   readonly logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void; error(fields: object, message: string): void };
 }
 
@@ -91,8 +101,7 @@ export class McpTasks {
     }
     if (running.stop === 'taken') return;
     outcome ??= this.#ended(running.stop, ended, record.toolName);
-    // A call that finished although a cancel came through another host keeps its result: the cancel came too late.
-    await this.#finish(record, outcome, running.stop === 'remote-cancel' ? [...OPEN_TASK_STATUSES, 'cancelled'] : OPEN_TASK_STATUSES);
+    await this.#finish(record, outcome);
   }
 
   /**
@@ -102,7 +111,9 @@ export class McpTasks {
    * before it had any effect, or whether that is unknown.
    */
   #ended(stop: Running['stop'], ended: Ended | undefined, toolName: string): McpTaskChange {
-    if (ended !== undefined && (stop === undefined || ended.stopped === undefined)) return { status: 'completed', result: ended.result };
+    if (ended !== undefined && (stop === undefined || ended.stopped === undefined)) {
+      return { status: 'completed', result: ended.result, ...(stop === 'cancel' ? { statusMessage: 'The tool finished before the cancel reached it: its result stands.' } : {}) };
+    }
     const unknown = ended?.stopped === 'unknown';
     if (stop !== 'shutdown') {
       return { status: 'cancelled', statusMessage: unknown ? 'Cancelled by the client, but the tool did not confirm it stopped: whether it took effect is unknown.' : 'Cancelled by the client before it finished.' };
@@ -117,9 +128,13 @@ export class McpTasks {
     };
   }
 
-  /** Writes the end of the task. A result too large to keep fails the task, saying the tool ran. */
-  async #finish(record: McpTaskRecord, outcome: McpTaskChange, from: readonly McpTaskStatus[]): Promise<void> {
-    const end = (change: McpTaskChange) => this.#o.store.change(record.id, { ...change, inputRequests: null, keepForMs: TASK_TTL_MS }, { from });
+  /**
+   * Writes the end of the task, once: only from an open status, so an end another host recorded (a
+   * stale heartbeat taken for a stopped host) stays. A result too large to keep fails the task, saying the tool ran.
+   */
+  async #finish(record: McpTaskRecord, outcome: McpTaskChange): Promise<void> {
+    // The status message of an open task (a cancel request) gives way to the end's own, or to none.
+    const end = (change: McpTaskChange) => this.#o.store.change(record.id, { statusMessage: null, ...change, inputRequests: null, keepForMs: TASK_TTL_MS }, { from: OPEN_TASK_STATUSES });
     try {
       await end(outcome);
     } catch (error) {
@@ -207,8 +222,10 @@ export class McpTasks {
 
   /**
    * Cancels an open task; a finished one is left as it is. A call running here is stopped, and the task
-   * then reads what happened: cancelled, or completed when the tool finished first. One running on
-   * another host reads cancelled at once; that host stops the call within a second.
+   * then reads what happened: cancelled, or completed when the tool finished first. For one running on
+   * another host the request is recorded; that host stops the call on its next tick and records the
+   * end, which this waits for (bounded): past the bound it answers the task as it is, still open,
+   * saying a cancel was requested. Never a terminal status the running host might contradict.
    */
   async cancel(taskId: unknown, owner: string | undefined): Promise<McpTaskRecord> {
     const task = await this.#find(taskId, owner);
@@ -221,10 +238,15 @@ export class McpTasks {
       await running.settled;
       return this.#find(taskId, owner);
     }
-    const cancelled = await this.#o.store
-      .change(task.id, { status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.', inputRequests: null, keepForMs: TASK_TTL_MS }, { from: OPEN_TASK_STATUSES })
-      .catch(storeFailure('cancel the task'));
-    return cancelled ?? (await this.#find(taskId, owner));
+    let current = (await this.#o.store.requestCancel(task.id, CANCEL_REQUESTED).catch(storeFailure('record the cancel request'))) ?? (await this.#find(taskId, owner));
+    // The running host sees the request within a tick, then the executor waits up to its grace for the tool.
+    const deadline = Date.now() + 4 * this.#tickMs() + this.#o.cancelGraceMs;
+    while (OPEN.includes(current.status) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, CANCEL_POLL_MS));
+      // A task whose host stopped marking it alive is failed here, its outcome unknown.
+      current = await this.#find(taskId, owner);
+    }
+    return current;
   }
 
   /**
@@ -303,23 +325,33 @@ export class McpTasks {
     return legacyTaskView(await this.cancel(taskId, owner));
   }
 
-  /** Marks this host's tasks alive, and takes what other hosts wrote: a cancel stops the call, answers resume it. */
+  /** Marks this host's tasks alive, and takes what other hosts wrote: a cancel request stops the call, answers resume it. */
   async #tick(): Promise<void> {
     const records = await this.#o.store.heartbeat([...this.#running.keys()]);
     for (const record of records) {
       const running = this.#running.get(record.id);
       if (running === undefined) continue;
       if (!OPEN.includes(record.status)) {
-        if (running.stop === undefined) this.#o.logger.info({ taskId: record.id, status: record.status }, `task ${record.id}: ${record.status} through another host, so its call here was stopped`);
-        running.stop ??= record.status === 'cancelled' ? 'remote-cancel' : 'taken';
+        // Another host took this host for stopped (its heartbeat looked stale): that end stays.
+        if (running.stop === undefined) this.#o.logger.warn({ taskId: record.id, status: record.status }, `task ${record.id}: another host recorded it ${record.status}, so its call here was stopped`);
+        running.stop ??= 'taken';
+        running.abort.abort();
+      } else if (record.cancelRequestedAt !== null && running.stop === undefined) {
+        this.#o.logger.info({ taskId: record.id }, `task ${record.id}: a cancel was requested through another host, so its call here was asked to stop`);
+        running.stop = 'cancel';
         running.abort.abort();
       } else this.#resume(record);
     }
   }
 
+  /** How often this host marks its tasks alive. */
+  #tickMs(): number {
+    return Math.min(1000, Math.floor(this.#o.staleMs / 4));
+  }
+
   #startTicking(): void {
     if (this.#ticker !== undefined) return;
-    const every = Math.min(1000, Math.floor(this.#o.staleMs / 4));
+    const every = this.#tickMs();
     let ticking = false;
     this.#ticker = setInterval(() => {
       // A slow store never gets a second tick piled on the first.

@@ -57,7 +57,7 @@ export function tasksOf(host: AptixHost): McpTasks {
   let tasks = hosts.get(host);
   if (tasks === undefined) {
     const { sessionManager, config, pino } = host.cradle;
-    const made = new McpTasks({ store: sessionManager.tasks, staleMs: config.mcp.taskStaleMs, logger: pino });
+    const made = new McpTasks({ store: sessionManager.tasks, staleMs: config.mcp.taskStaleMs, cancelGraceMs: config.toolCancelGraceMs, logger: pino });
     hosts.set(host, (tasks = made));
     host.beforeClose(() => made.close());
   }

@@ -109,5 +109,13 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX agent_mcp_tasks_expires ON ${s}.agent_mcp_tasks (expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'MCP task cancel requests',
+    // A cancel that arrives at a host not running the task is recorded here; the running host records how it ended.
+    sql: (s) => `
+      ALTER TABLE ${s}.agent_mcp_tasks ADD COLUMN cancel_requested_at timestamptz;
+    `,
+  },
 ];
 assertMigrationSequence('PostgreSQL', POSTGRES_MIGRATIONS);

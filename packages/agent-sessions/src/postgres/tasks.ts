@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
-import { changeColumns, checkNewTask, clampTaskLimit, OPEN_TASK_STATUSES, rowToTask, taskJson, type McpTaskChange, type McpTaskRecord, type McpTaskRowOf, type McpTaskStatus, type McpTaskStore, type NewMcpTask } from '../tasks.js';
+import { changeColumns, checkFrom, checkNewTask, clampTaskLimit, OPEN_TASK_STATUSES, rowToTask, taskJson, taskMessage, type McpTaskChange, type McpTaskRecord, type McpTaskRowOf, type McpTaskStatus, type McpTaskStore, type NewMcpTask } from '../tasks.js';
 import { storableId } from '../internal/approval-checks.js';
 import type { Queries } from './approvals.js';
 
 type TaskRow = McpTaskRowOf<Date> & QueryResultRow;
 
-const COLUMNS = 'id, owner, tool_name, status, status_message, result, error, input_requests, input_responses, created_at, updated_at, heartbeat_at, expires_at, version::text AS version';
+const COLUMNS = 'id, owner, tool_name, status, status_message, result, error, input_requests, input_responses, created_at, updated_at, heartbeat_at, expires_at, cancel_requested_at, version::text AS version';
 const OPEN = `status IN (${OPEN_TASK_STATUSES.map((status) => `'${status}'`).join(', ')})`;
 const ms = (placeholder: string) => `make_interval(secs => ${placeholder}::double precision / 1000)`;
 
@@ -53,15 +53,27 @@ export class PostgresTaskStore implements McpTaskStore {
   }
 
   async change(id: string, change: McpTaskChange, when: { readonly from: readonly McpTaskStatus[]; readonly version?: number }): Promise<McpTaskRecord | undefined> {
-    if (!storableId(id) || when.from.length === 0) return undefined;
+    const from = checkFrom(when.from);
+    if (!storableId(id) || from.length === 0) return undefined;
     const params: unknown[] = [];
     const at = (value: unknown) => `$${params.push(value)}`;
     const sets = changeColumns(change).map(([column, value, json]) => `${column} = ${at(value)}${json ? '::jsonb' : ''}`);
     sets.push('updated_at = clock_timestamp()', 'version = version + 1');
     if (change.keepForMs !== undefined) sets.push(`expires_at = clock_timestamp() + ${ms(at(change.keepForMs))}`);
-    const where = [`id = ${at(id)}`, `status = ANY(${at(when.from)}::text[])`];
+    const where = [`id = ${at(id)}`, `status = ANY(${at(from)}::text[])`];
     if (when.version !== undefined) where.push(`version = ${at(when.version)}`);
     return (await this.#rows(`UPDATE ${this.#t} SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING ${COLUMNS}`, params))[0];
+  }
+
+  async requestCancel(id: string, statusMessage: string): Promise<McpTaskRecord | undefined> {
+    if (!storableId(id)) return undefined;
+    return (
+      await this.#rows(
+        `UPDATE ${this.#t} SET cancel_requested_at = COALESCE(cancel_requested_at, clock_timestamp()), status_message = $2, updated_at = clock_timestamp(), version = version + 1 ` +
+          `WHERE id = $1 AND ${OPEN} RETURNING ${COLUMNS}`,
+        [id, taskMessage(statusMessage)],
+      )
+    )[0];
   }
 
   async heartbeat(ids: readonly string[]): Promise<McpTaskRecord[]> {

@@ -107,5 +107,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX agent_mcp_tasks_expires ON agent_mcp_tasks (expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'MCP task cancel requests',
+    // A cancel that arrives at a host not running the task is recorded here; the running host records how it ended.
+    sql: `
+      ALTER TABLE agent_mcp_tasks ADD COLUMN cancel_requested_at TEXT;
+    `,
+  },
 ];
 assertMigrationSequence('SQLite', SQLITE_MIGRATIONS);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { changeColumns, checkNewTask, clampTaskLimit, OPEN_TASK_STATUSES, rowToTask, taskJson, type McpTaskChange, type McpTaskRecord, type McpTaskRowOf, type McpTaskStatus, type McpTaskStore, type NewMcpTask } from '../tasks.js';
+import { changeColumns, checkFrom, checkNewTask, clampTaskLimit, OPEN_TASK_STATUSES, rowToTask, taskJson, taskMessage, type McpTaskChange, type McpTaskRecord, type McpTaskRowOf, type McpTaskStatus, type McpTaskStore, type NewMcpTask } from '../tasks.js';
 import { storableId } from '../internal/approval-checks.js';
 
 type TaskRow = McpTaskRowOf<string>;
@@ -42,6 +42,7 @@ export class SqliteTaskStore implements McpTaskStore {
       updated_at: iso(now),
       heartbeat_at: iso(now),
       expires_at: iso(now + ttlMs),
+      cancel_requested_at: null,
       version: 1,
     };
     const insert = this.#db.prepare(
@@ -66,15 +67,26 @@ export class SqliteTaskStore implements McpTaskStore {
   }
 
   async change(id: string, change: McpTaskChange, when: { readonly from: readonly McpTaskStatus[]; readonly version?: number }): Promise<McpTaskRecord | undefined> {
-    if (!storableId(id) || when.from.length === 0) return undefined;
+    const from = checkFrom(when.from);
+    if (!storableId(id) || from.length === 0) return undefined;
     const columns = changeColumns(change);
     const now = Date.now();
     const sets = [...columns.map(([column]) => `${column} = ?`), 'updated_at = ?', 'version = version + 1', ...(change.keepForMs === undefined ? [] : ['expires_at = ?'])];
     const values = [...columns.map(([, value]) => value), iso(now), ...(change.keepForMs === undefined ? [] : [iso(now + change.keepForMs)])];
-    const where = [`id = ?`, `status IN (${when.from.map(() => '?').join(', ')})`, ...(when.version === undefined ? [] : ['version = ?'])];
-    const params = [...values, id, ...when.from, ...(when.version === undefined ? [] : [when.version])];
+    const where = [`id = ?`, `status IN (${from.map(() => '?').join(', ')})`, ...(when.version === undefined ? [] : ['version = ?'])];
+    const params = [...values, id, ...from, ...(when.version === undefined ? [] : [when.version])];
     const statement = this.#db.prepare(`UPDATE agent_mcp_tasks SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING *`);
     const row = await this.#run(() => statement.get(...params) as TaskRow | undefined);
+    return row === undefined ? undefined : toTask(row);
+  }
+
+  async requestCancel(id: string, statusMessage: string): Promise<McpTaskRecord | undefined> {
+    if (!storableId(id)) return undefined;
+    const now = iso();
+    const statement = this.#db.prepare(
+      `UPDATE agent_mcp_tasks SET cancel_requested_at = COALESCE(cancel_requested_at, ?), status_message = ?, updated_at = ?, version = version + 1 WHERE id = ? AND ${OPEN} RETURNING *`,
+    );
+    const row = await this.#run(() => statement.get(now, taskMessage(statusMessage), now, id) as TaskRow | undefined);
     return row === undefined ? undefined : toTask(row);
   }
 
