@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeBackends } from './suites.js';
 import { HOST_ROOT, startHost, type RunningHost } from './support.js';
 import { KEY, OTHER, settledVia, taskRpc, TASKS } from './task-client.js';
+import { CANCEL_REQUESTED } from '../src/mcp/task-runner.js';
 
 const conformance = join(HOST_ROOT, '../../e2e/conformance');
 /** stubborn_job: a task tool that ignores its stop signal (test/fixtures/task-tools). */
@@ -33,10 +34,13 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     config,
     JSON.stringify({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools'), taskTools], modes: join(dir, 'modes.json'), mcp: { taskStaleMs: 1000 }, toolCancelGraceMs: 2000 }),
   );
+  // Hosts that take a silent host for stopped only after the default 30 s, and give a stopped tool 200 ms.
+  const patient = join(dir, 'patient.config.json');
+  writeFileSync(patient, JSON.stringify({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools')], modes: join(conformance, 'modes.json'), toolCancelGraceMs: 200 }));
   const store = backend.setup();
   const hosts: RunningHost[] = [];
-  const start = async () => {
-    const host = await startHost({ args: ['--config', config], env: { APTIX_DB: store.db, APTIX_API_KEYS: `ops=${KEY},auditor=${OTHER}` } });
+  const start = async (file = config) => {
+    const host = await startHost({ args: ['--config', file], env: { APTIX_DB: store.db, APTIX_API_KEYS: `ops=${KEY},auditor=${OTHER}` } });
     hosts.push(host);
     return host;
   };
@@ -136,6 +140,31 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     const { seen, end } = await cancelWatched(a, b, taskId);
     expectOnlyOpenThen(seen, 'cancelled');
     expect(end.statusMessage).toBe('Cancelled by the client, but the tool did not confirm it stopped: whether it took effect is unknown.');
+  });
+
+  it('a cancel whose running host does not answer in time: the task stays open, saying a cancel was requested; the host records the end once it runs again', async () => {
+    const [runner, via] = await Promise.all([start(patient), start(patient)]);
+    const { taskId } = (await on(runner)('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).result;
+    // Frozen, the running host neither marks its task alive nor takes the request; 30 s must pass before it counts as stopped.
+    runner.child.kill('SIGSTOP');
+    try {
+      expect((await on(via)('tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
+      const open = (await on(via)('tasks/get', { taskId })).result;
+      expect(open).toMatchObject({ status: 'working', statusMessage: CANCEL_REQUESTED });
+      // A 2025 client's cancel answers the task as it is: still working, never a cancelled that might be false.
+      const legacy = new LegacyClient({ name: 'tasks-v1', version: '1' }, { capabilities: { tasks: {} } });
+      await legacy.connect(new LegacyTransport(new URL(`${via.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+      try {
+        expect(await legacy.experimental.tasks.cancelTask(taskId)).toMatchObject({ taskId, status: 'working', statusMessage: CANCEL_REQUESTED });
+      } finally {
+        await legacy.close();
+      }
+    } finally {
+      runner.child.kill('SIGCONT');
+    }
+    const end = await settledVia(on(via), taskId);
+    expect(end).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
+    expect(runner.output()).toContain(`task ${taskId}: a cancel was requested through another host, so its call here was asked to stop`);
   });
 
   it('a host killed under a working task: another host reports it failed, its outcome unknown, never working forever', async () => {
