@@ -1,8 +1,8 @@
 /**
  * Calls to an isolated package that start in the same turn of the event loop cross to its worker as one
- * message, and their answers come back batched too (src/isolation/outbox.ts). What callers rely on must
- * hold whatever shares a batch: each call gets its own answer and its own progress, and a cancellation
- * or a time-out sent right behind its call reaches the tool. A real host, composed from a real config
+ * message (src/isolation/outbox.ts). What callers rely on must hold whatever shares a batch: each call
+ * gets its own answer and its own progress, a cancellation or a time-out sent right behind its call
+ * reaches it, and a call that loops forever cannot hold back the answers of the calls before it. A real host, composed from a real config
  * file in a process of its own (test/fixtures/batching-probe.mjs), runs the fixture package
  * (test/fixtures/broken/isolated) in one worker thread, so every batch goes to the same worker.
  */
@@ -25,6 +25,8 @@ let probe: {
   around: Answer[];
   timedOut: Answer[];
   progress: Array<{ answer: Answer; heard: Array<{ progress: number; total?: number }> }>;
+  beforeLoop: Answer[];
+  afterLoop: Answer;
 };
 beforeAll(async () => {
   const file = join(space.dir, 'aptix.config.json');
@@ -48,9 +50,11 @@ describe('calls batched across the thread boundary', () => {
   });
 
   it('delivers a cancellation sent in the same turn as its call to the tool, after the call, and leaves the calls around it alone', () => {
-    // The tool saw its signal abort, so the cancel crossed behind its call, not ahead of it (then the tool
-    // would never have heard of it and the call would end OUTCOME_UNKNOWN after the grace period).
-    expect(probe.cancelled).toEqual({ ok: { aborted: 'AbortError' } });
+    // The cancel crossed behind its call, not ahead of it (then the worker would never have heard of it and
+    // the call would end OUTCOME_UNKNOWN after the grace period): either the tool saw its signal abort, or,
+    // still waiting its turn in the batch, the call was never started and answers cancelled.
+    const { ok } = probe.cancelled;
+    expect(ok.aborted === 'AbortError' || (ok.wasCancelled === true && ok.elapsedMs === 0), JSON.stringify(probe.cancelled)).toBe(true);
     const expected = [...Array.from({ length: 20 }, (_, i) => `before ${i}`), ...Array.from({ length: 20 }, (_, i) => `after ${i}`)];
     expect(probe.around.map((answer) => answer.ok?.echo)).toEqual(expected);
   });
@@ -65,5 +69,13 @@ describe('calls batched across the thread boundary', () => {
       expect(heard.map((report) => report.progress)).toEqual(Array.from({ length: i + 2 }, (_, step) => step));
       expect(heard.every((report) => report.total === i + 1)).toBe(true);
     });
+  });
+
+  it('answers the calls of a batch that come before one that loops forever; the one behind it fails with the worker, which is replaced', () => {
+    expect(probe.beforeLoop[0]).toMatchObject({ ok: { echo: 'answered before the loop' } });
+    expect(probe.beforeLoop[1]).toEqual({ code: 'TIMEOUT' });
+    // Queued behind the loop in the same worker, it could not start: it ends with the worker, as it would have unbatched.
+    expect(probe.beforeLoop[2]).toEqual({ code: 'TOOL_UNAVAILABLE' });
+    expect(probe.afterLoop).toMatchObject({ ok: { echo: 'after the loop' } });
   });
 });

@@ -152,7 +152,7 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
         unit: 'calls/s',
         baseline: { name: `MCP SDK in memory, ${IN_FLIGHT} calls in flight`, figure: sdkTogether!.opsPerSec },
         goal: { kind: 'ratio-at-least', value: 1 },
-        note: `${us(workerTogether!.nsPerOp)}: ${IN_FLIGHT} calls started together (Promise.all), the next ${IN_FLIGHT} when all have answered, for both. Calls queued in one turn of the event loop cross as one message, and their answers come back as one, so the thread wake-ups are shared.`,
+        note: `${us(workerTogether!.nsPerOp)}: ${IN_FLIGHT} calls started together (Promise.all), the next ${IN_FLIGHT} when all have answered, for both. Calls in flight together share the thread wake-ups: a woken thread takes every message queued by then, and calls queued in one turn of the event loop cross as one message.`,
       },
       {
         section: SECTION,

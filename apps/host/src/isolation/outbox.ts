@@ -2,7 +2,8 @@
  * Batches the string messages of calls (see protocol.ts) between the host and a worker: those queued in
  * one turn of the event loop cross as one message, an array of strings in order. A thread hand-off costs
  * far more than the message in it (the receiving thread is woken, its event loop turns, a message
- * event is dispatched), so calls that start together, or answer together, share one.
+ * event is dispatched), so calls that start together, or answers ready together, share one. (The worker
+ * still starts each call of a batch in its own turn: see WorkerCalls.runBatch.)
  *
  * One message alone still goes as a plain string. An object message (a cancellation, a ping, a result
  * with content blocks) first sends what is queued, so the other side sees everything in the order it

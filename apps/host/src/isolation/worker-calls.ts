@@ -18,8 +18,15 @@ interface RunningCall {
   controller: AbortController | undefined;
 }
 
+/** The reason a call's signal aborts with, when it is cancelled or its time-out passed. */
+function abortReason(timedOut: boolean): DOMException {
+  return timedOut ? new DOMException('The call timed out.', 'TimeoutError') : new DOMException('The caller cancelled the call.', 'AbortError');
+}
+
 export class WorkerCalls {
   readonly #inFlight = new Map<number, RunningCall>();
+  /** Calls of a batch not started yet, by id; the value says whether a cancellation came for it first (and if it timed out). */
+  readonly #queued = new Map<number, { timedOut: boolean } | undefined>();
 
   constructor(
     private readonly executor: AgentToolExecutor,
@@ -29,11 +36,36 @@ export class WorkerCalls {
     private readonly sendObject: (message: WorkerMessage) => void,
   ) {}
 
+  /**
+   * Runs the calls of a batch (several sent in one message), each in its own turn of the event loop, as if
+   * each had come in a message of its own: a call starts only once everything the one before it queued
+   * has run and its answer has gone, so a call that then loops forever cannot hold back the answers of
+   * the calls before it. A cancellation that arrives for a call still waiting its turn is kept for it.
+   */
+  runBatch(batch: readonly unknown[]): void {
+    const wires = batch.filter((item): item is string => typeof item === 'string');
+    for (const wire of wires.slice(1)) this.#queued.set(callId(wire), undefined);
+    let next = 0;
+    const step = (): void => {
+      const wire = wires[next++];
+      if (wire === undefined) return;
+      this.run(wire);
+      if (next < wires.length) setImmediate(step);
+    };
+    step();
+  }
+
   /** Runs the call a host message asks for. */
   run(wire: string): void {
     const { id, flags, name, context, args } = decodeCall(wire);
+    const cancelledFirst = this.#queued.get(id);
+    this.#queued.delete(id);
     // The signal is made only if the call is still running after its synchronous start, or is cancelled.
     const call: RunningCall = { controller: undefined };
+    if (cancelledFirst !== undefined) {
+      call.controller = new AbortController();
+      call.controller.abort(abortReason(cancelledFirst.timedOut));
+    }
     this.#inFlight.set(id, call);
     const progress = flags & WANTS_PROGRESS ? progressGate((report) => this.send(encodeCallMessage('P', id, JSON.stringify(report)))) : undefined;
     const logs = flags & WANTS_LOG ? logGate((entry) => this.send(encodeCallMessage('L', id, JSON.stringify(entry))), { perSecond: 50, burst: 64 }) : undefined;
@@ -47,7 +79,8 @@ export class WorkerCalls {
           };
     void this.executor
       .execute(name, args, callContext, {
-        signal: () => (call.controller ??= new AbortController()).signal,
+        // A call cancelled before its turn is never started: the executor answers it cancelled.
+        signal: call.controller?.signal ?? (() => (call.controller ??= new AbortController()).signal),
       })
       .then((result) => {
         this.#inFlight.delete(id);
@@ -68,8 +101,16 @@ export class WorkerCalls {
   /** The host cancelled the call, or its time-out passed. */
   cancel(id: number, timedOut: boolean): void {
     const call = this.#inFlight.get(id);
-    if (call === undefined) return;
+    if (call === undefined) {
+      if (this.#queued.has(id)) this.#queued.set(id, { timedOut });
+      return;
+    }
     call.controller ??= new AbortController();
-    call.controller.abort(timedOut ? new DOMException('The call timed out.', 'TimeoutError') : new DOMException('The caller cancelled the call.', 'AbortError'));
+    call.controller.abort(abortReason(timedOut));
   }
+}
+
+/** A call message's id (the host wrote it: `C<id>\0…`). */
+function callId(wire: string): number {
+  return Number(wire.slice(1, wire.indexOf('\0')));
 }

@@ -157,10 +157,7 @@ async function start(): Promise<void> {
     // A call is a string (see protocol.ts), several in an array when the host sent them together;
     // everything else is rare and an object.
     if (typeof message === 'string') return calls.run(message);
-    if (Array.isArray(message)) {
-      for (const call of message as unknown[]) if (typeof call === 'string') calls.run(call);
-      return;
-    }
+    if (Array.isArray(message)) return calls.runBatch(message);
     switch (message.type) {
       case 'ping':
         send({ type: 'pong', seq: message.seq });
