@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeBackends } from './suites.js';
 import { HOST_ROOT, startHost, type RunningHost } from './support.js';
 import { KEY, OTHER, settledVia, taskRpc, TASKS } from './task-client.js';
-import { CANCEL_REQUESTED } from '../src/mcp/task-runner.js';
+import { CANCEL_REQUESTED } from '../src/mcp/task-records.js';
 
 const conformance = join(HOST_ROOT, '../../e2e/conformance');
 /** stubborn_job: a task tool that ignores its stop signal (test/fixtures/task-tools). */

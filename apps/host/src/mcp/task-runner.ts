@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import { OPEN_TASK_STATUSES, SessionStoreError, type McpTaskChange, type McpTaskRecord, type McpTaskStore } from '@aptix/agent-sessions';
-import { internal, legacyTaskView, POLL_INTERVAL_MS, storeFailure, TASK_TTL_MS, taskView } from './task-records.js';
+import { CANCEL_REQUESTED, hostStopped, internal, storeFailure, taskEnd, TASK_TTL_MS, taskView, type Ended, type Stop } from './task-records.js';
 import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
 
 /**
@@ -23,9 +23,6 @@ const SWEEP_EVERY_MS = 60_000;
 const OPEN: readonly string[] = OPEN_TASK_STATUSES;
 /** How often a host waiting for another host to record a cancelled task's end reads the record. */
 const CANCEL_POLL_MS = 100;
-/** What an open task reads once a cancel was requested through a host that does not run it. */
-export const CANCEL_REQUESTED =
-  'A cancel was requested and the host running this task has been told; it records how the call ends: cancelled if the tool stopped before any effect, completed if it finished first.';
 
 /**
  * One step of a task: the call's result, or the questions it needs answered to go on. `stopped` says
@@ -36,7 +33,7 @@ export type TaskStep = (
   signal: AbortSignal,
   input: ToolInputChannel,
 ) => Promise<{ readonly done: CallToolResult; readonly stopped?: 'cancelled' | 'unknown' } | { readonly needs: ToolInputNeeded }>;
-type Ended = { readonly result: CallToolResult; readonly stopped?: 'cancelled' | 'unknown' };
+
 
 interface Running {
   readonly abort: AbortController;
@@ -45,7 +42,7 @@ interface Running {
    * the request), this host is shutting down, or another host ended the task (`taken`: it took the task
    * for stopped, its heartbeat stale).
    */
-  stop?: 'cancel' | 'shutdown' | 'taken';
+  stop?: Stop;
   /** While parked for answers: the record's version when it parked, and the hand-off of the answers. */
   parkedVersion?: number;
   resume?: (responses: Record<string, unknown>) => void;
@@ -100,32 +97,8 @@ export class McpTasks {
       }
     }
     if (running.stop === 'taken') return;
-    outcome ??= this.#ended(running.stop, ended, record.toolName);
+    outcome ??= taskEnd(running.stop, ended, record.toolName);
     await this.#finish(record, outcome);
-  }
-
-  /**
-   * What the task reads once its call ended. A tool that answered completes it, even after a stop was
-   * asked (the stop came too late: its effect happened). A call stopped by its client is cancelled; one
-   * stopped because this host shuts down is failed. Either says whether the tool confirmed it stopped
-   * before it had any effect, or whether that is unknown.
-   */
-  #ended(stop: Running['stop'], ended: Ended | undefined, toolName: string): McpTaskChange {
-    if (ended !== undefined && (stop === undefined || ended.stopped === undefined)) {
-      return { status: 'completed', result: ended.result, ...(stop === 'cancel' ? { statusMessage: 'The tool finished before the cancel reached it: its result stands.' } : {}) };
-    }
-    const unknown = ended?.stopped === 'unknown';
-    if (stop !== 'shutdown') {
-      return { status: 'cancelled', statusMessage: unknown ? 'Cancelled by the client, but the tool did not confirm it stopped: whether it took effect is unknown.' : 'Cancelled by the client before it finished.' };
-    }
-    if (ended?.stopped === 'cancelled') {
-      return { status: 'failed', statusMessage: 'The host running this task shut down; the call was stopped before it had any effect.', error: internal(`The host running this task shut down, so ${toolName} was stopped before it finished; it made no change. Call it again.`, 'TOOL_UNAVAILABLE') };
-    }
-    return {
-      status: 'failed',
-      statusMessage: 'The host running this task shut down before it finished; the outcome is unknown.',
-      error: internal(`The host running this task shut down before ${toolName} finished, so it was asked to stop; whether the tool took effect is unknown. Check before calling it again.`, 'OUTCOME_UNKNOWN'),
-    };
   }
 
   /**
@@ -180,7 +153,7 @@ export class McpTasks {
   }
 
   /** The caller's task, failed first when it is open, runs on no host here, and its host stopped marking it alive. */
-  async #find(taskId: unknown, owner: string | undefined): Promise<McpTaskRecord> {
+  async find(taskId: unknown, owner: string | undefined): Promise<McpTaskRecord> {
     const unknown = () =>
       new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -191,27 +164,15 @@ export class McpTasks {
     if (record === undefined || record.owner !== (owner ?? null)) throw unknown();
     // Only a record that looks stale by this host's clock is checked by the store's (which decides), so polls of a live task write nothing.
     if (OPEN.includes(record.status) && !this.#running.has(record.id) && Date.now() - Date.parse(record.heartbeatAt) >= this.#o.staleMs) {
-      const failure = this.#hostStopped();
+      const failure = hostStopped(this.#o.staleMs);
       if ((await this.#o.store.abandonStale(this.#o.staleMs, failure, record.id).catch(storeFailure('read the task'))) > 0) record = (await this.#o.store.get(record.id).catch(storeFailure('read the task'))) ?? record;
     }
     return record;
   }
 
-  /** What a task whose host stopped marking it alive reads. */
-  #hostStopped(): { statusMessage: string; error: ReturnType<typeof internal>; keepForMs: number } {
-    return {
-      statusMessage: 'The host running this task stopped; the outcome is unknown.',
-      error: internal(
-        `The host running this task stopped: it has not reported for over ${Math.round(this.#o.staleMs / 1000)} s. Whether the tool finished or took effect is unknown; check before calling it again.`,
-        'OUTCOME_UNKNOWN',
-      ),
-      keepForMs: TASK_TTL_MS,
-    };
-  }
-
   /** The DetailedTask: the questions while parked, the result once completed, the error once failed. */
   async get(taskId: unknown, owner: string | undefined): Promise<Record<string, unknown>> {
-    const task = await this.#find(taskId, owner);
+    const task = await this.find(taskId, owner);
     return {
       ...taskView(task),
       ...(task.status === 'input_required' && task.inputRequests !== null ? { inputRequests: task.inputRequests } : {}),
@@ -228,7 +189,7 @@ export class McpTasks {
    * saying a cancel was requested. Never a terminal status the running host might contradict.
    */
   async cancel(taskId: unknown, owner: string | undefined): Promise<McpTaskRecord> {
-    const task = await this.#find(taskId, owner);
+    const task = await this.find(taskId, owner);
     if (!OPEN.includes(task.status)) return task;
     const running = this.#running.get(task.id);
     if (running !== undefined) {
@@ -236,15 +197,15 @@ export class McpTasks {
       running.abort.abort();
       // The executor bounds the wait: a tool that does not stop within its grace period is answered as unknown.
       await running.settled;
-      return this.#find(taskId, owner);
+      return this.find(taskId, owner);
     }
-    let current = (await this.#o.store.requestCancel(task.id, CANCEL_REQUESTED).catch(storeFailure('record the cancel request'))) ?? (await this.#find(taskId, owner));
+    let current = (await this.#o.store.requestCancel(task.id, CANCEL_REQUESTED).catch(storeFailure('record the cancel request'))) ?? (await this.find(taskId, owner));
     // The running host sees the request within a tick, then the executor waits up to its grace for the tool.
     const deadline = Date.now() + 4 * this.#tickMs() + this.#o.cancelGraceMs;
     while (OPEN.includes(current.status) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, CANCEL_POLL_MS));
       // A task whose host stopped marking it alive is failed here, its outcome unknown.
-      current = await this.#find(taskId, owner);
+      current = await this.find(taskId, owner);
     }
     return current;
   }
@@ -256,7 +217,7 @@ export class McpTasks {
   async update(taskId: unknown, owner: string | undefined, inputResponses: unknown): Promise<Record<string, never>> {
     if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "tasks/update needs inputResponses: an object of answers keyed like the task's inputRequests.");
     for (let attempt = 0; attempt < 8; attempt++) {
-      const task = await this.#find(taskId, owner);
+      const task = await this.find(taskId, owner);
       if (task.status !== 'input_required' || task.inputRequests === null) return {};
       const pending = { ...task.inputRequests };
       const answers = { ...task.inputResponses };
@@ -288,41 +249,15 @@ export class McpTasks {
     if (record.status === 'working') running.resume(record.inputResponses);
   }
 
-  /** 2025-11-25: the task, its result once it finished (waiting until then), and the caller's tasks. */
-  async getLegacy(taskId: unknown, owner: string | undefined): Promise<Record<string, unknown>> {
-    return legacyTaskView(await this.#find(taskId, owner));
+  /** Once the call of this task, running on this host, has ended and its end was written; undefined when it runs elsewhere. */
+  settledHere(taskId: string): Promise<void> | undefined {
+    return this.#running.get(taskId)?.settled;
   }
 
-  async resultLegacy(taskId: unknown, owner: string | undefined, signal: AbortSignal): Promise<CallToolResult> {
-    let task = await this.#find(taskId, owner);
-    while (OPEN.includes(task.status)) {
-      const running = this.#running.get(task.id);
-      if (running?.settled !== undefined) await running.settled;
-      else await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-      if (signal.aborted) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'tasks/result was cancelled by the client.');
-      task = await this.#find(taskId, owner);
-    }
-    if (task.status === 'completed') {
-      const result = task.result as CallToolResult;
-      return { ...result, _meta: { ...result._meta, 'io.modelcontextprotocol/related-task': { taskId: task.id } } };
-    }
-    if (task.status === 'failed') {
-      const error = task.error as { code: number; message: string; data?: unknown };
-      throw new ProtocolError(error.code, error.message, error.data);
-    }
-    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Task ${task.id} was cancelled, so it has no result.`);
-  }
-
-  async listLegacy(owner: string | undefined): Promise<Record<string, unknown>> {
-    // Tasks whose host stopped are listed as what they are, not as working.
-    await this.#o.store.abandonStale(this.#o.staleMs, this.#hostStopped()).catch(storeFailure('list the tasks'));
-    return { tasks: (await this.#o.store.list(owner ?? null, 100).catch(storeFailure('list the tasks'))).map(legacyTaskView) };
-  }
-
-  async cancelLegacy(taskId: unknown, owner: string | undefined): Promise<Record<string, unknown>> {
-    const task = await this.#find(taskId, owner);
-    if (!OPEN.includes(task.status)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}; it cannot be cancelled.`);
-    return legacyTaskView(await this.cancel(taskId, owner));
+  /** The owner's tasks, newest first (at most 100); those whose host stopped read as what they are, not as working. */
+  async list(owner: string | undefined): Promise<McpTaskRecord[]> {
+    await this.#o.store.abandonStale(this.#o.staleMs, hostStopped(this.#o.staleMs)).catch(storeFailure('list the tasks'));
+    return this.#o.store.list(owner ?? null, 100).catch(storeFailure('list the tasks'));
   }
 
   /** Marks this host's tasks alive, and takes what other hosts wrote: a cancel request stops the call, answers resume it. */

@@ -3,6 +3,7 @@ import { ExecutionErrorCode, InvokeResult, reportsCancellation, type ToolInputCh
 import type { AptixHost } from '../aptix-host.js';
 import { legacyTaskView, taskView } from './task-records.js';
 import { McpTasks, type TaskStep } from './task-runner.js';
+import { cancelLegacy, getLegacy, listLegacy, resultLegacy } from './legacy-tasks.js';
 
 export type { TaskStep } from './task-runner.js';
 
@@ -92,10 +93,10 @@ export function registerLegacyTaskMethods(server: Server, host: AptixHost, actor
   const tasks = tasksOf(host);
   const on = (method: string, handle: (params: Record<string, unknown>, ctx: ServerContext) => Promise<unknown>) =>
     server.setRequestHandler(method, { params: Params }, async (params: Record<string, unknown>, ctx: ServerContext) => (await handle(params, ctx)) as never);
-  on('tasks/get', (params) => tasks.getLegacy(params.taskId, actor));
-  on('tasks/result', (params, ctx) => tasks.resultLegacy(params.taskId, actor, ctx.mcpReq.signal));
-  on('tasks/list', () => tasks.listLegacy(actor));
-  on('tasks/cancel', (params) => tasks.cancelLegacy(params.taskId, actor));
+  on('tasks/get', (params) => getLegacy(tasks, params.taskId, actor));
+  on('tasks/result', (params, ctx) => resultLegacy(tasks, params.taskId, actor, ctx.mcpReq.signal));
+  on('tasks/list', () => listLegacy(tasks, actor));
+  on('tasks/cancel', (params) => cancelLegacy(tasks, params.taskId, actor));
 }
 
 /** A 2026-07-28 CreateTaskResult: the task, created and durable. */
