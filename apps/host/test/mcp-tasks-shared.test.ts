@@ -117,6 +117,23 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     expect((await on(b)('tasks/get', { taskId })).result).toEqual(end);
   });
 
+  it('a cancel through the other host of a task parked for its questions: cancelled, its questions gone', async () => {
+    const { taskId } = (await on(a)('tools/call', { name: 'confirm_delete', arguments: { filename: 'kept.txt' } })).result;
+    let parked: any;
+    for (let poll = 0; poll < 100 && parked?.status !== 'input_required'; poll++) {
+      parked = (await on(b)('tasks/get', { taskId })).result;
+      if (parked.status !== 'input_required') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(parked.status).toBe('input_required');
+    const { seen, end } = await cancelWatched(a, b, taskId);
+    expectOnlyOpenThen(seen, 'cancelled');
+    expect(end).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
+    expect(end).not.toHaveProperty('inputRequests');
+    // An answer that comes after the end changes nothing.
+    expect((await on(b)('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } })).error).toBeUndefined();
+    expect((await on(a)('tasks/get', { taskId })).result).toEqual(end);
+  });
+
   it('a cancel through the other host of a tool that finished first reads completed with its result, never cancelled on the way', async () => {
     // stubborn_job goes on when asked to stop, and finishes within the grace period: its effect happened.
     const { taskId } = (await on(a)('tools/call', { name: 'stubborn_job', arguments: { milliseconds: 1500 } })).result;
