@@ -9,6 +9,7 @@ export type {
   AgentSessionStore,
   CreateSessionInput,
   HistoryPageRequest,
+  McpSessionState,
   ModeChange,
   ModeDirectory,
   PostgresTimeouts,

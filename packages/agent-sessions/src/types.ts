@@ -119,6 +119,17 @@ export interface ModeDirectory {
  * plus the link from MCP transport sessions to agent sessions and the stored conversation. Implemented by
  * the SQLite (`./sqlite`) and PostgreSQL (`./postgres`) stores; `openSessionStore` (`./open`) picks one by URL.
  */
+/** An MCP transport session as the store knows it (see {@link AgentSessionStore.getMcpSession}). */
+export interface McpSessionState {
+  readonly agentSessionId: string;
+  /** Milliseconds since it was bound or last marked used, by the store's clock. */
+  readonly idleMs: number;
+  /** It was closed (ended by a client or expired); it never opens again. */
+  readonly closed: boolean;
+  /** How many times it was marked used or rebound: a host that read it can tell whether another host used it since. */
+  readonly touches: number;
+}
+
 export interface AgentSessionStore extends AgentSessionManager {
   /** Approval gates: tool calls waiting for a person, in the same database (see {@link ApprovalStore}). */
   readonly approvals: ApprovalStore;
@@ -138,6 +149,23 @@ export interface AgentSessionStore extends AgentSessionManager {
   bindMcpSession(mcpSessionId: string, agentSessionId: string): Promise<void>;
   /** The agent session an MCP transport session is bound to, or `undefined` when it is not bound. */
   getMcpBinding(mcpSessionId: string): Promise<string | undefined>;
+  /**
+   * What the store knows of an MCP transport session: its agent session, how long ago it was last
+   * marked used (by the store's clock) and whether it was closed; `undefined` when it is not bound.
+   * One single-row read, so any host that shares the store judges the session alike.
+   */
+  getMcpSession(mcpSessionId: string): Promise<McpSessionState | undefined>;
+  /**
+   * Marks an open MCP session used now. Returns its new `touches` count, or `undefined` when it is
+   * closed or not bound (nothing written then).
+   */
+  touchMcpSession(mcpSessionId: string): Promise<number | undefined>;
+  /**
+   * Closes an MCP session for every host: it stays bound (so a refusal can name the agent session to
+   * continue in) but is never open again. With `ifTouches`, only when nobody marked it used since
+   * that count was read. True when this call closed it.
+   */
+  closeMcpSession(mcpSessionId: string, ifTouches?: number): Promise<boolean>;
   /**
    * Appends JSON items to a session's conversation, all or none, after every item appended before.
    * What is read back is `JSON.parse(JSON.stringify(item))`. Throws a `SessionStoreError`

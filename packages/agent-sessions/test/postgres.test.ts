@@ -64,7 +64,7 @@ describeWithPostgres('PostgreSQL session store', () => {
       try {
         const store = await openPostgresSessionStore({ pool, schema, modes: fixedModes() });
         expect(store.schema).toBe(schema);
-        expect(store.schemaVersion).toBe(5);
+        expect(store.schemaVersion).toBe(6);
         const session = await store.createSession({});
         await store.close();
         expect(pool.ended).toBe(false);

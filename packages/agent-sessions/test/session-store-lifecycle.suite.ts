@@ -59,6 +59,8 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         applied(await store.setSessionMode(session.id, 'ddr_authoring', 'write a DDR', 'acme', 'kevin', { branch: false }));
         applied(await store.setSessionMode(session.id, 'code_review', 'review it', 'acme', 'kevin', { branch: true }));
         await store.bindMcpSession('mcp-7', session.id);
+        await store.bindMcpSession('mcp-8', session.id);
+        expect(await store.closeMcpSession('mcp-8')).toBe(true);
         await store.appendConversationItems(session.id, [{ role: 'user', content: 'hello' }]);
         const before = await store.getSession(session.id);
         await store.close();
@@ -67,6 +69,8 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         expect(await reopened.getSession(session.id)).toEqual(before);
         expect((await reopened.getSession(child.id))?.parentId).toBe(session.id);
         expect(await reopened.getMcpBinding('mcp-7')).toBe(session.id);
+        expect(await reopened.getMcpSession('mcp-7')).toMatchObject({ agentSessionId: session.id, closed: false });
+        expect(await reopened.getMcpSession('mcp-8')).toMatchObject({ agentSessionId: session.id, closed: true });
         expect(await reopened.listConversationItems(session.id)).toEqual([{ role: 'user', content: 'hello' }]);
         const next = applied(await reopened.setSessionMode(session.id, 'general_chat', 'back to chat', 'acme', 'kevin'));
         expectUnbrokenHistory(next.session, 'general_chat');
@@ -88,7 +92,7 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
       it('migrates a new database to the latest version, once', async () => {
         const { store, database } = await freshStore();
         const latest = await database.appliedMigrations();
-        expect(latest).toEqual([1, 2, 3, 4, 5]);
+        expect(latest).toEqual([1, 2, 3, 4, 5, 6]);
         await store.close();
         await open(database);
         expect(await database.appliedMigrations()).toEqual(latest);
@@ -104,7 +108,7 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         expect(await database.appliedMigrations()).toEqual([1]);
 
         const store = await open(database);
-        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4, 5]);
+        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4, 5, 6]);
         const { change } = fixture;
         expect(await store.getSession('v1-session')).toEqual({
           id: 'v1-session',
@@ -129,13 +133,13 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         const { store, database } = await freshStore();
         await store.close();
         await database.recordMigration(99, 'from the future');
-        await expectStoreError(openSessionStore(database.url, { modes: fixedModes(), ...database.options }), 'SCHEMA_TOO_NEW', 'version 99', 'up to 5', 'upgrade @aptix/agent-sessions');
+        await expectStoreError(openSessionStore(database.url, { modes: fixedModes(), ...database.options }), 'SCHEMA_TOO_NEW', 'version 99', 'up to 6', 'upgrade @aptix/agent-sessions');
       });
 
       it('migrates a fresh database once when several stores open it at the same time', async () => {
         const database = await harness.createDatabase();
         const stores = await Promise.all(Array.from({ length: 4 }, () => open(database)));
-        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4, 5]);
+        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4, 5, 6]);
         const session = await stores[0]!.createSession({});
         expect(await stores[3]!.getSession(session.id)).toEqual(session);
       });

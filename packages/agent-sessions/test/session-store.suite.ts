@@ -267,6 +267,35 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         expect(await store.getMcpBinding('mcp-2')).toBe(first.id);
       });
 
+      it('knows when an MCP session was last used and whether it was closed, and a closed one never opens again', async () => {
+        const { store } = await freshStore();
+        const [first, second] = await Promise.all([store.createSession({}), store.createSession({})]);
+        expect(await store.getMcpSession('mcp-1')).toBeUndefined();
+        expect(await store.touchMcpSession('mcp-1')).toBeUndefined();
+        expect(await store.closeMcpSession('mcp-1')).toBe(false);
+        await store.bindMcpSession('mcp-1', first.id);
+        expect(await store.getMcpSession('mcp-1')).toEqual({ agentSessionId: first.id, idleMs: expect.any(Number), closed: false, touches: 0 });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const idle = (await store.getMcpSession('mcp-1'))!.idleMs;
+        expect(idle).toBeGreaterThanOrEqual(250);
+        expect(await store.touchMcpSession('mcp-1')).toBe(1);
+        // A use resets the idle time.
+        expect((await store.getMcpSession('mcp-1'))!.idleMs).toBeLessThan(idle);
+        // A close that read the session before the last use loses: another host used it since.
+        expect(await store.closeMcpSession('mcp-1', 0)).toBe(false);
+        expect((await store.getMcpSession('mcp-1'))!.closed).toBe(false);
+        expect(await store.closeMcpSession('mcp-1', 1)).toBe(true);
+        expect(await store.closeMcpSession('mcp-1')).toBe(false);
+        expect(await store.touchMcpSession('mcp-1')).toBeUndefined();
+        await store.bindMcpSession('mcp-1', second.id);
+        // Still bound (a refusal names the agent session to continue in), still closed.
+        expect(await store.getMcpSession('mcp-1')).toMatchObject({ agentSessionId: second.id, closed: true });
+        expect(await store.getMcpBinding('mcp-1')).toBe(second.id);
+        await expectStoreError(store.closeMcpSession('mcp-1', 1.5), 'INVALID_ARGUMENT', 'ifTouches');
+        expect(await store.getMcpSession('m\u0000')).toBeUndefined();
+        expect(await store.closeMcpSession('m\u0000')).toBe(false);
+      });
+
       it('refuses to bind to an agent session that does not exist, or an empty MCP session id', async () => {
         const { store } = await freshStore();
         const session = await store.createSession({});

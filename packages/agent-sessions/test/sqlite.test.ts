@@ -64,7 +64,7 @@ describe('SQLite specifics', () => {
     const store = await openSqliteSessionStore({ filename, modes: fixedModes() });
     try {
       expect(store.filename).toBe(filename);
-      expect(store.schemaVersion).toBe(5);
+      expect(store.schemaVersion).toBe(6);
       expect(existsSync(filename)).toBe(true);
       expect(withDatabase(filename, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
     } finally {
@@ -108,6 +108,6 @@ describe('SQLite specifics', () => {
     const filename = join(root, 'specifics', 'logged.db');
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
-    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5] }, message: 'Migrated the session database to schema version 5.' }]);
+    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6] }, message: 'Migrated the session database to schema version 6.' }]);
   });
 });

@@ -7,6 +7,7 @@ import type {
   AgentSessionStore,
   CreateSessionInput,
   HistoryPageRequest,
+  McpSessionState,
   ModeChange,
   ModeDirectory,
   SessionHead,
@@ -227,6 +228,28 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     return this.readMcpBinding(id);
   }
 
+  async getMcpSession(mcpSessionId: string): Promise<McpSessionState | undefined> {
+    this.#assertOpen();
+    const id = requireId('mcpSessionId', mcpSessionId);
+    if (isUnstorableKey(this.limits, id)) return undefined;
+    return this.readMcpSession(id);
+  }
+
+  async touchMcpSession(mcpSessionId: string): Promise<number | undefined> {
+    this.#assertOpen();
+    const id = requireId('mcpSessionId', mcpSessionId);
+    if (isUnstorableKey(this.limits, id)) return undefined;
+    return this.markMcpSessionUsed(id);
+  }
+
+  async closeMcpSession(mcpSessionId: string, ifTouches?: number): Promise<boolean> {
+    this.#assertOpen();
+    const id = requireId('mcpSessionId', mcpSessionId);
+    if (ifTouches !== undefined && !Number.isSafeInteger(ifTouches)) throw new SessionStoreError('INVALID_ARGUMENT', `ifTouches must be an integer (a touches count getMcpSession or touchMcpSession gave); got ${String(ifTouches)}.`);
+    if (isUnstorableKey(this.limits, id)) return false;
+    return this.markMcpSessionClosed(id, ifTouches);
+  }
+
   async appendConversationItems(sessionId: string, items: readonly unknown[]): Promise<void> {
     this.#assertOpen();
     const id = this.#bounded('sessionId', requireId('sessionId', sessionId));
@@ -277,6 +300,11 @@ export abstract class SessionStoreBase implements AgentSessionStore {
   /** Upserts the binding; throws {@link sessionNotFound} when the agent session does not exist. */
   protected abstract writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void>;
   protected abstract readMcpBinding(mcpSessionId: string): Promise<string | undefined>;
+  protected abstract readMcpSession(mcpSessionId: string): Promise<McpSessionState | undefined>;
+  /** Sets the last use to now and counts a touch, unless closed; the new count, or `undefined` when closed or unbound. */
+  protected abstract markMcpSessionUsed(mcpSessionId: string): Promise<number | undefined>;
+  /** Sets `closed_at` unless already closed (and, with `ifTouches`, unless touched since); forgets the bound agent session's cached history. */
+  protected abstract markMcpSessionClosed(mcpSessionId: string, ifTouches: number | undefined): Promise<boolean>;
   /** One transaction, after every item already stored; throws {@link sessionNotFound} for an unknown session. */
   protected abstract insertConversationItems(sessionId: string, items: readonly string[]): Promise<void>;
   protected abstract readConversationItems(sessionId: string): Promise<unknown[]>;

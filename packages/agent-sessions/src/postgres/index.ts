@@ -6,7 +6,7 @@ import { Pool, escapeIdentifier } from 'pg';
 import { SessionStoreError } from '../errors.js';
 import { HistoryCache } from '../internal/history-cache.js';
 import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
-import type { AgentSession, ModeChange, ModeDirectory, SessionHead, SessionStoreLimits, SessionStoreLogger } from '../types.js';
+import type { AgentSession, McpSessionState, ModeChange, ModeDirectory, SessionHead, SessionStoreLimits, SessionStoreLogger } from '../types.js';
 import { clientWithConnectTimeout, PgGateway, resolveTimeouts, statementName, type NamedStatement, type PostgresTimeouts } from './connection.js';
 import { migrate } from './migrate.js';
 import { isForeignKeyViolation, toChanges, type CommittedRow, type SessionJoinRow } from './rows.js';
@@ -240,7 +240,8 @@ export class PostgresSessionStore extends SessionStoreBase {
     try {
       await this.#db.query(
         `INSERT INTO ${this.#t.bindings} (mcp_session_id, agent_session_id) VALUES ($1, $2) ` +
-          `ON CONFLICT (mcp_session_id) DO UPDATE SET agent_session_id = excluded.agent_session_id, bound_at = clock_timestamp()`,
+          // A rebind (after a branch) counts as a use; it never reopens a closed session.
+          `ON CONFLICT (mcp_session_id) DO UPDATE SET agent_session_id = excluded.agent_session_id, bound_at = clock_timestamp(), last_used_at = NULL, touches = ${this.#t.bindings}.touches + 1`,
         [mcpSessionId, agentSessionId],
       );
     } catch (error) {
@@ -252,6 +253,37 @@ export class PostgresSessionStore extends SessionStoreBase {
   protected async readMcpBinding(mcpSessionId: string): Promise<string | undefined> {
     const { rows } = await this.#db.query<{ agent_session_id: string }>(`SELECT agent_session_id FROM ${this.#t.bindings} WHERE mcp_session_id = $1`, [mcpSessionId]);
     return rows[0]?.agent_session_id;
+  }
+
+  protected async readMcpSession(mcpSessionId: string): Promise<McpSessionState | undefined> {
+    // The idle time by the database's clock, so hosts whose clocks differ judge a session alike.
+    const { rows } = await this.#db.query<{ agent_session_id: string; idle_ms: number; closed: boolean; touches: string }>(
+      `SELECT agent_session_id, (extract(epoch FROM clock_timestamp() - coalesce(last_used_at, bound_at)) * 1000)::float8 AS idle_ms, closed_at IS NOT NULL AS closed, touches::text AS touches ` +
+        `FROM ${this.#t.bindings} WHERE mcp_session_id = $1`,
+      [mcpSessionId],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    return { agentSessionId: row.agent_session_id, idleMs: Math.max(0, row.idle_ms), closed: row.closed, touches: Number(row.touches) };
+  }
+
+  protected async markMcpSessionUsed(mcpSessionId: string): Promise<number | undefined> {
+    const { rows } = await this.#db.query<{ touches: string }>(
+      `UPDATE ${this.#t.bindings} SET last_used_at = clock_timestamp(), touches = touches + 1 WHERE mcp_session_id = $1 AND closed_at IS NULL RETURNING touches::text AS touches`,
+      [mcpSessionId],
+    );
+    return rows[0] === undefined ? undefined : Number(rows[0].touches);
+  }
+
+  protected async markMcpSessionClosed(mcpSessionId: string, ifTouches: number | undefined): Promise<boolean> {
+    const { rows } = await this.#db.query<{ agent_session_id: string }>(
+      `UPDATE ${this.#t.bindings} SET closed_at = clock_timestamp() WHERE mcp_session_id = $1 AND closed_at IS NULL AND ($2::bigint IS NULL OR touches = $2::bigint) RETURNING agent_session_id`,
+      [mcpSessionId, ifTouches ?? null],
+    );
+    if (rows[0] === undefined) return false;
+    // Its agent session's history is read again if it is continued; most are not, and the cache is bounded by rows, not sessions.
+    this.#histories.forget(rows[0].agent_session_id);
+    return true;
   }
 
   protected async insertConversationItems(sessionId: string, items: readonly string[]): Promise<void> {

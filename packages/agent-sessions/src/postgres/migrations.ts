@@ -117,5 +117,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE ${s}.agent_mcp_tasks ADD COLUMN cancel_requested_at timestamptz;
     `,
   },
+  {
+    version: 6,
+    name: 'MCP session last use and closing',
+    sql: (s) => `
+      ALTER TABLE ${s}.agent_mcp_session_bindings
+        ADD COLUMN last_used_at timestamptz,
+        ADD COLUMN closed_at timestamptz,
+        ADD COLUMN touches bigint NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 assertMigrationSequence('PostgreSQL', POSTGRES_MIGRATIONS);

@@ -5,7 +5,7 @@
 import { HistoryCache } from '../internal/history-cache.js';
 import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
 import { SessionStoreError } from '../errors.js';
-import type { AgentSession, ModeChange, ModeDirectory, SessionHead, SessionStoreLimits, SessionStoreLogger } from '../types.js';
+import type { AgentSession, McpSessionState, ModeChange, ModeDirectory, SessionHead, SessionStoreLimits, SessionStoreLogger } from '../types.js';
 import { retryWhileBusy } from './busy.js';
 import type Database from 'better-sqlite3';
 import { MIGRATIONS_TABLE } from '../internal/migrations.js';
@@ -59,9 +59,19 @@ function prepareStatements(db: Database.Database) {
       'INSERT INTO agent_session_mode_changes (session_id, from_mode, to_mode, reason, branch, org_id, user_id, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     updateMode: db.prepare<[string, string, string]>('UPDATE agent_sessions SET mode = ?, updated_at = ? WHERE id = ?'),
+    // A rebind (after a branch) counts as a use; it never reopens a closed session.
     upsertBinding: db.prepare<[string, string, string]>(
       'INSERT INTO agent_mcp_session_bindings (mcp_session_id, agent_session_id, bound_at) VALUES (?, ?, ?) ' +
-        'ON CONFLICT (mcp_session_id) DO UPDATE SET agent_session_id = excluded.agent_session_id, bound_at = excluded.bound_at',
+        'ON CONFLICT (mcp_session_id) DO UPDATE SET agent_session_id = excluded.agent_session_id, bound_at = excluded.bound_at, last_used_at = NULL, touches = touches + 1',
+    ),
+    mcpSession: db.prepare<[string], { agent_session_id: string; used_at: string; closed: 0 | 1; touches: number }>(
+      'SELECT agent_session_id, coalesce(last_used_at, bound_at) AS used_at, closed_at IS NOT NULL AS closed, touches FROM agent_mcp_session_bindings WHERE mcp_session_id = ?',
+    ),
+    touchMcpSession: db.prepare<[string, string], { touches: number }>(
+      'UPDATE agent_mcp_session_bindings SET last_used_at = ?, touches = touches + 1 WHERE mcp_session_id = ? AND closed_at IS NULL RETURNING touches',
+    ),
+    closeMcpSession: db.prepare<[string, string, number | null, number | null], { agent_session_id: string }>(
+      'UPDATE agent_mcp_session_bindings SET closed_at = ? WHERE mcp_session_id = ? AND closed_at IS NULL AND (? IS NULL OR touches = ?) RETURNING agent_session_id',
     ),
     binding: db.prepare<[string], { agent_session_id: string }>('SELECT agent_session_id FROM agent_mcp_session_bindings WHERE mcp_session_id = ?'),
     lastPosition: db.prepare<[string], { last: number }>('SELECT coalesce(max(position), 0) AS last FROM agent_conversation_items WHERE session_id = ?'),
@@ -224,6 +234,25 @@ export class SqliteSessionStore extends SessionStoreBase {
 
   protected async readMcpBinding(mcpSessionId: string): Promise<string | undefined> {
     return this.#run(() => this.#sql.binding.get(mcpSessionId)?.agent_session_id);
+  }
+
+  protected async readMcpSession(mcpSessionId: string): Promise<McpSessionState | undefined> {
+    const row = await this.#run(() => this.#sql.mcpSession.get(mcpSessionId));
+    if (row === undefined) return undefined;
+    return { agentSessionId: row.agent_session_id, idleMs: Math.max(0, Date.now() - Date.parse(row.used_at)), closed: row.closed === 1, touches: row.touches };
+  }
+
+  protected async markMcpSessionUsed(mcpSessionId: string): Promise<number | undefined> {
+    return this.#run(() => this.#sql.touchMcpSession.get(new Date().toISOString(), mcpSessionId)?.touches);
+  }
+
+  protected async markMcpSessionClosed(mcpSessionId: string, ifTouches: number | undefined): Promise<boolean> {
+    const guard = ifTouches ?? null;
+    const closed = await this.#run(() => this.#sql.closeMcpSession.get(new Date().toISOString(), mcpSessionId, guard, guard));
+    if (closed === undefined) return false;
+    // Its agent session's history is read again if it is continued; most are not, and the cache is bounded by rows, not sessions.
+    this.#histories.forget(closed.agent_session_id);
+    return true;
   }
 
   protected async insertConversationItems(sessionId: string, items: readonly string[]): Promise<void> {

@@ -115,5 +115,14 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE agent_mcp_tasks ADD COLUMN cancel_requested_at TEXT;
     `,
   },
+  {
+    version: 6,
+    name: 'MCP session last use and closing',
+    sql: `
+      ALTER TABLE agent_mcp_session_bindings ADD COLUMN last_used_at TEXT;
+      ALTER TABLE agent_mcp_session_bindings ADD COLUMN closed_at TEXT;
+      ALTER TABLE agent_mcp_session_bindings ADD COLUMN touches INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 assertMigrationSequence('SQLite', SQLITE_MIGRATIONS);
