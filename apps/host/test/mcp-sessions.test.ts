@@ -3,19 +3,37 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, vi } from 'vitest';
 import { canElicitForm } from '../src/mcp/approval-elicitation.js';
-import { keptCapabilities, LegacySessions, SessionCapError } from '../src/mcp/legacy-sessions.js';
+import { keptCapabilities, LegacySessions, SessionCapError, storeEveryMs } from '../src/mcp/legacy-sessions.js';
 import { hostForSuite } from './support.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } });
 
-/** A store of bindings in memory, as the session table sees a store. */
-function memoryStore() {
-  const bindings = new Map<string, string>();
+/** A store of bindings in memory, as the session table sees a store (the real stores are tested in packages/agent-sessions). */
+function memoryStore(clock: () => number = Date.now) {
+  const bindings = new Map<string, { agent: string; usedAt: number; closed: boolean; touches: number }>();
   return {
     bindings,
-    bindMcpSession: async (mcp: string, agent: string) => void bindings.set(mcp, agent),
-    getMcpBinding: async (mcp: string) => bindings.get(mcp),
+    bindMcpSession: async (mcp: string, agent: string) => {
+      const held = bindings.get(mcp);
+      bindings.set(mcp, { agent, usedAt: clock(), closed: held?.closed ?? false, touches: held === undefined ? 0 : held.touches + 1 });
+    },
+    getMcpSession: async (mcp: string) => {
+      const held = bindings.get(mcp);
+      return held && { agentSessionId: held.agent, idleMs: clock() - held.usedAt, closed: held.closed, touches: held.touches };
+    },
+    touchMcpSession: async (mcp: string) => {
+      const held = bindings.get(mcp);
+      if (held === undefined || held.closed) return undefined;
+      held.usedAt = clock();
+      return ++held.touches;
+    },
+    closeMcpSession: async (mcp: string, ifTouches?: number) => {
+      const held = bindings.get(mcp);
+      if (held === undefined || held.closed || (ifTouches !== undefined && held.touches !== ifTouches)) return false;
+      held.closed = true;
+      return true;
+    },
   };
 }
 
@@ -94,10 +112,85 @@ describe('the 2025-era MCP session table', () => {
   it('adopts a session another host opened from the stored binding, but not one it closed or expired', async () => {
     const store = memoryStore();
     const sessions = new LegacySessions(store, { idleMs: 1000, maxSessions: 10 }, () => 0);
-    store.bindings.set('from-elsewhere', 'agent-9');
+    await store.bindMcpSession('from-elsewhere', 'agent-9');
     expect(await sessions.find('from-elsewhere')).toMatchObject({ agentSessionId: 'agent-9' });
-    sessions.close('from-elsewhere');
+    expect(await sessions.close('from-elsewhere')).toBe(true);
     expect(await sessions.find('from-elsewhere')).toBeUndefined();
+  });
+});
+
+describe('2025-era MCP sessions in a store shared by hosts (and by a host after its restart)', () => {
+  const limits = { idleMs: 60_000, maxSessions: 10 };
+  const every = storeEveryMs(limits.idleMs);
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('marks a busy session used in the store at most once per interval, not on every request', async () => {
+    let now = 0;
+    const store = memoryStore(() => now);
+    const touch = vi.spyOn(store, 'touchMcpSession');
+    const sessions = new LegacySessions(store, limits, () => now);
+    const session = await sessions.open('agent-1');
+    for (now = 0; now <= 4 * every; now += 1000) expect(await sessions.find(session.id)).toBe(session);
+    expect(touch).toHaveBeenCalledTimes(4);
+    expect((await store.getMcpSession(session.id))!.idleMs).toBeLessThan(every);
+    sessions.clear();
+  });
+
+  it('an expiry on one host closes the session for every host, and a DELETE on one host reaches a host serving it from memory', async () => {
+    let now = 0;
+    const store = memoryStore(() => now);
+    const a = new LegacySessions(store, limits, () => now);
+    const b = new LegacySessions(store, limits, () => now);
+    const expiring = await a.open('agent-1');
+    now = limits.idleMs + 1;
+    a.sweep();
+    await settle();
+    expect(await store.getMcpSession(expiring.id)).toMatchObject({ closed: true, agentSessionId: 'agent-1' });
+    expect(await b.find(expiring.id)).toBeUndefined();
+
+    const deleted = await a.open('agent-2');
+    expect(await b.find(deleted.id)).toMatchObject({ agentSessionId: 'agent-2' });
+    expect(await a.close(deleted.id)).toBe(true);
+    // B serves it from memory until its next mark in the store, which finds it closed.
+    now += every;
+    expect(await b.find(deleted.id)).toBeUndefined();
+    expect(await b.find(deleted.id)).toBeUndefined();
+    a.clear();
+    b.clear();
+  });
+
+  it('a session served by the other host is idle here, not expired: this host forgets it without closing it, and adopts it again', async () => {
+    let now = 0;
+    const store = memoryStore(() => now);
+    const a = new LegacySessions(store, limits, () => now);
+    const b = new LegacySessions(store, limits, () => now);
+    const session = await a.open('agent-1');
+    for (now = 1000; now <= 2 * limits.idleMs; now += 1000) expect(await b.find(session.id)).toMatchObject({ agentSessionId: 'agent-1' });
+    a.sweep();
+    await settle();
+    expect(a.size).toBe(0);
+    expect((await store.getMcpSession(session.id))!.closed).toBe(false);
+    expect(await a.find(session.id)).toMatchObject({ agentSessionId: 'agent-1' });
+    a.clear();
+    b.clear();
+  });
+
+  it('after a restart, refuses and closes a session the store shows idle past the limit, and adopts one in use', async () => {
+    let now = 0;
+    const store = memoryStore(() => now);
+    const before = new LegacySessions(store, limits, () => now);
+    const idle = await before.open('agent-1');
+    const busy = await before.open('agent-2');
+    for (now = 0; now < limits.idleMs; now += 1000) await before.find(busy.id);
+    before.clear(); // the host stops (or crashes) before the idle one expires: nothing is closed in the store
+    expect((await store.getMcpSession(idle.id))!.closed).toBe(false);
+    now = limits.idleMs + every + 1;
+    const after = new LegacySessions(store, limits, () => now);
+    expect(await after.find(busy.id)).toMatchObject({ agentSessionId: 'agent-2' });
+    // The idle one's stored last use may lag its real one by up to one interval: refused only past both.
+    expect(await after.find(idle.id)).toBeUndefined();
+    expect((await store.getMcpSession(idle.id))!.closed).toBe(true);
+    after.clear();
   });
 });
 

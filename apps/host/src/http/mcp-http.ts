@@ -38,7 +38,7 @@ export interface McpRoutesOptions {
 export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, version: string, options: McpRoutesOptions): { close(): Promise<void> } {
   // Resolved once: each read of host.cradle goes through the container's resolver.
   const { config, sessionManager, pino, registry, modeCatalog } = host.cradle;
-  const sessions = new LegacySessions(sessionManager, options);
+  const sessions = new LegacySessions(sessionManager, options, Date.now, (error) => pino.warn({ err: error }, 'Could not record an expired MCP session as closed in the session store; the store refuses it anyway once its last use is older than the idle limit plus the marking interval'));
   const onerror = (error: Error) => pino.debug({ err: error }, 'MCP request refused or failed');
   const maxRequestBodySize = config.bodyLimitBytes;
   /** In-flight 2025-era calls by session and JSON-RPC id, so `notifications/cancelled` (a separate request) reaches them. */
@@ -173,7 +173,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     }
     const agentHeader = { [AGENT_SESSION_HEADER]: session.agentSessionId };
     if (request.method === 'DELETE') {
-      sessions.close(session.id);
+      await sessions.close(session.id);
       return new Response(null, { status: 200, headers: agentHeader });
     }
     if (request.method === 'GET') {
