@@ -89,6 +89,9 @@ function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass
     ToolName: { value: meta.name, enumerable: true },
     ToolUsageMetadata: { value: meta.usage, enumerable: true },
     getSchema: { value: () => JSON.parse(schemaText) as unknown },
+    // The pool lets go of the call's signal when the call settles (its abort listener is removed, nothing
+    // keeps it), so the executor may hand the next call the same one instead of making one per call.
+    ReleasesSignal: { value: true, enumerable: true },
   };
   if (meta.timeoutMs !== undefined) statics.TimeoutMs = { value: meta.timeoutMs, enumerable: true };
   if (meta.annotations !== undefined) statics.ToolAnnotations = { value: meta.annotations, enumerable: true };
