@@ -59,6 +59,15 @@ export function parseSessionStoreUrl(url: string, cwd: string = process.cwd()): 
         `Session store URL "${url}" names no SQLite file: write the path straight after "sqlite:", e.g. sqlite:./.aptix/aptix.db or sqlite:/var/lib/aptix/aptix.db. Accepted forms: ${ACCEPTED_FORMS}.`,
       );
     }
+    const scheme = /^(sqlite|postgres|postgresql|file):/i.exec(path);
+    if (scheme !== null) {
+      // "sqlite:sqlite:/tmp/a.db" would otherwise create a folder named "sqlite:" under the working directory.
+      throw new SessionStoreError(
+        'UNSUPPORTED_URL',
+        `Session store URL "sqlite:${redact(path)}" has a second scheme ("${scheme[0]}") after "sqlite:": the path must follow "sqlite:" directly. ` +
+          (/^postgres/i.test(scheme[1]!) ? 'Fix: for PostgreSQL, give the postgres:// URL alone, without "sqlite:" before it.' : `Fix: write sqlite:${path.slice(scheme[0].length)}.`),
+      );
+    }
     return { kind: 'sqlite', filename: resolve(cwd, path) };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', connectionString: url };

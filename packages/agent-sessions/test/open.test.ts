@@ -45,6 +45,14 @@ describe('parseSessionStoreUrl', () => {
 });
 
 describe('openSessionStore', () => {
+  it('refuses a sqlite: URL whose path starts with a scheme again, saying what to write instead', () => {
+    expect(() => parseSessionStoreUrl('sqlite:sqlite:/tmp/a.db', '/srv/app')).toThrow('Session store URL "sqlite:sqlite:/tmp/a.db" has a second scheme ("sqlite:") after "sqlite:": the path must follow "sqlite:" directly. Fix: write sqlite:/tmp/a.db.');
+    expect(() => parseSessionStoreUrl('sqlite:file:./a.db')).toThrow(/second scheme \("file:"\).*Fix: write sqlite:\.\/a\.db\./);
+    expect(() => parseSessionStoreUrl('sqlite:postgres://u:secret@db/x')).toThrow('Session store URL "sqlite:postgres://u:***@db/x" has a second scheme ("postgres:") after "sqlite:": the path must follow "sqlite:" directly. Fix: for PostgreSQL, give the postgres:// URL alone, without "sqlite:" before it.');
+    // A file whose name merely contains a colon stays a file.
+    expect(parseSessionStoreUrl('sqlite:./a:b.db', '/srv/app')).toEqual({ kind: 'sqlite', filename: '/srv/app/a:b.db' });
+  });
+
   it('rejects an unknown scheme before loading any driver', async () => {
     await expect(openSessionStore('redis://localhost', { modes: fixedModes() })).rejects.toMatchObject({ code: 'UNSUPPORTED_URL' });
   });
