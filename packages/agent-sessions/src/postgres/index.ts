@@ -12,6 +12,7 @@ import { migrate } from './migrate.js';
 import { isForeignKeyViolation, toChanges, type CommittedRow, type SessionJoinRow } from './rows.js';
 import { PostgresApprovalStore } from './approvals.js';
 import { PostgresTaskStore } from './tasks.js';
+import { PostgresMcpSessions } from './mcp-sessions.js';
 
 export { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from './connection.js';
 
@@ -66,6 +67,7 @@ export class PostgresSessionStore extends SessionStoreBase {
   readonly #onPoolError: ((error: Error) => void) | undefined;
   readonly #t: { sessions: string; changes: string; bindings: string; items: string };
   readonly #histories = new HistoryCache();
+  readonly #mcp: PostgresMcpSessions;
   /** The approval gates of tool calls, in the same schema. */
   readonly approvals: PostgresApprovalStore;
   /** MCP tasks, in the same schema. */
@@ -87,6 +89,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     this.approvals = new PostgresApprovalStore(init.db, s);
     this.tasks = new PostgresTaskStore(init.db, s);
     this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
+    this.#mcp = new PostgresMcpSessions(init.db, this.#t.bindings);
     const { sessions, changes } = this.#t;
     const head = `SELECT id, mode, org_id, user_id FROM ${sessions} WHERE id = $1`;
     const columns = 'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';
@@ -238,12 +241,7 @@ export class PostgresSessionStore extends SessionStoreBase {
 
   protected async writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void> {
     try {
-      await this.#db.query(
-        `INSERT INTO ${this.#t.bindings} (mcp_session_id, agent_session_id) VALUES ($1, $2) ` +
-          // A rebind (after a branch) counts as a use; it never reopens a closed session.
-          `ON CONFLICT (mcp_session_id) DO UPDATE SET agent_session_id = excluded.agent_session_id, bound_at = clock_timestamp(), last_used_at = NULL, touches = ${this.#t.bindings}.touches + 1`,
-        [mcpSessionId, agentSessionId],
-      );
+      await this.#mcp.bind(mcpSessionId, agentSessionId);
     } catch (error) {
       if (isForeignKeyViolation(error)) throw this.sessionNotFound('Agent session', agentSessionId, error);
       throw error;
@@ -251,38 +249,22 @@ export class PostgresSessionStore extends SessionStoreBase {
   }
 
   protected async readMcpBinding(mcpSessionId: string): Promise<string | undefined> {
-    const { rows } = await this.#db.query<{ agent_session_id: string }>(`SELECT agent_session_id FROM ${this.#t.bindings} WHERE mcp_session_id = $1`, [mcpSessionId]);
-    return rows[0]?.agent_session_id;
+    return (await this.#mcp.read(mcpSessionId))?.agentSessionId;
   }
 
   protected async readMcpSession(mcpSessionId: string): Promise<McpSessionState | undefined> {
-    // The idle time by the database's clock, so hosts whose clocks differ judge a session alike.
-    const { rows } = await this.#db.query<{ agent_session_id: string; idle_ms: number; closed: boolean; touches: string }>(
-      `SELECT agent_session_id, (extract(epoch FROM clock_timestamp() - coalesce(last_used_at, bound_at)) * 1000)::float8 AS idle_ms, closed_at IS NOT NULL AS closed, touches::text AS touches ` +
-        `FROM ${this.#t.bindings} WHERE mcp_session_id = $1`,
-      [mcpSessionId],
-    );
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    return { agentSessionId: row.agent_session_id, idleMs: Math.max(0, row.idle_ms), closed: row.closed, touches: Number(row.touches) };
+    return this.#mcp.read(mcpSessionId);
   }
 
   protected async markMcpSessionUsed(mcpSessionId: string): Promise<number | undefined> {
-    const { rows } = await this.#db.query<{ touches: string }>(
-      `UPDATE ${this.#t.bindings} SET last_used_at = clock_timestamp(), touches = touches + 1 WHERE mcp_session_id = $1 AND closed_at IS NULL RETURNING touches::text AS touches`,
-      [mcpSessionId],
-    );
-    return rows[0] === undefined ? undefined : Number(rows[0].touches);
+    return this.#mcp.markUsed(mcpSessionId);
   }
 
   protected async markMcpSessionClosed(mcpSessionId: string, ifTouches: number | undefined): Promise<boolean> {
-    const { rows } = await this.#db.query<{ agent_session_id: string }>(
-      `UPDATE ${this.#t.bindings} SET closed_at = clock_timestamp() WHERE mcp_session_id = $1 AND closed_at IS NULL AND ($2::bigint IS NULL OR touches = $2::bigint) RETURNING agent_session_id`,
-      [mcpSessionId, ifTouches ?? null],
-    );
-    if (rows[0] === undefined) return false;
+    const agentSessionId = await this.#mcp.markClosed(mcpSessionId, ifTouches);
+    if (agentSessionId === undefined) return false;
     // Its agent session's history is read again if it is continued; most are not, and the cache is bounded by rows, not sessions.
-    this.#histories.forget(rows[0].agent_session_id);
+    this.#histories.forget(agentSessionId);
     return true;
   }
 
