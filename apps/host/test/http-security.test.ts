@@ -4,7 +4,7 @@
  * right key; duplicate headers; origins that differ only by port or scheme.
  */
 import { pino } from 'pino';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AptixHost } from '../src/aptix-host.js';
 import { loadConfig } from '../src/config.js';
 import { composeHost } from '../src/container.js';
@@ -119,11 +119,13 @@ describe('the API key, decided by the route that runs', () => {
     }
     const answer = await send(rawRequest(host.url, 'POST', '/v1/tools/testing_failure_injection/invoke', { authorization: `Bearer ${KEYS.ci}`, 'content-type': 'application/json', 'x-request-id': 'who-tool' }, JSON.stringify({ arguments: { mode: 'error', payload: 'p' } })));
     expect(answer.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The lines reach the test over the host's stdout, which may trail the answers: wait for the last ones.
+    await vi.waitFor(() => {
+      expect(host.logs.some((line) => line.reqId === 'who-ops' && line.actor === 'ops' && line.msg === 'request completed')).toBe(true);
+      // The tool's own log lines carry the actor too.
+      expect(host.logs.some((line) => line.reqId === 'who-tool' && line.actor === 'ci' && line.tag === 'FailureInjectionTool.ExecuteAsync')).toBe(true);
+    }, { timeout: 10_000, interval: 50 });
     for (const name of Object.keys(KEYS)) expect(host.logs.filter((line) => line.reqId === `who-${name}`).every((line) => line.actor === name || line.msg === 'incoming request')).toBe(true);
-    expect(host.logs.some((line) => line.reqId === 'who-ops' && line.actor === 'ops' && line.msg === 'request completed')).toBe(true);
-    // The tool's own log lines carry the actor too.
-    expect(host.logs.some((line) => line.reqId === 'who-tool' && line.actor === 'ci' && line.tag === 'FailureInjectionTool.ExecuteAsync')).toBe(true);
   });
 
   it('shows no key and no stack trace in any answer or log line', () => {

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, scratch, startHost, type RunningHost } from './support.js';
 
 async function call(host: RunningHost, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
@@ -147,10 +147,11 @@ describe('HTTP, over real sockets', () => {
 
   it('puts the request id in every log line of a request, the tools\' included', async () => {
     await call(host, '/v1/tools/testing_failure_injection/invoke', { body: { arguments: { mode: 'error', payload: 'p-1' } }, headers: { 'x-request-id': 'req-trace-1' } });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const lines = host.logs.filter((line) => line.reqId === 'req-trace-1');
-    expect(lines.some((line) => line.tag === 'FailureInjectionTool.ExecuteAsync' && line.Payload === 'p-1')).toBe(true);
-    expect(lines.find((line) => line.msg === 'request completed')).toMatchObject({ method: 'POST', url: '/v1/tools/testing_failure_injection/invoke', statusCode: 200 });
+    // The lines reach the test over the host's stdout, which may trail the answer.
+    const lines = () => host.logs.filter((line) => line.reqId === 'req-trace-1');
+    await vi.waitFor(() => expect(lines().some((line) => line.msg === 'request completed')).toBe(true), { timeout: 10_000, interval: 50 });
+    expect(lines().some((line) => line.tag === 'FailureInjectionTool.ExecuteAsync' && line.Payload === 'p-1')).toBe(true);
+    expect(lines().find((line) => line.msg === 'request completed')).toMatchObject({ method: 'POST', url: '/v1/tools/testing_failure_injection/invoke', statusCode: 200 });
   });
 });
 

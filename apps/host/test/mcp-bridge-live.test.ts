@@ -86,10 +86,10 @@ describe('aptix serve with a bridged server that adds, changes and removes tools
     }
   });
 
-  it('started with a warning naming the tool the configuration puts in a mode before the server offers it', () => {
+  it('started with a warning naming the tool the configuration puts in a mode before the server offers it', async () => {
     const warned = host.logs.find((line) => String(line.msg).includes('Tool "testing_extra_1" is named in mode tool_diagnostics, but no package offers it at start-up'));
     expect(String(warned?.msg)).toContain('"@aptix/tool-mcp-bridge" (whose tools change while the host runs) offers it');
-    expect(host.logs.some((line) => String(line.msg).includes('Tool "testing_extra_1" from "@aptix/tool-mcp-bridge" is now offered. It joins the modes the catalog names it in (tool_diagnostics).'))).toBe(true);
+    await vi.waitFor(() => expect(host.logs.some((line) => String(line.msg).includes('Tool "testing_extra_1" from "@aptix/tool-mcp-bridge" is now offered. It joins the modes the catalog names it in (tool_diagnostics).'))).toBe(true), { timeout: 5_000, interval: 50 });
   });
 
   it('stops offering a removed tool; a call by its name says why', async () => {

@@ -162,7 +162,8 @@ describe('MCP servers bridged into aptix, configured by file', () => {
       const old = await invoke('calc_add', { a: 1, b: 2 });
       expect(old.errors[0]?.code).toBe('INVALID_ARGUMENTS');
       expect((await invoke('calc_add', { a: 1, b: 2, c: 3 })).result).toMatchObject({ structuredContent: { value: 6 } });
-      expect(host!.logs.some((line) => line.tag === '[McpBridge_SchemaChanged]' && String(line.msg).includes('arguments added: c'))).toBe(true);
+      // The log reaches the test over the child's stdout, which may trail the HTTP answers.
+      await vi.waitFor(() => expect(host!.logs.some((line) => line.tag === '[McpBridge_SchemaChanged]' && String(line.msg).includes('arguments added: c'))).toBe(true), { timeout: 5_000, interval: 50 });
     });
   });
 });
