@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ResumableAnswer } from './resumable-streams.js';
 import { SSE_HEADERS } from './sse-events.js';
+import { LaneRequest, type Notification } from './lane-request.js';
 
 /**
  * The HTTP fast lane: a plain `tools/call` or `tools/list` POST served without building an SDK
@@ -224,34 +225,21 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
   }
   const resumable = options.resumable?.();
 
-  // Notifications before the answer open an SSE stream; after it they are dropped, as the SDK's transports do.
+  // Notifications before the answer open an SSE stream (a resumable stream keeps what its client
+  // missed, for a resume); after it they are dropped, as the SDK's transports do.
   let stream: PassThrough | undefined;
   let answered = false;
-  // What a call uses of the SDK's context. The lane takes no request with requestState or input
-  // responses, and none from a client that could be asked a question, so `send` is never reached.
-  const ctx = {
-    mcpReq: {
-      id: message.id,
-      method: message.method,
-      get signal() {
-        return options.cancel.signal;
-      },
-      ...(message.envelope === undefined ? {} : { envelope: message.envelope }),
-      requestState: () => undefined,
-      send: () => Promise.reject(new Error('The MCP fast lane cannot send a request to the client.')),
-      notify: async (notification: Parameters<ServerContext['mcpReq']['notify']>[0]) => {
-        if (answered) return;
-        // A resumable stream keeps what its client missed, for a resume.
-        if (resumable) return resumable.event(JSON.stringify({ jsonrpc: '2.0', ...notification }));
-        if (reply.raw.destroyed) return;
-        if (stream === undefined) {
-          stream = new PassThrough();
-          void reply.code(200).headers({ ...SSE_HEADERS, ...options.headers() }).send(stream);
-        }
-        stream.write(frame({ jsonrpc: '2.0', ...notification }));
-      },
-    },
-  } as unknown as ServerContext;
+  const notify = async (notification: Notification): Promise<void> => {
+    if (answered) return;
+    if (resumable) return resumable.event(JSON.stringify({ jsonrpc: '2.0', ...notification }));
+    if (reply.raw.destroyed) return;
+    if (stream === undefined) {
+      stream = new PassThrough();
+      void reply.code(200).headers({ ...SSE_HEADERS, ...options.headers() }).send(stream);
+    }
+    stream.write(frame({ jsonrpc: '2.0', ...notification }));
+  };
+  const ctx = { mcpReq: new LaneRequest(message, options.cancel, notify) } as unknown as ServerContext;
   let answer: Record<string, unknown>;
   try {
     const result = await handlers.callTool({ params: message.params }, ctx);
