@@ -101,7 +101,8 @@ export class AptixHost {
     const mode = scope.sessionId !== undefined ? (await this.requireSession(scope.sessionId)).mode : scope.mode;
     if (mode === undefined) return registry.names();
     if (modeCatalog.getMode(mode) === undefined) throw new ScopeError('UNKNOWN_MODE', `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
-    return this.#namesFor(mode);
+    // The list kept per mode until the tools change (a 2026-07-28 MCP call without a session checks it every time).
+    return this.#offeredIn(mode).names;
   }
 
   /** Whether the tool declares an OutputSchema: its MCP results then carry `structuredContent`. */
