@@ -261,14 +261,30 @@ function progressReporter(token: string | number | undefined, ctx: ServerContext
   });
 }
 
-/** Sends a tool's log entries at or above `threshold` as `notifications/message`, through the log gate (bounded in size and rate), until the call answers. */
+/**
+ * Sends a tool's log entries at or above `threshold` as `notifications/message`, through the log gate
+ * (bounded in size and rate), until the call answers. The gate is made at the first entry: every call
+ * of a 2025 session has a forwarder, and most tools never log to their caller.
+ */
 function logForwarder(tool: string, threshold: LoggingLevel, ctx: ServerContext): LogGate {
-  return logGate(
-    ({ level, message, data }) => {
-      ctx.mcpReq.notify({ method: 'notifications/message', params: { level, logger: tool, data: data === undefined ? message : { message, data } } }).catch(() => undefined);
+  let gate: LogGate | undefined;
+  let open = true;
+  return {
+    log(level, message, data) {
+      if (!open) return;
+      gate ??= logGate(
+        (entry) => {
+          ctx.mcpReq.notify({ method: 'notifications/message', params: { level: entry.level, logger: tool, data: entry.data === undefined ? entry.message : { message: entry.message, data: entry.data } } }).catch(() => undefined);
+        },
+        { minLevel: threshold },
+      );
+      gate.log(level, message, data);
     },
-    { minLevel: threshold },
-  );
+    end() {
+      open = false;
+      gate?.end();
+    },
+  };
 }
 
 /** The answer for a tool the scope does not offer: unknown tools are a protocol error (-32602), as the specification says. */
