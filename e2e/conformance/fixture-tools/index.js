@@ -271,6 +271,74 @@ tools.push(
   }),
 );
 
+// --- The 2025-era elicitation scenarios: the same InvokeResult.inputRequired; on a 2025 session the host
+// sends each question as elicitation/create and calls the tool again with the answer.
+/** The answer under `key` as the scenarios print it: the action, and the content when accepted. */
+function answerText(context, key) {
+  const answer = context.input?.responses[key];
+  if (typeof answer !== 'object' || answer === null || typeof answer.action !== 'string') return undefined;
+  return `action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
+}
+/** A fixture that asks one question under `key` and answers with `prefix` and the user's answer. */
+function askOnce(name, description, Args, ask, prefix) {
+  return taskFixture(name, description, Args, {}, (args, context) => {
+    const answer = answerText(context, 'answer');
+    if (answer !== undefined) return `${prefix}${answer}`;
+    if (context.input?.canAsk !== true) return cannotAsk('an answer');
+    return InvokeResult.inputRequired({ inputRequests: { answer: { method: 'elicitation/create', params: ask(args) } } });
+  });
+}
+tools.push(
+  askOnce(
+    'test_elicitation',
+    'Asks the user for a username and an email with the given message, for the conformance suite.',
+    Type.Object({ message: Type.String({ description: 'The message to show the user.' }) }, { additionalProperties: false }),
+    ({ message }) => ({
+      message,
+      requestedSchema: { type: 'object', properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } }, required: ['username', 'email'] },
+    }),
+    'User response: ',
+  ),
+  askOnce(
+    'test_elicitation_sep1034_defaults',
+    'Asks the user a form whose fields all carry defaults (SEP-1034), for the conformance suite.',
+    NoArgs,
+    () => ({
+      message: 'Please review the defaults and accept or change them',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'User name', default: 'John Doe' },
+          age: { type: 'integer', description: 'User age', default: 30 },
+          score: { type: 'number', description: 'User score', default: 95.5 },
+          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+          verified: { type: 'boolean', description: 'Verification status', default: true },
+        },
+      },
+    }),
+    'Elicitation completed: ',
+  ),
+  askOnce(
+    'test_elicitation_sep1330_enums',
+    'Asks the user a form with every enum variant (SEP-1330), for the conformance suite.',
+    NoArgs,
+    () => ({
+      message: 'Please choose the options',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+          titledSingle: { type: 'string', oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }] },
+          legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+          untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+          titledMulti: { type: 'array', items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] } },
+        },
+      },
+    }),
+    'Elicitation completed: ',
+  ),
+);
+
 // --- Long calls as tasks (the io.modelcontextprotocol/tasks extension, SEP-2663): TaskSupport on the tool class.
 /** Waits `ms`, or until `signal` aborts: then rejects with the signal's reason, which tells the executor the tool stopped. */
 const sleep = (ms, signal) =>

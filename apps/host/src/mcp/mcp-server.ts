@@ -3,9 +3,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, type ProgressGate } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
-import { askForInput, inputChannel, isToolState } from './tool-input.js';
+import { askForInput, askLegacyRounds, inputChannel, isToolState, LEGACY_FIRST_INPUT } from './tool-input.js';
 import { declaresTasks, howItStopped, LEGACY_TASKS_CAPABILITY, missingTasksCapability, registerLegacyTaskMethods, registerTaskMethods, startLegacyTask, startTask, TASKS_EXTENSION, throwIfHostFailure, withTaskSupport } from './tasks.js';
-import { askLegacy, askModern, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
+import { askLegacy, askModern, canElicitForm, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
 
@@ -164,8 +164,10 @@ export function mcpHandlers(
     const state = typeof rawState === 'string' ? await openState(host, rawState, ctx) : undefined;
     if (isApprovalState(state)) return resumeModern(host, state, rawState as string, call, ctx);
     if (state !== undefined && !isToolState(state)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid requestState: ${name} did not ask for input. Call it again without requestState.`, { reason: 'invalid_request_state' });
-    // 2026-07-28: the tool may ask the user (InvokeResult.inputRequired); a retry brings the answers and its state.
-    const input = scope.era === 'modern' ? inputChannel(ctx, state, call) : undefined;
+    // The tool may ask the user (InvokeResult.inputRequired). 2026-07-28: a retry brings the answers and its state.
+    // 2025 revisions, to a client that declared form elicitation: the host asks and calls the tool again (askLegacyRounds).
+    const legacyAsks = scope.era === 'legacy' && server !== undefined && canElicitForm(scope.clientCapabilities ?? server.getClientCapabilities());
+    const input = scope.era === 'modern' ? inputChannel(ctx, state, call) : legacyAsks ? LEGACY_FIRST_INPUT : undefined;
     // 2026-07-28: a tool that declares TaskSupport runs as a task for a client that declared the extension.
     // 2025-11-25: a client asks for a task with the request's `task` parameter (experimental tasks).
     // A tool that asks before its task (TaskInput 'before') asks on tools/call; the round bringing its answers becomes the task.
@@ -194,21 +196,37 @@ export function mcpHandlers(
     // 2025 sessions: the level set with logging/setLevel, else info; 2026-07-28: only the request's own level.
     const threshold = scope.era === 'legacy' ? (scope.logLevel ?? 'info') : ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined);
     const logs = threshold === undefined ? undefined : logForwarder(name, threshold, ctx);
-    const outcome = await host
-      .call(name, args ?? {}, {
+    const signal = scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : undefined;
+    const run = (channel: typeof input) =>
+      host.call(name, args ?? {}, {
         ...(scope.agentSessionId === undefined ? {} : { sessionId: scope.agentSessionId }),
         // Made only if the call asks (the fast lane's signal is made on demand; see lazy-abort.ts).
-        signal: scope.cancel ? AbortSignal.any([ctx.mcpReq.signal, scope.cancel]) : () => ctx.mcpReq.signal,
+        signal: signal ?? (() => ctx.mcpReq.signal),
         ...(progress ? { onProgress: progress.report } : {}),
         ...(logs ? { onLog: logs.log } : {}),
         ...(scope.log === undefined ? {} : { logger: scope.log }),
         ...(scope.actor === undefined ? {} : { actor: scope.actor }),
-        ...(input === undefined ? {} : { input }),
-      })
-      .finally(() => {
-        progress?.end();
-        logs?.end();
+        ...(channel === undefined ? {} : { input: channel }),
       });
+    let outcome: Awaited<ReturnType<AptixHost['call']>>;
+    try {
+      outcome = await run(input);
+      if (legacyAsks && server !== undefined) {
+        const questions = scope.questions;
+        const rounds = await askLegacyRounds(
+          outcome,
+          (current) => (current.kind === 'result' && !current.result.successful ? current.result.inputRequired : undefined),
+          run,
+          { signal: signal ?? ctx.mcpReq.signal, hold: () => questions?.hold(server) ?? true, release: () => questions?.release(server) },
+          ctx,
+        );
+        if (rounds.kind === 'stopped') return rounds.result;
+        outcome = rounds.outcome;
+      }
+    } finally {
+      progress?.end();
+      logs?.end();
+    }
     return finish(outcome, true);
 
     /** The call's outcome as a tool result; `interactive` when the client is there to be asked (not a task running on). */
@@ -238,7 +256,7 @@ export function mcpHandlers(
     }
     if (outcome.kind !== 'result') return errorText(outcome.message);
     const { result } = outcome;
-    if (!result.successful && result.inputRequired !== undefined && interactive) return askForInput(host, result.inputRequired, call);
+    if (!result.successful && result.inputRequired !== undefined && interactive && scope.era === 'modern') return askForInput(host, result.inputRequired, call);
     if (!result.successful) return errorText(InvokeResult.errorMessage(result));
     if (name === MODE_CHANGE_TOOL) {
       const guidance = await afterModeChange(scope, result.result, ctx);
