@@ -1,6 +1,7 @@
 import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode, Server, type CallToolRequestParams, type CallToolResult, type ClientCapabilities, type ListToolsResult, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { InvokeResult, logGate, progressGate, type LevelLogger, type LogGate, type ProgressGate } from '@aptix/tool-contract';
+import { InvokeResult, type LevelLogger } from '@aptix/tool-contract';
+import { logForwarder, progressReporter } from './call-notifications.js';
 import type { AptixHost } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
 import { askForInput, askLegacyRounds, inputChannel, isToolState, LEGACY_FIRST_INPUT } from './tool-input.js';
@@ -265,44 +266,6 @@ export function mcpHandlers(
     return callToolResult(result, host.declaresOutputSchema(name));
     }
   }
-}
-
-/**
- * Sends a tool's progress reports as `notifications/progress` on the request's own stream, when the
- * client sent a progress token, through the progress gate: only reports that grow, bounded in rate
- * (a flood sends the newest), none after the answer.
- */
-function progressReporter(token: string | number | undefined, ctx: ServerContext): ProgressGate | undefined {
-  if (token === undefined) return undefined;
-  return progressGate((progress) => {
-    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...progress } }).catch(() => undefined);
-  });
-}
-
-/**
- * Sends a tool's log entries at or above `threshold` as `notifications/message`, through the log gate
- * (bounded in size and rate), until the call answers. The gate is made at the first entry: every call
- * of a 2025 session has a forwarder, and most tools never log to their caller.
- */
-function logForwarder(tool: string, threshold: LoggingLevel, ctx: ServerContext): LogGate {
-  let gate: LogGate | undefined;
-  let open = true;
-  return {
-    log(level, message, data) {
-      if (!open) return;
-      gate ??= logGate(
-        (entry) => {
-          ctx.mcpReq.notify({ method: 'notifications/message', params: { level: entry.level, logger: tool, data: entry.data === undefined ? entry.message : { message: entry.message, data: entry.data } } }).catch(() => undefined);
-        },
-        { minLevel: threshold },
-      );
-      gate.log(level, message, data);
-    },
-    end() {
-      open = false;
-      gate?.end();
-    },
-  };
 }
 
 /** The answer for a tool the scope does not offer: unknown tools are a protocol error (-32602), as the specification says. */
