@@ -300,6 +300,13 @@ tools.push(
     'User response: ',
   ),
   askOnce(
+    'test_streaming_elicitation',
+    'Asks the user to confirm, on a stateless request whose answer must carry the question (input_required), never a request of its own, for the conformance suite.',
+    NoArgs,
+    () => ({ message: 'Please confirm to continue', requestedSchema: { type: 'object', properties: { confirmed: { type: 'boolean', description: 'Whether to continue' } }, required: ['confirmed'] } }),
+    'Confirmation: ',
+  ),
+  askOnce(
     'test_elicitation_sep1034_defaults',
     'Asks the user a form whose fields all carry defaults (SEP-1034), for the conformance suite.',
     NoArgs,
