@@ -39,6 +39,8 @@ export interface InspectedTool {
   readonly taskSupport: 'forbidden' | 'optional' | 'required';
   /** When a task's questions are asked: on tools/call before the task exists, or by parking the task. */
   readonly taskInput: 'before' | 'during';
+  /** The tool declared `ReleasesSignal = true`: its execute may get a reused, never-aborted signal. */
+  readonly releasesSignal: boolean;
   readonly annotations: ToolAnnotations | undefined;
   /** Whether calls wait for a person: how listings report the policy. */
   readonly approval: ApprovalPolicyKind;
@@ -147,6 +149,12 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     fail(ContractErrorCode.TASK_SUPPORT_INVALID, 'TaskInput is declared but TaskSupport is not, so calls never run as tasks', "declare static readonly TaskSupport = 'optional' (or 'required'), or remove TaskInput");
   }
 
+  // ReleasesSignal, if declared: a boolean, read once here so the executor never reads the class per call.
+  const releasesSignal = (cls as { ReleasesSignal?: unknown }).ReleasesSignal;
+  if (releasesSignal !== undefined && typeof releasesSignal !== 'boolean') {
+    fail(ContractErrorCode.RELEASES_SIGNAL_INVALID, `ReleasesSignal must be true or false, got ${JSON.stringify(releasesSignal) ?? String(releasesSignal)}`, 'set static readonly ReleasesSignal = true only if execute keeps no reference to its signal once it settles, or remove it');
+  }
+
   // ApprovalPolicy, if declared: 'always', 'never', or a function of (args, context).
   const approvalPolicy = cls.ApprovalPolicy;
   const approval = approvalPolicyKind(approvalPolicy);
@@ -226,6 +234,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
     timeoutMs: timeoutMs as number | undefined,
     taskSupport: taskSupport === 'optional' || taskSupport === 'required' ? taskSupport : 'forbidden',
     taskInput: taskInput === 'before' ? 'before' : 'during',
+    releasesSignal: releasesSignal === true,
     annotations: annotations && typeof annotations === 'object' ? { ...annotations } : undefined,
     approval: approval!,
     approvalPolicy: approvalPolicy as ApprovalPolicy | undefined,

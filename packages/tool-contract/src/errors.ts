@@ -22,6 +22,8 @@ export const ContractErrorCode = {
   SCHEMA_NOT_DETERMINISTIC: 'SCHEMA_NOT_DETERMINISTIC',
   TIMEOUT_INVALID: 'TIMEOUT_INVALID',
   TASK_SUPPORT_INVALID: 'TASK_SUPPORT_INVALID',
+  /** `ReleasesSignal` is declared but is not a boolean. */
+  RELEASES_SIGNAL_INVALID: 'RELEASES_SIGNAL_INVALID',
   DUPLICATE_TOOL: 'DUPLICATE_TOOL',
   APPROVAL_POLICY_INVALID: 'APPROVAL_POLICY_INVALID',
   /** `OutputSchema` is not a valid JSON Schema of an object (MCP's `outputSchema` must describe an object). */

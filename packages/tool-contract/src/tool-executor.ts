@@ -198,7 +198,7 @@ export class AgentToolExecutor {
       } else {
         // Like TypedAgentTool's run, an execute that declares no signal parameter gets the shared one.
         // One that promises to let go of it when it settles gets a signal reused from an earlier call.
-        output = tool.execute(input as string, context, tool.execute.length < 3 ? neverAborted : entry.toolClass.ReleasesSignal === true ? signals.lease() : signals.signal());
+        output = tool.execute(input as string, context, tool.execute.length < 3 ? neverAborted : entry.releasesSignal ? signals.lease() : signals.signal());
       }
     } catch (error) {
       return this.#checks.exception(name, error, context, logger);

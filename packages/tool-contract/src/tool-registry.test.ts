@@ -241,6 +241,17 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
     expect([registry.get('long_job')?.taskSupport, registry.get('quick_job')?.taskSupport]).toEqual(['required', 'forbidden']);
   });
 
+  it('refuses a ReleasesSignal that is not a boolean, and registers the declared one', () => {
+    for (const odd of ['yes', 1, null, {}]) {
+      const error = registrationError(validTool('bad_release', { ReleasesSignal: odd }));
+      expect(error.code).toBe(ContractErrorCode.RELEASES_SIGNAL_INVALID);
+      expect(error.message).toContain('ReleasesSignal must be true or false');
+    }
+    const registry = new AgentToolRegistry();
+    registry.registerTools([validTool('lets_go', { ReleasesSignal: true }), validTool('holds_on')]);
+    expect([registry.get('lets_go')?.releasesSignal, registry.get('holds_on')?.releasesSignal]).toEqual([true, false]);
+  });
+
   it("refuses a TaskInput other than 'before' or 'during', or one without TaskSupport, and registers the declared one", () => {
     for (const odd of ['first', 'Before', true, 1]) {
       expect(registrationError(validTool('bad_task_input', { TaskSupport: 'optional', TaskInput: odd })).code).toBe(ContractErrorCode.TASK_SUPPORT_INVALID);

@@ -88,6 +88,7 @@ export class AgentToolRegistry {
       timeoutMs: tool.timeoutMs,
       taskSupport: tool.taskSupport,
       taskInput: tool.taskInput,
+      releasesSignal: tool.releasesSignal,
       annotations: tool.annotations,
       approval: tool.approval,
       approvalPolicy: tool.approvalPolicy,

@@ -87,6 +87,7 @@ export const CONTRACT_CHECK_OF: { readonly [code in ContractFindingCode]: Contra
   [ContractErrorCode.SCHEMA_NOT_DETERMINISTIC]: 'rules',
   [ContractErrorCode.TIMEOUT_INVALID]: 'rules',
   [ContractErrorCode.TASK_SUPPORT_INVALID]: 'rules',
+  [ContractErrorCode.RELEASES_SIGNAL_INVALID]: 'rules',
   [ContractErrorCode.DUPLICATE_TOOL]: 'package',
   [ContractErrorCode.APPROVAL_POLICY_INVALID]: 'rules',
   [ContractErrorCode.OUTPUT_SCHEMA_INVALID]: 'rules',
