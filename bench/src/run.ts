@@ -59,7 +59,7 @@ async function asyncContextRows(): Promise<Row[]> {
       figure: 1e9 / als.execute,
       unit: 'calls/s',
       baseline: { name: 'bare', figure: 1e9 / als.bare },
-      note: `${(als.execute - als.bare - (plain.execute - plain.bare)).toFixed(0)} ns more per call. Node 20 cannot switch the hooks off again once a storage is used; the host's HTTP server keeps one to put request ids in log lines, so every promise of every request pays it.`,
+      note: `${(als.execute - als.bare - (plain.execute - plain.bare)).toFixed(0)} ns more per call. Node 20 cannot switch the hooks off again once a storage is used, so every promise of the process would pay it: this is why the host passes a request-scoped logger (with the request id) explicitly through the HTTP, MCP and agent-loop routes instead of keeping one.`,
     },
   ];
 }
