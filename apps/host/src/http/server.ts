@@ -15,6 +15,7 @@ import { registerConsoleRoutes } from './console-routes.js';
 import { apiKeyGuard, hostGuard } from './security.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
+import { requestLoggerFactory } from './request-logger.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
@@ -40,16 +41,20 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   const requestIdPrefix = `${randomBytes(8).toString('hex')}-`;
   let requestCount = 0;
   const app = Fastify({
-    loggerInstance: pino,
+    // No framework logger (Fastify's would be a pino child of the host's, used for nothing the host
+    // keeps: it announces its listening, which serve.ts does in Aptix's words). Without one, Fastify
+    // adds no 'finish' and 'error' listeners and no timing to a response that has no onResponse hook
+    // (the host at warn). The requests still log, through `request.log`, made by the factory below.
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : `${requestIdPrefix}${(++requestCount).toString(36)}`;
     },
     requestIdHeader: false,
-    // Fastify's default child logger per request carries `reqId`; the routes pass it down to the
-    // executor and the tools (see AptixHost.call's `logger`), so every line of a request carries it.
-    // Logged below in Aptix's own words.
+    // Each request's logger carries `reqId`; the routes pass it down to the executor and the tools (see
+    // AptixHost.call's `logger`), so every line of a request carries it. Its pino child is made only
+    // when the request logs (see RequestLogger). Requests are logged below in Aptix's own words.
+    childLoggerFactory: requestLoggerFactory(pino),
     logController: new LogController({ disableRequestLogging: true }),
     // Answered by the first hook below, in Aptix's error shape.
     return503OnClosing: false,
