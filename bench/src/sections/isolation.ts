@@ -27,6 +27,17 @@ const IN_FLIGHT = 8;
 /** The fixture's iso_busy_loop declares TimeoutMs = 1000. */
 const BUSY_TIMEOUT_MS = 1000;
 
+/**
+ * A transport tried for the one-call-at-a-time goal and not kept (the prototype is on the branch
+ * iso-transport-sab-prototype). Measured on this 2-core VM at load 4 to 9, CPU per call from
+ * process.cpuUsage, medians of 21 alternating runs (5 for the variants), the SDK in the same runs.
+ */
+const SHARED_MEMORY_TRIAL =
+  'Tried and not kept: call messages through a SharedArrayBuffer ring each way, the idle worker blocked in Atomics.wait (only with no call in flight and no timer or I/O of its own) and the host listening with Atomics.waitAsync, so no postMessage crosses. ' +
+  'Bare round trips between two threads, nothing in them: postMessage 14.9 µs of CPU, worker in Atomics.wait with the host in Atomics.waitAsync 12.9, both in Atomics.waitAsync 18.1, both blocked in Atomics.wait 8.7 (a floor the host cannot use: it would block its event loop). ' +
+  'In the isolated call it cost more, not less: 29.5 µs per sequential call against 24.6 with postMessage (the SDK 18 to 19), 0.64× the SDK against 0.78×; calls through the ring with answers by postMessage 21.8 against 22.9, within the noise; answers through the ring, waking the host through Atomics.waitAsync, 29.6; eight in flight nothing changed (12.4 against 12.7). ' +
+  "Two thread wake-ups cost at their cheapest about half an SDK call here, and the call's own work on both threads about 8 µs more, so no transport that lets both threads sleep between calls reaches the SDK on this machine.";
+
 export interface IsolationBenchOptions {
   readonly rounds?: number;
   readonly roundMs?: number;
@@ -143,7 +154,7 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
         figure: median(cpu.worker),
         unit: 'µs',
         baseline: { name: 'MCP SDK in memory', figure: median(cpu.sdk) },
-        note: cpuNote,
+        note: `${cpuNote} ${SHARED_MEMORY_TRIAL}`,
       },
       {
         section: SECTION,
