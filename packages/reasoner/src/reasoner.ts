@@ -3,19 +3,7 @@ import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext } f
 import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type OpenAI from 'openai';
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
-import {
-  errorPayload,
-  functionCallOutputItem,
-  functionCallsOf,
-  inspectConversation,
-  pendingCallItem,
-  textOf,
-  toModelInput,
-  ToolOutputCode,
-  userMessageItem,
-  type ConversationItem,
-  type PendingToolCall,
-} from './conversation.js';
+import { functionCallsOf, inspectConversation, textOf, toModelInput, type ConversationItem, type PendingToolCall } from './conversation.js';
 import type { ReasonerEvent, ReasonerEventListener } from './events.js';
 import { buildModePrompts, DEFAULT_BOOT_PROMPT, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
 import { callModel } from './model-call.js';
@@ -24,12 +12,13 @@ import { createOpenAIClient, resolveModelConnection } from './model-config.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 import { SessionQueue } from './session-queue.js';
 import type { TurnResult, TurnStatus, TurnToolCall } from './turn.js';
-import { runCalls, type CallOutcome, type TurnCallDeps } from './turn-calls.js';
-import { submissionItems, type ToolOutputSubmission } from './tool-outputs.js';
+import { runCalls, type TurnCallDeps } from './turn-calls.js';
+import type { ToolOutputSubmission } from './tool-outputs.js';
+import { openTurn, recordOutcomes, requireSession, type TurnStart } from './turn-conversation.js';
 import { findClientExecutedTools, revisionOf } from './client-tools.js';
 
 import { DEFAULT_MAX_STEPS, type ModelSettings, type ReasonerOptions, type ReasonerSessionStore, type TurnOptions } from './reasoner-options.js';
-import { branchRequest, CANCELLED, joinText, MODE_CHANGE_TOOL, pausedStatus, stepLimitMessage } from './turn-endings.js';
+import { CANCELLED, joinText, pausedStatus, stepLimitMessage } from './turn-endings.js';
 
 export type { ToolOutputSubmission } from './tool-outputs.js';
 export { DEFAULT_MAX_STEPS, type ModelSettings, type ReasonerOptions, type ReasonerSessionStore, type TurnOptions } from './reasoner-options.js';
@@ -211,42 +200,13 @@ export class Reasoner {
     });
   }
 
-  async #start(sessionId: string, start: { kind: 'message'; input: string } | { kind: 'outputs'; outputs: readonly ToolOutputSubmission[]; approved?: true }, options: TurnOptions): Promise<TurnResult> {
+  async #start(sessionId: string, start: TurnStart, options: TurnOptions): Promise<TurnResult> {
     const session = await this.#requireSession(sessionId);
     this.promptFor(session.mode); // a mode the catalog lost fails here, before anything is written
-    const { pending, interrupted } = inspectConversation(await this.#sessions.listConversationItems(sessionId));
-    // Calls the host was running when it stopped get an answer, so the conversation is valid again.
-    const repairs = interrupted.map((call) =>
-      functionCallOutputItem(call.callId, errorPayload(`${call.name} was interrupted: the host stopped before the call finished, so its effect is unknown. Check before calling it again.`, ToolOutputCode.CALL_INTERRUPTED)),
-    );
     const emit = this.#emitter(options.onEvent, options.logger ?? this.#logger);
-    if (start.kind === 'message') {
-      if (pending.length > 0) {
-        throw new ReasonerError(
-          ReasonerErrorCode.PENDING_TOOL_CALLS,
-          `Session ${sessionId} is waiting for the output of client tool call(s) ${pending.map((call) => `${call.callId} (${call.name})`).join(', ')}. ` +
-            'Submit them (submitToolOutputs, POST /v1/sessions/:id/tool-outputs) before sending a new message.',
-        );
-      }
-      if (options.signal?.aborted) return this.#finish({ origin: session, active: session, status: 'cancelled', output: CANCELLED, steps: 0, toolCalls: [], pending: [] }, emit);
-      await this.#sessions.appendConversationItems(sessionId, [...repairs, userMessageItem(start.input)]);
-    } else {
-      // A call waiting for a person is answered by the decision (resumeApprovals), never by the client.
-      if (start.approved !== true) {
-        for (const entry of start.outputs) {
-          const waits = pending.find((call) => call.callId === (entry as { callId?: unknown }).callId && approvalIdOf(call.serverResult) !== undefined);
-          if (waits) {
-            const approvalId = approvalIdOf(waits.serverResult)!;
-            throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Tool call "${waits.callId}" (${waits.name}) waits for a person's approval, not for a client's output: decide approval ${approvalId} (POST /v1/approvals/${approvalId}), and the turn resumes.`);
-          }
-        }
-      }
-      const answers = submissionItems(sessionId, start.outputs, pending);
-      if (options.signal?.aborted) return this.#finish({ origin: session, active: session, status: 'cancelled', output: CANCELLED, steps: 0, toolCalls: [], pending: [] }, emit);
-      await this.#sessions.appendConversationItems(sessionId, [...repairs, ...answers.items]);
-      const remaining = pending.filter((call) => !answers.answered.has(call.callId)).map((call) => ({ ...call, sessionId }));
-      if (remaining.length > 0) return this.#finish({ origin: session, active: session, status: pausedStatus(remaining), output: '', steps: 0, toolCalls: [], pending: remaining }, emit);
-    }
+    const opening = await openTurn(this.#sessions, sessionId, start, options.signal);
+    if (opening.kind === 'cancelled') return this.#finish({ origin: session, active: session, status: 'cancelled', output: CANCELLED, steps: 0, toolCalls: [], pending: [] }, emit);
+    if (opening.kind === 'paused') return this.#finish({ origin: session, active: session, status: pausedStatus(opening.pending), output: '', steps: 0, toolCalls: [], pending: opening.pending }, emit);
     return this.#loop(session, options, emit);
   }
 
@@ -296,7 +256,7 @@ export class Reasoner {
       const logger = options.logger ?? this.#logger;
       this.#follow();
       const outcomes = await runCalls(this.#callDeps, calls, context, { signal, logger, progress: options.onEvent !== undefined }, emit, options.approvals);
-      active = await this.#record(session, outcomes, emit, logger);
+      active = await recordOutcomes(this.#sessions, session, outcomes, emit, logger);
       for (const outcome of outcomes) {
         if (!outcome.pending) toolCalls.push({ callId: outcome.call.callId, name: outcome.call.name, arguments: outcome.call.arguments, successful: outcome.successful, output: outcome.output, sessionId: session.id });
       }
@@ -309,47 +269,6 @@ export class Reasoner {
         );
       }
     }
-  }
-
-  /**
-   * Writes a batch's outputs (and pending records) to the conversation, and follows a mode change:
-   * returns the session the turn continues in, a new child session after `branch: true`.
-   */
-  async #record(session: AgentSession, outcomes: CallOutcome[], emit: ReasonerEventListener, logger: AdminLogger): Promise<AgentSession> {
-    const branch = branchRequest(outcomes);
-    const child = branch === undefined ? undefined : await this.#sessions.createSession({ org: session.org, user: session.user, mode: branch.mode, parentId: session.id });
-    // The model reads where the work went in the mode change's own output.
-    if (branch !== undefined && child !== undefined) branch.outcome.output = JSON.stringify({ ...branch.payload, branchedSessionId: child.id });
-    await this.#sessions.appendConversationItems(
-      session.id,
-      outcomes.map((outcome) => (outcome.pending ? pendingCallItem(outcome.call, outcome.output) : functionCallOutputItem(outcome.call.callId, outcome.content ?? outcome.output))),
-    );
-
-    if (child === undefined) {
-      if (!outcomes.some((outcome) => outcome.call.name === MODE_CHANGE_TOOL && outcome.successful)) return session;
-      const after = await this.#requireSession(session.id);
-      if (after.mode !== session.mode) emit({ type: 'mode_changed', sessionId: session.id, fromMode: session.mode, toMode: after.mode, branch: false });
-      return after;
-    }
-
-    // The child starts from the whole conversation so far, so the model keeps the context the user
-    // confirmed the branch in. The parent keeps its history and the mode the tool gave it (see README).
-    await this.#sessions.appendConversationItems(child.id, await this.#sessions.listConversationItems(session.id));
-    const pending = outcomes.filter((outcome) => outcome.pending);
-    if (pending.length > 0) {
-      // Client calls of this batch are answered in the child; the parent must not wait for them.
-      await this.#sessions.appendConversationItems(
-        session.id,
-        pending.map((outcome) => functionCallOutputItem(outcome.call.callId, errorPayload(`This call continues in session ${child.id}, where the work moved when the mode changed.`, ToolOutputCode.MOVED_TO_BRANCH))),
-      );
-    }
-    logger.addCustomEvent('info', '[Reasoner_Turn__Branched]', `Session ${session.id} branched into ${child.id} in mode "${child.mode}".`, [
-      ['SessionId', session.id],
-      ['BranchedSessionId', child.id],
-      ['Mode', child.mode],
-    ]);
-    emit({ type: 'mode_changed', sessionId: session.id, fromMode: session.mode, toMode: child.mode, branch: true, branchedSessionId: child.id });
-    return child;
   }
 
   async #finish(
@@ -371,12 +290,8 @@ export class Reasoner {
     return result;
   }
 
-  async #requireSession(sessionId: string): Promise<AgentSession> {
-    const session = typeof sessionId === 'string' && sessionId !== '' ? await this.#sessions.getSession(sessionId) : undefined;
-    if (session === undefined) {
-      throw new ReasonerError(ReasonerErrorCode.SESSION_NOT_FOUND, `Session "${String(sessionId)}" does not exist. Create one first (POST /v1/sessions, or the session store's createSession).`);
-    }
-    return session;
+  #requireSession(sessionId: string): Promise<AgentSession> {
+    return requireSession(this.#sessions, sessionId);
   }
 
   #emitter(listener: ReasonerEventListener | undefined, logger: AdminLogger): ReasonerEventListener {
