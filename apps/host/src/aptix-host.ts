@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { createAdminLogger, InvokeResult, type AgentToolExecutionContext, type LevelLogger, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions } from '@aptix/tool-contract';
+import { createAdminLogger, InvokeResult, type AgentToolExecutionContext, type RegisteredTool, type LevelLogger, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions } from '@aptix/tool-contract';
 import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import type { AgentSession, HistoryPageRequest, SessionHead } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
@@ -97,12 +97,17 @@ export class AptixHost {
 
   /** The tool names offered in a scope: a mode's, a session's current mode's, or every tool. */
   async toolNames(scope: ToolScope = {}): Promise<readonly string[]> {
-    const { registry, modeCatalog } = this.cradle;
+    const { registry, modeCatalog } = this.#use();
     const mode = scope.sessionId !== undefined ? (await this.requireSession(scope.sessionId)).mode : scope.mode;
     if (mode === undefined) return registry.names();
     if (modeCatalog.getMode(mode) === undefined) throw new ScopeError('UNKNOWN_MODE', `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
     // The list kept per mode until the tools change (a 2026-07-28 MCP call without a session checks it every time).
     return this.#offeredIn(mode).names;
+  }
+
+  /** The registered tool by name (what was read from its class at registration), or undefined. */
+  tool(name: string): RegisteredTool | undefined {
+    return this.#use().registry.get(name);
   }
 
   /** Whether the tool declares an OutputSchema: its MCP results then carry `structuredContent`. */

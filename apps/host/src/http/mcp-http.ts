@@ -3,7 +3,9 @@ import { CLIENT_CAPABILITIES_META_KEY, createMcpHandler, isInitializeRequest, is
 import type { AnyFastifyInstance } from './server.js';
 import type { AptixHost } from '../aptix-host.js';
 import { keptCapabilities, LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
-import { createMcpServer, mcpHandlers, type McpScope } from '../mcp/mcp-server.js';
+import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
+import { ScopeHandlers } from '../mcp/scope-handlers.js';
+import { AGENT_SESSION_HEADER, agentHeader, LaneOptions, modernScope, ResumableLaneOptions, SessionScope, type Caller } from '../mcp/http-scopes.js';
 import { fastLaneMessage, serveFastLane } from '../mcp/fast-lane.js';
 import { LazyAbort } from '../mcp/lazy-abort.js';
 import { canElicitForm } from '../mcp/approval-elicitation.js';
@@ -12,8 +14,7 @@ import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js'
 import { paramHeaderRejection } from '../mcp/param-headers.js';
 import { ResumableStreams, type ResumableStreamsOptions } from '../mcp/resumable-streams.js';
 
-/** The header that names an agent session: sent by a client to continue one, and answered by the host. */
-export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
+export { AGENT_SESSION_HEADER } from '../mcp/http-scopes.js';
 
 export interface McpRoutesOptions {
   readonly idleMs: number;
@@ -52,11 +53,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   const relay = new ElicitationRelay();
   /** 2025-11-25 response streams a client can resume after its connection dropped. */
   const streams = new ResumableStreams(options.streams);
-  const logOf = (request: Request): Pick<McpScope, 'log' | 'actor'> => {
-    const log = logs.get(request);
-    const actor = actors.get(request);
-    return { ...(log === undefined ? {} : { log }), ...(actor === undefined ? {} : { actor }) };
-  };
+  const logOf = (request: Request): Caller => ({ log: logs.get(request), actor: actors.get(request) });
 
   const modeOf = (url: string): string => {
     const match = /^\/mcp\/modes\/([^/?]+)/.exec(new URL(url).pathname);
@@ -75,25 +72,6 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   // 2026-07-28 clients listening on subscriptions/listen hear when the tools change while the host runs.
   const stopFollowingTools = host.onToolsChanged(() => modern.notify.toolsChanged());
 
-  /** The scope of one request in a 2025 session; its call is also cancelled through `cancel`, when given. */
-  const legacyScope = (session: LegacySession, cancel: AbortSignal | undefined, who: Pick<McpScope, 'log' | 'actor'>): McpScope => ({
-    era: 'legacy',
-    agentSessionId: session.agentSessionId,
-    ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
-    ...(session.toolsRevision === undefined ? {} : { toolsRevision: session.toolsRevision }),
-    ...(cancel === undefined ? {} : { cancel }),
-    ...who,
-    onAgentSession: (agentSessionId) => sessions.rebind(session, agentSessionId),
-    ...(session.clientCapabilities === undefined ? {} : { clientCapabilities: session.clientCapabilities }),
-    questions: { hold: (server) => relay.hold(session.id, server), release: (server) => relay.release(session.id, server) },
-  });
-
-  /** The scope of a 2026-07-28 request: the endpoint's mode, and the agent session the request names. */
-  function modernScope(agentSession: string | null | undefined, listMode: string, who: Pick<McpScope, 'log' | 'actor'>): McpScope {
-    const handle = agentSession?.trim();
-    return { era: 'modern', agentSessionId: handle || undefined, listMode, ...who };
-  }
-
   const serveLegacySession = async (request: Request, session: LegacySession, body: unknown): Promise<Response> => {
     const id = requestId(body);
     const method = (body as { method?: unknown } | null)?.method;
@@ -104,15 +82,14 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const controller = new AbortController();
     const key = `${session.id}\u0000${String(id)}`;
     if (id !== null) inFlight.set(key, controller);
-    const scope = legacyScope(session, controller.signal, logOf(request));
+    const scope = new SessionScope(session, sessions, relay, logOf(request), controller.signal);
     // A resumable answer outlives its connection: the call is served on a request the client's
     // disconnect does not abort (notifications/cancelled still does), and its events are kept.
     const resumable = streams.accepts(request, id !== null);
     try {
       const served = resumable ? new Request(request, { signal: null }) : request;
       const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(served, { parsedBody: body });
-      if (scope.logLevel !== undefined) session.logLevel = scope.logLevel;
-      if (scope.toolsRevision !== undefined) session.toolsRevision = scope.toolsRevision;
+      scope.keep();
       const tracked = withBody(response, () => inFlight.delete(key));
       return resumable ? streams.record(session.id, tracked, request.signal, id) : tracked;
     } catch (error) {
@@ -199,7 +176,6 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   };
 
   const serverInfo = { name: 'aptix', version };
-  const agentHeader = (scope: McpScope): Record<string, string> => (scope.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {});
 
   /**
    * Serves a plain tools/call or tools/list through the fast lane; false when the SDK must serve the
@@ -210,19 +186,18 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
    */
   const fastLane = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply, body: unknown, abort: LazyAbort): Promise<boolean> => {
     const sessionHeader = request.headers['mcp-session-id'];
-    const who = { log: request.log, ...(request.actor === undefined ? {} : { actor: request.actor }) };
-    // A 2026-07-28 list carries cache fields only while the tools cannot change (no bridged server): the SDK fills the rest.
-    const lane = { serverInfo, listCacheHint: !host.toolsMayChange };
     const name = (body as { params?: { name?: unknown } }).params?.name;
     if (typeof name === 'string' && (registry.get(name)?.taskSupport ?? 'forbidden') !== 'forbidden') return false;
+    // A 2026-07-28 list carries cache fields only while the tools cannot change (no bridged server): the SDK fills the rest.
+    const listCacheHint = !host.toolsMayChange;
     if (sessionHeader === undefined) {
       const message = fastLaneMessage('modern', request.headers, body);
       if (message === undefined || canElicitForm(message.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)) return false;
       // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments gets the SDK path's refusal.
       if (paramHeaderRejection(registry, body, { get: (header: string) => headerValue(request.headers, header) } as Headers) !== undefined) return false;
       const header = request.headers[AGENT_SESSION_HEADER];
-      const scope = modernScope(typeof header === 'string' ? header : header?.join(', '), request.params.mode ?? modeCatalog.defaultMode.key, who);
-      return serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, cancel: abort, headers: () => agentHeader(scope) });
+      const scope = modernScope(typeof header === 'string' ? header : header?.join(', '), request.params.mode ?? modeCatalog.defaultMode.key, request);
+      return serveFastLane(reply, message, new ScopeHandlers(host, scope), new LaneOptions(serverInfo, listCacheHint, abort, scope));
     }
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader.trim() : '';
     const version = headerValue(request.headers, 'mcp-protocol-version');
@@ -238,12 +213,12 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const cancel = resumable ? new LazyAbort() : abort;
     const key = `${session.id}\u0000${String(message.id)}`;
     inFlight.set(key, cancel);
-    const scope = legacyScope(session, undefined, who);
-    const headers = () => ({ [AGENT_SESSION_HEADER]: session.agentSessionId });
+    const scope = new SessionScope(session, sessions, relay, request);
     try {
-      return await serveFastLane(reply, message, mcpHandlers(host, scope), { ...lane, cancel, headers, ...(resumable ? { resumable: () => streams.answer(session.id, reply, headers) } : {}) });
+      const options = resumable ? new ResumableLaneOptions(serverInfo, listCacheHint, cancel, scope, streams, session.id, reply) : new LaneOptions(serverInfo, listCacheHint, cancel, scope);
+      return await serveFastLane(reply, message, new ScopeHandlers(host, scope), options);
     } finally {
-      if (scope.toolsRevision !== undefined) session.toolsRevision = scope.toolsRevision;
+      scope.keep();
       if (inFlight.get(key) === cancel) inFlight.delete(key);
     }
   };

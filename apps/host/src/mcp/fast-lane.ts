@@ -1,13 +1,10 @@
-import { PassThrough } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import {
-  classifyInboundRequest,
   isInputRequiredResult,
   isJsonContentType,
   isSpecType,
   SERVER_INFO_META_KEY,
-  specTypeSchemas,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequestParams,
   type CallToolResult,
@@ -16,8 +13,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ResumableAnswer } from './resumable-streams.js';
-import { SSE_HEADERS } from './sse-events.js';
-import { LaneRequest, type Notification } from './lane-request.js';
+import { LaneRequest, sendAnswer, type LaneOutput } from './lane-request.js';
+import { checkedCallResult, isCallToolParams, isJsonRpcRequest, isPlainObject, validEnvelope } from './lane-checks.js';
 
 /**
  * The HTTP fast lane: a plain `tools/call` or `tools/list` POST served without building an SDK
@@ -25,7 +22,7 @@ import { LaneRequest, type Notification } from './lane-request.js';
  * in the v2 SDK, 30 times the tool call itself).
  *
  * It takes only requests it can answer exactly as the SDK would, checked with the SDK's own code
- * (`classifyInboundRequest`, the `isSpecType` schemas) plus a strict shape: nothing but `name`,
+ * (`classifyInboundRequest`, the `isSpecType` schemas) or checks held equal to it (lane-checks.ts) plus a strict shape: nothing but `name`,
  * `arguments` and `_meta`, with known `_meta` keys only. Anything else (another method, a batch, an
  * odd header, an envelope or field it does not know, any invalid message) returns `undefined` before
  * anything runs, and the SDK serves the request, errors included. The answer is encoded as the SDK
@@ -43,14 +40,11 @@ export const TOOLS_LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'public' } as
 const ENVELOPE_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities', 'io.modelcontextprotocol/logLevel']);
 const MESSAGE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
+const LIST_KEYS = new Set(['_meta']);
 
 export type FastLaneMessage =
   | { readonly era: 'legacy' | 'modern'; readonly id: string | number; readonly method: 'tools/call'; readonly params: CallToolRequestParams; readonly envelope?: Record<string, unknown> }
   | { readonly era: 'legacy' | 'modern'; readonly id: string | number; readonly method: 'tools/list'; readonly envelope?: Record<string, unknown> };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -106,60 +100,13 @@ export function fastLaneMessage(era: 'legacy' | 'modern', headers: IncomingHttpH
   if (era === 'modern' && !validEnvelope(method, params!._meta as Record<string, unknown>)) return undefined;
   const id = body.id as string | number;
   if (method === 'tools/list') {
-    if (params !== undefined && !onlyKeys(params, new Set(['_meta']))) return undefined;
+    if (params !== undefined && !onlyKeys(params, LIST_KEYS)) return undefined;
     if (!isSpecType.ListToolsRequest(body)) return undefined;
     return { era, id, method, ...meta };
   }
-  if (params === undefined || !onlyKeys(params, CALL_KEYS) || !isSpecType.CallToolRequest(body)) return undefined;
+  if (params === undefined || !onlyKeys(params, CALL_KEYS) || !isCallToolParams(params)) return undefined;
   if (era === 'modern' && header(headers, 'mcp-name') !== params.name) return undefined;
   return { era, id, method, params: params as CallToolRequestParams, ...meta };
-}
-
-/**
- * The SDK's `isJSONRPCRequest` for a message in the lane's subset, without its parse (a zod parse per
- * call, whose objects outlive the request). The SDK's schema is a strict object of `jsonrpc` ("2.0"),
- * `id` (a string or an integer), `method` (a string) and `params` (an object whose `_meta` is a
- * request meta): the lane has checked the keys (no others), the method, and `params` is then checked
- * with the method's own SDK schema, which holds the same `_meta` check. An integer past 2^53 is left
- * to the SDK.
- */
-function isJsonRpcRequest(body: Record<string, unknown>): boolean {
-  const id = body.id;
-  return body.jsonrpc === '2.0' && (typeof id === 'string' || Number.isSafeInteger(id));
-}
-
-/** Envelope verdicts by the envelope's JSON text; see {@link validEnvelope}. */
-const envelopeVerdicts = new Map<string, boolean>();
-const MAX_VERDICTS = 256;
-/** Envelopes longer than this are judged afresh each time rather than kept. */
-const MAX_VERDICT_KEY = 2048;
-
-/**
- * Whether the SDK's own classifier takes a request in the lane's subset for a 2026-07-28 request. The
- * lane has checked the rest of what the classifier checks: the headers (exact values, which the
- * classifier would only trim), the envelope claim, the method, that the message is a JSON-RPC request
- * and carries neither `result` nor `error` (so the classifier's two response parses, which fail and
- * are its dearest part, cannot match). What is left is the envelope's validity, a function of `_meta`
- * alone: the classifier judges it on a request carrying only that `_meta`, and since clients send
- * the same envelope with every call, the verdict is kept by the envelope's JSON text (the same text
- * is the same value). A progress token differs per call: then the whole request is classified.
- */
-function validEnvelope(method: 'tools/call' | 'tools/list', meta: Record<string, unknown>): boolean {
-  const classify = (body: unknown) => {
-    const outcome = classifyInboundRequest({ httpMethod: 'POST', body, protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: method });
-    return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === MODERN_REVISION;
-  };
-  const probe = { jsonrpc: '2.0', id: 0, method, params: { _meta: meta } };
-  if ('progressToken' in meta) return classify(probe);
-  const key = JSON.stringify(meta);
-  if (key.length > MAX_VERDICT_KEY) return classify(probe);
-  let valid = envelopeVerdicts.get(key);
-  if (valid === undefined) {
-    valid = classify(probe);
-    if (envelopeVerdicts.size >= MAX_VERDICTS) envelopeVerdicts.clear();
-    envelopeVerdicts.set(key, valid);
-  }
-  return valid;
 }
 
 export interface FastLaneHandlers {
@@ -167,14 +114,12 @@ export interface FastLaneHandlers {
   callTool(request: { params: CallToolRequestParams }, ctx: ServerContext): Promise<CallToolResult>;
 }
 
-export interface FastLaneOptions {
+export interface FastLaneOptions extends LaneOutput {
   /** Aborts the call: the client went away (or, on a 2025 session, cancelled it). Its signal is made only if the call asks. */
   readonly cancel: { readonly signal: AbortSignal };
   readonly serverInfo: Implementation;
   /** Whether a 2026-07-28 list carries the configured cache hint; without it the SDK serves the list. */
   readonly listCacheHint: boolean;
-  /** Response headers known once the answer is ready (the agent session the call ended in). */
-  headers(): Record<string, string>;
   /**
    * 2025-11-25 sessions: the answer as a resumable stream (priming event, an id on every event; see
    * resumable-streams.ts), opened once the lane knows it answers. `signal` then aborts on
@@ -183,10 +128,10 @@ export interface FastLaneOptions {
   resumable?(): ResumableAnswer;
 }
 
-const frame = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-
 /** The SDK's 2026-07-28 encoding of a result: `resultType`, the cache fields of a list, and the server's identity. */
 function encodeModern(method: 'tools/call' | 'tools/list', result: Record<string, unknown>, serverInfo: Implementation): Record<string, unknown> {
+  // The common call result in one copy (the same keys in the same order as the steps below give).
+  if (method === 'tools/call' && result.resultType === undefined && result._meta === undefined) return { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
   let encoded = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
   if (method === 'tools/list' && encoded.resultType === 'complete') encoded = { ...encoded, ttlMs: TOOLS_LIST_CACHE_HINT.ttlMs, cacheScope: TOOLS_LIST_CACHE_HINT.cacheScope };
   const meta = encoded._meta;
@@ -218,52 +163,27 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
     if (message.era === 'legacy' && listNeedsSdk(result)) return false;
     if (message.era === 'modern' && (!options.listCacheHint || result.tools.some((tool) => 'execution' in tool))) return false;
     const encoded = message.era === 'modern' ? encodeModern('tools/list', result as unknown as Record<string, unknown>, options.serverInfo) : result;
-    const answer = { result: encoded, jsonrpc: '2.0', id: message.id };
-    if (options.resumable) options.resumable().end(JSON.stringify(answer));
-    else send(reply, sse, answer, options.headers());
+    const answer = JSON.stringify({ result: encoded, jsonrpc: '2.0', id: message.id });
+    if (options.resumable) options.resumable().end(answer);
+    else sendAnswer(reply, sse, answer, options.headers());
     return true;
   }
-  const resumable = options.resumable?.();
-
-  // Notifications before the answer open an SSE stream (a resumable stream keeps what its client
-  // missed, for a resume); after it they are dropped, as the SDK's transports do.
-  let stream: PassThrough | undefined;
-  let answered = false;
-  const notify = async (notification: Notification): Promise<void> => {
-    if (answered) return;
-    if (resumable) return resumable.event(JSON.stringify({ jsonrpc: '2.0', ...notification }));
-    if (reply.raw.destroyed) return;
-    if (stream === undefined) {
-      stream = new PassThrough();
-      void reply.code(200).headers({ ...SSE_HEADERS, ...options.headers() }).send(stream);
-    }
-    stream.write(frame({ jsonrpc: '2.0', ...notification }));
-  };
-  const ctx = { mcpReq: new LaneRequest(message, options.cancel, notify) } as unknown as ServerContext;
+  const request = new LaneRequest(message, options.cancel, reply, options, options.resumable?.());
   let answer: Record<string, unknown>;
   try {
-    const result = await handlers.callTool({ params: message.params }, ctx);
+    const result = await handlers.callTool({ params: message.params }, { mcpReq: request } as unknown as ServerContext);
     answer = { result: encodeCallResult(message, result, options.serverInfo), jsonrpc: '2.0', id: message.id };
   } catch (error) {
     answer = errorMessage(message.id, error);
   }
-  answered = true;
-  if (resumable) resumable.end(JSON.stringify(answer));
-  else if (stream !== undefined) stream.end(frame(answer));
-  else if (!reply.raw.destroyed) send(reply, sse, answer, options.headers());
+  request.answer(JSON.stringify(answer));
   return true;
 }
 
 function encodeCallResult(message: FastLaneMessage, result: CallToolResult, serverInfo: Implementation): Record<string, unknown> {
   // A tool only asks for input from a client that can answer, and the lane takes none of those.
   if (isInputRequiredResult(result)) throw new Error('A call in the MCP fast lane asked for input its client cannot give.');
-  const checked = specTypeSchemas.CallToolResult['~standard'].validate(result.content === undefined ? { ...result, content: [] } : result);
-  if (checked.issues !== undefined) throw Object.assign(new Error(`Invalid tools/call result: ${checked.issues.map((issue) => issue.message).join('; ')}`), { code: -32602 });
-  const value = checked.value as unknown as Record<string, unknown>;
-  return message.era === 'modern' ? encodeModern('tools/call', value, serverInfo) : value;
-}
-
-function send(reply: FastifyReply, sse: boolean, message: Record<string, unknown>, headers: Record<string, string>): void {
-  if (sse) void reply.code(200).headers({ ...SSE_HEADERS, ...headers }).send(frame(message));
-  else void reply.code(200).headers({ 'content-type': 'application/json', ...headers }).send(JSON.stringify(message));
+  const checked = checkedCallResult(result);
+  if ('issues' in checked) throw Object.assign(new Error(`Invalid tools/call result: ${checked.issues.map((issue) => issue.message).join('; ')}`), { code: -32602 });
+  return message.era === 'modern' ? encodeModern('tools/call', checked.value, serverInfo) : checked.value;
 }

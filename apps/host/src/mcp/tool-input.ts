@@ -40,6 +40,9 @@ export async function askForInput(host: AptixHost, needed: ToolInputNeeded, call
   return inputRequired({ inputRequests: needed.inputRequests as unknown as InputRequests, requestState }) as unknown as CallToolResult;
 }
 
+/** What {@link inputChannel} gives a first call from a client that cannot be asked and sent no answers: made once. */
+export const NO_INPUT: ToolInputChannel = Object.freeze({ canAsk: false, responses: Object.freeze({}) });
+
 /** The channel a 2025-era call gives its tool when the client declared form elicitation: it may ask, nothing answered yet. */
 export const LEGACY_FIRST_INPUT: ToolInputChannel = Object.freeze({ canAsk: true, responses: Object.freeze({}) });
 

@@ -1,0 +1,109 @@
+import type { FastifyReply } from 'fastify';
+import type { ClientCapabilities, Implementation, LoggingLevel, Server } from '@modelcontextprotocol/server';
+import type { LevelLogger } from '@aptix/tool-contract';
+import type { ElicitationRelay } from './elicitation-relay.js';
+import type { LegacySession, LegacySessions } from './legacy-sessions.js';
+import type { McpScope } from './mcp-server.js';
+import type { FastLaneOptions } from './fast-lane.js';
+import type { ResumableAnswer, ResumableStreams } from './resumable-streams.js';
+
+/** The header that names an agent session: sent by a client to continue one, and answered by the host. */
+export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
+
+/** Who asks over HTTP: the request's logger (it carries the request id) and the API key's name. */
+export interface Caller {
+  readonly log?: LevelLogger;
+  readonly actor?: string;
+}
+
+/**
+ * The scope of one request in a 2025 session over HTTP. A class, not an object literal with closures:
+ * one is made per request (the fast lane's calls included), and its handlers are methods.
+ */
+export class SessionScope implements McpScope {
+  readonly era = 'legacy' as const;
+  agentSessionId: string | undefined;
+  logLevel: LoggingLevel | undefined;
+  toolsRevision: number | undefined;
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  readonly log: LevelLogger | undefined;
+  readonly actor: string | undefined;
+  /** Aborts the session's call when a `notifications/cancelled` for it arrives on another request (the SDK path). */
+  readonly cancel: AbortSignal | undefined;
+  readonly #session: LegacySession;
+  readonly #sessions: LegacySessions;
+  readonly #relay: ElicitationRelay;
+
+  constructor(session: LegacySession, sessions: LegacySessions, relay: ElicitationRelay, caller: Caller, cancel?: AbortSignal) {
+    this.agentSessionId = session.agentSessionId;
+    this.logLevel = session.logLevel;
+    this.toolsRevision = session.toolsRevision;
+    this.clientCapabilities = session.clientCapabilities;
+    this.log = caller.log;
+    this.actor = caller.actor;
+    this.cancel = cancel;
+    this.#session = session;
+    this.#sessions = sessions;
+    this.#relay = relay;
+  }
+
+  /** The call moved the session to another agent session (a branch): every later request of the MCP session follows it. */
+  onAgentSession(agentSessionId: string): Promise<void> {
+    return this.#sessions.rebind(this.#session, agentSessionId);
+  }
+
+  /** The session's one channel for a question to the user (see ElicitationRelay). */
+  get questions(): { hold(server: Server): boolean; release(server: Server): void } {
+    const id = this.#session.id;
+    const relay = this.#relay;
+    return { hold: (server) => relay.hold(id, server), release: (server) => relay.release(id, server) };
+  }
+
+  /** Keeps what the request changed (the log level, the tools revision it listed) on the session, for its next requests. */
+  keep(): void {
+    if (this.logLevel !== undefined) this.#session.logLevel = this.logLevel;
+    if (this.toolsRevision !== undefined) this.#session.toolsRevision = this.toolsRevision;
+  }
+}
+
+/** The scope of a 2026-07-28 request: the endpoint's mode, and the agent session the request names (`X-Aptix-Session-Id`). */
+export function modernScope(agentSession: string | null | undefined, listMode: string, caller: Caller): McpScope {
+  const handle = agentSession?.trim();
+  return { era: 'modern', agentSessionId: handle || undefined, listMode, log: caller.log, actor: caller.actor };
+}
+
+/** The response header naming the agent session a request's calls ran in, when there is one. */
+export const agentHeader = (scope: McpScope): Record<string, string> => (scope.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {});
+
+/** A fast-lane request's options: one object, its parts methods rather than closures made per request. */
+export class LaneOptions implements FastLaneOptions {
+  constructor(
+    readonly serverInfo: Implementation,
+    readonly listCacheHint: boolean,
+    readonly cancel: { readonly signal: AbortSignal },
+    protected readonly scope: McpScope,
+  ) {}
+
+  headers(): Record<string, string> {
+    return agentHeader(this.scope);
+  }
+}
+
+/** The options of a 2025-11-25 request: its answer is a resumable stream of the session's (see resumable-streams.ts). */
+export class ResumableLaneOptions extends LaneOptions {
+  constructor(
+    serverInfo: Implementation,
+    listCacheHint: boolean,
+    cancel: { readonly signal: AbortSignal },
+    scope: McpScope,
+    private readonly streams: ResumableStreams,
+    private readonly sessionId: string,
+    private readonly reply: FastifyReply,
+  ) {
+    super(serverInfo, listCacheHint, cancel, scope);
+  }
+
+  resumable(): ResumableAnswer {
+    return this.streams.answer(this.sessionId, this.reply, () => this.headers());
+  }
+}

@@ -1,0 +1,106 @@
+import { classifyInboundRequest, specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/server';
+
+/**
+ * The fast lane's checks of what a client sends and what the lane answers, each equal to the SDK's own
+ * check for the subset of messages the lane takes (lane-checks.test.ts holds each against the SDK's
+ * schemas with odd and hostile values). The SDK's checks are zod parses: each copies the message it
+ * checks, and those copies were a tenth of what a call allocated.
+ */
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The SDK's `isJSONRPCRequest` for a message in the lane's subset, without its parse. The SDK's schema
+ * is a strict object of `jsonrpc` ("2.0"), `id` (a string or an integer), `method` (a string) and
+ * `params` (an object whose `_meta` is a request meta): the lane has checked the keys (no others), the
+ * method, and `params` is then checked with {@link isCallToolParams} or the SDK's list schema. An
+ * integer past 2^53 is left to the SDK.
+ */
+export function isJsonRpcRequest(body: Record<string, unknown>): boolean {
+  const id = body.id;
+  return body.jsonrpc === '2.0' && (typeof id === 'string' || Number.isSafeInteger(id));
+}
+
+/**
+ * The SDK's `CallToolRequest` schema (`isSpecType.CallToolRequest`) on the params of a message the lane
+ * takes: an object with no keys but `name`, `arguments` and `_meta`, whose `_meta` holds no key but
+ * `progressToken` and the 2026-07-28 envelope's (fast-lane.ts checked both, and that the method is
+ * `tools/call`). What the schema checks of those: `name` a string; `arguments`, when present, a record
+ * (an object that is neither null nor an array; from JSON every key is a string); `_meta`, when present,
+ * an object whose `progressToken` is absent, a string or a safe integer. The envelope's own keys are
+ * loose in this schema (the classifier judges them: {@link validEnvelope}).
+ */
+export function isCallToolParams(params: Record<string, unknown>): boolean {
+  if (typeof params.name !== 'string') return false;
+  const args = params.arguments;
+  if (args !== undefined && !isPlainObject(args)) return false;
+  const meta = params._meta;
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta)) return false;
+  const token = meta.progressToken;
+  return token === undefined || typeof token === 'string' || Number.isSafeInteger(token);
+}
+
+/** Envelope verdicts by the envelope's JSON text; see {@link validEnvelope}. */
+const envelopeVerdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 256;
+/** Envelopes longer than this are judged afresh each time rather than kept. */
+const MAX_VERDICT_KEY = 2048;
+const MODERN_REVISION = '2026-07-28';
+
+function classify(method: 'tools/call' | 'tools/list', body: unknown): boolean {
+  const outcome = classifyInboundRequest({ httpMethod: 'POST', body, protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: method });
+  return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === MODERN_REVISION;
+}
+
+/**
+ * Whether the SDK's own classifier takes a request in the lane's subset for a 2026-07-28 request. The
+ * lane has checked the rest of what the classifier checks: the headers (exact values, which the
+ * classifier would only trim), the envelope claim, the method, that the message is a JSON-RPC request
+ * and carries neither `result` nor `error` (so the classifier's two response parses, which fail and
+ * are its dearest part, cannot match). What is left is the envelope's validity, a function of `_meta`
+ * alone: the classifier judges it on a request carrying only that `_meta`, and since clients send
+ * the same envelope with every call, the verdict is kept by the envelope's JSON text (the same text
+ * is the same value). A progress token differs per call: then the whole request is classified.
+ */
+export function validEnvelope(method: 'tools/call' | 'tools/list', meta: Record<string, unknown>): boolean {
+  const probe = { jsonrpc: '2.0', id: 0, method, params: { _meta: meta } };
+  if ('progressToken' in meta) return classify(method, probe);
+  const key = JSON.stringify(meta);
+  if (key.length > MAX_VERDICT_KEY) return classify(method, probe);
+  let valid = envelopeVerdicts.get(key);
+  if (valid === undefined) {
+    valid = classify(method, probe);
+    if (envelopeVerdicts.size >= MAX_VERDICTS) envelopeVerdicts.clear();
+    envelopeVerdicts.set(key, valid);
+  }
+  return valid;
+}
+
+/** A text block as the SDK's schema keeps it: exactly `type` and `text`. */
+function isPlainTextBlock(block: unknown): boolean {
+  if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
+  let keys = 0;
+  for (const _ in block) keys += 1;
+  return keys === 2;
+}
+
+/**
+ * A tool result checked against the SDK's `CallToolResult` schema, as the SDK's parse gives it back
+ * (its keys in the schema's order), or the schema's issues. The common result (only `content` of
+ * plain text blocks, and `isError`) is checked here: the parse would copy it unchanged. Anything else
+ * (other blocks, `structuredContent`, `_meta`, other keys) goes through the SDK's parse.
+ */
+export function checkedCallResult(result: CallToolResult): { value: Record<string, unknown> } | { issues: readonly { message: string }[] } {
+  const content = result.content === undefined ? [] : result.content;
+  let plain = Array.isArray(content);
+  for (const key in result) if (key !== 'content' && key !== 'isError') plain = false;
+  if (plain && result.isError !== undefined && typeof result.isError !== 'boolean') plain = false;
+  if (plain) for (let i = 0; i < content.length && plain; i++) plain = isPlainTextBlock(content[i]);
+  if (plain) return { value: result.isError === undefined ? { content } : { content, isError: result.isError } };
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(result.content === undefined ? { ...result, content: [] } : result);
+  if (checked.issues !== undefined) return { issues: checked.issues };
+  return { value: checked.value as unknown as Record<string, unknown> };
+}
