@@ -10,6 +10,61 @@ export interface RegisteredTool extends InspectedTool {
   readonly toolClass: AnyAgentToolClass;
 }
 
+/**
+ * A registered tool. One class, so that every entry has the same hidden class: object literals with
+ * getters get one each, and the executor and the host, which read entries of many tools on every call,
+ * then read them through megamorphic lookups. The views inspectToolClass makes on first use stay lazy.
+ */
+class Registration implements RegisteredTool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+  readonly usageMetadata: string;
+  readonly strictDeclared: boolean;
+  readonly timeoutMs: number | undefined;
+  readonly taskSupport: RegisteredTool['taskSupport'];
+  readonly taskInput: RegisteredTool['taskInput'];
+  readonly releasesSignal: boolean;
+  readonly annotations: ToolAnnotations | undefined;
+  readonly approval: ApprovalPolicyKind;
+  readonly approvalPolicy: RegisteredTool['approvalPolicy'];
+  readonly outputSchema: JsonSchema | undefined;
+  readonly #tool: InspectedTool;
+
+  constructor(
+    readonly toolClass: AnyAgentToolClass,
+    tool: InspectedTool,
+  ) {
+    this.name = tool.name;
+    this.description = tool.description;
+    this.parameters = tool.parameters;
+    this.usageMetadata = tool.usageMetadata;
+    this.strictDeclared = tool.strictDeclared;
+    this.timeoutMs = tool.timeoutMs;
+    this.taskSupport = tool.taskSupport;
+    this.taskInput = tool.taskInput;
+    this.releasesSignal = tool.releasesSignal;
+    this.annotations = tool.annotations;
+    this.approval = tool.approval;
+    this.approvalPolicy = tool.approvalPolicy;
+    this.outputSchema = tool.outputSchema;
+    this.#tool = tool;
+    Object.freeze(this);
+  }
+
+  get canonicalSchema(): string {
+    return this.#tool.canonicalSchema;
+  }
+
+  get strict(): boolean {
+    return this.#tool.strict;
+  }
+
+  get strictView(): RegisteredTool['strictView'] {
+    return this.#tool.strictView;
+  }
+}
+
 /** What `list()` gives for each tool (Story 6.1 AC4, plus the usage metadata). */
 export interface ToolListing {
   readonly name: string;
@@ -68,32 +123,7 @@ export class AgentToolRegistry {
       for (const violation of violations) this.#logger.addError(`[AgentToolRegistry_RegisterTool__${violation.code}]`, violation.message, [['Tool', violation.tool]]);
       throw new ToolContractError(violations as [ContractViolation, ...ContractViolation[]]);
     }
-    // Field by field rather than spread, so the views computed on first use (see inspectToolClass) stay lazy.
-    const registered: RegisteredTool = Object.freeze({
-      toolClass,
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-      usageMetadata: tool.usageMetadata,
-      get canonicalSchema() {
-        return tool.canonicalSchema;
-      },
-      get strict() {
-        return tool.strict;
-      },
-      strictDeclared: tool.strictDeclared,
-      get strictView() {
-        return tool.strictView;
-      },
-      timeoutMs: tool.timeoutMs,
-      taskSupport: tool.taskSupport,
-      taskInput: tool.taskInput,
-      releasesSignal: tool.releasesSignal,
-      annotations: tool.annotations,
-      approval: tool.approval,
-      approvalPolicy: tool.approvalPolicy,
-      outputSchema: tool.outputSchema,
-    } satisfies { [K in keyof RegisteredTool]-?: unknown });
+    const registered = new Registration(toolClass, tool);
     this.#tools.set(registered.name, registered);
     this.#folded.set(registered.name.toLowerCase(), registered.name);
     this.#changed();
