@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type SecureJson from 'secure-json-parse';
 import { ajvFor } from './ajv.js';
+import { closedToPrototypeKeys } from './closed-schema.js';
 import { acceptsNull, type JsonSchema } from './schema.js';
 
 /** One offending field: where it is, and what was expected against what came. */
@@ -19,6 +20,8 @@ interface CompiledArguments {
   readonly validate: ValidateFunction;
   readonly nulls: NullPlan | undefined;
   readonly known: string;
+  /** No value the schema accepts can hold a prototype key (see {@link closedToPrototypeKeys}). */
+  readonly closed: boolean;
 }
 
 /** Where a `null` sent for an optional, non-nullable property (strict mode's way of omitting it) is dropped. */
@@ -39,7 +42,7 @@ export function compileArguments(schema: JsonSchema): CompiledArguments {
   let entry = compiled.get(schema);
   if (entry === undefined) {
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
-    entry = { validate: ajvFor(schema).compile(schema), nulls: planNulls(schema), known: Object.keys(properties).join(', ') };
+    entry = { validate: ajvFor(schema).compile(schema), nulls: planNulls(schema), known: Object.keys(properties).join(', '), closed: closedToPrototypeKeys(schema) };
     compiled.set(schema, entry);
   }
   return entry;
@@ -68,8 +71,10 @@ function applyNulls(plan: NullPlan, value: unknown): void {
   }
   if (value === null || typeof value !== 'object') return;
   const record = value as Record<string, unknown>;
-  for (const name of plan.strip) if (record[name] === null) delete record[name];
-  for (const [name, child] of plan.nested) applyNulls(child, record[name]);
+  // Indexed loops: this runs on every call of most tools, and for-of costs an iterator here.
+  const { strip, nested } = plan;
+  for (let i = 0; i < strip.length; i++) if (record[strip[i]!] === null) delete record[strip[i]!];
+  for (let i = 0; i < nested.length; i++) applyNulls(nested[i]![1], record[nested[i]![0]]);
 }
 
 /**
@@ -77,6 +82,16 @@ function applyNulls(plan: NullPlan, value: unknown): void {
  * Returns the parsed value, or the reason it cannot be used.
  */
 export function parseArgumentsJson(toolName: string, input: unknown): DecodedArguments<unknown> {
+  return parseJson(toolName, input);
+}
+
+/**
+ * Who the messages name: the tool's name, or the tool itself, whose `name` is read only for a message
+ * (on a tool class's instance it is a getter, and most calls need no message).
+ */
+type Naming = string | { readonly name: string };
+
+function parseJson(toolName: Naming, input: unknown): DecodedArguments<unknown> {
   if (typeof input !== 'string') {
     if (input === null || input === undefined) return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
     return { ok: true, value: input };
@@ -126,7 +141,7 @@ export function validateArguments<T>(toolName: string, schema: JsonSchema, value
 }
 
 /** `scanned`: the value was parsed here from JSON text, whose prototype keys parseJsonSafely refused already. */
-function validateValue<T>(toolName: string, schema: JsonSchema, value: unknown, scanned: boolean): DecodedArguments<T> {
+function validateValue<T>(toolName: Naming, schema: JsonSchema, value: unknown, scanned: boolean): DecodedArguments<T> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return failure(toolName, [{ path: '(arguments)', problem: `must be a JSON object, got ${describe(value)}` }]);
   }
@@ -141,21 +156,35 @@ function validateValue<T>(toolName: string, schema: JsonSchema, value: unknown, 
 
 /** Parse, then validate: what the executor and `TypedAgentTool` run on every call. */
 export function decodeArguments<T>(toolName: string, schema: JsonSchema, input: unknown): DecodedArguments<T> {
+  return decodeFor<T>(toolName, schema, input);
+}
+
+/** {@link decodeArguments} for a tool, whose name is read only if the arguments are refused. @internal */
+export function decodeFor<T>(toolName: Naming, schema: JsonSchema, input: unknown): DecodedArguments<T> {
   // The common case, a text that starts with '{', parsed and checked without a wrapper object in between.
   if (typeof input === 'string' && input.charCodeAt(0) === 0x7b) {
+    const plan = compileArguments(schema);
     let value: unknown;
     try {
-      value = parseJsonSafely(input);
+      // A schema closed to prototype keys refuses them itself: the text is scanned only if it is refused.
+      value = plan.closed ? JSON.parse(input) : parseJsonSafely(input);
     } catch {
-      return parseArgumentsJson(toolName, input) as DecodedArguments<T>; // the same parse fails again, with its message
+      return parseJson(toolName, input) as DecodedArguments<T>; // the same parse fails again, with its message
     }
-    return validateValue<T>(toolName, schema, value, true);
+    if (!plan.closed) return validateValue<T>(toolName, schema, value, true);
+    if (plan.nulls) applyNulls(plan.nulls, value);
+    if (plan.validate(value)) return { ok: true, value: value as T };
+    const errors = plan.validate.errors ?? [];
+    // Refused: for a prototype key, the reason given is that key, as for any schema.
+    const safe = parseJson(toolName, input);
+    return safe.ok ? failure(toolName, describeErrors(errors, value, plan.known)) : (safe as DecodedArguments<T>);
   }
-  const parsed = parseArgumentsJson(toolName, input);
+  const parsed = parseJson(toolName, input);
   return parsed.ok ? validateValue<T>(toolName, schema, parsed.value, typeof input === 'string') : parsed;
 }
 
-function failure(toolName: string, issues: ArgumentIssue[]): DecodedArguments<never> {
+function failure(naming: Naming, issues: ArgumentIssue[]): DecodedArguments<never> {
+  const toolName = typeof naming === 'string' ? naming : naming.name;
   const detail = issues.map((issue) => (issue.path === '(arguments)' ? issue.problem : `'${issue.path}' ${issue.problem}`)).join('; ');
   return { ok: false, message: `Invalid arguments for ${toolName}: ${detail}.`, issues };
 }
