@@ -163,7 +163,8 @@ export class AgentToolExecutor {
 
     // Tools built on TypedAgentTool parse and validate their own input (once); others are checked here
     // first, so invalid arguments never cost building a tool.
-    const fastPath = typeof (entry.toolClass.prototype as Partial<FastPathTool>)[invokeTool] === 'function';
+    const toolClass = entry.toolClass;
+    const fastPath = typeof (toolClass.prototype as Partial<FastPathTool>)[invokeTool] === 'function';
     let input = args;
     const validated = options?.argumentsValidated === true && args !== null && typeof args === 'object';
     if (!fastPath && validated) input = JSON.stringify(args);
@@ -176,7 +177,7 @@ export class AgentToolExecutor {
     const logger = options?.logger ?? this.#logger;
     let tool: AgentTool;
     try {
-      tool = this.#createTool(entry.toolClass, context, logger);
+      tool = this.#createTool(toolClass, context, logger);
     } catch (error) {
       logger.addException(`[${name}_CreateTool__Exception]`, error, pairs(context));
       return InvokeResult.fromError(`${name} is not available: the host could not create it. The host's configuration needs fixing; calling again will not help.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
@@ -186,7 +187,7 @@ export class AgentToolExecutor {
     // Any other (a subclass's override, an instance's own property, another copy of this package) is
     // checked like every result, so no tool can put text that is not JSON into a reply.
     const invoke = fastPath ? (tool as unknown as Partial<FastPathTool>)[invokeTool] : undefined;
-    const trusted = invoke !== undefined && invoke === ownInvokeTool;
+    const trusted = invoke === ownInvokeTool;
     // The race state is made only for a tool that answers with a promise; the signal only if the tool asks.
     const signals = new CallSignal();
     if (validated) signals.checkedAgainst = entry.parameters;

@@ -1,7 +1,7 @@
 import type { Static, TObject } from 'typebox';
 import type { AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext } from './agent-tool.js';
-import { decodeArguments, type DecodedArguments } from './arguments.js';
+import { decodeFor, type DecodedArguments } from './arguments.js';
 import { cancelledJson, isAbortError } from './cancellation.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult } from './invoke-result.js';
@@ -47,12 +47,34 @@ const NO_SIGNAL: SignalSource = Object.freeze({ signal: () => NEVER_ABORTED });
  * keywords once TypeBox's symbols are dropped. Compared once per pair of schema objects.
  */
 const sameAs = new WeakMap<object, { readonly against: JsonSchema; readonly same: boolean }>();
+/** The last pair compared, ahead of the map: calls of one tool in a row are the common case. */
+let last: { readonly own: object; readonly against: JsonSchema; readonly same: boolean } | undefined;
 function isSameSchema(own: object, against: JsonSchema): boolean {
+  if (last !== undefined && last.own === own && last.against === against) return last.same;
   const known = sameAs.get(own);
-  if (known !== undefined && known.against === against) return known.same;
+  if (known !== undefined && known.against === against) {
+    last = { own, against, same: known.same };
+    return known.same;
+  }
   const same = canonicalJson(toPlainJson(own)) === canonicalJson(against);
   sameAs.set(own, { against, same });
+  last = { own, against, same };
   return same;
+}
+
+/**
+ * Whether a `run` declares the signal parameter. A function's `length` is read through an accessor that
+ * costs a tenth of a small call, so the answer for the last `run` asked about is kept: calls of one
+ * tool in a row are the common case.
+ */
+let lastRun: unknown;
+let lastTakes = false;
+function takesSignal(run: (...args: never[]) => unknown): boolean {
+  if (run !== lastRun) {
+    lastTakes = run.length >= 3;
+    lastRun = run;
+  }
+  return lastTakes;
 }
 
 /** A signal that never aborts, for tools whose `run` or `execute` declares no `signal` parameter. @internal */
@@ -121,7 +143,7 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
           : this.decode(input, ctx);
       if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
       // A run that declares no signal parameter cannot read one: it gets a shared signal that never aborts.
-      const signal = this.run.length >= 3 ? signals.signal() : NEVER_ABORTED;
+      const signal = takesSignal(this.run) ? signals.signal() : NEVER_ABORTED;
       const output = this.run(decoded.value, ctx, signal);
       if (isThenable(output)) {
         return Promise.resolve(output).then(
@@ -160,7 +182,7 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
    * own messages (TUL-007 fixes such an order), then call `super.decode`.
    */
   protected decode(input: unknown, _context: AgentToolExecutionContext): DecodedArguments<Static<TArgs>> {
-    return decodeArguments<Static<TArgs>>(this.name, this[parametersKey] as unknown as JsonSchema, input);
+    return decodeFor<Static<TArgs>>(this, this[parametersKey] as unknown as JsonSchema, input);
   }
 
   /** The generic message of an unexpected exception (AGN-005 §4.3). Never includes the exception itself. */
