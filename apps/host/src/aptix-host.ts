@@ -23,6 +23,9 @@ interface ScopedCall {
   readonly session: SessionHead;
 }
 
+/** The executor's options of a call whose arguments a policy check validated, and nothing else: made once. */
+const VALIDATED: ExecuteOptions = Object.freeze({ argumentsValidated: true });
+
 export class AptixHost {
   /** The singletons a call uses, resolved once: each read of the cradle is an awilix resolution. */
   #services: (Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> & { liveTools: LiveTools | undefined }) | undefined;
@@ -128,11 +131,12 @@ export class AptixHost {
   call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
     try {
       const { registry, executor, liveTools } = this.#use();
-      if (!registry.has(name)) {
+      const entry = registry.get(name);
+      if (entry === undefined) {
         const withdrawn = liveTools?.retired(name);
         return Promise.resolve({ kind: 'not_found', message: `${withdrawn ?? `Tool "${name}" does not exist.`} Available tools: ${registry.names().join(', ')}.` });
       }
-      if (registry.get(name)!.approval !== 'never') return this.#callGated(name, args, options);
+      if (entry.approval !== 'never') return this.#callGated(entry, args, options);
       if (options.sessionId === undefined) {
         // No session to read, so no await: the common stateless call spares two turns of the microtask queue.
         const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
@@ -190,15 +194,17 @@ export class AptixHost {
   #executeOptions(options: CallOptions, argumentsValidated = false): ExecuteOptions | undefined {
     const log = options.logger ?? (options.actor === undefined ? undefined : this.cradle.pino.child({ actor: options.actor }));
     if (log === undefined && !argumentsValidated) return options.signal ? { signal: options.signal } : undefined;
+    if (log === undefined && !options.signal) return VALIDATED;
     return { signal: options.signal, logger: log === undefined ? undefined : createAdminLogger(log), argumentsValidated };
   }
 
   /** A call to a tool with an approval policy: it runs now, or waits for a person (nothing runs then). */
-  #callGated(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
+  #callGated(entry: RegisteredTool, args: unknown, options: CallOptions): Promise<CallOutcome> {
+    const name = entry.name;
     if (options.sessionId === undefined) {
       // No session to read: a call its policy lets through runs with no await of its own, as an ungated one.
       const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
-      const verdict = this.approvals().assess(name, args, context);
+      const verdict = this.approvals().assessTool(entry, args, context);
       if ('required' in verdict && !verdict.required) {
         return this.#use()
           .executor.execute(name, verdict.args, withSinks(context, options), this.#executeOptions(options, verdict.validated))

@@ -33,12 +33,15 @@ export function approvalPolicyKind(policy: unknown): ApprovalPolicyKind | undefi
   return undefined;
 }
 
+/** The answer of most calls to a gated tool, shared: a policy runs on every call. */
+const NOT_REQUIRED = Object.freeze({ required: false, reason: '' });
+
 /**
  * Evaluates a tool's policy for one call, after its arguments were validated. Fails closed: a policy
  * that throws or answers something else requires approval, and the reason says the policy failed.
  */
-export function evaluateApprovalPolicy(toolName: string, policy: ApprovalPolicy | undefined, args: unknown, context: AgentToolExecutionContext): { required: boolean; reason: string } {
-  if (policy === undefined || policy === 'never') return { required: false, reason: '' };
+export function evaluateApprovalPolicy(toolName: string, policy: ApprovalPolicy | undefined, args: unknown, context: AgentToolExecutionContext): { readonly required: boolean; readonly reason: string } {
+  if (policy === undefined || policy === 'never') return NOT_REQUIRED;
   if (policy === 'always') return { required: true, reason: `${toolName} always needs a person's approval.` };
   let answer: unknown;
   try {
@@ -46,7 +49,8 @@ export function evaluateApprovalPolicy(toolName: string, policy: ApprovalPolicy 
   } catch {
     return { required: true, reason: `${toolName}'s approval policy failed on these arguments, so a person must decide.` };
   }
-  if (typeof answer === 'boolean') return { required: answer, reason: answer ? `${toolName} needs a person's approval for these arguments.` : '' };
+  if (answer === false) return NOT_REQUIRED;
+  if (answer === true) return { required: true, reason: `${toolName} needs a person's approval for these arguments.` };
   if (answer !== null && typeof answer === 'object' && typeof (answer as ApprovalDecision).required === 'boolean') {
     const { required, reason } = answer as ApprovalDecision;
     return { required, reason: required ? (typeof reason === 'string' && reason.trim() !== '' ? reason : `${toolName} needs a person's approval for these arguments.`) : '' };

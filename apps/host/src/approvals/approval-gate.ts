@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { canonicalJson, createAdminLogger, type ContentBlock, type LevelLogger, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry } from '@aptix/tool-contract';
+import { canonicalJson, createAdminLogger, type ContentBlock, type LevelLogger, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry, type RegisteredTool } from '@aptix/tool-contract';
 import type { ApprovalDecisionOutcome, ApprovalStore, ToolApproval } from '@aptix/agent-sessions';
 import type { Logger } from 'pino';
 import { workerEvaluation } from '../isolation/worker-policy.js';
@@ -85,8 +85,13 @@ export class ApprovalGate {
    * closed). Invalid arguments are not gated: the executor refuses them with its usual message.
    */
   assess(name: string, args: unknown, context: AgentToolExecutionContext): AssessedCall {
-    const entry = this.#o.registry.get(name);
+    return this.assessTool(this.#o.registry.get(name), args, context);
+  }
+
+  /** {@link assess} for a tool's registry entry, as the caller read it in the same turn (one lookup per call). */
+  assessTool(entry: RegisteredTool | undefined, args: unknown, context: AgentToolExecutionContext): AssessedCall {
     if (entry === undefined || entry.approval === 'never') return { required: false, args, validated: false };
+    const name = entry.name;
     const decoded = decodeArguments<object>(name, entry.parameters, args);
     if (!decoded.ok) return { required: false, args, validated: false };
     const inWorker = workerEvaluation(entry.approvalPolicy);
