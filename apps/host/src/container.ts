@@ -1,4 +1,4 @@
-import { asClass, asFunction, asValue, AwilixResolutionError, createContainer, InjectionMode, type AwilixContainer, type BuildResolver } from 'awilix';
+import { asFunction, asValue, AwilixResolutionError, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import type { Logger } from 'pino';
 import {
   AgentToolExecutor,
@@ -115,7 +115,7 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
   }
 
   // Tools are constructor-injected and built per call, by the executor and the Reasoner alike.
-  const createTool = toolFactory(container, adminLogger);
+  const createTool = toolFactory(container);
   container.register({
     config: asValue(config),
     pino: asValue(logger),
@@ -189,15 +189,13 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
 }
 
 /**
- * Builds a tool per call from the container. `container.build(ToolClass)` tokenises the class's source
- * on every call to tell a class from a function and find its parameters (about 50 µs for a small
- * tool); the resolver it makes is kept per class instead, so a call costs one constructor on the cradle.
- *
- * A call with a logger of its own (an HTTP request's, carrying the request id) builds the tool on a
- * cradle whose `logger` is that one and whose every other name resolves from the container as usual.
+ * Builds a tool per call from the container. The constructor receives a cradle whose `logger` is the
+ * call's (an HTTP request's, carrying the request id, or the host's) and whose every other name
+ * resolves from the container as usual. Not `container.build`: that tokenises the class's source on
+ * every call (about 50 µs for a small tool), and even from a resolver made once, reading `logger`
+ * through the container's proxy costs a resolution per call (about 700 instructions, half a small call).
  */
-function toolFactory(container: AwilixContainer<HostCradle>, hostLogger: AdminLogger): ToolFactory {
-  const resolvers = new Map<AnyAgentToolClass, BuildResolver<AgentTool>>();
+function toolFactory(container: AwilixContainer<HostCradle>): ToolFactory {
   // PROXY injection: the constructor receives the cradle. A call's cradle holds its `logger` as its one
   // own field; every other read falls through to the container's cradle, its prototype. Cheaper than
   // Object.create with a property descriptor per call. A class field, because it is defined on the
@@ -209,15 +207,7 @@ function toolFactory(container: AwilixContainer<HostCradle>, hostLogger: AdminLo
     }
   }
   Object.setPrototypeOf(CallCradle.prototype, container.cradle as object);
-  return (toolClass, _context, logger) => {
-    if (logger !== hostLogger) return new (toolClass as unknown as new (cradle: CallCradle) => AgentTool)(new CallCradle(logger));
-    let resolver = resolvers.get(toolClass);
-    if (resolver === undefined) {
-      resolver = asClass<AgentTool>(toolClass as never);
-      resolvers.set(toolClass, resolver);
-    }
-    return container.build(resolver);
-  };
+  return (toolClass, _context, logger) => new (toolClass as unknown as new (cradle: CallCradle) => AgentTool)(new CallCradle(logger));
 }
 
 /**
