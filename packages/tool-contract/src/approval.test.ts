@@ -80,6 +80,8 @@ describe('evaluateApprovalPolicy', () => {
     expect(evaluateApprovalPolicy('t', throwing, {}, {})).toEqual({ required: true, reason: "t's approval policy failed on these arguments, so a person must decide." });
     expect(evaluateApprovalPolicy('t', (() => 'yes') as never, {}, {}).required).toBe(true);
     expect(evaluateApprovalPolicy('t', (() => null) as never, {}, {}).required).toBe(true);
+    // Not a policy at all (the registry refuses these; a caller of this function may not have asked it).
+    for (const notAPolicy of ['sometimes', 'Never', 0, null, {}]) expect(evaluateApprovalPolicy('t', notAPolicy as never, {}, {}).required).toBe(true);
   });
 
   it('passes the context to the policy', () => {

@@ -41,8 +41,12 @@ const NOT_REQUIRED = Object.freeze({ required: false, reason: '' });
  * that throws or answers something else requires approval, and the reason says the policy failed.
  */
 export function evaluateApprovalPolicy(toolName: string, policy: ApprovalPolicy | undefined, args: unknown, context: AgentToolExecutionContext): { readonly required: boolean; readonly reason: string } {
-  if (policy === undefined || policy === 'never') return NOT_REQUIRED;
-  if (policy === 'always') return { required: true, reason: `${toolName} always needs a person's approval.` };
+  // Asked first whether it is a function (the policy that runs per call): comparing a function to strings costs a generic comparison.
+  if (typeof policy !== 'function') {
+    if (policy === undefined || policy === 'never') return NOT_REQUIRED;
+    if (policy === 'always') return { required: true, reason: `${toolName} always needs a person's approval.` };
+    // Anything else is not a policy: calling it below throws, and the call waits for a person.
+  }
   let answer: unknown;
   try {
     answer = policy(args, context);

@@ -32,6 +32,7 @@ interface NullPlan {
 }
 
 const compiled = new WeakMap<object, CompiledArguments>();
+let last: { readonly schema: JsonSchema; readonly entry: CompiledArguments } | undefined;
 
 /**
  * Compiles (once per schema object) the validator for a tool's parameters. Compilation is lazy,
@@ -39,12 +40,15 @@ const compiled = new WeakMap<object, CompiledArguments>();
  * Throws when ajv rejects the schema; the registry catches such a schema before it gets here.
  */
 export function compileArguments(schema: JsonSchema): CompiledArguments {
+  // The last schema asked about, ahead of the WeakMap: calls of one tool in a row are the common case.
+  if (schema === last?.schema) return last.entry;
   let entry = compiled.get(schema);
   if (entry === undefined) {
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
     entry = { validate: ajvFor(schema).compile(schema), nulls: planNulls(schema), known: Object.keys(properties).join(', '), closed: closedToPrototypeKeys(schema) };
     compiled.set(schema, entry);
   }
+  last = { schema, entry };
   return entry;
 }
 
