@@ -136,6 +136,39 @@ describe('2025-era MCP sessions in a store shared by hosts (and by a host after 
     sessions.clear();
   });
 
+  it('findLive answers from memory only while no mark is due, and leaves the mark, the adoption and a close made elsewhere to find', async () => {
+    let now = 0;
+    const store = memoryStore(() => now);
+    const touch = vi.spyOn(store, 'touchMcpSession');
+    const a = new LegacySessions(store, limits, () => now);
+    const b = new LegacySessions(store, limits, () => now);
+    const session = await a.open('agent-1');
+    // Unknown here (opened on another host): find adopts it from the store.
+    expect(b.findLive(session.id)).toBeUndefined();
+    expect(a.findLive('no-such-session')).toBeUndefined();
+    now = every - 1;
+    expect(a.findLive(session.id)).toBe(session);
+    expect(touch).not.toHaveBeenCalled();
+    // A mark is due: findLive steps aside, find marks it used in the store.
+    now = every;
+    expect(a.findLive(session.id)).toBeUndefined();
+    expect(await a.find(session.id)).toBe(session);
+    expect(touch).toHaveBeenCalledTimes(1);
+    // Closed through another host: the next due mark finds it closed, and findLive never hides that.
+    await b.close(session.id);
+    now = 2 * every;
+    expect(a.findLive(session.id)).toBeUndefined();
+    expect(await a.find(session.id)).toBeUndefined();
+    expect(a.findLive(session.id)).toBeUndefined();
+    // An idle session expires, whichever lookup comes first.
+    const idle = await a.open('agent-2');
+    now += limits.idleMs + 1;
+    expect(a.findLive(idle.id)).toBeUndefined();
+    expect(await a.find(idle.id)).toBeUndefined();
+    a.clear();
+    b.clear();
+  });
+
   it('an expiry on one host closes the session for every host, and a DELETE on one host reaches a host serving it from memory', async () => {
     let now = 0;
     const store = memoryStore(() => now);

@@ -204,7 +204,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     if (sessionId === '' || (version ?? '') > '2025-11-25') return false;
     const message = fastLaneMessage('legacy', request.headers, body);
     if (message === undefined) return false;
-    const session = await sessions.find(sessionId).catch(() => undefined);
+    const session = sessions.findLive(sessionId) ?? (await sessions.find(sessionId).catch(() => undefined));
     if (session === undefined || canElicitForm(session.clientCapabilities)) return false;
     // 2025-11-25: a resumable answer, as on the SDK path (see serveLegacySession); its call outlives the connection.
     const resumable = streams.acceptsHeaders(version, headerValue(request.headers, 'accept'), true);

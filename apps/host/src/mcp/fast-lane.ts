@@ -128,10 +128,19 @@ export interface FastLaneOptions extends LaneOutput {
   resumable?(): ResumableAnswer;
 }
 
+/** The `_meta` stamping the server's identity, made once per identity (an object literal with a computed key is a slow one to make per call); serialized at once, never changed. */
+const serverMetas = new WeakMap<Implementation, Readonly<Record<string, unknown>>>();
+
+function serverMeta(serverInfo: Implementation): Readonly<Record<string, unknown>> {
+  let meta = serverMetas.get(serverInfo);
+  if (meta === undefined) serverMetas.set(serverInfo, (meta = Object.freeze({ [SERVER_INFO_META_KEY]: serverInfo })));
+  return meta;
+}
+
 /** The SDK's 2026-07-28 encoding of a result: `resultType`, the cache fields of a list, and the server's identity. */
 function encodeModern(method: 'tools/call' | 'tools/list', result: Record<string, unknown>, serverInfo: Implementation): Record<string, unknown> {
   // The common call result in one copy (the same keys in the same order as the steps below give).
-  if (method === 'tools/call' && result.resultType === undefined && result._meta === undefined) return { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
+  if (method === 'tools/call' && result.resultType === undefined && result._meta === undefined) return { ...result, resultType: 'complete', _meta: serverMeta(serverInfo) };
   let encoded = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
   if (method === 'tools/list' && encoded.resultType === 'complete') encoded = { ...encoded, ttlMs: TOOLS_LIST_CACHE_HINT.ttlMs, cacheScope: TOOLS_LIST_CACHE_HINT.cacheScope };
   const meta = encoded._meta;

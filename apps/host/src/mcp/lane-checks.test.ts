@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isSpecType, specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/server';
-import { checkedCallResult, isCallToolParams } from './lane-checks.js';
+import { classifyInboundRequest, isSpecType, specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/server';
+import { checkedCallResult, isCallToolParams, sameJson, validEnvelope } from './lane-checks.js';
 
 /**
  * The fast lane's own checks must say what the SDK's zod schemas say, for every value the lane can
@@ -110,5 +110,64 @@ describe('checkedCallResult', () => {
         expect([result, 'value' in ours && JSON.stringify(ours.value)]).toEqual([result, JSON.stringify(theirs.value)]);
       }
     }
+  });
+});
+
+describe('validEnvelope', () => {
+  const classify = (meta: Record<string, unknown>) => {
+    const outcome = classifyInboundRequest({ httpMethod: 'POST', body: { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { _meta: meta } }, protocolVersionHeader: '2026-07-28', mcpMethodHeader: 'tools/call' });
+    return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === '2026-07-28';
+  };
+  const ENVELOPES: Record<string, unknown>[] = [
+    ENVELOPE,
+    { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: 1 } },
+    { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { version: '1', name: 'x' } },
+    { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x' } },
+    { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+    { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': [] },
+    { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': null },
+    { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'debug' },
+    { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'loud' },
+    { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+    { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { experimental: { deep: Array.from({ length: 400 }, (_, i) => i) } } },
+    { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { experimental: { deep: Array.from({ length: 400 }, (_, i) => (i === 399 ? 'x' : i)) } } },
+  ];
+
+  it("gives the classifier's verdict for each envelope, asked first and again (kept verdicts never leak to a different envelope)", () => {
+    for (let round = 0; round < 3; round++) {
+      for (const envelope of ENVELOPES) {
+        const copy = JSON.parse(JSON.stringify(envelope)) as Record<string, unknown>;
+        expect([envelope, validEnvelope('tools/call', copy)]).toEqual([envelope, classify(envelope)]);
+      }
+    }
+  });
+
+  it('is not fooled by a kept envelope changed after it was judged', () => {
+    const envelope = JSON.parse(JSON.stringify({ ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'kept', version: '1' } })) as Record<string, unknown>;
+    expect(validEnvelope('tools/call', envelope)).toBe(true);
+    (envelope['io.modelcontextprotocol/clientInfo'] as Record<string, unknown>).version = 7;
+    expect(validEnvelope('tools/call', envelope)).toBe(classify(envelope));
+  });
+});
+
+describe('sameJson', () => {
+  const VALUES: unknown[] = [null, 0, -0, 1, '1', '', true, false, [], {}, [1], ['1'], { a: 1 }, { a: '1' }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { b: null }] }, { a: [1, { b: false }] }, JSON.parse('{"__proto__": 1}'), JSON.parse('{"__proto__": 2}'), { a: undefined }, [[[]]], [[[0]]]];
+
+  it('equals JSON.stringify equality up to the order of keys', () => {
+    const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1))) : v));
+    for (const a of VALUES) {
+      for (const b of VALUES) {
+        if (JSON.stringify(a)?.includes('undefined') || JSON.stringify(b)?.includes('undefined')) continue;
+        const parsedA = JSON.parse(JSON.stringify(a) ?? 'null') as unknown;
+        const parsedB = JSON.parse(JSON.stringify(b) ?? 'null') as unknown;
+        expect([a, b, sameJson(parsedA, parsedB, { left: 1000 })]).toEqual([a, b, canonical(parsedA) === canonical(parsedB)]);
+      }
+    }
+  });
+
+  it('says no once its budget of values runs out, however alike the values', () => {
+    const big = Array.from({ length: 50 }, (_, i) => i);
+    expect(sameJson(big, [...big], { left: 51 })).toBe(true);
+    expect(sameJson(big, [...big], { left: 50 })).toBe(false);
   });
 });

@@ -43,16 +43,41 @@ export function isCallToolParams(params: Record<string, unknown>): boolean {
   return token === undefined || typeof token === 'string' || Number.isSafeInteger(token);
 }
 
-/** Envelope verdicts by the envelope's JSON text; see {@link validEnvelope}. */
-const envelopeVerdicts = new Map<string, boolean>();
-const MAX_VERDICTS = 256;
-/** Envelopes longer than this are judged afresh each time rather than kept. */
-const MAX_VERDICT_KEY = 2048;
+/** Envelopes the classifier judged, with its verdict, newest last; see {@link validEnvelope}. */
+const verdicts: Array<{ readonly method: string; readonly envelope: unknown; readonly valid: boolean }> = [];
+const MAX_VERDICTS = 16;
+/** Envelopes with more values than this are judged afresh each time rather than kept. */
+const MAX_VERDICT_NODES = 256;
 const MODERN_REVISION = '2026-07-28';
 
-function classify(method: 'tools/call' | 'tools/list', body: unknown): boolean {
+/** The classifier's verdict on a request of `method` carrying only this `_meta`. */
+function classify(method: 'tools/call' | 'tools/list', meta: Record<string, unknown>): boolean {
+  const body = { jsonrpc: '2.0', id: 0, method, params: { _meta: meta } };
   const outcome = classifyInboundRequest({ httpMethod: 'POST', body, protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: method });
   return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === MODERN_REVISION;
+}
+
+/**
+ * Whether two JSON values are the same value (what JSON.stringify would write alike, up to the order
+ * of keys), looking at `budget.left` values at most: false once it runs out. No allocation.
+ */
+export function sameJson(a: unknown, b: unknown, budget: { left: number }): boolean {
+  if (--budget.left < 0) return false;
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], budget)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  let keys = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(b, key) || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], budget)) return false;
+    keys += 1;
+  }
+  for (const _ in b) keys -= 1;
+  return keys === 0;
 }
 
 /**
@@ -62,21 +87,35 @@ function classify(method: 'tools/call' | 'tools/list', body: unknown): boolean {
  * and carries neither `result` nor `error` (so the classifier's two response parses, which fail and
  * are its dearest part, cannot match). What is left is the envelope's validity, a function of `_meta`
  * alone: the classifier judges it on a request carrying only that `_meta`, and since clients send
- * the same envelope with every call, the verdict is kept by the envelope's JSON text (the same text
- * is the same value). A progress token differs per call: then the whole request is classified.
+ * the same envelope with every call, its verdict is kept with a copy of the envelope, and an envelope
+ * that is the same JSON value gets the same verdict (compared in place: serializing every envelope to
+ * key a map cost a call about a microsecond). A progress token differs per call: then the whole
+ * request is classified, as is an envelope of more than {@link MAX_VERDICT_NODES} values.
  */
 export function validEnvelope(method: 'tools/call' | 'tools/list', meta: Record<string, unknown>): boolean {
-  const probe = { jsonrpc: '2.0', id: 0, method, params: { _meta: meta } };
-  if ('progressToken' in meta) return classify(method, probe);
-  const key = JSON.stringify(meta);
-  if (key.length > MAX_VERDICT_KEY) return classify(method, probe);
-  let valid = envelopeVerdicts.get(key);
-  if (valid === undefined) {
-    valid = classify(method, probe);
-    if (envelopeVerdicts.size >= MAX_VERDICTS) envelopeVerdicts.clear();
-    envelopeVerdicts.set(key, valid);
+  if ('progressToken' in meta) return classify(method, meta);
+  const budget = { left: 0 };
+  for (let i = verdicts.length - 1; i >= 0; i--) {
+    const kept = verdicts[i]!;
+    budget.left = MAX_VERDICT_NODES;
+    if (kept.method === method && sameJson(meta, kept.envelope, budget)) return kept.valid;
+  }
+  const valid = classify(method, meta);
+  // Kept only when small enough to compare in full; a copy, so nothing the request holds can change it.
+  if (fits(meta, { left: MAX_VERDICT_NODES })) {
+    if (verdicts.length >= MAX_VERDICTS) verdicts.shift();
+    verdicts.push({ method, envelope: structuredClone(meta), valid });
   }
   return valid;
+}
+
+/** Whether a JSON value holds at most `budget.left` values. */
+function fits(value: unknown, budget: { left: number }): boolean {
+  if (--budget.left < 0) return false;
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) return value.every((item) => fits(item, budget));
+  for (const key in value) if (!fits((value as Record<string, unknown>)[key], budget)) return false;
+  return true;
 }
 
 /** A text block as the SDK's schema keeps it: exactly `type` and `text`. */
