@@ -9,9 +9,11 @@ import { logFileWriter } from './log-file-writer.js';
  * a child carrying its `reqId` (and `actor`), passed explicitly down to the executor and the tools:
  * no AsyncLocalStorage, which on Node 20 would switch on promise hooks for the whole process.
  *
- * Into a regular file, the lines of one event-loop turn are written together at its end (see
- * {@link LogFileWriter}): one write(2) for all the access lines of a busy turn, instead of one
- * thread-pool round trip per line (bench section 3, LOG_LEVEL=info). A pipe or a socket may stop
+ * Into a regular file, lines are gathered for a few milliseconds and written together (see
+ * {@link LogFileWriter}): one write(2) for hundreds of a busy host's access lines, instead of one
+ * thread-pool round trip per line (bench section 3, LOG_LEVEL=info). pino's own sonic-boom
+ * (`minLength`, `periodicFlush`) was measured against it and cost about 1.3 µs more per line: in its
+ * string mode it measures the byte length of everything pending on every write. A pipe or a socket may stop
  * draining (an MCP client that never reads stderr), so there lines stay asynchronous, through pino's
  * own destination: a reader that stalls never stalls the host.
  */

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RequestLogger, requestLoggerFactory } from '../src/http/request-logger.js';
+import { RequestLogger } from '../src/http/request-logger.js';
 
 type Line = Record<string, unknown>;
 
@@ -43,17 +43,5 @@ describe('RequestLogger (each HTTP request\'s logger)', () => {
     log.warn({ detail: 1 }, 'kept');
     expect(lines).toEqual([expect.objectContaining({ reqId: 'r-2', detail: 1, msg: 'kept' })]);
     expect(log.level).toBe('warn');
-  });
-
-  it('is what Fastify\'s childLoggerFactory gives, unless a route asks for its own level or serializers', () => {
-    const { parent, lines } = capture('info');
-    const factory = requestLoggerFactory(parent);
-    const framework = parent as never;
-    expect(factory(framework, { reqId: 'a' }, {})).toBeInstanceOf(RequestLogger);
-    const quiet = factory(framework, { reqId: 'b' }, { level: 'error' });
-    expect(quiet).not.toBeInstanceOf(RequestLogger);
-    quiet.info('dropped');
-    quiet.error('kept');
-    expect(lines).toEqual([expect.objectContaining({ reqId: 'b', msg: 'kept' })]);
   });
 });

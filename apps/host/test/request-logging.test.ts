@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_ROOT, scratch, startHost, type RunningHost } from './support.js';
+import { BIN, freePort, HOST_ROOT, scratch, startHost, type RunningHost } from './support.js';
 
 /** Reports on stderr any AsyncLocalStorage or async hook made in the process it is preloaded into. */
 const PROBE = join(HOST_ROOT, 'test', 'fixtures', 'async-context', 'probe.cjs');
@@ -17,12 +18,12 @@ function probed(...args: string[]): string {
 }
 
 /** The lines logged from `from` on, once the host has had a moment to flush them (pino writes asynchronously). */
-async function linesSince(host: RunningHost, from: number, until: (lines: Line[]) => boolean): Promise<Line[]> {
+async function linesSince(host: Pick<RunningHost, 'logs'>, from: number, until: (lines: Line[]) => boolean): Promise<Line[]> {
   for (let i = 0; i < 100 && !until(host.logs.slice(from)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   return host.logs.slice(from);
 }
 
-async function invoke(host: RunningHost, tool: string, args: unknown, requestId: string): Promise<number> {
+async function invoke(host: Pick<RunningHost, 'url'>, tool: string, args: unknown, requestId: string): Promise<number> {
   const response = await fetch(`${host.url}/v1/tools/${tool}/invoke`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-request-id': requestId },
@@ -100,5 +101,52 @@ describe('request-scoped logging, in a real aptix serve at LOG_LEVEL=info', () =
   it('no AsyncLocalStorage and no async hook was made in the host process', async () => {
     await invoke(host, 'testing_calculator', { operation: 'add', a: 1, b: 2 }, 'req-calc-5');
     expect(host.output()).not.toContain(MARK);
+  });
+});
+
+/**
+ * `aptix serve` at LOG_LEVEL=warn, which says nothing when it listens: ready once /healthz answers.
+ * Its log lines (stdout) are parsed into `logs`.
+ */
+async function startQuietHost(env: NodeJS.ProcessEnv): Promise<{ url: string; logs: Line[]; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { cwd: HOST_ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const logs: Line[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => logs.push(JSON.parse(line) as Line));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`aptix serve exited with ${child.exitCode} before listening`);
+    const ok = await fetch(`${url}/healthz`).then((response) => response.ok, () => false);
+    if (ok) break;
+    if (i > 600) throw new Error('aptix serve did not listen');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url, logs, stop: async () => void (child.kill('SIGTERM'), await exited) };
+}
+
+describe('request-scoped logging at LOG_LEVEL=warn (no access line; a request\'s logger made only when it logs)', () => {
+  const space = scratch();
+  let host: Awaited<ReturnType<typeof startQuietHost>>;
+  beforeAll(async () => {
+    host = await startQuietHost({ APTIX_DB: space.db });
+  });
+  afterAll(async () => {
+    await host?.stop();
+    space.cleanup();
+  });
+
+  it('the tool\'s and the executor\'s lines carry their own request\'s id; a quiet request writes nothing', async () => {
+    const from = host.logs.length;
+    await Promise.all([
+      invoke(host, 'testing_ping_pong', { message: 'quiet' }, 'warn-quiet-1'),
+      invoke(host, 'testing_failure_injection', { mode: 'exception', payload: 'w-exc' }, 'warn-exc-2'),
+      invoke(host, 'testing_failure_injection', { mode: 'malformed_json' }, 'warn-bad-3'),
+    ]);
+    const lines = await linesSince(host, from, (seen) => seen.some((line) => String(line.msg).includes('w-exc')) && seen.some((line) => String(line.tag).includes('MalformedResult')));
+    expect(lines.find((line) => String(line.msg).includes('w-exc'))?.reqId).toBe('warn-exc-2');
+    expect(lines.find((line) => line.tag === '[testing_failure_injection_ExecuteAsync__MalformedResult]')?.reqId).toBe('warn-bad-3');
+    for (const line of lines) expect(['warn-exc-2', 'warn-bad-3']).toContain(line.reqId);
+    expect(lines.some((line) => line.msg === 'request completed')).toBe(false);
   });
 });

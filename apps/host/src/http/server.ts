@@ -15,7 +15,7 @@ import { registerConsoleRoutes } from './console-routes.js';
 import { apiKeyGuard, hostGuard } from './security.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
-import { requestLoggerFactory } from './request-logger.js';
+import { RequestLogger } from './request-logger.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
@@ -40,21 +40,29 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   // and restarts (64 random bits), and cheaper than a UUID per request.
   const requestIdPrefix = `${randomBytes(8).toString('hex')}-`;
   let requestCount = 0;
+  // One line per request at info, when it is answered: method, URL, status and time (an access log).
+  // "incoming request" is logged at debug. The host's level is set once, at start: when a line is off,
+  // the hook that would build it is not even registered (a hook costs every request a turn of
+  // Fastify's runner, and a log line costs more than the rest of a small request).
+  const logRequests = pino.isLevelEnabled('info');
+  const logIncoming = pino.isLevelEnabled('debug');
   const app = Fastify({
-    // No framework logger (Fastify's would be a pino child of the host's, used for nothing the host
-    // keeps: it announces its listening, which serve.ts does in Aptix's words). Without one, Fastify
-    // adds no 'finish' and 'error' listeners and no timing to a response that has no onResponse hook
-    // (the host at warn). The requests still log, through `request.log`, made by the factory below.
+    // Every request's logger carries `reqId`; the routes pass it down to the executor and the tools
+    // (see AptixHost.call's `logger`), so every line of a request carries it. At info, where every
+    // request logs its access line, it is Fastify's own pino child of the host's logger. Above info,
+    // most requests log nothing: Fastify gets no logger (it would only announce its listening, which
+    // serve.ts does in Aptix's words), so it makes no child per request and adds no 'finish' and
+    // 'error' listeners or timing to each response; the first onRequest hook gives the request a
+    // RequestLogger instead, whose child is made on its first line (not through childLoggerFactory,
+    // whose every logger Fastify checks method by method). Host CPU per request, bench section 3.
+    ...(logRequests ? { loggerInstance: pino } : {}),
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : `${requestIdPrefix}${(++requestCount).toString(36)}`;
     },
     requestIdHeader: false,
-    // Each request's logger carries `reqId`; the routes pass it down to the executor and the tools (see
-    // AptixHost.call's `logger`), so every line of a request carries it. Its pino child is made only
-    // when the request logs (see RequestLogger). Requests are logged below in Aptix's own words.
-    childLoggerFactory: requestLoggerFactory(pino),
+    // Requests are logged below in Aptix's own words.
     logController: new LogController({ disableRequestLogging: true }),
     // Answered by the first hook below, in Aptix's error shape.
     return503OnClosing: false,
@@ -73,15 +81,11 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
 
   let boundPort = config.port;
   let closing = false;
-  // One line per request at info, when it is answered: method, URL, status and time (an access log).
-  // "incoming request" is logged at debug. The host's level is set once, at start: when a line is off,
-  // the hook that would build it is not even registered (a hook costs every request a turn of
-  // Fastify's runner, and a log line costs more than the rest of a small request).
-  const logRequests = pino.isLevelEnabled('info');
-  const logIncoming = pino.isLevelEnabled('debug');
   const guardHost = hostGuard(config, () => boundPort);
-  // One onRequest hook for the host's own checks, then the Host/Origin guard, in that order.
+  // One onRequest hook for the request's logger (above info) and the host's own checks, then the
+  // Host/Origin guard, in that order.
   app.addHook('onRequest', (request, reply, done) => {
+    if (!logRequests) request.log = reply.log = new RequestLogger(pino, { reqId: request.id }).asFastifyLogger();
     if (logIncoming) request.log.debug({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
     if (closing) {
       void reply.header('connection', 'close');
