@@ -107,6 +107,23 @@ describe('a client that hangs up', () => {
 });
 
 describe('SIGTERM', () => {
+  it('does not wait on the keep-alive connection of a call that finishes while it shuts down', async () => {
+    // The connection would stay open keepAliveTimeoutMs after its answer, past the shutdown deadline.
+    const { host, space } = await hostWith({ keepAliveTimeoutMs: 120_000, shutdownTimeoutMs: 60_000 });
+    try {
+      const call = fetch(`${host.url}/v1/tools/testing_delay/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'keep-alive' }, body: JSON.stringify({ arguments: { milliseconds: 400 } }) });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const stopped = host.stop('SIGTERM');
+      const answer = await call;
+      expect(answer.status).toBe(200);
+      await answer.text();
+      expect(await within(stopped, 50_000, 'the host exiting after SIGTERM')).toBe(0);
+      expect(host.logs.some((line) => String(line.msg).startsWith('closing every remaining connection'))).toBe(false);
+    } finally {
+      space.cleanup();
+    }
+  });
+
   it('finishes short calls, then at the deadline closes slow clients and long calls, and exits 0', async () => {
     const { host, space } = await hostWith({ requestTimeoutMs: 120_000, headersTimeoutMs: 60_000, shutdownTimeoutMs: 1500 });
     const slow = drip(host.url, slowBodyHead(host.url), '{"arguments":{"message":"' + 'x'.repeat(2000), 500);

@@ -20,6 +20,9 @@ import { RequestLogger } from './request-logger.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
 
+/** How often, while the host shuts down, the keep-alive connections that went idle are closed. */
+const CLOSING_SWEEP_MS = 20;
+
 /** Longest path segment (a tool name, a session id) the router accepts; longer gets 414. */
 const MAX_PARAM_LENGTH = 256;
 
@@ -82,10 +85,13 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   let boundPort = config.port;
   let closing = false;
   const guardHost = hostGuard(config, () => boundPort);
-  // One onRequest hook for the request's logger (above info) and the host's own checks, then the
-  // Host/Origin guard, in that order.
+  // One onRequest hook for the request's logger (above info), its X-Request-Id answer header and the
+  // host's own checks, then the Host/Origin guard, in that order. The header is set here, where every
+  // answer Fastify sends keeps it, not in an onSend hook: that hook cost about 4.7k instructions per
+  // request (callgrind), 4 % of a small call, on every route the MCP ones included.
   app.addHook('onRequest', (request, reply, done) => {
     if (!logRequests) request.log = reply.log = new RequestLogger(pino, { reqId: request.id }).asFastifyLogger();
+    void reply.header('x-request-id', request.id);
     if (logIncoming) request.log.debug({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
     if (closing) {
       void reply.header('connection', 'close');
@@ -105,12 +111,6 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   }
   app.decorateRequest('actor', undefined);
   if (config.apiKeys.length > 0) app.addHook('onRequest', apiKeyGuard(config.apiKeys));
-  app.addHook('onSend', (request, reply, payload, done) => {
-    void reply.header('x-request-id', request.id);
-    // A call that finishes while the host shuts down also ends its keep-alive connection, or close() would wait on it.
-    if (closing) void reply.header('connection', 'close');
-    done(null, payload);
-  });
 
   // Our own JSON parser: the same secure-json-parse, with messages that say what was wrong. No other
   // content-type is accepted (415 says to send application/json).
@@ -149,8 +149,16 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     app,
     async close() {
       closing = true;
-      await mcp.close();
-      await app.close();
+      // A call that finishes while the host shuts down leaves its keep-alive connection idle, and close()
+      // would wait on it: idle connections are closed as they appear (a request that comes first on one
+      // is answered SHUTTING_DOWN with connection: close, by the onRequest hook).
+      const sweep = setInterval(() => app.server.closeIdleConnections(), CLOSING_SWEEP_MS);
+      try {
+        await mcp.close();
+        await app.close();
+      } finally {
+        clearInterval(sweep);
+      }
     },
   };
 }
