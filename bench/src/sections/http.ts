@@ -173,8 +173,13 @@ function mcpRow(measure: string, load: Load, bare: Load, note: string, goal = tr
     unit: 'req/s',
     baseline: { name: 'bare invoke', figure: bare.rps },
     ...(goal ? { goal: { kind: 'ratio-at-least', value: 0.5 } as const } : {}),
-    note: `p99 ${load.p99.toFixed(2)} ms. ${note}`,
+    note: `p99 ${load.p99.toFixed(2)} ms${cpuNote(load, bare)}. ${note}`,
   };
+}
+
+/** The server's CPU per request beside the bare route's, when both could be read: what the ratio costs in work, whatever the load did to wall time. */
+function cpuNote(load: Load, bare: Load): string {
+  return load.cpuUs === undefined || bare.cpuUs === undefined ? '' : `; server CPU per request ${load.cpuUs.toFixed(1)} µs (bare invoke ${bare.cpuUs.toFixed(1)} µs)`;
 }
 
 export interface HttpFigures {
@@ -226,11 +231,11 @@ export async function httpSection(options: HttpOptions, log: (line: string) => v
     // The bare invoke route runs again beside them, so each MCP ratio has a baseline from the same rounds.
     const [bareAgain, sdkMcp, hostMcp, resumableHostMcp, modernMcp] = await alternate(
       [
-        { name: 'bare Fastify (again)', options: { url: `${bare.url}/invoke`, ...invoke } },
+        { name: 'bare Fastify (again)', options: { url: `${bare.url}/invoke`, ...invoke }, pid: bare.child.pid },
         { name: 'MCP SDK stateless transport', options: toolCalls(bare.url, MCP_HEADERS) },
-        { name: "Aptix's /mcp, 2025 session (SSE)", options: toolCalls(host.url, aptixMcp) },
-        { name: "Aptix's /mcp, 2025-11-25 session (resumable SSE)", options: toolCalls(host.url, resumableMcp) },
-        { name: "Aptix's /mcp, 2026-07-28 (JSON)", options: toolCalls(host.url, MODERN_HEADERS, modernPath, MODERN_META) },
+        { name: "Aptix's /mcp, 2025 session (SSE)", options: toolCalls(host.url, aptixMcp), pid: host.child.pid },
+        { name: "Aptix's /mcp, 2025-11-25 session (resumable SSE)", options: toolCalls(host.url, resumableMcp), pid: host.child.pid },
+        { name: "Aptix's /mcp, 2026-07-28 (JSON)", options: toolCalls(host.url, MODERN_HEADERS, modernPath, MODERN_META), pid: host.child.pid },
       ],
       options,
       log,
