@@ -44,4 +44,28 @@ describe('RequestLogger (each HTTP request\'s logger)', () => {
     expect(lines).toEqual([expect.objectContaining({ reqId: 'r-2', detail: 1, msg: 'kept' })]);
     expect(log.level).toBe('warn');
   });
+
+  it('writes the access line as a pino child would, whether the request logged before it or not, with the key\'s name once known', () => {
+    const { parent, lines } = capture('info');
+    RequestLogger.forRequest(parent, 'r-3').completed('POST', '/v1/tools/t/invoke', 200, 0.042);
+    const logged = RequestLogger.forRequest(parent, 'r-4');
+    logged.asFastifyLogger().warn('before');
+    logged.completed('GET', '/healthz', 200, 1.5);
+    const keyed = RequestLogger.forRequest(parent, 'r-5').asFastifyLogger().child({ actor: 'ci' }) as unknown as RequestLogger;
+    keyed.completed('DELETE', '/mcp', 404, 0.003);
+    const { parent: reference, lines: expected } = capture('info');
+    reference.child({ reqId: 'r-3' }).info({ method: 'POST', url: '/v1/tools/t/invoke', statusCode: 200, responseTime: 0.042 }, 'request completed');
+    reference.child({ reqId: 'r-4' }).warn('before');
+    reference.child({ reqId: 'r-4' }).info({ method: 'GET', url: '/healthz', statusCode: 200, responseTime: 1.5 }, 'request completed');
+    reference.child({ reqId: 'r-5', actor: 'ci' }).info({ method: 'DELETE', url: '/mcp', statusCode: 404, responseTime: 0.003 }, 'request completed');
+    const withoutTime = (line: Line) => JSON.stringify({ ...line, time: 0 });
+    expect(lines.map(withoutTime)).toEqual(expected.map(withoutTime));
+    expect(lines.map((line) => Object.keys(line))).toEqual(expected.map((line) => Object.keys(line)));
+  });
+
+  it('writes no access line below info', () => {
+    const { parent, lines } = capture('warn');
+    RequestLogger.forRequest(parent, 'r-6').completed('POST', '/x', 200, 1);
+    expect(lines).toEqual([]);
+  });
 });

@@ -5,18 +5,38 @@ type LevelMethod = (...args: unknown[]) => void;
 
 /**
  * A request's logger (`request.log`, passed down to the executor and the tools): every line it writes
- * carries its bindings (`reqId`, then `actor`). A host logging above info makes one for every request,
- * and most requests then log nothing: so the pino child that holds the bindings is made on the
- * request's first line, not for every request (see server.ts).
+ * carries its bindings (`reqId`, then `actor`). The host makes one for every request, and most requests
+ * log nothing (above info) or only their access line (at info): so the pino child that holds the
+ * bindings is made on the request's first other line, not for every request (see server.ts).
  */
 export class RequestLogger {
   readonly #parent: Logger;
   readonly #bindings: Bindings;
+  /** Set when the bindings are the request id alone (no key's name yet): the access line writes it as its first field. */
+  readonly #reqId: string | undefined;
   #child: Logger | undefined;
 
-  constructor(parent: Logger, bindings: Bindings) {
+  constructor(parent: Logger, bindings: Bindings, reqId?: string) {
     this.#parent = parent;
     this.#bindings = bindings;
+    this.#reqId = reqId;
+  }
+
+  /** A request's logger, whose lines carry its id. */
+  static forRequest(parent: Logger, reqId: string): RequestLogger {
+    return new RequestLogger(parent, { reqId }, reqId);
+  }
+
+  /**
+   * The request's access line at info: through its child when one was made, else through the parent
+   * with the bindings as the first fields: the same JSON, in the same order, without a child for one
+   * line (a pino child per request cost more than the rest of the access line). A request id alone is
+   * written out as a field, not merged with the others (a merge cost about 4k instructions, callgrind).
+   */
+  completed(method: string, url: string, statusCode: number, responseTime: number): void {
+    if (this.#child !== undefined) this.#child.info({ method, url, statusCode, responseTime }, 'request completed');
+    else if (this.#reqId !== undefined) this.#parent.info({ reqId: this.#reqId, method, url, statusCode, responseTime }, 'request completed');
+    else this.#parent.info(Object.assign({}, this.#bindings, { method, url, statusCode, responseTime }), 'request completed');
   }
 
   /** The level is the host's, set once at start (Fastify reads it; it is never changed per request). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -45,20 +46,18 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   let requestCount = 0;
   // One line per request at info, when it is answered: method, URL, status and time (an access log).
   // "incoming request" is logged at debug. The host's level is set once, at start: when a line is off,
-  // the hook that would build it is not even registered (a hook costs every request a turn of
-  // Fastify's runner, and a log line costs more than the rest of a small request).
+  // nothing that would build it is set up (a log line costs more than the rest of a small request).
   const logRequests = pino.isLevelEnabled('info');
   const logIncoming = pino.isLevelEnabled('debug');
   const app = Fastify({
     // Every request's logger carries `reqId`; the routes pass it down to the executor and the tools
-    // (see AptixHost.call's `logger`), so every line of a request carries it. At info, where every
-    // request logs its access line, it is Fastify's own pino child of the host's logger. Above info,
-    // most requests log nothing: Fastify gets no logger (it would only announce its listening, which
-    // serve.ts does in Aptix's words), so it makes no child per request and adds no 'finish' and
-    // 'error' listeners or timing to each response; the first onRequest hook gives the request a
-    // RequestLogger instead, whose child is made on its first line (not through childLoggerFactory,
-    // whose every logger Fastify checks method by method). Host CPU per request, bench section 3.
-    ...(logRequests ? { loggerInstance: pino } : {}),
+    // (see AptixHost.call's `logger`), so every line of a request carries it. It is a RequestLogger,
+    // given by the first onRequest hook, whose pino child is made only if the request logs a line other
+    // than its access line. Fastify gets no logger of its own (it would only announce its listening,
+    // which serve.ts does in Aptix's words): so it makes no pino child per request (not through
+    // childLoggerFactory either, whose every logger Fastify checks method by method), and adds no
+    // 'finish' and 'error' listeners or timing to each response, as it does with a logger or an
+    // onResponse hook (at info, about 3k instructions of a request's 147k, callgrind).
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -85,12 +84,13 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   let boundPort = config.port;
   let closing = false;
   const guardHost = hostGuard(config, () => boundPort);
-  // One onRequest hook for the request's logger (above info), its X-Request-Id answer header and the
+  // One onRequest hook for the request's logger, its X-Request-Id answer header and the
   // host's own checks, then the Host/Origin guard, in that order. The header is set here, where every
   // answer Fastify sends keeps it, not in an onSend hook: that hook cost about 4.7k instructions per
   // request (callgrind), 4 % of a small call, on every route the MCP ones included.
   app.addHook('onRequest', (request, reply, done) => {
-    if (!logRequests) request.log = reply.log = new RequestLogger(pino, { reqId: request.id }).asFastifyLogger();
+    request.log = reply.log = RequestLogger.forRequest(pino, request.id).asFastifyLogger();
+    if (logRequests) logWhenAnswered(request, reply, pino);
     void reply.header('x-request-id', request.id);
     if (logIncoming) request.log.debug({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
     if (closing) {
@@ -102,13 +102,6 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     }
     guardHost(request, reply, done);
   });
-  if (logRequests) {
-    app.addHook('onResponse', (request, reply, done) => {
-      // Flat fields: pino writes strings and numbers directly, nested objects through a slower path.
-      request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime }, 'request completed');
-      done();
-    });
-  }
   app.decorateRequest('actor', undefined);
   if (config.apiKeys.length > 0) app.addHook('onRequest', apiKeyGuard(config.apiKeys));
 
@@ -161,4 +154,23 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
       }
     },
   };
+}
+
+/**
+ * The request's access line at info, once its answer is sent: method, URL, status and time. Written on
+ * the response's 'finish', as Fastify's onResponse hooks are, but without one: an onResponse hook makes
+ * Fastify time every response and add and remove 'finish' and 'error' listeners of its own, then run
+ * the hook through its runner (about 3k instructions per request, callgrind).
+ */
+function logWhenAnswered(request: FastifyRequest, reply: FastifyReply, pino: Logger): void {
+  const started = performance.now();
+  reply.raw.on('finish', () => {
+    // In ms, to the µs: a float's 17 digits cost pino more to write than the rest of the line's
+    // numbers (and a rounded time is mostly one V8 has already turned into text).
+    const responseTime = Math.round((performance.now() - started) * 1000) / 1000;
+    // The request's logger as it is now (the API key guard gives it the key's name).
+    const log: unknown = request.log;
+    if (log instanceof RequestLogger) log.completed(request.method, request.url, reply.statusCode, responseTime);
+    else pino.info({ reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, responseTime }, 'request completed');
+  });
 }
