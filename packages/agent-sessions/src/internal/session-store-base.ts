@@ -156,9 +156,10 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     return this.readSession(id);
   }
 
-  async getSessionHead(id: string): Promise<SessionHead | undefined> {
-    this.#assertOpen();
-    if (typeof id !== 'string' || id === '' || isUnstorableKey(this.limits, id)) return undefined;
+  /** Not an async function: it is read on every call in a session, and each async layer costs a promise and turns of the microtask queue. */
+  getSessionHead(id: string): Promise<SessionHead | undefined> {
+    if (this.#closed) return Promise.reject(this.#closedError());
+    if (typeof id !== 'string' || id === '' || isUnstorableKey(this.limits, id)) return Promise.resolve(undefined);
     return this.readSessionHead(id);
   }
 
@@ -280,7 +281,11 @@ export abstract class SessionStoreBase implements AgentSessionStore {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new SessionStoreError('STORE_CLOSED', `The session store on the ${this.location} is closed; open a new one (openSessionStore) to use it again.`);
+    if (this.#closed) throw this.#closedError();
+  }
+
+  #closedError(): SessionStoreError {
+    return new SessionStoreError('STORE_CLOSED', `The session store on the ${this.location} is closed; open a new one (openSessionStore) to use it again.`);
   }
 
   /** Writes a new session; throws {@link sessionNotFound} when `parentId` names no session. */

@@ -30,29 +30,48 @@ export interface BusyRetry {
  * Runs `operation` (one statement or one transaction, all or nothing), and while SQLite answers
  * "busy" (another process holds the lock), runs it again after a pause that doubles up to 100 ms, until
  * `waitMs` has passed: then throws `DATABASE_LOCKED`. An aborted signal ends the wait with `CANCELLED`.
+ *
+ * The first attempt runs at once and, when it is not refused as busy, settles the promise without an
+ * async function around it: the common read (a session's row on every call in a session) then costs
+ * one promise, not one per layer.
  */
-export async function retryWhileBusy<T>(operation: () => T, retry: BusyRetry): Promise<T> {
+export function retryWhileBusy<T>(operation: () => T, retry: BusyRetry): Promise<T> {
+  if (retry.signal?.aborted) return Promise.reject(cancelled(retry));
   const deadline = performance.now() + retry.waitMs;
+  try {
+    return Promise.resolve(operation());
+  } catch (error) {
+    if (!isBusy(error)) return Promise.reject(error as Error);
+    return retryAfterBusy(operation, retry, deadline, error);
+  }
+}
+
+/** The attempts after a busy one, each after a pause, until `deadline` (see {@link retryWhileBusy}). */
+async function retryAfterBusy<T>(operation: () => T, retry: BusyRetry, deadline: number, busy: unknown): Promise<T> {
   let pause = 2;
+  let lastBusy = busy;
   for (;;) {
-    if (retry.signal?.aborted) {
-      throw new SessionStoreError('CANCELLED', `The call was cancelled before anything was written to the ${retry.location}; nothing was changed.`);
+    const left = deadline - performance.now();
+    if (left <= 0) {
+      throw new SessionStoreError(
+        'DATABASE_LOCKED',
+        `The ${retry.location} is locked: another process held its lock for longer than busyTimeoutMs (${retry.waitMs} ms). Nothing was written; ` +
+          'try again, and check for another program (a backup, an sqlite3 shell) keeping a transaction open on the file.',
+        { cause: lastBusy },
+      );
     }
+    await sleep(Math.min(pause, left), undefined, { signal: retry.signal }).catch(() => undefined);
+    pause = Math.min(pause * 2, MAX_BACKOFF_MS);
+    if (retry.signal?.aborted) throw cancelled(retry);
     try {
       return operation();
     } catch (error) {
       if (!isBusy(error)) throw error;
-      const left = deadline - performance.now();
-      if (left <= 0) {
-        throw new SessionStoreError(
-          'DATABASE_LOCKED',
-          `The ${retry.location} is locked: another process held its lock for longer than busyTimeoutMs (${retry.waitMs} ms). Nothing was written; ` +
-            'try again, and check for another program (a backup, an sqlite3 shell) keeping a transaction open on the file.',
-          { cause: error },
-        );
-      }
-      await sleep(Math.min(pause, left), undefined, { signal: retry.signal }).catch(() => undefined);
-      pause = Math.min(pause * 2, MAX_BACKOFF_MS);
+      lastBusy = error;
     }
   }
+}
+
+function cancelled(retry: BusyRetry): SessionStoreError {
+  return new SessionStoreError('CANCELLED', `The call was cancelled before anything was written to the ${retry.location}; nothing was changed.`);
 }

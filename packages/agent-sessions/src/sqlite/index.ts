@@ -164,7 +164,7 @@ export class SqliteSessionStore extends SessionStoreBase {
     return this.#run(() => this.#read(id));
   }
 
-  protected async readSessionHead(id: string): Promise<SessionHead | undefined> {
+  protected readSessionHead(id: string): Promise<SessionHead | undefined> {
     return this.#run(() => {
       const row = this.#sql.head.get(id);
       return row === undefined ? undefined : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id };
