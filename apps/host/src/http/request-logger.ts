@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';
+import type { AccessLineWriter } from '../logger.js';
 
 type LevelMethod = (...args: unknown[]) => void;
 
@@ -31,11 +32,15 @@ export class RequestLogger {
    * The request's access line at info: through its child when one was made, else through the parent
    * with the bindings as the first fields: the same JSON, in the same order, without a child for one
    * line (a pino child per request cost more than the rest of the access line). A request id alone is
-   * written out as a field, not merged with the others (a merge cost about 4k instructions, callgrind).
+   * written out as a field, not merged with the others (a merge cost about 4k instructions, callgrind),
+   * by `accessLine` when the host's logger has one (see accessLineWriter).
    */
-  completed(method: string, url: string, statusCode: number, responseTime: number): void {
+  completed(method: string, url: string, statusCode: number, responseTime: number, accessLine?: AccessLineWriter): void {
     if (this.#child !== undefined) this.#child.info({ method, url, statusCode, responseTime }, 'request completed');
-    else if (this.#reqId !== undefined) this.#parent.info({ reqId: this.#reqId, method, url, statusCode, responseTime }, 'request completed');
+    else if (this.#reqId !== undefined) {
+      if (accessLine !== undefined) accessLine(this.#reqId, method, url, statusCode, responseTime);
+      else this.#parent.info({ reqId: this.#reqId, method, url, statusCode, responseTime }, 'request completed');
+    }
     else this.#parent.info(Object.assign({}, this.#bindings, { method, url, statusCode, responseTime }), 'request completed');
   }
 

@@ -17,6 +17,7 @@ import { apiKeyGuard, hostGuard } from './security.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { RequestLogger } from './request-logger.js';
+import { accessLineWriter, type AccessLineWriter } from '../logger.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
@@ -49,6 +50,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   // nothing that would build it is set up (a log line costs more than the rest of a small request).
   const logRequests = pino.isLevelEnabled('info');
   const logIncoming = pino.isLevelEnabled('debug');
+  const accessLine = accessLineWriter(pino);
   const app = Fastify({
     // Every request's logger carries `reqId`; the routes pass it down to the executor and the tools
     // (see AptixHost.call's `logger`), so every line of a request carries it. It is a RequestLogger,
@@ -90,7 +92,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   // request (callgrind), 4 % of a small call, on every route the MCP ones included.
   app.addHook('onRequest', (request, reply, done) => {
     request.log = reply.log = RequestLogger.forRequest(pino, request.id).asFastifyLogger();
-    if (logRequests) logWhenAnswered(request, reply, pino);
+    if (logRequests) logWhenAnswered(request, reply, pino, accessLine);
     void reply.header('x-request-id', request.id);
     if (logIncoming) request.log.debug({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
     if (closing) {
@@ -162,7 +164,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
  * Fastify time every response and add and remove 'finish' and 'error' listeners of its own, then run
  * the hook through its runner (about 3k instructions per request, callgrind).
  */
-function logWhenAnswered(request: FastifyRequest, reply: FastifyReply, pino: Logger): void {
+function logWhenAnswered(request: FastifyRequest, reply: FastifyReply, pino: Logger, accessLine: AccessLineWriter | undefined): void {
   const started = performance.now();
   reply.raw.on('finish', () => {
     // In ms, to the µs: a float's 17 digits cost pino more to write than the rest of the line's
@@ -170,7 +172,7 @@ function logWhenAnswered(request: FastifyRequest, reply: FastifyReply, pino: Log
     const responseTime = Math.round((performance.now() - started) * 1000) / 1000;
     // The request's logger as it is now (the API key guard gives it the key's name).
     const log: unknown = request.log;
-    if (log instanceof RequestLogger) log.completed(request.method, request.url, reply.statusCode, responseTime);
+    if (log instanceof RequestLogger) log.completed(request.method, request.url, reply.statusCode, responseTime, accessLine);
     else pino.info({ reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, responseTime }, 'request completed');
   });
 }
