@@ -172,6 +172,33 @@ describe('the MCP HTTP fast lane answers exactly as the SDK does', () => {
     expect(answer.messages[0]).toMatchObject({ id: 7, result: { isError: true, content: [{ text: expect.stringContaining('forbidden key (__proto__') }] } });
   });
 
+  it("answers every call of a 2025 session with the SDK path's response headers, naming the session's agent session", async () => {
+    const calls = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'testing_calculator', arguments: { operation: 'add', a: 2, b: 3 } } });
+    const seen = await Promise.all(
+      [fast, sdk].map(async (host) => {
+        const created = (await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).json()) as { id: string };
+        const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-aptix-session-id': created.id };
+        const answers: Array<Record<string, string | null>> = [];
+        for (const revision of ['2025-06-18', '2025-11-25']) {
+          const init = await fetch(`${host.url}/mcp`, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'diff', version: '1' } } }) });
+          await init.text();
+          const headers = { ...base, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': revision };
+          // Twice: the second answer of a session reuses what the first one made.
+          for (let i = 0; i < 2; i++) {
+            const response = await fetch(`${host.url}/mcp`, { method: 'POST', headers, body: calls });
+            expect(await response.text()).toContain('2 + 3 = 5');
+            const agent = response.headers.get('x-aptix-session-id');
+            answers.push({ type: response.headers.get('content-type'), cache: response.headers.get('cache-control'), buffering: response.headers.get('x-accel-buffering'), agent: agent === created.id ? 'the bound one' : agent });
+          }
+        }
+        return answers;
+      }),
+    );
+    expect(seen[0]).toEqual(seen[1]);
+    expect(seen[0]).toHaveLength(4);
+    for (const answer of seen[0]!) expect(answer).toMatchObject({ type: 'text/event-stream', agent: 'the bound one' });
+  });
+
   it('streams progress as SSE before the answer, on both revisions, as the SDK does', async () => {
     const progressCall = (meta: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'testing_delay', arguments: { milliseconds: 150 }, _meta: { progressToken: 'p1', ...meta } } });
     const shape = (answer: Answer) => ({

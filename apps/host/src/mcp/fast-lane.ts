@@ -174,7 +174,7 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
     const encoded = message.era === 'modern' ? encodeModern('tools/list', result as unknown as Record<string, unknown>, options.serverInfo) : result;
     const answer = JSON.stringify({ result: encoded, jsonrpc: '2.0', id: message.id });
     if (options.resumable) options.resumable().end(answer);
-    else sendAnswer(reply, sse, answer, options.headers());
+    else sendAnswer(reply, sse, answer, options);
     return true;
   }
   const request = new LaneRequest(message, options.cancel, reply, options, options.resumable?.());

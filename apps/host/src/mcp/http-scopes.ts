@@ -6,6 +6,7 @@ import type { LegacySession, LegacySessions } from './legacy-sessions.js';
 import type { McpScope } from './mcp-server.js';
 import type { FastLaneOptions } from './fast-lane.js';
 import type { ResumableAnswer, ResumableStreams } from './resumable-streams.js';
+import { SSE_HEADERS } from './sse-events.js';
 
 /** The header that names an agent session: sent by a client to continue one, and answered by the host. */
 export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
@@ -59,6 +60,16 @@ export class SessionScope implements McpScope {
     return { hold: (server) => relay.hold(id, server), release: (server) => relay.release(id, server) };
   }
 
+  /**
+   * The headers of an event-stream answer: the SSE ones and the agent session's, kept on the session
+   * while it stays bound to that agent session (a branch rebinds it), so an answer spreads no objects.
+   */
+  sseHeaders(): Readonly<Record<string, string>> {
+    const kept = this.#session.sseHeaders;
+    if (kept !== undefined && kept[AGENT_SESSION_HEADER] === this.agentSessionId) return kept;
+    return (this.#session.sseHeaders = Object.freeze({ ...SSE_HEADERS, ...agentHeader(this) }));
+  }
+
   /** Keeps what the request changed (the log level, the tools revision it listed) on the session, for its next requests. */
   keep(): void {
     if (this.logLevel !== undefined) this.#session.logLevel = this.logLevel;
@@ -87,6 +98,10 @@ export class LaneOptions implements FastLaneOptions {
   headers(): Record<string, string> {
     return agentHeader(this.scope);
   }
+
+  sseHeaders(): Readonly<Record<string, string>> {
+    return this.scope instanceof SessionScope ? this.scope.sseHeaders() : { ...SSE_HEADERS, ...agentHeader(this.scope) };
+  }
 }
 
 /** The options of a 2025-11-25 request: its answer is a resumable stream of the session's (see resumable-streams.ts). */
@@ -104,6 +119,6 @@ export class ResumableLaneOptions extends LaneOptions {
   }
 
   resumable(): ResumableAnswer {
-    return this.streams.answer(this.sessionId, this.reply, () => this.headers());
+    return this.streams.answer(this.sessionId, this.reply, () => this.sseHeaders());
   }
 }

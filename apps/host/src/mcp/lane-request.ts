@@ -2,7 +2,6 @@ import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { ResumableAnswer } from './resumable-streams.js';
-import { SSE_HEADERS } from './sse-events.js';
 
 /** A notification a call sends on its request's stream (progress, log messages, list changes). */
 export type Notification = Parameters<ServerContext['mcpReq']['notify']>[0];
@@ -11,6 +10,8 @@ export type Notification = Parameters<ServerContext['mcpReq']['notify']>[0];
 export interface LaneOutput {
   /** Response headers known once the answer is ready (the agent session the call ended in). */
   headers(): Record<string, string>;
+  /** The same with the event-stream headers (SSE_HEADERS of sse-events.ts), for an answer sent as SSE. */
+  sseHeaders(): Readonly<Record<string, string>>;
 }
 
 const frame = (json: string) => `event: message\ndata: ${json}\n\n`;
@@ -80,7 +81,7 @@ export class LaneRequest {
     if (reply.raw.destroyed) return;
     if (this.#stream === undefined) {
       this.#stream = new PassThrough();
-      void reply.code(200).headers({ ...SSE_HEADERS, ...this.#output.headers() }).send(this.#stream);
+      void reply.code(200).headers(this.#output.sseHeaders()).send(this.#stream);
     }
     this.#stream.write(frame(json));
   }
@@ -90,12 +91,12 @@ export class LaneRequest {
     this.#answered = true;
     if (this.#resumable) this.#resumable.end(json);
     else if (this.#stream !== undefined) this.#stream.end(frame(json));
-    else if (!this.#reply.raw.destroyed) sendAnswer(this.#reply, this.#sse, json, this.#output.headers());
+    else if (!this.#reply.raw.destroyed) sendAnswer(this.#reply, this.#sse, json, this.#output);
   }
 }
 
 /** A whole answer: one SSE event (a 2025 session) or a JSON body. */
-export function sendAnswer(reply: FastifyReply, sse: boolean, json: string, headers: Record<string, string>): void {
-  if (sse) void reply.code(200).headers({ ...SSE_HEADERS, ...headers }).send(frame(json));
-  else void reply.code(200).headers({ 'content-type': 'application/json', ...headers }).send(json);
+export function sendAnswer(reply: FastifyReply, sse: boolean, json: string, output: LaneOutput): void {
+  if (sse) void reply.code(200).headers(output.sseHeaders()).send(frame(json));
+  else void reply.code(200).headers({ 'content-type': 'application/json', ...output.headers() }).send(json);
 }

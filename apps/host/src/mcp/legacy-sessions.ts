@@ -12,6 +12,8 @@ export interface LegacySession {
   clientCapabilities?: ClientCapabilities;
   /** The host's tool revision when this session last listed the tools (see McpScope.toolsRevision). */
   toolsRevision?: number;
+  /** The headers of its event-stream answers (they name the agent session), made once and reused by every answer while the binding holds. */
+  sseHeaders?: Readonly<Record<string, string>>;
   lastSeen: number;
   /** When this host last marked the session used in the store (this host's clock). */
   storedAt: number;

@@ -107,9 +107,9 @@ export class ResumableStreams {
    * it, or never received an id to resume from). A call still running then opens the stream (priming
    * event and the events so far), and the stream lives on as one from the SDK path: the connection
    * dropping detaches the client only, `holdMs` closes it, `GET` with `Last-Event-ID` resumes it.
-   * Call only after {@link acceptsHeaders} said yes.
+   * Call only after {@link acceptsHeaders} said yes. `headers` gives the response's whole headers, the SSE ones included.
    */
-  answer(sessionId: string, reply: FastifyReply, headers: () => Record<string, string>): ResumableAnswer {
+  answer(sessionId: string, reply: FastifyReply, headers: () => Readonly<Record<string, string>>): ResumableAnswer {
     const stream = this.#newStream(sessionId);
     // held: events wait for the first bytes; open: they go to the connection; gone: the client left before any byte (it holds no id).
     let state: 'held' | 'open' | 'gone' = 'held';
@@ -128,7 +128,7 @@ export class ResumableStreams {
       const raw = reply.raw;
       raw.once('close', () => !raw.writableFinished && stream.listener === listener && this.#detach(stream));
       this.#hold(stream);
-      void reply.code(200).headers({ ...SSE_HEADERS, ...headers() }).send(body);
+      void reply.code(200).headers(headers()).send(body);
     };
     const timer = setImmediate(openStream);
     const emit = (json: string) => {
@@ -146,7 +146,7 @@ export class ResumableStreams {
         if (state === 'open') return this.#finish(stream);
         clearImmediate(timer);
         stream.ended = true;
-        if (state === 'held' && !reply.raw.destroyed) void reply.code(200).headers({ ...SSE_HEADERS, ...headers() }).send(this.#priming(stream) + stream.frames.join(''));
+        if (state === 'held' && !reply.raw.destroyed) void reply.code(200).headers(headers()).send(this.#priming(stream) + stream.frames.join(''));
       },
     };
   }
