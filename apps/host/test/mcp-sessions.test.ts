@@ -123,46 +123,50 @@ describe('2025-era MCP sessions in a store shared by hosts (and by a host after 
   const limits = { idleMs: 60_000, maxSessions: 10 };
   const every = storeEveryMs(limits.idleMs);
   const settle = () => new Promise((resolve) => setImmediate(resolve));
+  /** One store shared by hosts (each `host()` is one host's session table), on a clock the test moves. */
+  const sharedStore = () => {
+    const clock = { now: 0 };
+    const store = memoryStore(() => clock.now);
+    return { clock, store, host: () => new LegacySessions(store, limits, () => clock.now) };
+  };
 
   it('marks a busy session used in the store at most once per interval, not on every request', async () => {
-    let now = 0;
-    const store = memoryStore(() => now);
+    const { clock, store, host } = sharedStore();
     const touch = vi.spyOn(store, 'touchMcpSession');
-    const sessions = new LegacySessions(store, limits, () => now);
+    const sessions = host();
     const session = await sessions.open('agent-1');
-    for (now = 0; now <= 4 * every; now += 1000) expect(await sessions.find(session.id)).toBe(session);
+    for (clock.now = 0; clock.now <= 4 * every; clock.now += 1000) expect(await sessions.find(session.id)).toBe(session);
     expect(touch).toHaveBeenCalledTimes(4);
     expect((await store.getMcpSession(session.id))!.idleMs).toBeLessThan(every);
     sessions.clear();
   });
 
   it('findLive answers from memory only while no mark is due, and leaves the mark, the adoption and a close made elsewhere to find', async () => {
-    let now = 0;
-    const store = memoryStore(() => now);
+    const { clock, store, host } = sharedStore();
     const touch = vi.spyOn(store, 'touchMcpSession');
-    const a = new LegacySessions(store, limits, () => now);
-    const b = new LegacySessions(store, limits, () => now);
+    const a = host();
+    const b = host();
     const session = await a.open('agent-1');
     // Unknown here (opened on another host): find adopts it from the store.
     expect(b.findLive(session.id)).toBeUndefined();
     expect(a.findLive('no-such-session')).toBeUndefined();
-    now = every - 1;
+    clock.now = every - 1;
     expect(a.findLive(session.id)).toBe(session);
     expect(touch).not.toHaveBeenCalled();
     // A mark is due: findLive steps aside, find marks it used in the store.
-    now = every;
+    clock.now = every;
     expect(a.findLive(session.id)).toBeUndefined();
     expect(await a.find(session.id)).toBe(session);
     expect(touch).toHaveBeenCalledTimes(1);
     // Closed through another host: the next due mark finds it closed, and findLive never hides that.
     await b.close(session.id);
-    now = 2 * every;
+    clock.now = 2 * every;
     expect(a.findLive(session.id)).toBeUndefined();
     expect(await a.find(session.id)).toBeUndefined();
     expect(a.findLive(session.id)).toBeUndefined();
     // An idle session expires, whichever lookup comes first.
     const idle = await a.open('agent-2');
-    now += limits.idleMs + 1;
+    clock.now += limits.idleMs + 1;
     expect(a.findLive(idle.id)).toBeUndefined();
     expect(await a.find(idle.id)).toBeUndefined();
     a.clear();
@@ -170,12 +174,11 @@ describe('2025-era MCP sessions in a store shared by hosts (and by a host after 
   });
 
   it('an expiry on one host closes the session for every host, and a DELETE on one host reaches a host serving it from memory', async () => {
-    let now = 0;
-    const store = memoryStore(() => now);
-    const a = new LegacySessions(store, limits, () => now);
-    const b = new LegacySessions(store, limits, () => now);
+    const { clock, store, host } = sharedStore();
+    const a = host();
+    const b = host();
     const expiring = await a.open('agent-1');
-    now = limits.idleMs + 1;
+    clock.now = limits.idleMs + 1;
     a.sweep();
     await settle();
     expect(await store.getMcpSession(expiring.id)).toMatchObject({ closed: true, agentSessionId: 'agent-1' });
@@ -185,7 +188,7 @@ describe('2025-era MCP sessions in a store shared by hosts (and by a host after 
     expect(await b.find(deleted.id)).toMatchObject({ agentSessionId: 'agent-2' });
     expect(await a.close(deleted.id)).toBe(true);
     // B serves it from memory until its next mark in the store, which finds it closed.
-    now += every;
+    clock.now += every;
     expect(await b.find(deleted.id)).toBeUndefined();
     expect(await b.find(deleted.id)).toBeUndefined();
     a.clear();
@@ -193,12 +196,11 @@ describe('2025-era MCP sessions in a store shared by hosts (and by a host after 
   });
 
   it('a session served by the other host is idle here, not expired: this host forgets it without closing it, and adopts it again', async () => {
-    let now = 0;
-    const store = memoryStore(() => now);
-    const a = new LegacySessions(store, limits, () => now);
-    const b = new LegacySessions(store, limits, () => now);
+    const { clock, store, host } = sharedStore();
+    const a = host();
+    const b = host();
     const session = await a.open('agent-1');
-    for (now = 1000; now <= 2 * limits.idleMs; now += 1000) expect(await b.find(session.id)).toMatchObject({ agentSessionId: 'agent-1' });
+    for (clock.now = 1000; clock.now <= 2 * limits.idleMs; clock.now += 1000) expect(await b.find(session.id)).toMatchObject({ agentSessionId: 'agent-1' });
     a.sweep();
     await settle();
     expect(a.size).toBe(0);
@@ -209,16 +211,15 @@ describe('2025-era MCP sessions in a store shared by hosts (and by a host after 
   });
 
   it('after a restart, refuses and closes a session the store shows idle past the limit, and adopts one in use', async () => {
-    let now = 0;
-    const store = memoryStore(() => now);
-    const before = new LegacySessions(store, limits, () => now);
+    const { clock, store, host } = sharedStore();
+    const before = host();
     const idle = await before.open('agent-1');
     const busy = await before.open('agent-2');
-    for (now = 0; now < limits.idleMs; now += 1000) await before.find(busy.id);
+    for (clock.now = 0; clock.now < limits.idleMs; clock.now += 1000) await before.find(busy.id);
     before.clear(); // the host stops (or crashes) before the idle one expires: nothing is closed in the store
     expect((await store.getMcpSession(idle.id))!.closed).toBe(false);
-    now = limits.idleMs + every + 1;
-    const after = new LegacySessions(store, limits, () => now);
+    clock.now = limits.idleMs + every + 1;
+    const after = host();
     expect(await after.find(busy.id)).toMatchObject({ agentSessionId: 'agent-2' });
     // The idle one's stored last use may lag its real one by up to one interval: refused only past both.
     expect(await after.find(idle.id)).toBeUndefined();
