@@ -114,7 +114,7 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
     asyncLoop('AgentToolExecutor.execute (parsed object)', () => executor.execute('testing_ping_pong', PING_ARGS, CONTEXT)),
     asyncLoop('… tool with an async run (deadline race on)', () => executor.execute('bench_ping_pong_async', PING_JSON, CONTEXT)),
     asyncLoop('… tool whose run takes the signal', () => executor.execute('bench_ping_pong_signal', PING_JSON, CONTEXT)),
-    asyncLoop("the host's executor (awilix builds the tool)", () => hostExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT)),
+    asyncLoop("the host's executor (a tool built per call on the container's cradle)", () => hostExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT)),
     asyncLoop('AptixHost.call, no session', () => host.call('testing_ping_pong', PING_JSON)),
     asyncLoop('AptixHost.call in a session (SQLite read, mode check)', () => host.call('testing_ping_pong', PING_JSON, { sessionId: session.id })),
     ...(pgBench === undefined
