@@ -12,7 +12,8 @@ import { canElicitForm } from '../mcp/approval-elicitation.js';
 import { jsonRpcError, parseBody, requestId, send, toWebRequest, withBody } from './mcp-web.js';
 import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js';
 import { paramHeaderRejection } from '../mcp/param-headers.js';
-import { ResumableStreams, type ResumableStreamsOptions } from '../mcp/resumable-streams.js';
+import { ResumableStreams } from '../mcp/resumable-streams.js';
+import type { ResumableStreamsOptions } from '../mcp/stream-table.js';
 
 export { AGENT_SESSION_HEADER } from '../mcp/http-scopes.js';
 

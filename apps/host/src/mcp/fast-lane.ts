@@ -12,7 +12,7 @@ import {
   type ListToolsResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ResumableAnswer } from './resumable-streams.js';
+import type { ResumableAnswer } from './lane-answer.js';
 import { LaneRequest, sendAnswer, type LaneOutput } from './lane-request.js';
 import { checkedCallResult, isCallToolParams, isJsonRpcRequest, isPlainObject, validEnvelope } from './lane-checks.js';
 

@@ -5,7 +5,8 @@ import type { ElicitationRelay } from './elicitation-relay.js';
 import type { LegacySession, LegacySessions } from './legacy-sessions.js';
 import type { McpScope } from './mcp-server.js';
 import type { FastLaneOptions } from './fast-lane.js';
-import type { ResumableAnswer, ResumableStreams } from './resumable-streams.js';
+import type { ResumableAnswer } from './lane-answer.js';
+import type { ResumableStreams } from './resumable-streams.js';
 import { SSE_HEADERS } from './sse-events.js';
 
 /** The header that names an agent session: sent by a client to continue one, and answered by the host. */
@@ -119,6 +120,6 @@ export class ResumableLaneOptions extends LaneOptions {
   }
 
   resumable(): ResumableAnswer {
-    return this.streams.answer(this.sessionId, this.reply, () => this.sseHeaders());
+    return this.streams.answer(this.sessionId, this.reply, this);
   }
 }

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { ResumableAnswer } from './resumable-streams.js';
+import type { ResumableAnswer } from './lane-answer.js';
 
 /** A notification a call sends on its request's stream (progress, log messages, list changes). */
 export type Notification = Parameters<ServerContext['mcpReq']['notify']>[0];
