@@ -5,7 +5,7 @@ import type { AptixHost } from '../aptix-host.js';
 import { keptCapabilities, LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
 import { ScopeHandlers } from '../mcp/scope-handlers.js';
-import { AGENT_SESSION_HEADER, agentHeader, LaneOptions, modernScope, ResumableLaneOptions, SessionScope, type Caller } from '../mcp/http-scopes.js';
+import { AGENT_SESSION_HEADER, agentHeader, LaneOptions, modernScope, SessionScope, type Caller } from '../mcp/http-scopes.js';
 import { fastLaneMessage, serveFastLane } from '../mcp/fast-lane.js';
 import { LazyAbort } from '../mcp/lazy-abort.js';
 import { canElicitForm } from '../mcp/approval-elicitation.js';
@@ -216,7 +216,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     inFlight.set(key, cancel);
     const scope = new SessionScope(session, sessions, relay, request);
     try {
-      const options = resumable ? new ResumableLaneOptions(serverInfo, listCacheHint, cancel, scope, streams, session.id, reply) : new LaneOptions(serverInfo, listCacheHint, cancel, scope);
+      const options = new LaneOptions(serverInfo, listCacheHint, cancel, scope, resumable ? streams : undefined, session.id);
       return await serveFastLane(reply, message, new ScopeHandlers(host, scope), options);
     } finally {
       scope.keep();

@@ -122,10 +122,10 @@ export interface FastLaneOptions extends LaneOutput {
   readonly listCacheHint: boolean;
   /**
    * 2025-11-25 sessions: the answer as a resumable stream (priming event, an id on every event; see
-   * resumable-streams.ts), opened once the lane knows it answers. `signal` then aborts on
-   * `notifications/cancelled` only: a dropped connection is not a cancellation.
+   * resumable-streams.ts), opened once the lane knows it answers; undefined for any other request.
+   * `signal` then aborts on `notifications/cancelled` only: a dropped connection is not a cancellation.
    */
-  resumable?(): ResumableAnswer;
+  resumable(reply: FastifyReply): ResumableAnswer | undefined;
 }
 
 /** The `_meta` stamping the server's identity, made once per identity (an object literal with a computed key is a slow one to make per call); serialized at once, never changed. */
@@ -173,11 +173,12 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
     if (message.era === 'modern' && (!options.listCacheHint || result.tools.some((tool) => 'execution' in tool))) return false;
     const encoded = message.era === 'modern' ? encodeModern('tools/list', result as unknown as Record<string, unknown>, options.serverInfo) : result;
     const answer = JSON.stringify({ result: encoded, jsonrpc: '2.0', id: message.id });
-    if (options.resumable) options.resumable().end(answer);
+    const resumable = options.resumable(reply);
+    if (resumable) resumable.end(answer);
     else sendAnswer(reply, sse, answer, options);
     return true;
   }
-  const request = new LaneRequest(message, options.cancel, reply, options, options.resumable?.());
+  const request = new LaneRequest(message, options.cancel, reply, options, options.resumable(reply));
   let answer: Record<string, unknown>;
   try {
     const result = await handlers.callTool({ params: message.params }, { mcpReq: request } as unknown as ServerContext);

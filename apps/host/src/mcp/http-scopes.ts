@@ -87,13 +87,19 @@ export function modernScope(agentSession: string | null | undefined, listMode: s
 /** The response header naming the agent session a request's calls ran in, when there is one. */
 export const agentHeader = (scope: McpScope): Record<string, string> => (scope.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {});
 
-/** A fast-lane request's options: one object, its parts methods rather than closures made per request. */
+/**
+ * A fast-lane request's options: one object, its parts methods rather than closures made per request.
+ * One class for every request, resumable or not (a subclass per kind cost a derived constructor per call).
+ */
 export class LaneOptions implements FastLaneOptions {
   constructor(
     readonly serverInfo: Implementation,
     readonly listCacheHint: boolean,
     readonly cancel: { readonly signal: AbortSignal },
     protected readonly scope: McpScope,
+    /** 2025-11-25 sessions: the streams the answer is recorded in, as a resumable stream of session `sessionId` (see resumable-streams.ts). */
+    private readonly streams?: ResumableStreams,
+    private readonly sessionId = '',
   ) {}
 
   headers(): Record<string, string> {
@@ -103,23 +109,8 @@ export class LaneOptions implements FastLaneOptions {
   sseHeaders(): Readonly<Record<string, string>> {
     return this.scope instanceof SessionScope ? this.scope.sseHeaders() : { ...SSE_HEADERS, ...agentHeader(this.scope) };
   }
-}
 
-/** The options of a 2025-11-25 request: its answer is a resumable stream of the session's (see resumable-streams.ts). */
-export class ResumableLaneOptions extends LaneOptions {
-  constructor(
-    serverInfo: Implementation,
-    listCacheHint: boolean,
-    cancel: { readonly signal: AbortSignal },
-    scope: McpScope,
-    private readonly streams: ResumableStreams,
-    private readonly sessionId: string,
-    private readonly reply: FastifyReply,
-  ) {
-    super(serverInfo, listCacheHint, cancel, scope);
-  }
-
-  resumable(): ResumableAnswer {
-    return this.streams.answer(this.sessionId, this.reply, this);
+  resumable(reply: FastifyReply): ResumableAnswer | undefined {
+    return this.streams?.answer(this.sessionId, reply, this);
   }
 }
