@@ -32,6 +32,13 @@ interface NullPlan {
 }
 
 const compiled = new WeakMap<object, CompiledArguments>();
+
+/**
+ * The data context of a top-level validation, as ajv's validators default it (`{}`: path "", the data
+ * as its own root). Passed explicitly, one frozen object for every call, because the default is an
+ * object each validator allocates per call, and the validators only read it.
+ */
+const TOP_LEVEL = Object.freeze({ instancePath: '' }) as Parameters<ValidateFunction>[1];
 let last: { readonly schema: JsonSchema; readonly entry: CompiledArguments } | undefined;
 
 /**
@@ -154,7 +161,7 @@ function validateValue<T>(toolName: Naming, schema: JsonSchema, value: unknown, 
   }
   const { validate, nulls, known } = compileArguments(schema);
   if (nulls) applyNulls(nulls, value);
-  if (validate(value)) return { ok: true, value: value as T };
+  if (validate(value, TOP_LEVEL)) return { ok: true, value: value as T };
   return failure(toolName, describeErrors(validate.errors ?? [], value, known));
 }
 
@@ -177,7 +184,7 @@ export function decodeFor<T>(toolName: Naming, schema: JsonSchema, input: unknow
     }
     if (!plan.closed) return validateValue<T>(toolName, schema, value, true);
     if (plan.nulls) applyNulls(plan.nulls, value);
-    if (plan.validate(value)) return { ok: true, value: value as T };
+    if (plan.validate(value, TOP_LEVEL)) return { ok: true, value: value as T };
     const errors = plan.validate.errors ?? [];
     // Refused: for a prototype key, the reason given is that key, as for any schema.
     const safe = parseJson(toolName, input);

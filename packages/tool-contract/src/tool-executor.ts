@@ -1,5 +1,5 @@
 import { silentAdminLogger, type AdminLogger } from './admin-logger.js';
-import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass } from './agent-tool.js';
+import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass, ToolDependencies } from './agent-tool.js';
 import { decodeArguments } from './arguments.js';
 import { cancelledJson } from './cancellation.js';
 import { MAX_TIMER_MS } from './deadline-queue.js';
@@ -19,7 +19,7 @@ export type ToolFactory = (toolClass: AnyAgentToolClass, context: AgentToolExecu
 
 export interface AgentToolExecutorOptions {
   readonly registry: AgentToolRegistry;
-  /** Defaults to `new ToolClass({ logger })`, with the call's logger. */
+  /** Defaults to `new ToolClass({ logger })`, with the call's logger, in a frozen object that calls with the same logger share. */
   readonly createTool?: ToolFactory;
   readonly logger?: AdminLogger;
   /** Time-out of a call when neither the call nor the tool sets one. Default {@link DEFAULT_TOOL_TIMEOUT_MS} (30 s, Story 6.1). */
@@ -98,11 +98,14 @@ export class AgentToolExecutor {
   readonly #defaultTimeoutMs: number;
   readonly #hooks: CallHooks;
   readonly #checks: ResultChecks;
+  #spareSignals: CallSignal | undefined = undefined;
+  #dependenciesOf: AdminLogger | undefined = undefined;
+  #sharedDependencies: ToolDependencies | undefined = undefined;
 
   constructor(options: AgentToolExecutorOptions) {
     this.#registry = options.registry;
     this.#logger = options.logger ?? silentAdminLogger;
-    this.#createTool = options.createTool ?? ((toolClass, _context, callLogger) => new toolClass({ logger: callLogger }));
+    this.#createTool = options.createTool ?? ((toolClass, _context, callLogger) => new toolClass(this.#dependencies(callLogger)));
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const grace = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     if (!Number.isFinite(grace) || grace < 0) throw new RangeError(`cancelGraceMs must be a number of milliseconds, 0 or more; got ${String(grace)}.`);
@@ -115,6 +118,18 @@ export class AgentToolExecutor {
         logger.addCustomEvent('warn', `[${name}_ExecuteAsync__SettledLate]`, `${name} settled after its call had been answered without it: it ${outcome}.`, pairs(context)),
       cancelGraceMs: grace,
     };
+  }
+
+  /**
+   * The default factory's `{ logger }`: one frozen object per logger in a row, not one per call (calls
+   * with the executor's logger, or one request's, share it). Frozen, since every tool built meanwhile gets it.
+   */
+  #dependencies(logger: AdminLogger): ToolDependencies {
+    if (logger !== this.#dependenciesOf) {
+      this.#sharedDependencies = Object.freeze({ logger });
+      this.#dependenciesOf = logger;
+    }
+    return this.#sharedDependencies!;
   }
 
   /** The time-out of a call when neither the call nor the tool sets one. */
@@ -189,7 +204,9 @@ export class AgentToolExecutor {
     const invoke = fastPath ? (tool as unknown as Partial<FastPathTool>)[invokeTool] : undefined;
     const trusted = invoke === ownInvokeTool;
     // The race state is made only for a tool that answers with a promise; the signal only if the tool asks.
-    const signals = new CallSignal();
+    // The signal source of the last call that answered synchronously, if no call holds it now.
+    const signals = this.#spareSignals ?? new CallSignal();
+    this.#spareSignals = undefined;
     if (validated) signals.checkedAgainst = entry.parameters;
     let output: unknown;
     try {
@@ -206,6 +223,12 @@ export class AgentToolExecutor {
     }
     if (!isThenable(output)) {
       signals.release();
+      // Answered: nothing of this call uses the source again, so the next call may (an object less per
+      // call). One whose tool made a signal keeps it to itself: that signal is the tool's to hold.
+      if (signals.controller === undefined) {
+        signals.checkedAgainst = undefined;
+        this.#spareSignals = signals;
+      }
       return this.#checks.settle(name, output, context, trusted, logger, entry.outputSchema);
     }
     const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger, entry.outputSchema, signals);
