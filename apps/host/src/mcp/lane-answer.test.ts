@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ResumableStreams } from './resumable-streams.js';
+import { DEFAULT_RESUMABLE_STREAMS, StreamTable } from './stream-table.js';
 
 /**
  * The fast lane's resumable answers (lane-answer.ts) on a recorded reply: one body for an answer ready
@@ -125,5 +126,12 @@ describe('fast-lane resumable answers', () => {
     await turn();
     expect(sent.text).toMatch(/^id: \S+\.0\nretry: 1000\ndata: \n\nid: \S+\.1\nevent: message\ndata: \{"text":"c{200}"\}\n\n$/);
     expect(streams.size).toBe(0);
+  });
+
+  it('numbers stream ids in order across blocks of 4096, each 32 hex digits: this host\'s 16, then the counter\'s', () => {
+    const table = new StreamTable(DEFAULT_RESUMABLE_STREAMS);
+    const ids = Array.from({ length: 8200 }, () => table.newId());
+    expect(ids.every((id) => /^[0-9a-f]{32}$/.test(id) && id.slice(0, 16) === ids[0]!.slice(0, 16))).toBe(true);
+    expect(ids.map((id) => parseInt(id.slice(16), 16))).toEqual(ids.map((_, index) => index));
   });
 });

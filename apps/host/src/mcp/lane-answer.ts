@@ -69,16 +69,26 @@ export class LaneAnswer implements Stream, ResumableAnswer {
   }
 
   end(json: string): void {
-    const text = this.#frame(json);
     const state = this.#state;
-    if (state === 'held' && this.bytes + text.length <= this.#table.options.maxStreamBytes) {
-      // The common answer: ready within the turn. One body, and nothing is kept.
+    if (state === 'held' && this.frames.length === 0) {
+      // The common answer: ready within the turn, with no event before it. One body whatever its size
+      // (nothing is kept, so the replay bound does not apply), its two events in one template.
       this.#state = 'sent';
       this.ended = true;
       const reply = this.#reply;
       if (reply.raw.destroyed) return;
-      const body = this.frames.length === 0 ? this.#table.priming(this) + text : this.#table.priming(this) + this.frames.join('') + text;
+      const id = this.id;
+      const body = json.includes('\n') ? this.#table.priming(this) + this.#frame(json) : `id: ${id}.0${this.#table.primingTail}id: ${id}.1\nevent: message\ndata: ${json}\n\n`;
       void reply.code(200).headers(this.#headers.sseHeaders()).send(body);
+      return;
+    }
+    const text = this.#frame(json);
+    if (state === 'held' && this.bytes + text.length <= this.#table.options.maxStreamBytes) {
+      // Ready within the turn after events of its own: one body, and nothing is kept.
+      this.#state = 'sent';
+      this.ended = true;
+      const reply = this.#reply;
+      if (!reply.raw.destroyed) void reply.code(200).headers(this.#headers.sseHeaders()).send(this.#table.priming(this) + this.frames.join('') + text);
       return;
     }
     if (state === 'held') this.open();

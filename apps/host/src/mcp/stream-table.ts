@@ -14,6 +14,9 @@ export interface ResumableStreamsOptions {
   readonly maxStreamBytes: number;
 }
 
+/** 000 to fff: the low three hex digits of a stream id. */
+const HEX3 = Array.from({ length: 4096 }, (_, value) => value.toString(16).padStart(3, '0'));
+
 export const DEFAULT_RESUMABLE_STREAMS: ResumableStreamsOptions = { retryMs: 1000, holdMs: 0, keepMs: 5 * 60_000, maxStreams: 1000, maxStreamBytes: 8 * 1024 * 1024 };
 
 export interface Stream {
@@ -45,13 +48,22 @@ export class StreamTable {
    */
   readonly #idPrefix = randomBytes(8).toString('hex');
   #idCounter = 0;
+  /** The id prefix and the counter's high digits, made once per 4096 ids: an id is then one concatenation. */
+  #idBase = '';
+  /** What follows a priming event's id, the same for every stream. */
+  readonly primingTail: string;
 
   constructor(options: ResumableStreamsOptions) {
     this.options = options;
+    this.primingTail = `\nretry: ${options.retryMs}\ndata: \n\n`;
   }
 
+  /** `<16 hex digits of this host><16 hex digits of the counter>`: 32 lower-case hex digits, as EVENT_ID reads them. */
   newId(): string {
-    return this.#idPrefix + (this.#idCounter++).toString(16).padStart(16, '0');
+    const counter = this.#idCounter++;
+    const low = counter % 4096;
+    if (low === 0) this.#idBase = this.#idPrefix + Math.floor(counter / 4096).toString(16).padStart(13, '0');
+    return this.#idBase + HEX3[low]!;
   }
 
   newStream(sessionId: string): Stream {
@@ -59,7 +71,7 @@ export class StreamTable {
   }
 
   priming(stream: Stream, position = 0): string {
-    return `id: ${stream.id}.${position}\nretry: ${this.options.retryMs}\ndata: \n\n`;
+    return `id: ${stream.id}.${position}${this.primingTail}`;
   }
 
   /** Keeps the event for replay (within maxStreamBytes) and sends it to the connection, if any. */
