@@ -168,10 +168,12 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         expect((await store.getSessionHead(session.id))?.mode).toBe('code_review');
       });
 
-      it('answers undefined, without an error, for an id no session has: unknown, empty, huge, with a NUL or not a string', async () => {
+      it('answers undefined, without an error, for an id no session has: unknown, empty, huge, with a NUL, a near miss of a real id or not a string', async () => {
         const { store } = await freshStore();
-        await store.createSession({});
-        for (const id of ['no-such-session', '', 'x'.repeat(100_000), 'a\u0000b', "' OR '1'='1"]) expect(await store.getSessionHead(id)).toBeUndefined();
+        const session = await store.createSession({});
+        // Near misses of a real id too: the SQLite store answers with the id it was asked for, so only an exact match may find a row.
+        const nearMisses = [session.id.toUpperCase(), ` ${session.id}`, `${session.id} `, session.id.slice(0, -1)];
+        for (const id of ['no-such-session', '', 'x'.repeat(100_000), 'a\u0000b', "' OR '1'='1", ...nearMisses]) expect(await store.getSessionHead(id)).toBeUndefined();
         expect(await store.getSessionHead(42 as unknown as string)).toBeUndefined();
       });
 
