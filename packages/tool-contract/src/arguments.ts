@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { describe, describeErrors } from './argument-issues.js';
 import type SecureJson from 'secure-json-parse';
 import { ajvFor } from './ajv.js';
 import { closedToPrototypeKeys } from './closed-schema.js';
@@ -172,6 +173,36 @@ export function decodeArguments<T>(toolName: string, schema: JsonSchema, input: 
 
 /** {@link decodeArguments} for a tool, whose name is read only if the arguments are refused. @internal */
 export function decodeFor<T>(toolName: Naming, schema: JsonSchema, input: unknown): DecodedArguments<T> {
+  const value = decodedValue(toolName, schema, input);
+  return value === REFUSED ? takeRefusal() : { ok: true, value: value as T };
+}
+
+type Refusal = Extract<DecodedArguments<never>, { ok: false }>;
+
+/** What {@link decodedValue} answers for arguments it refuses (never a value: only objects pass). @internal */
+export const REFUSED: unique symbol = Symbol('refused');
+/** Why the last {@link decodedValue} answered REFUSED: set just before, read at once by its caller. */
+let refusal: Refusal | undefined;
+
+/** The reason of the refusal {@link decodedValue} just answered. @internal */
+export function takeRefusal(): Refusal {
+  const taken = refusal!;
+  refusal = undefined;
+  return taken;
+}
+
+function refuse(decoded: DecodedArguments<unknown>): unknown {
+  if (decoded.ok) return decoded.value;
+  refusal = decoded;
+  return REFUSED;
+}
+
+/**
+ * {@link decodeFor} without its `{ ok, value }` answer, which TypedAgentTool's own decode would make
+ * on every call and drop at once: the value, or REFUSED, whose reason {@link takeRefusal} then gives.
+ * @internal
+ */
+export function decodedValue(toolName: Naming, schema: JsonSchema, input: unknown): unknown {
   // The common case, a text that starts with '{', parsed and checked without a wrapper object in between.
   if (typeof input === 'string' && input.charCodeAt(0) === 0x7b) {
     const plan = compileArguments(schema);
@@ -180,18 +211,18 @@ export function decodeFor<T>(toolName: Naming, schema: JsonSchema, input: unknow
       // A schema closed to prototype keys refuses them itself: the text is scanned only if it is refused.
       value = plan.closed ? JSON.parse(input) : parseJsonSafely(input);
     } catch {
-      return parseJson(toolName, input) as DecodedArguments<T>; // the same parse fails again, with its message
+      return refuse(parseJson(toolName, input)); // the same parse fails again, with its message
     }
-    if (!plan.closed) return validateValue<T>(toolName, schema, value, true);
+    if (!plan.closed) return refuse(validateValue(toolName, schema, value, true));
     if (plan.nulls) applyNulls(plan.nulls, value);
-    if (plan.validate(value, TOP_LEVEL)) return { ok: true, value: value as T };
+    if (plan.validate(value, TOP_LEVEL)) return value;
     const errors = plan.validate.errors ?? [];
     // Refused: for a prototype key, the reason given is that key, as for any schema.
     const safe = parseJson(toolName, input);
-    return safe.ok ? failure(toolName, describeErrors(errors, value, plan.known)) : (safe as DecodedArguments<T>);
+    return refuse(safe.ok ? failure(toolName, describeErrors(errors, value, plan.known)) : safe);
   }
   const parsed = parseJson(toolName, input);
-  return parsed.ok ? validateValue<T>(toolName, schema, parsed.value, typeof input === 'string') : parsed;
+  return refuse(parsed.ok ? validateValue(toolName, schema, parsed.value, typeof input === 'string') : parsed);
 }
 
 function failure(naming: Naming, issues: ArgumentIssue[]): DecodedArguments<never> {
@@ -205,75 +236,4 @@ function hasPrototypeKey(value: object): boolean {
   if (Object.prototype.hasOwnProperty.call(value, '__proto__')) return true;
   const ctor = (value as { constructor?: unknown }).constructor;
   return Object.prototype.hasOwnProperty.call(value, 'constructor') && ctor !== null && typeof ctor === 'object' && Object.prototype.hasOwnProperty.call(ctor, 'prototype');
-}
-
-function describeErrors(errors: readonly ErrorObject[], data: unknown, known: string): ArgumentIssue[] {
-  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
-  const seen = new Set<string>();
-  const issues: ArgumentIssue[] = [];
-  for (const error of errors) {
-    if (error.keyword !== 'anyOf' && anyOfPaths.has(error.instancePath) && error.schemaPath.includes('/anyOf/')) continue;
-    const issue = describeError(error, data, known);
-    const key = `${issue.path}\u0000${issue.problem}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      issues.push(issue);
-    }
-  }
-  return issues;
-}
-
-function describeError(error: ErrorObject, data: unknown, known: string): ArgumentIssue {
-  const base = error.instancePath;
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return { path: toPath(`${base}/${String(params.missingProperty)}`), problem: 'is required but was not sent' };
-    case 'additionalProperties':
-      return {
-        path: toPath(`${base}/${String(params.additionalProperty)}`),
-        problem: base === '' ? `is not an argument of this tool (its arguments: ${known || 'none'})` : 'is not an allowed property here',
-      };
-    case 'type': {
-      const value = valueAt(data, base);
-      // JSON has no Infinity or NaN; 1e400 parses to Infinity, which no number schema accepts.
-      if (typeof value === 'number' && !Number.isFinite(value)) return { path: toPath(base), problem: `must be a finite ${String(params.type)}, got ${String(value)}${Number.isNaN(value) ? '' : ' (is the number too large for JSON?)'}` };
-      return { path: toPath(base), problem: `must be ${String(params.type)}, got ${describe(value)}` };
-    }
-    case 'enum':
-      return { path: toPath(base), problem: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describe(valueAt(data, base))}` };
-    case 'anyOf':
-      return { path: toPath(base), problem: `does not match any allowed form, got ${describe(valueAt(data, base))}` };
-    default:
-      return { path: toPath(base), problem: `${error.message ?? 'is invalid'}, got ${describe(valueAt(data, base))}` };
-  }
-}
-
-function toPath(pointer: string): string {
-  if (pointer === '') return '(arguments)';
-  return pointer.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
-}
-
-function valueAt(data: unknown, pointer: string): unknown {
-  if (pointer === '') return data;
-  let current: unknown = data;
-  for (const raw of pointer.slice(1).split('/')) {
-    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (current === null || typeof current !== 'object') return undefined;
-    current = Object.prototype.hasOwnProperty.call(current, segment) ? (current as Record<string, unknown>)[segment] : undefined;
-  }
-  return current;
-}
-
-/** A short description of a value for an error message: never the whole of a huge string. */
-export function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') {
-    const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…" (${value.length} characters)` : JSON.stringify(value);
-    return `string ${shown}`;
-  }
-  return `${typeof value} ${String(value)}`;
 }

@@ -1,7 +1,7 @@
 import type { Static, TObject } from 'typebox';
 import type { AdminLogger } from './admin-logger.js';
 import type { AgentTool, AgentToolExecutionContext } from './agent-tool.js';
-import { decodeFor, type DecodedArguments } from './arguments.js';
+import { decodedValue, decodeFor, REFUSED, takeRefusal, type DecodedArguments } from './arguments.js';
 import { cancelledJson, isAbortError } from './cancellation.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult } from './invoke-result.js';
@@ -137,14 +137,21 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
     try {
       // Checked already (see SignalSource.checkedAgainst) against this very schema, by this very decode: not again.
       const checked = signals.checkedAgainst;
-      const decoded =
-        checked !== undefined && this.decode === ownDecode && isSameSchema(this[parametersKey], checked)
-          ? ({ ok: true, value: input } as DecodedArguments<Static<TArgs>>)
-          : this.decode(input, ctx);
-      if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
+      const own = this.decode === ownDecode;
+      let args: unknown;
+      if (own && checked !== undefined && isSameSchema(this[parametersKey], checked)) args = input;
+      else if (own) {
+        // This class's own decode, without the { ok, value } it would make and drop.
+        args = decodedValue(this, this[parametersKey] as unknown as JsonSchema, input);
+        if (args === REFUSED) return InvokeResult.fromError(takeRefusal().message, ExecutionErrorCode.INVALID_ARGUMENTS);
+      } else {
+        const decoded = this.decode(input, ctx);
+        if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
+        args = decoded.value;
+      }
       // A run that declares no signal parameter cannot read one: it gets a shared signal that never aborts.
       const signal = takesSignal(this.run) ? signals.signal() : NEVER_ABORTED;
-      const output = this.run(decoded.value, ctx, signal);
+      const output = this.run(args as Static<TArgs>, ctx, signal);
       if (isThenable(output)) {
         return Promise.resolve(output).then(
           (value) => this.#serialise(value as RunOutput, ctx),
