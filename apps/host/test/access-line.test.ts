@@ -22,6 +22,13 @@ describe("the access line's writer (the host's own JSON-line logger at info)", (
       ['given.id-1', 'GET', '/v1/tools?q="quoted"&b=\\back', 404, 12.5],
       ['r', 'DELETE', `/mcp/${'x'.repeat(300)}?é=ü&emoji=😀&nl=\n&tab=\t`, 500, 1],
       ['r2', 'OPTIONS', '/\u0000\u001f\u007f\u2028', 204, 0],
+      // Response times as the host rounds them (to the µs), and others, which V8 writes.
+      ['r3', 'GET', '/', 200, 1234.567],
+      ['r4', 'GET', '/', 200, 0.1],
+      ['r5', 'GET', '/', 200, 100.001],
+      ['r6', 'GET', '/', 200, 0.12345678],
+      ['r7', 'GET', '/', 200, 1e21],
+      ['r8', 'GET', '/', 200, 987654321.5],
     ];
     for (const [reqId, method, url, statusCode, responseTime] of cases) {
       write(reqId, method, url, statusCode, responseTime);
@@ -29,6 +36,20 @@ describe("the access line's writer (the host's own JSON-line logger at info)", (
     }
     expect(lines.map(timeless)).toEqual(expected.map(timeless));
     expect(JSON.parse(lines[1]!)).toMatchObject({ level: 30, pid: 7, reqId: 'given.id-1', url: '/v1/tools?q="quoted"&b=\\back', statusCode: 404, responseTime: 12.5, msg: 'request completed' });
+  });
+
+  it("stamps each line with the time it is written, across milliseconds", async () => {
+    const { stream, lines } = sink();
+    const write = accessLineWriter(jsonLineLogger({ level: 'info', base: { pid: 7 } }, stream))!;
+    for (let i = 0; i < 3; i++) {
+      const before = Date.now();
+      write('r', 'GET', '/', 200, 1);
+      const after = Date.now();
+      const { time } = JSON.parse(lines[i]!) as { time: number };
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(after);
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
   });
 
   it('is not offered below info, nor for a logger the host did not make (an embedder\'s, which may have serializers or redaction)', () => {
