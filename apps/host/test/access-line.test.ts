@@ -29,6 +29,8 @@ describe("the access line's writer (the host's own JSON-line logger at info)", (
       ['r6', 'GET', '/', 200, 0.12345678],
       ['r7', 'GET', '/', 200, 1e21],
       ['r8', 'GET', '/', 200, 987654321.5],
+      // A method Node's parser would not give (the known ones are looked up), written as pino would.
+      ['r9', 'BREW"\\', '/', 418, 2],
     ];
     for (const [reqId, method, url, statusCode, responseTime] of cases) {
       write(reqId, method, url, statusCode, responseTime);
