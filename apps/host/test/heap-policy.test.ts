@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { boundHeapGrowth } from '../src/heap-policy.js';
+import { avoidPretenuring, boundHeapGrowth } from '../src/heap-policy.js';
 import { runCli, scratch } from './support.js';
 
 // How far `aptix serve` lets the JS heap grow past what it keeps (issue 13: abandoned MCP sessions
@@ -46,5 +46,15 @@ describe('heapGrowthPercent / APTIX_HEAP_GROWTH_PERCENT', () => {
     expect(boundHeapGrowth(80, ['--heap-growing-percent=20'])).toBe(false);
     expect(boundHeapGrowth(80, ['--heap_growing_percent', '20'])).toBe(false);
     expect(boundHeapGrowth(80, ['--max-old-space-size=512'])).toBe(true);
+  });
+});
+
+describe('allocation-site pretenuring', () => {
+  it('is turned off for the host unless node was given its own --[no-]allocation-site-pretenuring', () => {
+    expect(avoidPretenuring(['--allocation-site-pretenuring'])).toBe(false);
+    expect(avoidPretenuring(['--no-allocation-site-pretenuring'])).toBe(false);
+    expect(avoidPretenuring(['--allocation_site_pretenuring'])).toBe(false);
+    expect(avoidPretenuring(['--no_allocation_site_pretenuring'])).toBe(false);
+    expect(avoidPretenuring(['--max-old-space-size=512'])).toBe(true);
   });
 });

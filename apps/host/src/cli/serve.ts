@@ -3,7 +3,7 @@ import { ConfigError, isLoopback, type AptixConfig } from '../config.js';
 import { installContainment } from '../containment.js';
 import { composeHost, redactUrl } from '../container.js';
 import { createHttpServer, type HttpServer } from '../http/server.js';
-import { boundHeapGrowth } from '../heap-policy.js';
+import { avoidPretenuring, boundHeapGrowth } from '../heap-policy.js';
 
 /** The server could not listen: the port is taken, the address is not this machine's, or not allowed. */
 export class ListenError extends Error {
@@ -38,6 +38,7 @@ Run it under a process manager as \`node_modules/.bin/aptix serve\`, not through
 export async function serve(config: AptixConfig, version: string): Promise<void> {
   refuseOpenBinding(config);
   boundHeapGrowth(config.heapGrowthPercent);
+  avoidPretenuring();
   // Installed before the packages load: what escapes a tool is logged and contained, never fatal.
   const containment = installContainment();
   const host = new AptixHost(await composeHost(config, { logDestination: 1 }));
