@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -96,6 +97,23 @@ describe('request-scoped logging, in a real aptix serve at LOG_LEVEL=info', () =
     } finally {
       await client.close();
     }
+  });
+
+  it('a client that hangs up before its answer still leaves an access line, saying so and giving no status it never got', async () => {
+    const from = host.logs.length;
+    const body = JSON.stringify({ arguments: { milliseconds: 3000 } });
+    const url = new URL(`${host.url}/v1/tools/testing_delay/invoke`);
+    const sent = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': 'req-gone-6' } });
+    sent.on('error', () => undefined);
+    sent.end(body);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    sent.destroy();
+    const lines = await linesSince(host, from, (seen) => seen.some((line) => line.reqId === 'req-gone-6' && String(line.msg).startsWith('request aborted')));
+    const mine = lines.filter((line) => line.reqId === 'req-gone-6' && String(line.msg).startsWith('request'));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ method: 'POST', url: '/v1/tools/testing_delay/invoke', msg: 'request aborted: the client closed the connection before its answer was sent' });
+    expect(mine[0]).not.toHaveProperty('statusCode');
+    expect(mine[0]!.responseTime).toBeGreaterThan(0);
   });
 
   it('no AsyncLocalStorage and no async hook was made in the host process', async () => {

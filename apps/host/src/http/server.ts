@@ -22,6 +22,9 @@ import { accessLineWriter, type AccessLineWriter } from '../logger.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
 
+/** The access line of a request whose client closed the connection before its whole answer was sent. */
+export const REQUEST_ABORTED = 'request aborted: the client closed the connection before its answer was sent';
+
 /** How often, while the host shuts down, the keep-alive connections that went idle are closed. */
 const CLOSING_SWEEP_MS = 20;
 
@@ -159,17 +162,23 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
 }
 
 /**
- * The request's access line at info, once its answer is sent: method, URL, status and time. Written on
- * the response's 'finish', as Fastify's onResponse hooks are, but without one: an onResponse hook makes
+ * The request's access line at info, once its answer is sent (or its client gone): method, URL, status
+ * and time. Written when the response closes, as Fastify's onResponse hooks are, but without one: an onResponse hook makes
  * Fastify time every response and add and remove 'finish' and 'error' listeners of its own, then run
  * the hook through its runner (about 3k instructions per request, callgrind).
  */
 function logWhenAnswered(request: FastifyRequest, reply: FastifyReply, pino: Logger, accessLine: AccessLineWriter | undefined): void {
   const started = performance.now();
-  reply.raw.on('finish', () => {
+  // 'close', not 'finish': a client that hangs up before its answer is sent (after its call may have
+  // changed something) still leaves a line in the access log, saying so, and with no status it never got.
+  reply.raw.once('close', () => {
     // In ms, to the µs: a float's 17 digits cost pino more to write than the rest of the line's
     // numbers (and a rounded time is mostly one V8 has already turned into text).
     const responseTime = Math.round((performance.now() - started) * 1000) / 1000;
+    if (!reply.raw.writableFinished) {
+      request.log.info({ method: request.method, url: request.url, responseTime }, REQUEST_ABORTED);
+      return;
+    }
     // The request's logger as it is now (the API key guard gives it the key's name).
     const log: unknown = request.log;
     if (log instanceof RequestLogger) log.completed(request.method, request.url, reply.statusCode, responseTime, accessLine);
