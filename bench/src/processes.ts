@@ -105,3 +105,15 @@ export function rssMiB(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/** A process's CPU time so far in µs, from /proc (Linux); undefined elsewhere. */
+export function cpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}

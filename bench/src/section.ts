@@ -3,13 +3,14 @@
  * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
  * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
  *
- * node --import tsx src/section.ts <dispatch|http|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation> '<options json>'
+ * node --import tsx src/section.ts <dispatch|http|fresh-hosts|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation> '<options json>'
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adaptersSection } from './sections/adapters.js';
 import { dispatchSection } from './sections/dispatch.js';
+import { freshHostsSection, type FreshHostOptions } from './sections/fresh-hosts.js';
 import { httpSection, type HttpOptions } from './sections/http.js';
 import { isolationSection, type IsolationBenchOptions } from './sections/isolation.js';
 import { mcpBridgeSection, type BridgeBenchOptions } from './sections/mcp-bridge.js';
@@ -33,6 +34,14 @@ async function run(): Promise<unknown> {
         rmSync(scratch, { recursive: true, force: true });
       }
     }
+    case 'fresh-hosts': {
+      const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-fresh-'));
+      try {
+        return { rows: await freshHostsSection(options as unknown as FreshHostOptions, log, scratch) };
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
     case 'sessions':
       return { rows: await sessionsSection(options as unknown as SessionOptions, log) };
     case 'mcp-sessions':
@@ -50,7 +59,7 @@ async function run(): Promise<unknown> {
     case 'isolation':
       return { rows: await isolationSection(options as IsolationBenchOptions, log) };
     default:
-      throw new Error(`No bench section "${name}". Sections: dispatch, http, sessions, startup, mcp-bridge, adapters, mcp-sessions, isolation.`);
+      throw new Error(`No bench section "${name}". Sections: dispatch, http, fresh-hosts, sessions, startup, mcp-bridge, adapters, mcp-sessions, isolation.`);
   }
 }
 

@@ -5,12 +5,11 @@
  * `tools/call` over Streamable HTTP, Aptix's endpoint against the SDK's own stateless transport.
  * Also reads the host's RSS (section 5) while it runs.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon, { type Options, type Result } from 'autocannon';
 import { median } from '../harness.js';
 import { APTIX_BIN, BARE_SERVER, WORKSPACE_ROOT } from '../paths.js';
-import { freePort, portLine, rssMiB, startServer, type Server } from '../processes.js';
+import { cpuMicros, freePort, portLine, rssMiB, startServer, type Server } from '../processes.js';
 import type { Row } from '../report.js';
 
 const SECTION = '3. HTTP (autocannon, 10 connections, same machine)';
@@ -27,18 +26,6 @@ interface Load {
   readonly p99: number;
   /** CPU time (user + system, all threads) the server process spent per request, in µs, when it could be read. */
   readonly cpuUs?: number;
-}
-
-/** A process's CPU time so far in µs, from /proc (Linux); undefined elsewhere. */
-function cpuMicros(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return undefined;
-  }
 }
 
 const INVOKE_BODY = JSON.stringify({ arguments: { message: 'hello', count: 2 } });
