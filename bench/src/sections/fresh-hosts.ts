@@ -1,5 +1,5 @@
 /**
- * 10. Fresh hosts: the same invoke load on several `aptix serve` processes, each started fresh, and the
+ * 3b. Fresh hosts: the same invoke load on several `aptix serve` processes, each started fresh, and the
  * CPU per request of each. A host's cost is partly set for its whole life in its first seconds: V8's
  * allocation-site pretenuring can decide then that a request's objects live long, and that host
  * promotes them to the old generation on every scavenge (about 6 ms each instead of 0.6, a full
@@ -13,9 +13,9 @@ import { median } from '../harness.js';
 import { APTIX_BIN } from '../paths.js';
 import { cpuMicros, freePort, startServer } from '../processes.js';
 import type { Row } from '../report.js';
+import { EXPECTED, INVOKE_BODY } from './http.js';
 
-const SECTION = '10. Fresh hosts: CPU per request over several host processes';
-const INVOKE_BODY = JSON.stringify({ arguments: { message: 'hello', count: 2 } });
+const SECTION = '3b. Fresh hosts: CPU per request over several host processes';
 /**
  * The slowest host may spend this much more CPU per request than the median one. Healthy hosts on this
  * shared machine spread up to about 1.3× (where each lands among the cores, what else runs); a host
@@ -40,6 +40,9 @@ async function oneHost(nodeFlags: readonly string[], dbFile: string, windows: nu
   const host = await startServer([...nodeFlags, APTIX_BIN, 'serve', '--port', String(port)], { port, env: { LOG_LEVEL: 'warn', APTIX_DB: `sqlite:${dbFile}` } });
   try {
     const options = { url: `${host.url}/v1/tools/testing_ping_pong/invoke`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: INVOKE_BODY, connections: 10, pipelining: 1 };
+    // It answers what the host of section 3 answers before it is loaded.
+    const answer = await (await fetch(options.url, { method: 'POST', headers: options.headers, body: INVOKE_BODY })).text();
+    if (answer !== EXPECTED) throw new Error(`a fresh host answered ${answer}`);
     await autocannon({ ...options, duration: 1 });
     const figures: number[] = [];
     for (let window = 0; window < windows; window++) {

@@ -28,8 +28,9 @@ interface Load {
   readonly cpuUs?: number;
 }
 
-const INVOKE_BODY = JSON.stringify({ arguments: { message: 'hello', count: 2 } });
-const EXPECTED = '{"successful":true,"result":{"reply":"pong pong: hello","count":2,"sessionId":null,"conversationId":null},"errors":[]}';
+/** The invoke route's body and its answer, byte for byte (section 3b loads the same route). */
+export const INVOKE_BODY = JSON.stringify({ arguments: { message: 'hello', count: 2 } });
+export const EXPECTED = '{"successful":true,"result":{"reply":"pong pong: hello","count":2,"sessionId":null,"conversationId":null},"errors":[]}';
 
 /** One autocannon run; its p99 from every response's own latency (autocannon's histogram keeps whole milliseconds). */
 async function fire(options: Options): Promise<{ result: Result; p99: number }> {
