@@ -6,7 +6,7 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { PG_URL, postgresAvailable, postgresSchema, scratch, startHostWithConfig, type RunningHost } from './support.js';
+import { logLine, PG_URL, postgresAvailable, postgresSchema, scratch, startHostWithConfig, type RunningHost } from './support.js';
 
 const hostWith = startHostWithConfig;
 
@@ -53,6 +53,10 @@ describe('HTTP time-outs', () => {
         expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
         expect(client.received()).toContain('"code":"REQUEST_TIMEOUT"');
       }
+      // The cut-off request's access line says its connection closed, never that the client hung up: the host closed it.
+      const line = await logLine(host, (entry) => entry.url === '/v1/tools/testing_ping_pong/invoke' && String(entry.msg).startsWith('request '));
+      expect(line).toMatchObject({ method: 'POST', msg: 'request aborted: the connection closed before its answer was sent' });
+      expect(line).not.toHaveProperty('statusCode');
       expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
     } finally {
       await host.stop();

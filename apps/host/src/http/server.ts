@@ -22,8 +22,12 @@ import { accessLineWriter, type AccessLineWriter } from '../logger.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
 
-/** The access line of a request whose client closed the connection before its whole answer was sent. */
-export const REQUEST_ABORTED = 'request aborted: the client closed the connection before its answer was sent';
+/**
+ * The access line of a request whose connection closed before its whole answer was sent: the client
+ * hung up, or the host cut it off (a client too slow to send its request gets 408, then the connection
+ * closes; shutdown closes what is left at its deadline). The line cannot tell which, so it names neither.
+ */
+export const REQUEST_ABORTED = 'request aborted: the connection closed before its answer was sent';
 
 /** How often, while the host shuts down, the keep-alive connections that went idle are closed. */
 const CLOSING_SWEEP_MS = 20;
@@ -169,8 +173,8 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
  */
 function logWhenAnswered(request: FastifyRequest, reply: FastifyReply, pino: Logger, accessLine: AccessLineWriter | undefined): void {
   const started = performance.now();
-  // 'close', not 'finish': a client that hangs up before its answer is sent (after its call may have
-  // changed something) still leaves a line in the access log, saying so, and with no status it never got.
+  // 'close', not 'finish': a request whose connection closes before its answer is sent (after its call
+  // may have changed something) still leaves a line in the access log, saying so, with no status.
   reply.raw.once('close', () => {
     // In ms, to the µs: a float's 17 digits cost pino more to write than the rest of the line's
     // numbers (and a rounded time is mostly one V8 has already turned into text).
