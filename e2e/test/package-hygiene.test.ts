@@ -52,6 +52,15 @@ describe.each(PUBLISHED)('the published package in %s', (path) => {
   }, 120_000);
 });
 
+describe('the published packages together', () => {
+  // knip.jsonc names the two private workspaces it skips and the packages the host loads by name.
+  it('declare as dependencies exactly the packages their shipped code loads (knip, production files only)', () => {
+    const knip = run(join(BIN, 'knip'), ['--production', '--include', 'dependencies,unlisted,unresolved', '--no-progress'], WORKSPACE, { expectOk: false });
+    expect(knip.stdout + knip.stderr).toBe('');
+    expect(knip.status).toBe(0);
+  }, 120_000);
+});
+
 /** Lists the npm packages a module loads, seen by a module-resolution hook in a fresh process. */
 function packagesLoadedBy(entry: string): string[] {
   const script = `
