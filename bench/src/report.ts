@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
+import { median } from './harness.js';
 import { WORKSPACE_ROOT } from './paths.js';
 
 /** A goal a figure is held to. */
@@ -141,7 +142,25 @@ export function environment(): Array<[string, string]> {
     ['Load average at start', loadavg().map((l) => l.toFixed(2)).join(', ')],
     ['Node.js / npm', `${process.version} / ${run('npm', ['--version']).split('\n').pop()}`],
     ['Commit', `${run('git', ['rev-parse', '--short', 'HEAD'])}${dirty ? ' (with uncommitted changes)' : ''}`],
+    ['One system call', `${systemCallMicros().toFixed(2)} µs (getppid(2), through process.ppid, which asks the kernel each time; median of 5 rounds of 100,000)`],
   ];
+}
+
+/**
+ * What one system call costs on this machine, in µs. Every HTTP request costs a server at least a
+ * read(2) and a writev(2), a SQLite read two fcntl(2) locks: where a virtual machine makes each
+ * system call dear, every route costs more CPU, the bare baseline's as well as the host's, and
+ * the ratios move with it: two machines whose figures differ may differ here.
+ */
+function systemCallMicros(): number {
+  const rounds: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const started = process.hrtime.bigint();
+    // A native getter: V8 cannot drop the calls.
+    for (let i = 0; i < 100_000; i++) void process.ppid;
+    rounds.push(Number(process.hrtime.bigint() - started) / 100_000 / 1000);
+  }
+  return median(rounds);
 }
 
 export const PACKAGES = [
