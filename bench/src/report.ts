@@ -174,6 +174,8 @@ export const PACKAGES = [
   'pino',
   'awilix',
   'fastify',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/client',
   '@modelcontextprotocol/sdk',
   '@langchain/core',
   'ai',

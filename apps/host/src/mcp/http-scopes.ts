@@ -96,7 +96,7 @@ export class LaneOptions implements FastLaneOptions {
     readonly serverInfo: Implementation,
     readonly listCacheHint: boolean,
     readonly cancel: { readonly signal: AbortSignal },
-    protected readonly scope: McpScope,
+    private readonly scope: McpScope,
     /** 2025-11-25 sessions: the streams the answer is recorded in, as a resumable stream of session `sessionId` (see resumable-streams.ts). */
     private readonly streams?: ResumableStreams,
     private readonly sessionId = '',
