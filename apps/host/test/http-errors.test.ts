@@ -2,6 +2,7 @@
  * Every error the framework raises, in Aptix's shape `{ error: { code, message } }`, with a message
  * that says what to send instead; sent over raw TCP so nothing cleans the request up on the way.
  */
+import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hostForSuite, rawHttp, rawRequest, runCli, scratch, startHost, type RawResponse, type RunningHost } from './support.js';
 
@@ -74,6 +75,61 @@ describe('errors over HTTP', () => {
 
   it('413 names the limit', async () => {
     expectError(await invoke({ arguments: { message: 'x'.repeat(1024 * 1024 + 10) } }), 413, 'BODY_TOO_LARGE', `limit of ${1024 * 1024} bytes`);
+  });
+
+  // A client still sending a body too large must read its 413, not a reset connection; one declaring a huge body is cut off.
+  it('413: reads the rest of a body a few times the limit, so its client gets the answer and keeps the connection; cuts off a huge one', async () => {
+    const limit = 1024 * 1024;
+    const prefix = '{"arguments":{"message":"';
+    const { hostname, port } = new URL(host.url);
+    const opened = (path: string, declared: number) => {
+      const socket = connect(Number(port), hostname);
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('error', () => {});
+      let closed = false;
+      socket.once('close', () => (closed = true));
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${new URL(host.url).host}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n${prefix}`);
+      // The whole answers received so far, each as its head and its body (read by its content-length).
+      const answers = () => {
+        const out: Array<{ head: string; body: string }> = [];
+        let rest = received;
+        for (;;) {
+          const end = rest.indexOf('\r\n\r\n');
+          if (end < 0) return out;
+          const head = rest.slice(0, end);
+          const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+          if (rest.length < end + 4 + length) return out;
+          out.push({ head, body: rest.slice(end + 4, end + 4 + length) });
+          rest = rest.slice(end + 4 + length);
+        }
+      };
+      return { socket, closed: () => closed, answers };
+    };
+    const waitFor = async (what: string, ready: () => boolean) => {
+      for (let i = 0; i < 200 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      if (!ready()) throw new Error(`${what} did not happen within 5 s`);
+    };
+
+    // The invoke route answers in Aptix's shape, /mcp as JSON-RPC: both say the limit, both read on.
+    for (const path of ['/v1/tools/testing_ping_pong/invoke', '/mcp']) {
+      const near = opened(path, 2 * limit);
+      await waitFor(`the 413 of ${path}`, () => near.answers().length === 1);
+      const [tooLarge] = near.answers();
+      expect(tooLarge!.head).toMatch(/^HTTP\/1\.1 413 /);
+      expect(tooLarge!.body).toContain(`limit of ${limit} bytes`);
+      expect(tooLarge!.head).not.toMatch(/connection: close/i);
+      // The client sends the rest of what it declared, then another request on the same connection.
+      near.socket.write('x'.repeat(2 * limit - prefix.length));
+      near.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(host.url).host}\r\n\r\n`);
+      await waitFor(`the answer to the request after ${path}'s 413`, () => near.answers().length === 2);
+      expect(near.answers()[1]!.head).toMatch(/^HTTP\/1\.1 200 /);
+      near.socket.destroy();
+
+      const huge = opened(path, 100 * limit);
+      await waitFor(`the 413 of ${path} and the close`, () => huge.answers().length === 1 && huge.closed());
+      expect(huge.answers()[0]!.head).toMatch(/^HTTP\/1\.1 413 [^]*connection: close/i);
+    }
   });
 
   it('printed no stack trace and no FSTDEP023 warning, and answered none', () => {

@@ -113,6 +113,22 @@ const STORE_FAILURES: Readonly<Record<string, string>> = {
   OUTCOME_UNKNOWN: 'The connection to the session store broke while saving, so the change may or may not have been saved. Read the session (GET /v1/sessions/:id) before retrying.',
 };
 
+/** How many times the body limit a declared body may be and still be read to its end after its 413 (see {@link keepReadingTooLargeBody}). */
+export const LINGER_FACTOR = 4;
+
+/**
+ * After a 413 for a body declared at most {@link LINGER_FACTOR} times the limit, keeps the connection
+ * and reads the rest of the body, throwing it away (Node does, once the answer is sent), instead of
+ * closing at once as Fastify asks: a socket closed while its client is still sending is reset by the
+ * kernel, and a client that had not read the 413 yet (fetch, here) reports a broken pipe instead of the
+ * answer that says what was wrong. A body declared larger, or one without a declared length, is cut off
+ * at once; requestTimeoutMs bounds the reading either way.
+ */
+export function keepReadingTooLargeBody(request: FastifyRequest, reply: FastifyReply, limit: number): void {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isSafeInteger(declared) && declared <= LINGER_FACTOR * limit) reply.removeHeader('connection');
+}
+
 export function handleError(config: AptixConfig) {
   return (error: FastifyError & { validation?: ValidationIssue[] }, request: FastifyRequest, reply: FastifyReply) => {
     const storeMessage = error instanceof SessionStoreError ? STORE_FAILURES[error.code] : undefined;
@@ -126,6 +142,7 @@ export function handleError(config: AptixConfig) {
       return reply.code(500).send(errorBody('INTERNAL', 'The host failed to answer this request. See the host logs for the request id.'));
     }
     const [code, message] = describeFrameworkError(error, request, config);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') keepReadingTooLargeBody(request, reply, config.bodyLimitBytes);
     return reply.code(status).send(errorBody(code, message));
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { CLIENT_CAPABILITIES_META_KEY, createMcpHandler, isInitializeRequest, isLegacyRequest, legacyStatelessFallback, type ClientCapabilities } from '@modelcontextprotocol/server';
+import { keepReadingTooLargeBody } from './errors.js';
 import type { AnyFastifyInstance } from './server.js';
 import type { AptixHost } from '../aptix-host.js';
 import { keptCapabilities, LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
@@ -255,6 +256,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     scope.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
       const status = error.statusCode ?? 500;
       if (status >= 500) request.log.error({ err: error }, 'MCP request failed');
+      if (status === 413) keepReadingTooLargeBody(request, reply, maxRequestBodySize);
       const message = status === 413 ? `The request body is larger than the limit of ${maxRequestBodySize} bytes.` : status >= 500 ? 'The host failed to answer this request. See the host logs for the request id.' : error.message;
       return reply.code(status).send({ jsonrpc: '2.0', error: { code: status >= 500 ? -32603 : -32600, message }, id: null });
     });
