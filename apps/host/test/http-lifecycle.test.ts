@@ -64,6 +64,22 @@ describe('HTTP time-outs', () => {
     }
   });
 
+  it('after a 413, reads the rest of a too-large body only until requestTimeoutMs: a client dripping it is cut off', async () => {
+    const { host, space } = await hostWith({ bodyLimitBytes: 1024, requestTimeoutMs: 1500, headersTimeoutMs: 1000 });
+    try {
+      // Declared within 4 times the limit, so the host keeps reading after its 413 (see keepReadingTooLargeBody).
+      const head = `POST /v1/tools/testing_ping_pong/invoke HTTP/1.1\r\nHost: ${new URL(host.url).host}\r\nContent-Type: application/json\r\nContent-Length: 3072\r\n\r\n`;
+      const client = drip(host.url, head, 'x', 300);
+      await within(client.closed, 20_000, 'the dripping client being cut off');
+      expect(client.received()).toMatch(/^HTTP\/1\.1 413 /);
+      expect(client.received()).toContain('"code":"BODY_TOO_LARGE"');
+      expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
+    } finally {
+      await host.stop();
+      space.cleanup();
+    }
+  });
+
   it('keeps an idle keep-alive connection only keepAliveTimeoutMs', async () => {
     const { host, space } = await hostWith({ keepAliveTimeoutMs: 500 });
     try {

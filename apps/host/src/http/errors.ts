@@ -114,7 +114,7 @@ const STORE_FAILURES: Readonly<Record<string, string>> = {
 };
 
 /** How many times the body limit a declared body may be and still be read to its end after its 413 (see {@link keepReadingTooLargeBody}). */
-export const LINGER_FACTOR = 4;
+const LINGER_FACTOR = 4;
 
 /**
  * After a 413 for a body declared at most {@link LINGER_FACTOR} times the limit, keeps the connection
