@@ -47,6 +47,8 @@ export const ToolOutputCode = {
   MOVED_TO_BRANCH: 'MOVED_TO_BRANCH',
   /** The client reported that it could not complete a client-executed call. */
   CLIENT_TOOL_FAILED: 'CLIENT_TOOL_FAILED',
+  /** `aptix_find_tools` or `aptix_call_tool` named another session than the conversation's; nothing ran. */
+  SESSION_MISMATCH: 'SESSION_MISMATCH',
 } as const;
 export type ToolOutputCode = (typeof ToolOutputCode)[keyof typeof ToolOutputCode];
 

@@ -11,3 +11,4 @@ export { createOpenAIClient, DEFAULT_OPENAI_BASE_URL, resolveModelConnection, ty
 export { buildModePrompts, DEFAULT_BOOT_PROMPT, TOOL_GUIDANCE_TAG, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
 export { PENDING_CALL_ITEM, ToolOutputCode, toModelInput, type ConversationItem, type FunctionCall, type PendingToolCall } from './conversation.js';
 export { APPROVAL_ID_KEY, approvalIdOf, type TurnApprovals } from './approvals.js';
+export type { DeferredModes } from './deferred-modes.js';

@@ -1,5 +1,7 @@
 import { TOOL_GUIDANCE_TAG, toolGuidanceSection, type AgentToolRegistry, type ResponsesFunctionDefinition } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import { metaToolDefinitions, type ToolFinder } from '@aptix/tool-search';
+import { directTools, finderFor, findingToolsSection } from './deferred-modes.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 
 /** What the Reasoner needs of a registry: `AgentToolRegistry` fits. */
@@ -24,10 +26,17 @@ export interface ModePrompt {
   readonly mode: string;
   /** The full `instructions` of a Responses request in this mode. */
   readonly instructions: string;
-  /** The names of the tools offered, in the order they are sent. */
+  /** The names of the tools the mode offers (a call runs only if its tool is here), in the order they are sent unless `deferred`. */
   readonly toolNames: readonly string[];
-  /** The tools in the Responses format, `strict` explicit. */
+  /**
+   * The tools sent, in the Responses format, `strict` explicit: the mode's, or for a deferred mode
+   * `aptix_find_tools`, `aptix_call_tool` and the mode tools.
+   */
   readonly tools: readonly ResponsesFunctionDefinition[];
+  /** The mode is offered through `aptix_find_tools` and `aptix_call_tool` (the `deferred` option). */
+  readonly deferred: boolean;
+  /** For a deferred mode: the search over `toolNames`, its index built on the first query. */
+  readonly finder?: ToolFinder;
 }
 
 /**
@@ -42,6 +51,7 @@ export function buildModePrompts(
   catalog: ModeCatalog,
   bootPrompt: string = DEFAULT_BOOT_PROMPT,
   offeredTools?: (modeKey: string) => readonly string[] | undefined,
+  deferred: ReadonlySet<string> = new Set(),
 ): ReadonlyMap<string, ModePrompt> {
   const prompts = new Map<string, ModePrompt>();
   const problems: string[] = [];
@@ -64,14 +74,7 @@ export function buildModePrompts(
         guides.push({ name, text: text.trim() });
       }
     }
-    if (problems.length === 0) {
-      prompts.set(mode.key, {
-        mode: mode.key,
-        instructions: composeInstructions(bootPrompt, mode, catalog.modes, guides),
-        toolNames: Object.freeze(toolNames),
-        tools: registry.definitions('responses', toolNames),
-      });
-    }
+    if (problems.length === 0) prompts.set(mode.key, modePrompt(registry, bootPrompt, mode, catalog.modes, toolNames, guides, deferred.has(mode.key)));
   }
   if (problems.length > 0) {
     throw new ReasonerError(
@@ -83,7 +86,39 @@ export function buildModePrompts(
   return prompts;
 }
 
-function composeInstructions(bootPrompt: string, mode: AgentModeSummary, modes: readonly AgentModeSummary[], guides: ReadonlyArray<{ name: string; text: string }>): string {
+function modePrompt(
+  registry: ReasonerToolRegistry,
+  bootPrompt: string,
+  mode: AgentModeSummary,
+  modes: readonly AgentModeSummary[],
+  toolNames: string[],
+  guides: ReadonlyArray<{ name: string; text: string }>,
+  deferred: boolean,
+): ModePrompt {
+  if (!deferred) {
+    const instructions = composeInstructions(bootPrompt, mode, modes, guides);
+    return { mode: mode.key, instructions, toolNames: Object.freeze(toolNames), tools: registry.definitions('responses', toolNames), deferred };
+  }
+  // Only the mode tools go out in full, with their guides (agent_change_mode's says to ask the user first);
+  // the others' definitions and guides come from aptix_find_tools when the model needs them.
+  const direct = directTools(toolNames);
+  return {
+    mode: mode.key,
+    instructions: composeInstructions(bootPrompt, mode, modes, guides.filter((guide) => direct.includes(guide.name)), findingToolsSection(toolNames.length)),
+    toolNames: Object.freeze(toolNames),
+    tools: Object.freeze([...metaToolDefinitions('responses'), ...registry.definitions('responses', direct)]),
+    deferred,
+    finder: finderFor(registry, mode.key, toolNames),
+  };
+}
+
+function composeInstructions(
+  bootPrompt: string,
+  mode: AgentModeSummary,
+  modes: readonly AgentModeSummary[],
+  guides: ReadonlyArray<{ name: string; text: string }>,
+  findingTools?: string,
+): string {
   const others = modes.filter((candidate) => candidate.key !== mode.key);
   const sections = [
     bootPrompt.trim(),
@@ -97,6 +132,7 @@ function composeInstructions(bootPrompt: string, mode: AgentModeSummary, modes: 
             'To move the work to another mode, follow the usage guide of agent_change_mode: propose the mode and wait for the user to confirm.',
           ]),
     ].join('\n'),
+    ...(findingTools === undefined ? [] : [findingTools]),
     toolGuidanceSection(guides, { inMode: true }),
   ];
   return sections.join('\n\n');

@@ -7,6 +7,7 @@ import type { ReasonerEventListener } from './events.js';
 import type { ReasonerToolRegistry } from './instructions.js';
 import type { ModelConnection } from './model-config.js';
 import type { TurnApprovals } from './approvals.js';
+import type { DeferredModes } from './deferred-modes.js';
 
 /** Model calls per turn when `maxSteps` is not given. */
 export const DEFAULT_MAX_STEPS = 12;
@@ -43,6 +44,13 @@ export interface ReasonerOptions {
    * mode prompts again whenever the registry's `revision` has moved since it last built them.
    */
   readonly offeredTools?: (modeKey: string) => readonly string[] | undefined;
+  /**
+   * Modes too large to list: `true` for every mode, or the keys of some. A deferred mode is offered
+   * as `aptix_find_tools` (searches the session's current mode) and `aptix_call_tool` (runs one of its
+   * tools, with every check of a direct call), beside `agent_list_modes` and `agent_change_mode`; its
+   * instructions say how to find tools instead of holding every tool's guide. Default false.
+   */
+  readonly deferred?: DeferredModes;
   /** The opening of the instructions. Default {@link DEFAULT_BOOT_PROMPT}. */
   readonly bootPrompt?: string;
   /** Model calls per turn before it stops with `step_limit`. Default {@link DEFAULT_MAX_STEPS}. */

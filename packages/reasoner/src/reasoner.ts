@@ -16,7 +16,7 @@ import { runCalls, type TurnCallDeps } from './turn-calls.js';
 import type { ToolOutputSubmission } from './tool-outputs.js';
 import { openTurn, recordOutcomes, requireSession, type TurnStart } from './turn-conversation.js';
 import { findClientExecutedTools, revisionOf } from './client-tools.js';
-
+import { deferredModeKeys } from './deferred-modes.js';
 import { DEFAULT_MAX_STEPS, type ModelSettings, type ReasonerOptions, type ReasonerSessionStore, type TurnOptions } from './reasoner-options.js';
 import { CANCELLED, joinText, pausedStatus, stepLimitMessage } from './turn-endings.js';
 
@@ -81,8 +81,9 @@ export class Reasoner {
     this.#settings = { ...options.modelSettings };
     const createTool = options.createTool ?? ((toolClass) => new toolClass({ logger: this.#logger }));
     this.#registry = registry;
+    const deferred = deferredModeKeys(options.deferred, modeCatalog);
     this.#rebuild = () => {
-      const prompts = buildModePrompts(registry, modeCatalog, options.bootPrompt ?? DEFAULT_BOOT_PROMPT, options.offeredTools);
+      const prompts = buildModePrompts(registry, modeCatalog, options.bootPrompt ?? DEFAULT_BOOT_PROMPT, options.offeredTools, deferred);
       return { prompts, clientTools: findClientExecutedTools(registry, prompts, createTool) };
     };
     this.#builtAt = revisionOf(registry);

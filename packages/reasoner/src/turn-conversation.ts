@@ -84,7 +84,7 @@ export async function recordOutcomes(sessions: ReasonerSessionStore, session: Ag
   );
 
   if (child === undefined) {
-    if (!outcomes.some((outcome) => outcome.call.name === MODE_CHANGE_TOOL && outcome.successful)) return session;
+    if (!outcomes.some((outcome) => outcome.tool === MODE_CHANGE_TOOL && outcome.successful)) return session;
     const after = await requireSession(sessions, session.id);
     if (after.mode !== session.mode) emit({ type: 'mode_changed', sessionId: session.id, fromMode: session.mode, toMode: after.mode, branch: false });
     return after;

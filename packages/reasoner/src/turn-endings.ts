@@ -28,7 +28,7 @@ export function joinText(first: string, second: string): string {
 export function branchRequest(outcomes: readonly CallOutcome[]): { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined {
   let found: { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined;
   for (const outcome of outcomes) {
-    if (outcome.call.name !== MODE_CHANGE_TOOL || !outcome.successful) continue;
+    if (outcome.tool !== MODE_CHANGE_TOOL || !outcome.successful) continue;
     let payload: unknown;
     try {
       payload = JSON.parse(outcome.output);
