@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import plugin from '../index.cjs';
 
 const pluginDir = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -129,6 +130,32 @@ describe('the runner', () => {
     const two = await runContract('packages/tools/samples', 'packages/tools/mode-change');
     expect(two.code).toBe(2);
     expect(two.stderr).toMatch(/^Usage:/);
+  });
+
+  describe('on a package without its JavaScript entry', () => {
+    // A tool package as the generator writes it, before a build and after a declarations-only build.
+    const dir = mkdtempSync(join(tmpdir(), 'aptix-unbuilt-'));
+    const exports = { '.': { '@ws/source': './src/index.ts', types: './dist/index.d.ts', import: './dist/index.js', default: './dist/index.js' } };
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: '@ws/tool-weather', type: 'module', exports, aptix: { toolPackage: true } }));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('says it is not built when nothing is', async () => {
+      const run = await runContract(dir);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('✗ @ws/tool-weather is not built: its entry dist/index.js does not exist. Fix: build it first (the contract target of @aptix/nx-plugin builds it by itself).\n');
+    });
+
+    it('says it is built without JavaScript when only declarations are, and how to fix the build', async () => {
+      mkdirSync(join(dir, 'dist'), { recursive: true });
+      writeFileSync(join(dir, 'dist', 'index.d.ts'), 'export declare const tools: readonly [];\n');
+      const run = await runContract(dir);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('✗ @ws/tool-weather is built without JavaScript: dist/index.d.ts is there, dist/index.js is not, so its build emitted declarations only. Fix: set "emitDeclarationOnly": false in the compilerOptions of ');
+      expect(run.stdout).toContain("tsconfig.lib.json (create-nx-workspace's tsconfig.base.json sets it to true), then build again.");
+      const json = JSON.parse((await runContract(dir, '--json')).stdout) as JsonReport;
+      expect(json.ok).toBe(false);
+      expect(json.violations.map((finding) => finding.code)).toEqual(['PACKAGE_IMPORT_FAILED']);
+    });
   });
 });
 

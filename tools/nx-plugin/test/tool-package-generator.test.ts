@@ -17,9 +17,9 @@ describe('tool-package generator: what it writes', () => {
   let tree: Tree;
   beforeEach(() => {
     tree = createTreeWithEmptyWorkspace();
-    tree.write('package.json', JSON.stringify({ name: 'acme', private: true, workspaces: ['packages/*', 'packages/tools/*'], repository: { type: 'git', url: 'git+https://example.com/acme.git' } }));
+    tree.write('package.json', JSON.stringify({ name: 'aptix', private: true, workspaces: ['packages/*', 'packages/tools/*'], repository: { type: 'git', url: 'git+https://example.com/acme.git' } }));
     tree.write('tsconfig.json', JSON.stringify({ files: [], references: [{ path: './packages/tool-contract' }] }));
-    tree.write('tsconfig.base.json', '{}');
+    tree.write('tsconfig.base.json', JSON.stringify({ compilerOptions: { customConditions: ['@aptix/source'] } }));
     tree.write('vitest.shared.ts', 'export const sharedConfig = {};\n');
     tree.write('packages/tool-contract/package.json', JSON.stringify({ name: '@aptix/tool-contract', version: '0.3.1', license: 'Apache-2.0', peerDependencies: { typebox: '^1.5.0' }, repository: { type: 'git', url: 'git+https://example.com/aptix.git', directory: 'packages/tool-contract' } }));
     tree.write('packages/tool-contract/tsconfig.lib.json', '{}');
@@ -80,11 +80,19 @@ describe('tool-package generator: what it writes', () => {
     expect(readme).toContain('npx nx run @aptix/tool-weather-report:contract --update');
   });
 
-  it('takes a directory, a package name, a tool name and a description', async () => {
+  it('takes a directory, a package name, a tool name and a description; a directory no workspace glob covers gets one', async () => {
     await generator(tree, { name: 'geo', directory: 'libs/geo-tools', importPath: '@acme/geo-tools', toolName: 'acme_geocode', description: 'Geocoding for agents.' });
     expect(readJson(tree, 'libs/geo-tools/package.json')).toMatchObject({ name: '@acme/geo-tools', description: 'Geocoding for agents.', repository: { directory: 'libs/geo-tools' } });
     expect(readJson(tree, 'libs/geo-tools/tsconfig.lib.json').references).toEqual([{ path: '../../packages/tool-contract/tsconfig.lib.json' }]);
     expect(tree.read('libs/geo-tools/src/geo.tool.ts', 'utf8')).toContain("static readonly ToolName = 'acme_geocode';");
+    expect(readJson(tree, 'package.json').workspaces).toEqual(['packages/*', 'packages/tools/*', 'libs/*']);
+  });
+
+  it('leaves nx.json alone when the plugin is listed there by path, as in the Aptix repository', async () => {
+    tree.write('nx.json', JSON.stringify({ plugins: ['./tools/nx-plugin'] }));
+    await generator(tree, { name: 'weather' });
+    expect(readJson(tree, 'nx.json').plugins).toEqual(['./tools/nx-plugin']);
+    expect(readJson(tree, 'package.json').workspaces).toEqual(['packages/*', 'packages/tools/*']);
   });
 
   it('refuses a bad name, a bad tool name and a folder that is taken', async () => {
@@ -93,6 +101,52 @@ describe('tool-package generator: what it writes', () => {
     tree.write('packages/tools/weather/notes.md', 'taken');
     await expect(generator(tree, { name: 'weather' })).rejects.toThrow('packages/tools/weather already exists and is not empty: choose another name or --directory.');
     await expect(generator(tree, { name: 'weather', directory: '../outside' })).rejects.toThrow(/must be inside the workspace/);
+  });
+});
+
+describe('tool-package generator: in a workspace made by create-nx-workspace --preset=ts', () => {
+  let tree: Tree;
+  beforeEach(() => {
+    // What `npx create-nx-workspace@23.2.1 ws --preset=ts` writes (the parts the generator reads), with the kit installed from npm.
+    tree = createTreeWithEmptyWorkspace();
+    tree.write('package.json', JSON.stringify({ name: '@ws/source', version: '0.0.0', license: 'MIT', private: true, workspaces: ['packages/*'] }));
+    tree.write('tsconfig.base.json', JSON.stringify({ compilerOptions: { composite: true, declarationMap: true, emitDeclarationOnly: true, module: 'nodenext', customConditions: ['@ws/source'] } }));
+    tree.write('tsconfig.json', JSON.stringify({ extends: './tsconfig.base.json', files: [], references: [] }));
+    tree.write('nx.json', JSON.stringify({ plugins: [{ plugin: '@nx/js/typescript', options: { build: { targetName: 'build', configName: 'tsconfig.lib.json' } } }] }));
+  });
+
+  it("writes under the folder its workspaces cover, and names the package in the workspace's scope", async () => {
+    await generator(tree, { name: 'weather' });
+    expect(tree.exists('packages/weather/package.json')).toBe(true);
+    expect(readJson(tree, 'package.json').workspaces).toEqual(['packages/*']);
+    expect(readJson(tree, 'packages/weather/package.json').name).toBe('@ws/tool-weather');
+    expect(readJson(tree, 'tsconfig.json').references).toEqual([{ path: './packages/weather' }]);
+  });
+
+  it("uses the workspace's own custom condition, in the exports and in vitest", async () => {
+    await generator(tree, { name: 'weather' });
+    expect(readJson(tree, 'packages/weather/package.json').exports['.']).toEqual({ '@ws/source': './src/index.ts', types: './dist/index.d.ts', import: './dist/index.js', default: './dist/index.js' });
+    expect(tree.read('packages/weather/vitest.config.ts', 'utf8')).toContain("conditions: ['@ws/source', 'module', 'node', 'development|production']");
+    expect(tree.read('packages/weather/vitest.config.ts', 'utf8')).not.toContain('@aptix/source');
+  });
+
+  it("builds JavaScript although the base emits declarations only", async () => {
+    await generator(tree, { name: 'weather' });
+    expect(readJson(tree, 'packages/weather/tsconfig.lib.json').compilerOptions).toMatchObject({ emitDeclarationOnly: false, outDir: 'dist' });
+    expect(readJson(tree, 'packages/weather/tsconfig.spec.json').compilerOptions.types).toEqual(['node']);
+  });
+
+  it('lists the plugin in nx.json, after the plugins already there', async () => {
+    await generator(tree, { name: 'weather' });
+    expect(readJson(tree, 'nx.json').plugins.map((plugin: string | { plugin: string }) => (typeof plugin === 'string' ? plugin : plugin.plugin))).toEqual(['@nx/js/typescript', '@aptix/nx-plugin']);
+  });
+
+  it('adds packages/tools/* to the workspaces, when no glob names a folder of packages', async () => {
+    tree.write('package.json', JSON.stringify({ name: 'acme', private: true, workspaces: ['apps/web'] }));
+    await generator(tree, { name: 'weather' });
+    expect(tree.exists('packages/tools/weather/package.json')).toBe(true);
+    expect(readJson(tree, 'package.json').workspaces).toEqual(['apps/web', 'packages/tools/*']);
+    expect(readJson(tree, 'packages/tools/weather/package.json').name).toBe('@acme/tool-weather');
   });
 });
 
@@ -130,7 +184,7 @@ describe('tool-package generator: the generated package passes on its own', () =
     const tree = new FsTree(workspaceRoot, false);
     await generator(tree, { name: 'contract-probe', directory });
     const changes = tree.listChanges();
-    // Only the package is written: the root tsconfig.json reference is left to the real `nx g`.
+    // Only the package is written: the root tsconfig.json reference and workspaces glob are left to the real `nx g`.
     writtenOutside = changes.filter((change) => !change.path.startsWith(`${directory}/`)).map((change) => change.path);
     for (const change of changes.filter((change) => change.path.startsWith(`${directory}/`))) {
       mkdirSync(dirname(join(workspaceRoot, change.path)), { recursive: true });
@@ -142,8 +196,8 @@ describe('tool-package generator: the generated package passes on its own', () =
     if (readdirSync(tmp).length === 0) rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('touches nothing else in the workspace but the root tsconfig references', () => {
-    expect(writtenOutside).toEqual(['tsconfig.json']);
+  it('touches nothing else in the workspace but the root tsconfig references and, for this folder outside them, the workspaces', () => {
+    expect(writtenOutside.sort()).toEqual(['package.json', 'tsconfig.json']);
   });
 
   it('builds', async () => {
