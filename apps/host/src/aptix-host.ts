@@ -3,6 +3,7 @@ import { createAdminLogger, InvokeResult, type AgentToolExecutionContext, type R
 import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import type { AgentSession, HistoryPageRequest, SessionHead } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
+import { ToolFinder } from '@aptix/tool-search';
 import type { HostCradle } from './container.js';
 import type { LiveTools } from './live-tools.js';
 import type { ApprovalGate } from './approvals/approval-gate.js';
@@ -32,6 +33,8 @@ export class AptixHost {
   /** The tools each mode offers, listed and as a set. The cache is dropped when the registry changes (its revision). */
   readonly #offered = new Map<string, { readonly names: readonly string[]; readonly set: ReadonlySet<string> }>();
   #offeredFor = -1;
+  /** Each mode's searchable tools (aptix_find_tools), dropped with the offered lists when the tools change. */
+  readonly #finders = new Map<string, ToolFinder>();
   #gate: ApprovalGate | undefined;
   /** Run first when the host closes, while the session store is still open (MCP tasks record that they stopped). */
   readonly #beforeClose: Array<() => Promise<void>> = [];
@@ -87,6 +90,7 @@ export class AptixHost {
     const { registry } = this.#use();
     if (this.#offeredFor !== registry.revision) {
       this.#offered.clear();
+      this.#finders.clear();
       this.#offeredFor = registry.revision;
     }
     let offered = this.#offered.get(mode);
@@ -106,6 +110,23 @@ export class AptixHost {
     if (modeCatalog.getMode(mode) === undefined) throw new ScopeError('UNKNOWN_MODE', `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
     // The list kept per mode until the tools change (a 2026-07-28 MCP call without a session checks it every time).
     return this.#offeredIn(mode).names;
+  }
+
+  /** The tools a mode offers now, searchable (see `@aptix/tool-search`). Throws a ScopeError for an unknown mode. */
+  async finder(mode: string): Promise<ToolFinder> {
+    const names = await this.toolNames({ mode });
+    let finder = this.#finders.get(mode);
+    if (finder === undefined) {
+      const { registry } = this.#use();
+      finder = new ToolFinder(mode, names.map((name) => registry.get(name)!));
+      this.#finders.set(mode, finder);
+    }
+    return finder;
+  }
+
+  /** The mode an agent session is in now, read from the store; undefined when there is no such session. */
+  async sessionMode(id: string): Promise<string | undefined> {
+    return (await this.#use().sessionManager.getSessionHead(id))?.mode;
   }
 
   /** The registered tool by name (what was read from its class at registration), or undefined. */

@@ -4,6 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, HOST_ROOT, hostForSuite, runCli, scratch } from './support.js';
 
 const GENERAL_TOOLS = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
+/** /mcp lists the pair that reaches the other modes' tools too (see mcp-discovery.test.ts). */
+const AT_MCP = [...GENERAL_TOOLS, 'aptix_find_tools', 'aptix_call_tool'];
 
 /** A v2 SDK client that negotiates: it probes server/discover and speaks 2026-07-28 when the server does. */
 function modernClient(): Client {
@@ -28,7 +30,7 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
   it('lists the tools of the endpoint mode, whatever was called before, and refuses the others at call time', async () => {
     const client = await connectHttp(`${host.url}/mcp`);
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(GENERAL_TOOLS);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(AT_MCP);
       const sum = await client.callTool({ name: 'testing_calculator', arguments: { operation: 'add', a: 2, b: 3 } });
       expect(sum.isError).toBeFalsy();
       expect(JSON.parse(texts(sum)[0]!)).toMatchObject({ value: 5, sessionId: null });
@@ -37,6 +39,7 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
       const outside = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 1 } });
       expect(outside.isError).toBe(true);
       expect(texts(outside)[0]).toContain('not offered in mode "general"');
+      expect(texts(outside)[0]).toContain('then call it through aptix_call_tool');
 
       // An unknown tool is a protocol error (-32602) whose message lists only this mode's tools.
       const unknown = client.callTool({ name: 'no_such_tool', arguments: {} });
@@ -47,10 +50,9 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
       const change = await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Debug a slow tool.' } });
       expect(change.isError).toBeFalsy();
       const { sessionId } = JSON.parse(texts(change)[0]!) as { sessionId: string };
-      expect(texts(change)[1]).toContain('/mcp/modes/tool_diagnostics');
-      expect(texts(change)[1]).toContain(`X-Aptix-Session-Id: ${sessionId}`);
+      expect(texts(change)[1]).toContain(`aptix_call_tool {"sessionId": "${sessionId}"`);
       // The list at this endpoint does not follow the change: it is a function of the URL.
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(GENERAL_TOOLS);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(AT_MCP);
 
       const session = (await (await fetch(`${host.url}/v1/sessions/${sessionId}`)).json()) as { mode: string };
       expect(session.mode).toBe('tool_diagnostics');
@@ -59,9 +61,9 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
     }
   });
 
-  it('serves each mode at /mcp/modes/<mode>, with calls in the agent session the request names', async () => {
+  it('serves each mode at /modes/<mode>/mcp, with calls in the agent session the request names', async () => {
     const created = (await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).json()) as { id: string };
-    const client = await connectHttp(`${host.url}/mcp/modes/tool_diagnostics`, created.id);
+    const client = await connectHttp(`${host.url}/modes/tool_diagnostics/mcp`, created.id);
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('testing_delay');
       const delay = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 1 } });
@@ -70,7 +72,9 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
       expect(JSON.parse(texts(hello)[0]!)).toMatchObject({ sessionId: created.id });
 
       // The session's mode governs what may run, not the URL: back in general, testing_delay is refused here too.
-      await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'general', branch: false, reason: 'Done debugging.' } });
+      const back = await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'general', branch: false, reason: 'Done debugging.' } });
+      // A pinned mode's URL points to the new mode's own URL.
+      expect(texts(back)[1]).toContain('/modes/general/mcp');
       const refused = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 1 } });
       expect(refused.isError).toBe(true);
       expect(texts(refused)[0]).toContain(`not offered in mode "general" (session ${created.id})`);

@@ -11,7 +11,8 @@ import { composeHost } from '../src/container.js';
 import { createMcpServer } from '../src/mcp/mcp-server.js';
 import { BIN, HOST_ROOT, hostForSuite, runCli, scratch } from './support.js';
 
-const GENERAL_TOOLS = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
+/** At /mcp and over stdio, the default mode's tools and the pair that reaches any mode's tools (see mcp-discovery.test.ts). */
+const GENERAL_TOOLS = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode', 'aptix_find_tools', 'aptix_call_tool'];
 
 function listChanged(client: Client): { count: () => number; next: () => Promise<void> } {
   let count = 0;

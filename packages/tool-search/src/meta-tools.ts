@@ -73,9 +73,13 @@ function definitionOf<F extends DefinitionFormat>(tool: MetaTool, format: F): De
   const definitions: { [K in DefinitionFormat]: () => DefinitionByFormat[K] } = {
     responses: () => ({ type: 'function', name: tool.name, description: tool.description, parameters: modelParameters, strict: tool.strict }),
     chat: () => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: modelParameters, strict: tool.strict } }),
-    mcp: () => ({ name: tool.name, description: tool.description, inputSchema: parameters, annotations: tool.readOnly ? { readOnlyHint: true, openWorldHint: false } : { openWorldHint: true } }),
+    mcp: () => ({ name: tool.name, description: tool.description, inputSchema: parameters, annotations: annotationsOf(tool) }),
   };
   return Object.freeze(definitions[format]()) as DefinitionByFormat[F];
+}
+
+function annotationsOf(tool: MetaTool): { readonly [hint: string]: boolean } {
+  return tool.readOnly ? { readOnlyHint: true, openWorldHint: false } : { openWorldHint: true };
 }
 
 const cached = new Map<DefinitionFormat, readonly unknown[]>();

@@ -93,10 +93,12 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
         const closed = new Promise<void>((resolve) => {
           const handle = serveStdio(
             async ({ era }) => {
-              if (era === 'modern') return createMcpServer(host, { era, agentSessionId: session?.id, listMode }, VERSION);
+              // Without --mode, the pair aptix_find_tools / aptix_call_tool reaches every mode's tools (see docs/mcp.md).
+              const discovery = options.mode === undefined;
+              if (era === 'modern') return createMcpServer(host, { era, agentSessionId: session?.id, listMode, discovery }, VERSION);
               const agentSessionId = session?.id ?? (await host.createSession()).id;
               host.cradle.pino.info({ agentSessionId }, 'MCP over stdio, 2025-era client');
-              const scope: McpScope = { era, agentSessionId, longLived: true };
+              const scope: McpScope = { era, agentSessionId, longLived: true, discovery };
               return createMcpServer(host, scope, VERSION);
             },
             { onerror: (error) => host.cradle.pino.debug({ err: error }, 'MCP stdio error') },

@@ -6,6 +6,7 @@ import type { AptixHost } from '../aptix-host.js';
 import { keptCapabilities, LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
 import { ScopeHandlers } from '../mcp/scope-handlers.js';
+import { CALL_TOOL } from '../mcp/discovery.js';
 import { AGENT_SESSION_HEADER, agentHeader, LaneOptions, modernScope, SessionScope, type Caller } from '../mcp/http-scopes.js';
 import { fastLaneMessage, serveFastLane } from '../mcp/fast-lane.js';
 import { LazyAbort } from '../mcp/lazy-abort.js';
@@ -57,15 +58,18 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   const streams = new ResumableStreams(options.streams);
   const logOf = (request: Request): Caller => ({ log: logs.get(request), actor: actors.get(request) });
 
-  const modeOf = (url: string): string => {
-    const match = /^\/mcp\/modes\/([^/?]+)/.exec(new URL(url).pathname);
-    return match ? decodeURIComponent(match[1]!) : modeCatalog.defaultMode.key;
+  /** The mode a URL pins (`/modes/<mode>/mcp`, or the older `/mcp/modes/<mode>`), or undefined for `/mcp`. */
+  const pinnedMode = (url: string): string | undefined => {
+    const match = /^\/(?:mcp\/modes\/([^/?]+)|modes\/([^/?]+)\/mcp)\/?$/.exec(new URL(url).pathname);
+    const key = match?.[1] ?? match?.[2];
+    return key === undefined ? undefined : decodeURIComponent(key);
   };
 
   const modern = createMcpHandler(
     (ctx) => {
       const request = ctx.requestInfo!;
-      const scope = modernScope(request.headers.get(AGENT_SESSION_HEADER), modeOf(request.url), logOf(request));
+      const pinned = pinnedMode(request.url);
+      const scope = modernScope(request.headers.get(AGENT_SESSION_HEADER), pinned ?? modeCatalog.defaultMode.key, logOf(request), pinned === undefined);
       scopes.set(request, scope);
       return createMcpServer(host, scope, version);
     },
@@ -84,7 +88,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const controller = new AbortController();
     const key = `${session.id}\u0000${String(id)}`;
     if (id !== null) inFlight.set(key, controller);
-    const scope = new SessionScope(session, sessions, relay, logOf(request), controller.signal);
+    const scope = new SessionScope(session, sessions, relay, logOf(request), pinnedMode(request.url) === undefined, controller.signal);
     // A resumable answer outlives its connection: the call is served on a request the client's
     // disconnect does not abort (notifications/cancelled still does), and its events are kept.
     const resumable = streams.accepts(request, id !== null);
@@ -108,13 +112,15 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     }
     if (sessions.size >= options.maxSessions) sessions.sweep();
     if (sessions.size >= options.maxSessions) return capReached(body);
-    const scope: McpScope = { era: 'legacy', agentSessionId: requested || undefined, ...logOf(request) };
+    // A session opened at a mode's URL starts in that mode.
+    const pinned = pinnedMode(request.url);
+    const scope: McpScope = { era: 'legacy', agentSessionId: requested || undefined, discovery: pinned === undefined, ...logOf(request) };
     const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(request, { parsedBody: body });
     // Only an initialize the SDK accepted opens a session, and only then is an agent session made.
     if (response.status !== 200) return response;
     let session: LegacySession;
     try {
-      session = await sessions.open(requested || (await host.createSession()).id);
+      session = await sessions.open(requested || (await host.createSession(pinned === undefined ? {} : { mode: pinned })).id);
     } catch (error) {
       if (error instanceof SessionCapError) return capReached(body);
       throw error;
@@ -188,7 +194,9 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
    */
   const fastLane = async (request: FastifyRequest<{ Params: { mode?: string } }>, reply: FastifyReply, body: unknown, abort: LazyAbort): Promise<boolean> => {
     const sessionHeader = request.headers['mcp-session-id'];
-    const name = (body as { params?: { name?: unknown } }).params?.name;
+    const params = (body as { params?: { name?: unknown; arguments?: { name?: unknown } } }).params;
+    // A call through aptix_call_tool runs the tool it names: a tool that can run as a task needs the SDK path either way.
+    const name = params !== undefined && params.name === CALL_TOOL && request.params.mode === undefined ? params.arguments?.name : params?.name;
     if (typeof name === 'string' && (registry.get(name)?.taskSupport ?? 'forbidden') !== 'forbidden') return false;
     // A 2026-07-28 list carries cache fields only while the tools cannot change (no bridged server): the SDK fills the rest.
     const listCacheHint = !host.toolsMayChange;
@@ -198,7 +206,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments gets the SDK path's refusal.
       if (paramHeaderRejection(registry, body, { get: (header: string) => headerValue(request.headers, header) } as Headers) !== undefined) return false;
       const header = request.headers[AGENT_SESSION_HEADER];
-      const scope = modernScope(typeof header === 'string' ? header : header?.join(', '), request.params.mode ?? modeCatalog.defaultMode.key, request);
+      const pinned = request.params.mode;
+      const scope = modernScope(typeof header === 'string' ? header : header?.join(', '), pinned ?? modeCatalog.defaultMode.key, request, pinned === undefined);
       return serveFastLane(reply, message, new ScopeHandlers(host, scope), new LaneOptions(serverInfo, listCacheHint, abort, scope));
     }
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader.trim() : '';
@@ -215,7 +224,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const cancel = resumable ? new LazyAbort() : abort;
     const key = `${session.id}\u0000${String(message.id)}`;
     inFlight.set(key, cancel);
-    const scope = new SessionScope(session, sessions, relay, request);
+    const scope = new SessionScope(session, sessions, relay, request, request.params.mode === undefined);
     try {
       const options = new LaneOptions(serverInfo, listCacheHint, cancel, scope, resumable ? streams : undefined, session.id);
       return await serveFastLane(reply, message, new ScopeHandlers(host, scope), options);
@@ -229,7 +238,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const abort = new LazyAbort(reply.raw);
     const mode = request.params.mode;
     if (mode !== undefined && modeCatalog.getMode(mode) === undefined) {
-      return send(reply, jsonRpcError(404, -32602, `Mode "${mode}" does not exist. Modes: ${modeCatalog.keys.join(', ')}. Each is served at /mcp/modes/<mode>; /mcp serves the default mode.`));
+      return send(reply, jsonRpcError(404, -32602, `Mode "${mode}" does not exist. Modes: ${modeCatalog.keys.join(', ')}. Each is served at /modes/<mode>/mcp; /mcp serves the default mode and finds every mode's tools.`));
     }
     const text = request.body as string | undefined;
     const parsed = parseBody(text);
@@ -260,7 +269,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       const message = status === 413 ? `The request body is larger than the limit of ${maxRequestBodySize} bytes.` : status >= 500 ? 'The host failed to answer this request. See the host logs for the request id.' : error.message;
       return reply.code(status).send({ jsonrpc: '2.0', error: { code: status >= 500 ? -32603 : -32600, message }, id: null });
     });
-    for (const url of ['/mcp', '/mcp/modes/:mode']) {
+    // /modes/<mode>/mcp ends in /mcp, so clients that pick the transport from the path (the Inspector) take it for Streamable HTTP; /mcp/modes/<mode> is the older spelling.
+    for (const url of ['/mcp', '/modes/:mode/mcp', '/mcp/modes/:mode']) {
       scope.route({ method: ['GET', 'POST', 'DELETE'], url, schema: { hide: true }, handler: handle });
     }
   });

@@ -30,14 +30,17 @@ export class SessionScope implements McpScope {
   readonly clientCapabilities: ClientCapabilities | undefined;
   readonly log: LevelLogger | undefined;
   readonly actor: string | undefined;
+  /** The request came to `/mcp`, which offers aptix_find_tools and aptix_call_tool (a mode's own URL does not). */
+  readonly discovery: boolean;
   /** Aborts the session's call when a `notifications/cancelled` for it arrives on another request (the SDK path). */
   readonly cancel: AbortSignal | undefined;
   readonly #session: LegacySession;
   readonly #sessions: LegacySessions;
   readonly #relay: ElicitationRelay;
 
-  constructor(session: LegacySession, sessions: LegacySessions, relay: ElicitationRelay, caller: Caller, cancel?: AbortSignal) {
+  constructor(session: LegacySession, sessions: LegacySessions, relay: ElicitationRelay, caller: Caller, discovery: boolean, cancel?: AbortSignal) {
     this.agentSessionId = session.agentSessionId;
+    this.discovery = discovery;
     this.logLevel = session.logLevel;
     this.toolsRevision = session.toolsRevision;
     this.clientCapabilities = session.clientCapabilities;
@@ -78,10 +81,13 @@ export class SessionScope implements McpScope {
   }
 }
 
-/** The scope of a 2026-07-28 request: the endpoint's mode, and the agent session the request names (`X-Aptix-Session-Id`). */
-export function modernScope(agentSession: string | null | undefined, listMode: string, caller: Caller): McpScope {
+/**
+ * The scope of a 2026-07-28 request: the endpoint's mode, the agent session the request names
+ * (`X-Aptix-Session-Id`), and whether the endpoint offers aptix_find_tools and aptix_call_tool (`/mcp` does).
+ */
+export function modernScope(agentSession: string | null | undefined, listMode: string, caller: Caller, discovery: boolean): McpScope {
   const handle = agentSession?.trim();
-  return { era: 'modern', agentSessionId: handle || undefined, listMode, log: caller.log, actor: caller.actor };
+  return { era: 'modern', agentSessionId: handle || undefined, listMode, log: caller.log, actor: caller.actor, discovery };
 }
 
 /** The response header naming the agent session a request's calls ran in, when there is one. */

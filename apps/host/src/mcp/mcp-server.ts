@@ -22,6 +22,11 @@ export interface McpScope {
   agentSessionId: string | undefined;
   /** 2026-07-28: the mode this endpoint lists (and, without a session, allows). */
   readonly listMode?: string;
+  /**
+   * The endpoint also offers aptix_find_tools and aptix_call_tool (see discovery.ts): `/mcp` and
+   * `aptix mcp` do; a mode's own URL, which pins that mode, does not.
+   */
+  readonly discovery?: boolean;
   /** Aborts the session's call when a `notifications/cancelled` for it arrives on another request. */
   readonly cancel?: AbortSignal;
   /** 2025 sessions: the level `logging/setLevel` chose (kept by the caller across requests). */
@@ -52,6 +57,17 @@ export interface McpScope {
   readonly questions?: { hold(server: Server): boolean; release(server: Server): void };
 }
 
+/** What the server tells the client about its tools and modes. */
+function instructions(scope: McpScope, mode: string): string {
+  const pair = scope.discovery
+    ? ` After a mode change, find the new mode's tools with aptix_find_tools and call them with aptix_call_tool, passing the sessionId agent_change_mode returned.`
+    : '';
+  if (scope.era === 'legacy') {
+    return `Aptix tools for one agent session (over HTTP its id is in the X-Aptix-Session-Id response header). The tools offered depend on the session's mode; use agent_list_modes to see the modes and agent_change_mode (after the user agrees) to switch.${pair}`;
+  }
+  return `Aptix tools of mode "${mode}". agent_list_modes lists the modes and agent_change_mode (after the user agrees) switches an agent session's mode.${pair || ' Each mode is also served at its own URL, /modes/<mode>/mcp.'}`;
+}
+
 /**
  * One validator for every server instance. Without it the SDK builds an Ajv instance per server, and
  * a server is built per request: 10,000 abandoned sessions then cost over 100 MiB of heap high-water.
@@ -74,10 +90,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
       // process, unless a package can change its tools while the host runs (a bridged MCP server);
       // then no caching is promised.
       ...(host.toolsMayChange ? {} : { cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' as const } } }),
-      instructions:
-        scope.era === 'legacy'
-          ? `Aptix tools for one agent session (over HTTP its id is in the X-Aptix-Session-Id response header). The tools offered depend on the session's mode; use agent_list_modes to see the modes and agent_change_mode (after the user agrees) to switch.`
-          : `Aptix tools of mode "${mode()}". Other modes are served at /mcp/modes/<mode>; agent_list_modes lists them and agent_change_mode (after the user agrees) switches the agent session's mode.`,
+      instructions: instructions(scope, mode()),
     },
   );
 

@@ -7,6 +7,7 @@ import { askForInput, askLegacyRounds, inputChannel, isToolState, LEGACY_FIRST_I
 import { declaresTasks, howItStopped, missingTasksCapability, startLegacyTask, startTask, throwIfHostFailure, withTaskSupport } from './tasks.js';
 import { askLegacy, askModern, canElicitForm, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 import type { McpScope } from './mcp-server.js';
+import { afterChangeGuidance, CALL_TOOL, FIND_TOOLS, findTools, modesOffering, unwrapCall, withDiscovery } from './discovery.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
 
@@ -39,14 +40,25 @@ export class ScopeHandlers {
   async listTools(): Promise<ListToolsResult> {
     const { host, scope } = this;
     if (scope.era === 'legacy') scope.toolsRevision = host.toolsRevision;
-    const tools = await host.definitions('mcp', this.#listScope());
+    const modeTools = await host.definitions('mcp', this.#listScope());
+    const tools = scope.discovery ? withDiscovery(modeTools) : modeTools;
     if (scope.era === 'modern') return { tools: tools as never };
     // 2025-11-25: a tool that may run as a task says so (the 2026-07-28 listing has no such field).
     return { tools: tools.map((tool) => withTaskSupport(tool as { name: string }, host.tool((tool as { name: string }).name)?.taskSupport)) as never };
   }
 
   async callTool(request: { params: CallToolRequestParams }, ctx: ServerContext): Promise<CallToolResult> {
-    return keepsOutputSchema(this.host, request.params.name, await this.#callTool(request.params, ctx));
+    const { host, scope } = this;
+    const name = request.params.name;
+    if (scope.discovery === true && (name === FIND_TOOLS || name === CALL_TOOL)) {
+      if (name === FIND_TOOLS) return findTools(host, scope, request.params.arguments);
+      // The pair's call runs as a direct call of the tool it names, in the session it names: the same checks, approvals, tasks and answers.
+      const unwrapped = await unwrapCall(host, scope, request.params);
+      if ('refused' in unwrapped) return unwrapped.refused;
+      const inner = unwrapped.scope === scope ? this : new ScopeHandlers(host, unwrapped.scope, this.server);
+      return inner.callTool({ params: unwrapped.params }, ctx);
+    }
+    return keepsOutputSchema(host, name, await this.#callTool(request.params, ctx));
   }
 
   async #callTool(params: CallToolRequestParams, ctx: ServerContext): Promise<CallToolResult> {
@@ -60,7 +72,7 @@ export class ScopeHandlers {
     }
     if (scope.era === 'modern' && scope.agentSessionId === undefined) {
       const offered = await host.toolNames({ mode: scope.listMode });
-      if (!offered.includes(name)) return unknownOrOutside(host, name, offered, `mode "${scope.listMode}"`);
+      if (!offered.includes(name)) return unknownOrOutside(host, scope, name, offered, `mode "${scope.listMode}"`);
       // The mode change tool works on an agent session: the first one without a handle starts one in this endpoint's mode.
       if (name === MODE_CHANGE_TOOL) {
         scope.agentSessionId = (await host.createSession({ mode: scope.listMode })).id;
@@ -147,7 +159,7 @@ export class ScopeHandlers {
     const { host, scope, server } = this;
     if (outcome.kind === 'not_found') {
       const offered = await host.toolNames(this.#listScope());
-      return unknownOrOutside(host, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
+      return unknownOrOutside(host, scope, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
     }
     // A client that can ask its user is asked (input_required, or elicitation on 2025 revisions); any other learns that the call waits, and where it is decided.
     if (outcome.kind === 'pending_approval') {
@@ -190,14 +202,21 @@ function firstInput(ctx: ServerContext): ToolInputChannel | undefined {
 }
 
 /** The answer for a tool the scope does not offer: unknown tools are a protocol error (-32602), as the specification says. */
-async function unknownOrOutside(host: AptixHost, name: string, offered: readonly string[], where: string): Promise<CallToolResult> {
+async function unknownOrOutside(host: AptixHost, scope: McpScope, name: string, offered: readonly string[], where: string): Promise<CallToolResult> {
   const exists = (await host.toolNames({})).includes(name);
   if (!exists) {
     // A tool a package withdrew while the host runs (a bridged MCP server removed it) says so.
     const withdrawn = host.withdrawnTool(name);
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${name}".${withdrawn === undefined ? '' : ` ${withdrawn}`} Tools in ${where}: ${offered.join(', ')}.`);
   }
-  return errorText(`Tool "${name}" is not offered in ${where}. Tools in this mode: ${offered.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`);
+  if (scope.discovery !== true) return errorText(`Tool "${name}" is not offered in ${where}. Tools in this mode: ${offered.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`);
+  // A client whose list cannot follow the session's mode: what it can do is the pair, with the session's id.
+  const modes = await modesOffering(host, name, '');
+  const handle = scope.agentSessionId === undefined ? 'the sessionId agent_change_mode returns' : `"sessionId": "${scope.agentSessionId}"`;
+  return errorText(
+    `Tool "${name}" is not offered in ${where}; it was not run. Tools in this mode: ${offered.join(', ')}.` +
+      ` ${name} is in mode ${modes.map((key) => `"${key}"`).join(', ') || '(none)'}: switch with agent_change_mode, then call it through ${CALL_TOOL} with ${handle}.`,
+  );
 }
 
 /**
@@ -211,11 +230,10 @@ async function afterModeChange(scope: McpScope, resultJson: string, ctx: ServerC
     scope.agentSessionId = sessionId;
     await scope.onAgentSession?.(sessionId);
   }
-  if (scope.era === 'legacy') {
-    await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
-    return undefined;
-  }
-  return `Agent session ${String(sessionId)} is now in mode "${String(mode)}". Its tools are listed at /mcp/modes/${String(mode)} (over stdio: aptix mcp --session ${String(sessionId)}); send the header "X-Aptix-Session-Id: ${String(sessionId)}" with each request so calls run in this session.`;
+  if (scope.era === 'legacy') await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
+  if (scope.discovery === true) return afterChangeGuidance(scope, String(sessionId), String(mode));
+  if (scope.era === 'legacy') return undefined;
+  return `Agent session ${String(sessionId)} is now in mode "${String(mode)}". Its tools are listed at /modes/${String(mode)}/mcp (over stdio: aptix mcp --session ${String(sessionId)}); send the header "X-Aptix-Session-Id: ${String(sessionId)}" with each request so calls run in this session.`;
 }
 
 /**
