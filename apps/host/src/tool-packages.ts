@@ -236,7 +236,8 @@ export function resolveEntry(specifier: string, baseDir: string): string {
   throw new ToolPackageError(`Tool package "${specifier}" is not installed (looked from ${baseDir} and from the host). Fix: \`npm install ${specifier}\`, or correct its name in toolPackages.`);
 }
 
-function readPackageMeta(entry: string): { name?: string; version?: string; folder: string } | undefined {
+/** The name, version and folder of the package an entry file belongs to (the nearest package.json with a name). */
+export function readPackageMeta(entry: string): { name?: string; version?: string; folder: string } | undefined {
   for (let dir = dirname(entry); ; dir = dirname(dir)) {
     try {
       const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };

@@ -59,6 +59,11 @@ export const ExecutionErrorCode = {
   RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   /** The tool's isolated worker ran out of memory, or hit another of its resource limits, and was replaced. */
   RESOURCE_LIMIT: 'RESOURCE_LIMIT',
+  /**
+   * The tool tried to end the host process (`process.exit`, `process.abort`, `process.reallyExit`, or
+   * `process.kill` of the host's own process) and the host refused it: nothing ended, the call failed.
+   */
+  PROCESS_EXIT_REFUSED: 'PROCESS_EXIT_REFUSED',
 } as const;
 export type ExecutionErrorCode = (typeof ExecutionErrorCode)[keyof typeof ExecutionErrorCode];
 

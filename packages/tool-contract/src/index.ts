@@ -21,6 +21,7 @@ export { modelContentParts, type ModelContentPart } from './model-content.js';
 export type { AgentTool, AgentToolClass, AgentToolExecutionContext, AnyAgentToolClass, ToolAnnotations, ToolDependencies, ToolList, ToolLogLevel, TaskInput, TaskSupport, ToolPackage, ToolPackageHost, ToolProgress } from './agent-tool.js';
 export { CapturingAdminLogger, createAdminLogger, silentAdminLogger, type AdminLogger, type CapturedLogEntry, type LevelLogger, type LogLevel, type LogPairs } from './admin-logger.js';
 export { ContractErrorCode, ExecutionErrorCode, ToolContractError, type ContractViolation } from './errors.js';
+export { refusedResult, ToolRefusal } from './refusal.js';
 export {
   acceptsNull,
   canonicalJson,

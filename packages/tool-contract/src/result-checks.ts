@@ -8,6 +8,7 @@ import { ExecutionErrorCode } from './errors.js';
 import { inputNeededProblem, type ToolInputNeeded } from './input-required.js';
 import { InvokeResult, type InvokeSuccess } from './invoke-result.js';
 import { outputMismatch } from './output-schema.js';
+import { refusedResult } from './refusal.js';
 import type { JsonSchema } from './schema.js';
 
 /**
@@ -67,6 +68,8 @@ export class ResultChecks {
   }
 
   exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
+    const refused = refusedResult(name, error);
+    if (refused !== undefined) return refused;
     try {
       logger.addException(`[${name}_ExecuteAsync__Exception]`, error, pairs(context));
     } catch {

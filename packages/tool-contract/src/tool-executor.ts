@@ -5,6 +5,7 @@ import { cancelledJson } from './cancellation.js';
 import { MAX_TIMER_MS } from './deadline-queue.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult } from './invoke-result.js';
+import { refusedResult } from './refusal.js';
 import { pairs, ResultChecks } from './result-checks.js';
 import { Call, CallSignal, type CallHooks } from './tool-call.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
@@ -194,6 +195,9 @@ export class AgentToolExecutor {
     try {
       tool = this.#createTool(toolClass, context, logger);
     } catch (error) {
+      // A constructor that ran into the host's refusal (it tried to end the process) fails with that code.
+      const refused = refusedResult(name, error);
+      if (refused !== undefined) return refused;
       logger.addException(`[${name}_CreateTool__Exception]`, error, pairs(context));
       return InvokeResult.fromError(`${name} is not available: the host could not create it. The host's configuration needs fixing; calling again will not help.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
     }

@@ -5,6 +5,7 @@ import { decodedValue, decodeFor, REFUSED, takeRefusal, type DecodedArguments } 
 import { cancelledJson, isAbortError } from './cancellation.js';
 import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult } from './invoke-result.js';
+import { refusedResult } from './refusal.js';
 import { canonicalJson, toPlainJson, type JsonSchema } from './schema.js';
 
 /**
@@ -177,6 +178,8 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
   }
 
   #failure(error: unknown, ctx: AgentToolExecutionContext): InvokeResult<string> {
+    const refused = refusedResult(this.name, error);
+    if (refused !== undefined) return refused;
     this.logger.addException(`[${this.name}_ExecuteAsync__Exception]`, error, [
       ['SessionId', ctx.sessionId ?? ''],
       ['ConversationId', ctx.conversationId ?? ''],

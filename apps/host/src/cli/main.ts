@@ -7,12 +7,12 @@ import { AptixHost, presentResult, ScopeError } from '../aptix-host.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { composeHost, HostStartupError, ToolPackageError, type ComposeOptions } from '../container.js';
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';
-import { installContainment } from '../containment.js';
 import { chat } from './chat.js';
 import { pendingApprovalView } from '../approvals/present.js';
 import { registerApprovalCommands } from './approvals.js';
 import { Output, table } from './output.js';
 import { ListenError, serve, SERVE_HELP } from './serve.js';
+import { superviseHostProcess, type HostProcess } from './host-process.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -43,6 +43,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   let exitCode: number = ExitCode.OK;
   /** Set by `aptix mcp`, whose stdout is the protocol's: nothing else may be written there. */
   let protocolStdout = false;
+  /** Set by the commands whose process runs the tool packages: it ends the process when they have ended. */
+  let hostProcess: HostProcess | undefined;
   const program = new Command('aptix')
     .description('Host Aptix tool packages over HTTP, MCP and the OpenAI function formats.')
     .version(VERSION)
@@ -73,7 +75,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .addOption(new Option('--port <port>', 'port to listen on (default 8787, or APTIX_PORT)').argParser(port))
     .addHelpText('after', SERVE_HELP)
     .action(async (options: { host?: string; port?: number }) => {
-      await serve(await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), overrides: options }), VERSION);
+      hostProcess = superviseHostProcess();
+      await serve(await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), overrides: options }), VERSION, hostProcess);
     });
 
   program
@@ -84,7 +87,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .action(async (options: { session?: string; mode?: string }) => {
       // stdout carries protocol messages only: failures go to stderr.
       protocolStdout = true;
-      const containment = installContainment();
+      const { containment } = (hostProcess = superviseHostProcess());
       await withHost(async (host) => {
         containment.attach(host.cradle.pino, host.cradle.toolPackages);
         const session = options.session === undefined ? undefined : await host.requireSession(options.session);
@@ -114,6 +117,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .command('check')
     .description("the startup contract check: load every tool package, check every tool and build each from the container")
     .action(async () => {
+      // A check never serves: escaped errors keep Node's default (they fail it), but no package ends it.
+      hostProcess = superviseHostProcess({ escapes: false });
       await withHost(async (host, out) => {
         const { toolPackages, registry, modeCatalog, warnings } = host.cradle;
         const report = {
@@ -232,16 +237,20 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
       });
     });
 
+  const ended = (code: number) => {
+    hostProcess?.finish(code);
+    return code;
+  };
   try {
     await program.parseAsync(argv);
-    return exitCode;
+    return ended(exitCode);
   } catch (error) {
     try {
-      return report(error, output());
+      return ended(report(error, output()));
     } catch {
       // What was thrown cannot even be inspected (a Proxy whose traps throw): say so, never crash here.
       output().fail('UNEXPECTED', `unexpected error: ${describeThrown(error)}`);
-      return ExitCode.FAILED;
+      return ended(ExitCode.FAILED);
     }
   }
 }

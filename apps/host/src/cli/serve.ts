@@ -1,9 +1,9 @@
 import { AptixHost } from '../aptix-host.js';
 import { ConfigError, isLoopback, type AptixConfig } from '../config.js';
-import { installContainment } from '../containment.js';
 import { composeHost, redactUrl } from '../container.js';
 import { createHttpServer, type HttpServer } from '../http/server.js';
 import { avoidPretenuring, boundHeapGrowth } from '../heap-policy.js';
+import type { HostProcess } from './host-process.js';
 
 /** The server could not listen: the port is taken, the address is not this machine's, or not allowed. */
 export class ListenError extends Error {
@@ -33,14 +33,15 @@ Run it under a process manager as \`node_modules/.bin/aptix serve\`, not through
 /**
  * `aptix serve`: listens, logs where, and on SIGTERM or SIGINT stops accepting, lets the calls in
  * flight finish for up to `shutdownTimeoutMs`, then closes every remaining connection (slow clients,
- * open streams) and resolves. A second signal closes them at once.
+ * open streams) and resolves. A second signal closes them at once. Until it listens, `hostProcess`
+ * answers a signal (see host-process.ts); it was installed before any package loaded, so what escapes
+ * a tool, or tries to end the process, is logged and contained, never fatal.
  */
-export async function serve(config: AptixConfig, version: string): Promise<void> {
+export async function serve(config: AptixConfig, version: string, hostProcess: HostProcess): Promise<void> {
   refuseOpenBinding(config);
   boundHeapGrowth(config.heapGrowthPercent);
   avoidPretenuring();
-  // Installed before the packages load: what escapes a tool is logged and contained, never fatal.
-  const containment = installContainment();
+  const { containment } = hostProcess;
   const host = new AptixHost(await composeHost(config, { logDestination: 1 }));
   const { pino } = host.cradle;
   containment.attach(pino, host.cradle.toolPackages);
@@ -59,6 +60,7 @@ export async function serve(config: AptixConfig, version: string): Promise<void>
   const packages = host.cradle.toolPackages.map((p) => `${p.name}${p.version ? `@${p.version}` : ''}`);
   pino.info({ url, docs: `${url}/docs`, mcp: `${url}/mcp`, toolPackages: packages, tools: host.cradle.registry.size, db: redactUrl(config.db) }, `Aptix listening on ${url} (docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`);
 
+  hostProcess.served();
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -82,7 +84,7 @@ export async function serve(config: AptixConfig, version: string): Promise<void>
   // Work that ignored its cancellation (a tool's own timer) must not keep a stopped host running.
   setTimeout(() => {
     pino.warn('work that ignored its cancellation is still running: exiting anyway');
-    process.exit(process.exitCode ?? 0);
+    containment.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
   }, 2000).unref();
 }
 

@@ -19,7 +19,8 @@ import {
   type ToolList,
   type ToolPackageHost,
 } from '@aptix/tool-contract';
-import { closeModule, importToolPackage, setUpToolPackage } from '../tool-packages.js';
+import { guardExits } from '../exit-guard.js';
+import { closeModule, importToolPackage, readPackageMeta, resolveEntry, setUpToolPackage } from '../tool-packages.js';
 import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
 import { Outbox } from './outbox.js';
 import { WorkerCalls } from './worker-calls.js';
@@ -45,6 +46,24 @@ function log(level: LogLevel, tag: string, message: unknown, pairs: LogPairs | u
   }
 }
 
+/**
+ * Before the package loads: its `process.exit` would only end this thread, but its `process.kill` of the
+ * host's pid would end the host, so both are refused here as in the host process (see exit-guard.ts).
+ */
+let packageName = setup.specifier;
+try {
+  packageName = readPackageMeta(resolveEntry(setup.specifier, setup.baseDir))?.name ?? packageName;
+} catch {
+  // The import below fails with the message that says why.
+}
+guardExits(({ call }) =>
+  logger.addError(
+    '[IsolatedPackage_ExitRefused]',
+    `refused ${call} from package "${packageName}" in its isolated worker: only the host ends its process or its workers. The code that called it got a PROCESS_EXIT_REFUSED error (a tool call fails with that code); fix the package to return or throw an error instead.`,
+    [['event', 'exitRefused'], ['call', call]],
+  ),
+);
+
 /** The dependencies tools are built from: the logger and the package's own, strict like the host's container. */
 function cradleOf(dependencies: Readonly<Record<string, unknown>>): object {
   const values: Record<string, unknown> = { ...dependencies, logger };
@@ -60,6 +79,7 @@ function cradleOf(dependencies: Readonly<Record<string, unknown>>): object {
 async function start(): Promise<void> {
   send({ type: 'phase', phase: 'import' });
   const imported = await importToolPackage(setup.specifier, setup.baseDir, setup.limitMs);
+  packageName = imported.name;
   send({ type: 'phase', phase: 'setup' });
   const who = { specifier: setup.specifier, name: imported.name, entry: imported.entry };
   let changing = false;

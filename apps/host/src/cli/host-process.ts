@@ -1,0 +1,66 @@
+import { constants } from 'node:os';
+import { installContainment, type Containment } from '../containment.js';
+
+/** How long a command that has ended waits for the event loop to empty before it exits anyway. */
+export const EXIT_GRACE_MS = 2000;
+
+/**
+ * The process of `aptix serve`, `aptix mcp` or `aptix check`, whose tool packages run in it: what they
+ * leave running (a timer, a socket, a hung import, a SIGTERM listener of their own) must not keep it
+ * alive once the command has ended, nor make it deaf to SIGTERM while it starts.
+ */
+export interface HostProcess {
+  readonly containment: Containment;
+  /** Serving has begun: SIGTERM and SIGINT are the command's own from now on (aptix serve's graceful shutdown). */
+  served(): void;
+  /**
+   * The command has ended with `code` (a start-up failure, or a finished shutdown): the process exits
+   * with it once nothing is left to run, or after {@link EXIT_GRACE_MS} whatever a package left running.
+   */
+  finish(code: number): void;
+}
+
+/**
+ * Installs containment (see containment.ts) and the host's own SIGTERM and SIGINT handling before any
+ * package loads. Until `served()`, a signal ends the process at once with 128 + the signal's number
+ * (143 for SIGTERM, 130 for SIGINT), as a shell reports a process the signal ended, whatever a
+ * package is doing or listening for; only a package's synchronous code, which holds the thread, delays it.
+ */
+export function superviseHostProcess(options: { escapes?: boolean } = {}): HostProcess {
+  const containment = installContainment(options);
+  const onSignal = (signal: 'SIGTERM' | 'SIGINT') => () => {
+    try {
+      process.stderr.write(`aptix: ${signal} received while ${finished ? 'ending' : 'starting'}: exiting now.\n`);
+    } finally {
+      containment.exit(128 + constants.signals[signal]);
+    }
+  };
+  const onTerm = onSignal('SIGTERM');
+  const onInt = onSignal('SIGINT');
+  let listening = false;
+  let finished = false;
+  const listen = (on: boolean) => {
+    if (on === listening) return;
+    listening = on;
+    process[on ? 'on' : 'off']('SIGTERM', onTerm);
+    process[on ? 'on' : 'off']('SIGINT', onInt);
+  };
+  listen(true);
+  return {
+    containment,
+    served: () => listen(false),
+    finish(code) {
+      if (finished) return;
+      finished = true;
+      listen(true);
+      const timer = setTimeout(() => {
+        try {
+          process.stderr.write(`aptix: something a tool package started (a timer, a socket, an import that never finished) was still running ${EXIT_GRACE_MS} ms after the command ended: exiting anyway with code ${code}.\n`);
+        } finally {
+          containment.exit(code);
+        }
+      }, EXIT_GRACE_MS);
+      timer.unref();
+    },
+  };
+}
