@@ -29,7 +29,7 @@ export interface McpRoutesOptions {
 }
 
 /**
- * MCP over Streamable HTTP at `/mcp` and `/mcp/modes/<mode>`, through the v2 SDK.
+ * MCP over Streamable HTTP at `/mcp` and `/modes/<mode>/mcp` (also `/mcp/modes/<mode>`), through the v2 SDK.
  *
  * - 2026-07-28 requests (stateless) are served by the SDK's `createMcpHandler`, one server instance
  *   per request. The endpoint's URL decides the mode listed; `X-Aptix-Session-Id` names the agent
