@@ -54,11 +54,16 @@ export function findingToolsSection(total: number): string {
   ].join('\n');
 }
 
-/** The refusal of a tool the session's deferred mode does not offer: what this model can do is search, or change mode. */
-export function deferredToolNotInModeMessage(tool: string, mode: string, sessionId: string): string {
+/**
+ * The refusal of a tool the session's deferred mode does not offer. It cannot list a thousand tools, so
+ * it says what this model can do: search the mode, or change to a mode that offers the tool (`offeredIn`).
+ */
+export function deferredToolNotInModeMessage(tool: string, mode: string, sessionId: string, offeredIn: readonly string[]): string {
+  const search = `Find this mode's tools with ${FIND_TOOLS}.`;
+  if (offeredIn.length === 0) return `There is no tool "${tool}" in any mode; nothing was run. ${search}`;
   return (
-    `Tool "${tool}" is not offered in mode "${mode}" (session ${sessionId}); it was not run. ` +
-    `Find this mode's tools with ${FIND_TOOLS}; to use "${tool}", switch to a mode that offers it with agent_change_mode (agent_list_modes lists the modes).`
+    `Tool "${tool}" is not offered in mode "${mode}" (session ${sessionId}); it was not run. ${search} ` +
+    `"${tool}" is offered in mode ${offeredIn.map((key) => `"${key}"`).join(', ')}: switch with agent_change_mode once the user agrees, then call it again.`
   );
 }
 

@@ -131,7 +131,10 @@ async function admit(deps: TurnCallDeps, name: string, context: AgentToolExecuti
   const offered = prompt?.toolNames ?? [];
   if (via !== undefined && prompt?.deferred !== true) return refuse(metaToolNotOfferedMessage(via, session.mode, offered), ToolOutputCode.TOOL_NOT_OFFERED);
   if (!offered.includes(name)) {
-    const message = prompt?.deferred === true ? deferredToolNotInModeMessage(name, session.mode, sessionId) : toolNotInModeMessage({ tool: name, mode: session.mode, sessionId, offered });
+    const message =
+      prompt?.deferred === true
+        ? deferredToolNotInModeMessage(name, session.mode, sessionId, [...deps.prompts.values()].filter((other) => other.toolNames.includes(name)).map((other) => other.mode))
+        : toolNotInModeMessage({ tool: name, mode: session.mode, sessionId, offered });
     return refuse(message, ToolOutputCode.TOOL_NOT_OFFERED);
   }
   return { context: { ...context, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode } };

@@ -101,7 +101,7 @@ describe('a deferred mode', () => {
     expect(outputsRead(h, 1).c_early).toEqual({
       error: {
         code: 'TOOL_NOT_OFFERED',
-        message: `Tool "testing_ping_pong" is not offered in mode "general" (session ${session.id}); it was not run. Find this mode's tools with aptix_find_tools; to use "testing_ping_pong", switch to a mode that offers it with agent_change_mode (agent_list_modes lists the modes).`,
+        message: `Tool "testing_ping_pong" is not offered in mode "general" (session ${session.id}); it was not run. Find this mode's tools with aptix_find_tools. "testing_ping_pong" is offered in mode "diagnostics": switch with agent_change_mode once the user agrees, then call it again.`,
       },
     });
     expect(log.events.filter((event) => event.type === 'mode_changed')).toEqual([{ type: 'mode_changed', sessionId: session.id, fromMode: 'general', toMode: 'diagnostics', branch: false }]);

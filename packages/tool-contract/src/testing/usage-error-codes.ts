@@ -1,3 +1,4 @@
+import { definedFrom } from '../define-tool.js';
 import { invokeTool } from '../typed-agent-tool.js';
 import { takesSignal } from './cancellation-check.js';
 import { ContractCheckCode, type ContractFinding } from './codes.js';
@@ -14,7 +15,8 @@ type Source = 'source' | 'base' | 'signal';
 
 /**
  * The error codes a tool class can be seen to return without running it: codes in its source text
- * (`toolClass.toString()`: registry members and literal `fromError` codes), the codes TypedAgentTool
+ * (`toolClass.toString()`, or the `run` or `createRun` of a class made by defineTool: registry members
+ * and literal `fromError` codes), the codes TypedAgentTool
  * returns for its subclasses, and, for a tool that takes the AbortSignal, TIMEOUT and the cancelled
  * shape. Codes returned from helpers outside the class are not found.
  */
@@ -27,6 +29,9 @@ export function errorCodesOf(toolClass: Function): Map<string, Source> {
     let text = '';
     try {
       text = Function.prototype.toString.call(current);
+      // defineTool's class is the same for every tool: the tool's own code is the function it was given.
+      const from = (current as { [definedFrom]?: unknown })[definedFrom];
+      if (typeof from === 'function' && Object.prototype.hasOwnProperty.call(current, definedFrom)) text += `\n${Function.prototype.toString.call(from)}`;
     } catch {
       // a proxy: nothing to read
     }
