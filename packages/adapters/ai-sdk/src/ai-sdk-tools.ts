@@ -58,7 +58,7 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
   const content = new ContentForModel();
   for (const name of aptix.names()) {
     const { description, parameters, strict } = aptix.describe(name, strictMode);
-    const gated = aptix.registry.get(name)!.approval !== 'never';
+    const gated = aptix.mayNeedApproval(name);
     tools[name] = tool({
       description,
       // No validate function: the AI SDK passes the model's input through, and Aptix's executor checks it.
@@ -80,8 +80,7 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
     tools,
     toolApproval: async ({ toolCall }) => {
       // Tools of the application's own, in the same ToolSet, are not Aptix's to gate.
-      const gated = aptix.registry.get(toolCall.toolName)?.approval;
-      if (gated === undefined || gated === 'never') return 'not-applicable';
+      if (!aptix.mayNeedApproval(toolCall.toolName)) return 'not-applicable';
       return (await aptix.approvalFor(toolCall.toolName, toolCall.input)).required ? 'user-approval' : 'not-applicable';
     },
     prepareStep: async () => ({ activeTools: await activeTools() }),

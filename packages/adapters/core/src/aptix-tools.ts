@@ -1,21 +1,22 @@
 import type { AgentSession, AgentSessionManager } from '@aptix/agent-sessions';
 import {
-  AgentToolExecutor,
-  AgentToolRegistry,
   decodeArguments,
   evaluateApprovalPolicy,
   ExecutionErrorCode,
   InvokeResult,
-  silentAdminLogger,
-  TOOL_GUIDANCE_TAG,
   toolGuidanceSection,
   type AdminLogger,
   type AgentToolExecutionContext,
+  type AgentToolExecutor,
+  type AgentToolRegistry,
   type JsonSchema,
   type RegisteredTool,
 } from '@aptix/tool-contract';
-import { checkCatalogAgainstRegistry, toolNamesForMode, toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
-import { AdapterSetupError, buildTools, flattenSources, preparePackages, type ToolSource } from './tool-sources.js';
+import { toolNamesForMode, toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import { CALL_TOOL, isMetaTool } from '@aptix/tool-search';
+import { AdapterErrorCode, timedOut } from './adapter-errors.js';
+import { ALL_TOOLS, deferredToolNotInModeMessage, findingToolsSection, metaToolNotOfferedMessage, readMetaArguments, type Deferral, type DeferredModes } from './deferred-tools.js';
+import { AdapterSetupError, type ToolSource } from './tool-sources.js';
 
 /** The agent session whose mode decides which tools are offered, and where `agent_change_mode` writes. */
 export interface AptixSessionScope {
@@ -39,6 +40,13 @@ export interface AptixToolsOptions {
   readonly conversationId?: string;
   /** The time-out of a call whose tool sets none. Default 30 000 ms (the executor's). */
   readonly defaultTimeoutMs?: number;
+  /**
+   * Modes too large to list: `true` for every mode (every tool, without a session), or the keys of
+   * some. A deferred mode is offered as `aptix_find_tools` (searches the session's current mode) and
+   * `aptix_call_tool` (runs one of its tools, exactly as a direct call), beside the mode tools; its
+   * guidance says how to find tools instead of holding every guide. Default false.
+   */
+  readonly deferred?: DeferredModes;
 }
 
 /** How a framework should describe one tool to its model. */
@@ -52,15 +60,13 @@ export interface ToolDescription {
   readonly usageMetadata: string;
 }
 
-/** The codes adapters put on failures of their own, beside the executor's (`INVALID_ARGUMENTS`, `TIMEOUT`, …). */
-export const AdapterErrorCode = {
-  /** The session's mode does not offer the tool (the host's code for the same refusal). */
-  TOOL_NOT_IN_MODE: 'TOOL_NOT_IN_MODE',
-  /** The session the adapter works in no longer exists. */
-  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
-  /** The tool's ApprovalPolicy asks a person to approve this call, and the framework has no approval step wired to it: nothing ran. */
-  APPROVAL_REQUIRED: 'APPROVAL_REQUIRED',
-} as const;
+/** The mode now (undefined without a session), the tools it offers, and what the model is offered of them. */
+interface ModeScope {
+  readonly mode: string | undefined;
+  readonly modeTools: string[];
+  readonly deferred: boolean;
+  readonly offered: string[];
+}
 
 /** Options of one call. */
 export interface CallOptions {
@@ -68,57 +74,6 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
   /** A person approved this call through the framework's own approval step (the Agents SDK's `needsApproval`). */
   readonly approved?: boolean;
-}
-
-/** The text a model reads for a failed call: `{"error":{"message","code"}}`, as the Reasoner sends it (AGN-005 §9). */
-export function failureText(result: InvokeResult<string>): string {
-  const message = InvokeResult.errorMessage(result) || 'The tool failed without saying why.';
-  const code = result.errors.find((error) => error.code !== undefined)?.code ?? 'TOOL_FAILED';
-  return JSON.stringify({ error: { message, code } });
-}
-
-/**
- * A failed call, thrown where a framework's idiom for a tool error is an exception. Its message is the
- * model-facing {@link failureText}, so the model reads the message and the code whatever the framework
- * does with it; `code` and `result` are there for the application.
- */
-export class AptixToolError extends Error {
-  override readonly name = 'AptixToolError';
-  /** The first code of the failed result (`INVALID_ARGUMENTS`, `TIMEOUT`, a tool's own…), or `TOOL_FAILED`. */
-  readonly code: string;
-  readonly toolName: string;
-  readonly result: InvokeResult<string>;
-
-  constructor(toolName: string, result: InvokeResult<string>) {
-    super(failureText(result));
-    this.toolName = toolName;
-    this.result = result;
-    this.code = result.errors.find((error) => error.code !== undefined)?.code ?? 'TOOL_FAILED';
-  }
-
-  /** The model-facing text alone: frameworks that show a model `String(error)` (the AI SDK) then send just the JSON. */
-  override toString(): string {
-    return this.message;
-  }
-}
-
-function isTimeout(reason: unknown): reason is { message: string } {
-  return reason instanceof Error && reason.name === 'TimeoutError';
-}
-
-/** A call the framework's time-out stopped, as the failure it is (the executor reports any abort as a cancellation). */
-function timedOut(name: string, result: InvokeResult<string>, signal: AbortSignal): InvokeResult<string> | undefined {
-  if (!signal.aborted || !isTimeout(signal.reason) || !wasCancelled(result)) return undefined;
-  return InvokeResult.fromError(`${name} did not finish in time and was stopped (${signal.reason.message}). Try a smaller request, or allow more time.`, ExecutionErrorCode.TIMEOUT);
-}
-
-function wasCancelled(result: InvokeResult<string>): boolean {
-  if (!result.successful) return false;
-  try {
-    return (JSON.parse(result.result) as { wasCancelled?: unknown }).wasCancelled === true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -135,44 +90,67 @@ export class AptixTools {
   readonly executor: AgentToolExecutor;
   readonly session: AptixSessionScope | undefined;
   readonly #context: AgentToolExecutionContext;
+  readonly #deferral: Deferral | undefined;
 
-  /** Use {@link createAptixTools}: building the tools may wait for a package's `createDependencies`. */
-  constructor(registry: AgentToolRegistry, executor: AgentToolExecutor, session: AptixSessionScope | undefined, conversationId: string | undefined) {
+  /** Use `createAptixTools`: building the tools may wait for a package's `createDependencies`. */
+  constructor(registry: AgentToolRegistry, executor: AgentToolExecutor, session: AptixSessionScope | undefined, conversationId: string | undefined, deferral?: Deferral) {
     this.registry = registry;
     this.executor = executor;
     this.session = session;
     this.#context = conversationId === undefined ? {} : { conversationId };
+    this.#deferral = deferral;
   }
 
-  /** Every tool's name, in the order given: the tools a framework may be handed at once. */
+  /**
+   * The tools a framework may be handed at once: every tool's name, in the order given, after the two
+   * meta tools with `deferred` (with every mode deferred, only those and the mode tools: no other tool
+   * is ever offered directly).
+   */
   names(): string[] {
-    return this.registry.names();
+    return this.#deferral === undefined ? this.registry.names() : this.#deferral.names(this.registry.names());
   }
 
   /** How to describe `name` to a model; `strictMode` asks for the strict view where Aptix allows it. */
   describe(name: string, strictMode: boolean): ToolDescription {
+    if (this.#isMeta(name)) return { ...this.#deferral!.describe(name, strictMode), usageMetadata: '' };
     const tool = this.#require(name);
     const strict = strictMode && tool.strict;
     return { name: tool.name, description: tool.description, parameters: strict ? tool.strictView.parameters : tool.parameters, strict, usageMetadata: tool.usageMetadata };
   }
 
-  /** The names of the tools offered now: the session's current mode's, or every tool without a session. */
+  /**
+   * The names of the tools offered now: the session's current mode's, or every tool without a session;
+   * in a deferred mode, `aptix_find_tools`, `aptix_call_tool` and the mode tools.
+   */
   async offeredToolNames(): Promise<string[]> {
-    if (this.session === undefined) return this.names();
-    const session = await this.#requireSession();
-    return toolNamesForMode(this.registry, this.session.modeCatalog, session.mode);
+    return (await this.#scope()).offered;
+  }
+
+  async #scope(): Promise<ModeScope> {
+    const mode = this.session === undefined ? undefined : (await this.#requireSession()).mode;
+    const modeTools = mode === undefined ? this.registry.names() : toolNamesForMode(this.registry, this.session!.modeCatalog, mode);
+    const deferred = this.#deferral?.covers(mode) === true;
+    return { mode, modeTools, deferred, offered: deferred ? this.#deferral!.offered(modeTools) : modeTools };
   }
 
   /**
    * The "# Tool guidance" fragment for a system prompt: each offered tool's usage guide in a
-   * `<tool_guidance name="…">` element, as the Reasoner writes it. Read again after a mode change.
+   * `<tool_guidance name="…">` element, as the Reasoner writes it. Read again after a mode change. In a
+   * deferred mode, the mode tools' guides, after two sentences on finding and calling the others.
    */
   async guidance(names?: readonly string[]): Promise<string> {
-    const offered = names ?? (await this.offeredToolNames());
-    return toolGuidanceSection(
-      offered.map((name) => ({ name, text: this.#require(name).usageMetadata })),
+    const scope = names === undefined ? await this.#scope() : undefined;
+    const section = toolGuidanceSection(
+      (names ?? scope!.offered).filter((name) => !this.#isMeta(name)).map((name) => ({ name, text: this.#require(name).usageMetadata })),
       { inMode: this.session !== undefined },
     );
+    return scope?.deferred === true ? `${findingToolsSection(scope.modeTools.length)}\n\n${section}` : section;
+  }
+
+  /** Whether a call of `name` may wait for a person: its tool has an ApprovalPolicy (for `aptix_call_tool`, some tool has). */
+  mayNeedApproval(name: string): boolean {
+    if (this.#isMeta(name)) return name === CALL_TOOL && this.registry.list().some((tool) => tool.approval !== 'never');
+    return (this.registry.get(name)?.approval ?? 'never') !== 'never';
   }
 
   /**
@@ -180,6 +158,11 @@ export class AptixTools {
    * and why. Arguments the tool would refuse need none: the executor answers them.
    */
   async approvalFor(name: string, args: unknown): Promise<{ required: boolean; reason: string }> {
+    if (this.#isMeta(name)) {
+      // aptix_call_tool needs what the tool it names needs.
+      const read = readMetaArguments(name, args, this.session?.sessionId, AdapterErrorCode.SESSION_MISMATCH);
+      return 'call' in read && this.registry.has(read.call.name) ? this.approvalFor(read.call.name, read.call.arguments ?? {}) : { required: false, reason: '' };
+    }
     const tool = this.#require(name);
     if (tool.approval === 'never') return { required: false, reason: '' };
     let context = this.#context;
@@ -202,6 +185,7 @@ export class AptixTools {
    * `ApprovalPolicy` gates is refused (`APPROVAL_REQUIRED`) unless `approved`.
    */
   call(name: string, args: unknown, options: CallOptions = {}): Promise<InvokeResult<string>> {
+    if (this.#isMeta(name)) return this.#callMeta(name, args, options);
     const { signal } = options;
     // Not async in the common case: a framework's own hand-written tool awaits nothing more either.
     if (this.session !== undefined || this.registry.get(name)?.approval !== 'never') return this.#callChecked(name, args, options);
@@ -230,6 +214,32 @@ export class AptixTools {
     return (signal !== undefined && timedOut(name, result, signal)) || result;
   }
 
+  /**
+   * `aptix_find_tools` searches the mode as it is now; `aptix_call_tool` runs the tool it names the
+   * way {@link call} runs a direct call. Both only in a deferred mode.
+   */
+  async #callMeta(name: string, args: unknown, options: CallOptions): Promise<InvokeResult<string>> {
+    const read = readMetaArguments(name, args, this.session?.sessionId, AdapterErrorCode.SESSION_MISMATCH);
+    if ('failure' in read) return read.failure;
+    let scope: ModeScope;
+    try {
+      scope = await this.#scope();
+    } catch (error) {
+      return InvokeResult.fromError(`${name} was not run: ${(error as Error).message}`, error instanceof AdapterSetupError ? AdapterErrorCode.SESSION_NOT_FOUND : ExecutionErrorCode.TOOL_UNAVAILABLE);
+    }
+    if (!scope.deferred) return InvokeResult.fromError(metaToolNotOfferedMessage(name, scope.mode ?? ALL_TOOLS, scope.offered), AdapterErrorCode.TOOL_NOT_IN_MODE);
+    if ('find' in read) {
+      // Found without the session, so the next step it suggests leaves sessionId out: the agent's session is implicit.
+      const found = this.#deferral!.finder(this.registry, scope.mode ?? ALL_TOOLS, scope.modeTools).find(read.find, null);
+      return InvokeResult.create(JSON.stringify({ ...found, sessionId: this.session?.sessionId ?? null }));
+    }
+    return this.#callChecked(read.call.name, read.call.arguments ?? {}, options);
+  }
+
+  #isMeta(name: string): boolean {
+    return this.#deferral !== undefined && isMetaTool(name);
+  }
+
   async #sessionContext(name: string): Promise<{ context: AgentToolExecutionContext } | { failure: InvokeResult<string> }> {
     const scope = this.session!;
     let session: AgentSession | undefined;
@@ -249,12 +259,13 @@ export class AptixTools {
       return { failure: InvokeResult.fromError(`${name} was not run: ${(error as Error).message}`, ExecutionErrorCode.TOOL_UNAVAILABLE) };
     }
     if (!allowed.includes(name)) {
-      return {
-        failure: InvokeResult.fromError(
-          toolNotInModeMessage({ tool: name, mode: session.mode, sessionId: session.id, offered: allowed }),
-          AdapterErrorCode.TOOL_NOT_IN_MODE,
-        ),
-      };
+      // A deferred mode's refusal cannot list a thousand tools: it points to the search instead.
+      const offeredIn = scope.modeCatalog.modes.filter((mode) => mode.tools.includes(name)).map((mode) => mode.key);
+      const message =
+        this.#deferral?.covers(session.mode) === true
+          ? deferredToolNotInModeMessage(name, session.mode, session.id, offeredIn)
+          : toolNotInModeMessage({ tool: name, mode: session.mode, sessionId: session.id, offered: allowed });
+      return { failure: InvokeResult.fromError(message, AdapterErrorCode.TOOL_NOT_IN_MODE) };
     }
     return {
       context: {
@@ -279,45 +290,4 @@ export class AptixTools {
     if (tool === undefined) throw new RangeError(`No tool named "${name}" was given to this adapter. Its tools: ${this.names().join(', ') || 'none'}.`);
     return tool;
   }
-}
-
-/**
- * Checks every tool against the contract (a violation throws the registry's `ToolContractError`, with
- * the message the host gives), runs each package's `createDependencies` and `createTools`, builds each
- * tool once with those dependencies and the caller's, and, with a session, checks that every tool the
- * catalog names is there.
- *
- * @throws {ToolContractError} a tool breaks the contract.
- * @throws {AdapterSetupError} a tool cannot be built, or dependencies clash.
- * @throws {ModeCatalogError} `UNREGISTERED_TOOL`: a mode offers a tool that was not given.
- * @example
- * import * as samples from '@aptix/tool-samples';
- * import * as modeCatalog from '@aptix/tool-mode-catalog';
- * import * as modeChange from '@aptix/tool-mode-change';
- * const aptix = await createAptixTools({ tools: [samples, modeCatalog, modeChange], session: { sessionManager: store, sessionId, modeCatalog: catalog } });
- */
-export async function createAptixTools(options: AptixToolsOptions): Promise<AptixTools> {
-  const logger = options.logger ?? silentAdminLogger;
-  const { classes, packages } = flattenSources(options.tools);
-  // The contract check first: a broken static tool stops here, before any package code runs.
-  const registry = new AgentToolRegistry({ logger });
-  registry.registerTools(classes);
-  const { session } = options;
-  const provided: Record<string, unknown> = session === undefined ? { logger } : { logger, sessionManager: session.sessionManager, modeCatalog: session.modeCatalog };
-  const { dependencies, madeTools } = await preparePackages(packages, provided, options.dependencies ?? {}, logger);
-  registry.registerTools(madeTools);
-  for (const tool of registry.list()) {
-    if (tool.usageMetadata.includes(`</${TOOL_GUIDANCE_TAG}>`)) {
-      throw new AdapterSetupError(`The ToolUsageMetadata of "${tool.name}" contains "</${TOOL_GUIDANCE_TAG}>", which would end its section of the tool guidance early. Fix: reword it.`);
-    }
-  }
-  if (session !== undefined) checkCatalogAgainstRegistry(registry, session.modeCatalog);
-  const built = buildTools(registry.names().map((name) => registry.get(name)!.toolClass), dependencies);
-  const executor = new AgentToolExecutor({
-    registry,
-    logger,
-    createTool: (toolClass) => built.get(toolClass)!,
-    ...(options.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.defaultTimeoutMs }),
-  });
-  return new AptixTools(registry, executor, session, options.conversationId);
 }

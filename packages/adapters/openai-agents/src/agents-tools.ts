@@ -62,7 +62,7 @@ export async function createAgentsTools(options: AgentsToolsOptions): Promise<Ap
       },
       errorFunction: (_context: unknown, error: unknown) => (error instanceof AptixToolError ? error.message : UNEXPECTED),
       // The tool's ApprovalPolicy as the SDK's own approval step: the run stops with an interruption to approve or reject.
-      ...(aptix.registry.get(name)!.approval === 'never' ? {} : { needsApproval: async (_context: unknown, input: unknown) => (await aptix.approvalFor(name, input)).required }),
+      ...(aptix.mayNeedApproval(name) ? { needsApproval: async (_context: unknown, input: unknown) => (await aptix.approvalFor(name, input)).required } : {}),
       ...(scoped ? { isEnabled: async () => (await aptix.offeredToolNames()).includes(name) } : {}),
       ...(options.timeoutMs === undefined
         ? {}
