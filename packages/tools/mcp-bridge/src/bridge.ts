@@ -7,6 +7,8 @@ import { convertInputSchema } from './convert-schema.js';
 import { describeChange, LiveToolList } from './live-list.js';
 import { aptixNames, defaultPrefix } from './naming.js';
 import type { McpBridgeOptions } from './options.js';
+import { limitRepeats, type RepeatLimitedLogger } from './repeat-limiter.js';
+import { invalidDefinition } from './tool-listing.js';
 import { boundedText, generatedUsage } from './usage-text.js';
 
 /** What became of one remote tool at start-up. */
@@ -52,7 +54,10 @@ export interface McpBridgeDependencies {
  */
 export class McpBridge {
   readonly #options: McpBridgeOptions;
+  /** Start-up's lines, each said once. */
   readonly #logger: AdminLogger;
+  /** Everything after: what a server that keeps changing makes the bridge say again and again is bounded. */
+  readonly #later: RepeatLimitedLogger;
   readonly #connection: ServerConnection;
   readonly #status = new Map<string, RemoteToolStatus>();
   /** The canonical input schema each offered tool had at start-up, and the last one seen. */
@@ -71,9 +76,10 @@ export class McpBridge {
   private constructor(options: McpBridgeOptions, logger: AdminLogger, onToolsChanged: McpBridgeDependencies['onToolsChanged']) {
     this.#options = options;
     this.#logger = logger;
+    this.#later = limitRepeats(logger, options.name);
     this.#onToolsChanged = onToolsChanged;
-    this.#connection = new ServerConnection(options, logger, (tools) => (this.#onToolsChanged === undefined ? this.#relisted(tools) : this.#follow(tools)));
-    this.#live = new LiveToolList(options, logger, this.#status, (remote, name) => this.#build(remote, name, this.#runtime()));
+    this.#connection = new ServerConnection(options, this.#later, (tools) => (this.#onToolsChanged === undefined ? this.#relisted(tools) : this.#follow(tools)));
+    this.#live = new LiveToolList(options, this.#later, this.#status, (remote, name) => this.#build(remote, name, this.#runtime()));
   }
 
   /** Connects to the server and wraps its tools; throws an McpBridgeError naming the server when it cannot. */
@@ -131,6 +137,7 @@ export class McpBridge {
 
   /** Closes the connection (a stdio server is stopped); the tools then answer REMOTE_UNAVAILABLE. */
   close(): Promise<void> {
+    this.#later.flush();
     return this.#connection.close();
   }
 
@@ -176,6 +183,8 @@ export class McpBridge {
   /** Wraps one remote tool, and checks the class against the contract as the host's registry will. */
   #build(remote: Tool, name: string, runtime: BridgeRuntime): { toolClass?: BridgedToolClass; report: BridgedToolReport } {
     const skip = (why: readonly string[], notes: readonly string[] = []) => ({ report: { remoteName: remote.name, name: undefined, offered: false, strict: false, strictProblems: [], notes, skipped: why } });
+    const invalid = invalidDefinition(remote);
+    if (invalid !== undefined) return skip([invalid]);
     if (remote.execution?.taskSupport === 'required') return skip(['it runs only as an MCP task (execution.taskSupport "required"), which the bridge does not run']);
     const converted = convertInputSchema(remote.inputSchema);
     if (converted.parameters === undefined) return skip(converted.problems.map((problem) => `its input schema cannot be converted: ${problem}`), converted.notes);
@@ -191,6 +200,7 @@ export class McpBridge {
         timeoutMs: this.#options.timeoutMs,
         annotations,
         modes: this.#options.modes === undefined ? undefined : Object.freeze([...this.#options.modes]),
+        approval: needsApproval(this.#options.approval, remote.name, remote.annotations),
       },
       runtime,
     );
@@ -211,7 +221,7 @@ export class McpBridge {
       const remote = byName.get(remoteName);
       const previous = this.#status.get(remoteName);
       if (remote === undefined) {
-        if (previous?.kind !== 'gone') this.#logger.addCustomEvent('warn', '[McpBridge_ToolGone]', `MCP server "${server}" no longer offers "${remoteName}"; it answers REMOTE_TOOL_GONE.`, [['Server', server], ['Tool', remoteName]]);
+        if (previous?.kind !== 'gone') this.#later.addCustomEvent('warn', '[McpBridge_ToolGone]', `MCP server "${server}" no longer offers "${remoteName}"; it answers REMOTE_TOOL_GONE.`, [['Server', server], ['Tool', remoteName]]);
         this.#status.set(remoteName, { kind: 'gone' });
         this.#seenSchemas.delete(remoteName);
         continue;
@@ -221,7 +231,7 @@ export class McpBridge {
       this.#seenSchemas.set(remoteName, schema);
       if (schema === offered) {
         this.#status.set(remoteName, { kind: 'offered' });
-        if (previous?.kind !== 'offered') this.#logger.addCustomEvent('info', '[McpBridge_ToolRestored]', `MCP server "${server}" offers "${remoteName}" again with the schema it had at start-up.`, [['Server', server], ['Tool', remoteName]]);
+        if (previous?.kind !== 'offered') this.#later.addCustomEvent('info', '[McpBridge_ToolRestored]', `MCP server "${server}" offers "${remoteName}" again with the schema it had at start-up.`, [['Server', server], ['Tool', remoteName]]);
         continue;
       }
       this.#status.set(remoteName, this.#check(remote));
@@ -229,7 +239,7 @@ export class McpBridge {
     for (const remote of remoteTools) {
       if (this.#announced.has(remote.name)) continue;
       this.#announced.add(remote.name);
-      this.#logger.addCustomEvent('info', '[McpBridge_ToolAdded]', `MCP server "${server}" now offers "${remote.name}"; the host offers it after a restart (bridged tools are registered at start-up).`, [['Server', server], ['Tool', remote.name]]);
+      this.#later.addCustomEvent('info', '[McpBridge_ToolAdded]', `MCP server "${server}" now offers "${remote.name}"; the host offers it after a restart (bridged tools are registered at start-up).`, [['Server', server], ['Tool', remote.name]]);
     }
   }
 
@@ -250,7 +260,7 @@ export class McpBridge {
     try {
       this.#onToolsChanged!(tools);
     } catch (error) {
-      this.#logger.addException('[McpBridge_ToolsChangedHandler__Exception]', error, [['Server', this.#options.name]]);
+      this.#later.addException('[McpBridge_ToolsChangedHandler__Exception]', error, [['Server', this.#options.name]]);
     }
   }
 
@@ -258,8 +268,9 @@ export class McpBridge {
   #check(remote: Tool): RemoteToolStatus {
     const server = this.#options.name;
     const converted = convertInputSchema(remote.inputSchema);
-    let problems = [...converted.problems];
-    if (converted.parameters !== undefined) {
+    const invalid = invalidDefinition(remote);
+    let problems = invalid === undefined ? [...converted.problems] : [invalid];
+    if (converted.parameters !== undefined && invalid === undefined) {
       const probe = bridgedToolClass(
         { name: 'bridge_schema_check', remoteName: remote.name, server, schema: { type: 'function', name: 'bridge_schema_check', description: 'check', parameters: converted.parameters, strict: converted.strict }, usage: 'check', timeoutMs: undefined, annotations: undefined, modes: undefined },
         { connection: this.#connection, status: () => ({ kind: 'gone' }), defaultTimeoutMs: NO_TIMEOUT_MS },
@@ -268,12 +279,25 @@ export class McpBridge {
     }
     if (problems.length > 0 || converted.parameters === undefined) {
       const why = problems.join('; ');
-      this.#logger.addCustomEvent('error', '[McpBridge_SchemaRejected]', `MCP server "${server}" changed the input schema of "${remote.name}", and the new one fails the contract: ${why}. Calls answer REMOTE_SCHEMA_REJECTED.`, [['Server', server], ['Tool', remote.name]]);
+      this.#later.addCustomEvent('error', '[McpBridge_SchemaRejected]', `MCP server "${server}" changed the input schema of "${remote.name}", and the new one fails the contract: ${why}. Calls answer REMOTE_SCHEMA_REJECTED.`, [['Server', server], ['Tool', remote.name]]);
       return { kind: 'rejected', why };
     }
-    this.#logger.addCustomEvent('warn', '[McpBridge_SchemaChanged]', `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(this.#offeredSchemas.get(remote.name)!, converted.parameters)}. The new schema passed the contract check; calls are checked against it from now on, and models see it after the host restarts.`, [['Server', server], ['Tool', remote.name]]);
+    this.#later.addCustomEvent('warn', '[McpBridge_SchemaChanged]', `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(this.#offeredSchemas.get(remote.name)!, converted.parameters)}. The new schema passed the contract check; calls are checked against it from now on, and models see it after the host restarts.`, [['Server', server], ['Tool', remote.name]]);
     return { kind: 'changed', parameters: converted.parameters };
   }
+}
+
+/**
+ * Whether the options put a remote tool behind an approval gate. "destructive" reads the server's
+ * annotations as MCP defines them: a tool is destructive unless it says it is read-only, or says
+ * `destructiveHint: false`; annotations are the server's claims, so an untrusted server's "read-only"
+ * is only its word (name such tools, or use "all").
+ */
+export function needsApproval(policy: McpBridgeOptions['approval'], remoteName: string, annotations: Tool['annotations']): boolean {
+  if (policy === undefined || policy === 'none') return false;
+  if (policy === 'all') return true;
+  if (policy === 'destructive') return annotations?.readOnlyHint !== true && annotations?.destructiveHint !== false;
+  return policy.includes(remoteName);
 }
 
 function pickAnnotations(annotations: Tool['annotations']): ToolAnnotations | undefined {

@@ -29,6 +29,8 @@ export interface BridgedToolSpec {
   readonly annotations: ToolAnnotations | undefined;
   /** The modes the tool joins (its static `Modes`), when the options name any. */
   readonly modes: readonly string[] | undefined;
+  /** A person approves each call first (the options' `approval`): its static ApprovalPolicy is "always". */
+  readonly approval?: boolean;
 }
 
 /** How a bridged tool stands now, after the server's later tool lists. */
@@ -67,6 +69,7 @@ export function bridgedToolClass(spec: BridgedToolSpec, runtime: BridgeRuntime):
     static readonly TimeoutMs = spec.timeoutMs;
     static readonly ToolAnnotations = spec.annotations;
     static readonly Modes = spec.modes;
+    static readonly ApprovalPolicy = spec.approval === true ? ('always' as const) : ('never' as const);
     static readonly RemoteToolName = spec.remoteName;
     static readonly McpServerName = spec.server;
     /** `execute` hands its signal only to the SDK's request, which removes its listener when it settles. */

@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { AdminLogger } from '@aptix/tool-contract';
 import { McpBridgeError } from './codes.js';
 import { resolveValues, type McpBridgeOptions } from './options.js';
+import { listTools } from './tool-listing.js';
 
 const CLIENT_INFO = { name: 'aptix-mcp-bridge', version: '0.1.0' };
 /** Per step (connect, then list), so both fit the host's default start-up limit of a package (10 s). */
@@ -200,7 +201,7 @@ export class ServerConnection {
     try {
       await client.connect(transport, { timeout });
       this.#pid = detach(transport);
-      const { tools } = await client.listTools(undefined, { timeout });
+      const tools = await listTools(client, { timeout });
       this.#listings++;
       if (generation !== this.#generation) throw new Error('the bridge was closed while connecting');
       this.#client = client;
@@ -233,7 +234,7 @@ export class ServerConnection {
     const generation = this.#generation;
     try {
       // `refresh`: a 2026-07-28 server's cache hint must not hide the change it just announced.
-      const { tools } = await client.listTools(undefined, { timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, cacheMode: 'refresh' });
+      const tools = await listTools(client, { timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, cacheMode: 'refresh' });
       this.#listings++;
       if (generation === this.#generation) await this.#onTools(tools);
     } catch (error) {

@@ -48,6 +48,12 @@ export const McpBridgeOptionsSchema = Type.Object(
     rename: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.String({ pattern: SNAKE, maxLength: 64 }), { additionalProperties: false, description: 'Remote name → full Aptix name (no prefix added).' })),
     modes: Type.Optional(Type.Array(Type.String({ pattern: SNAKE }), { description: 'The modes whose sessions offer the bridged tools (each tool class declares them as its static Modes).' })),
     maxTools: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'The most tools offered from this server (default 1 000); past it, the rest are left out with one logged line. Tools already offered keep their place.' })),
+    approval: Type.Optional(
+      Type.Union([Type.Literal('none'), Type.Literal('all'), Type.Literal('destructive'), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+        description:
+          'Which bridged tools wait for a person\'s approval before each call (ApprovalPolicy "always"): "none" (the default), "all", "destructive" (every tool the server does not declare read-only, unless it declares destructiveHint: false, as MCP reads its annotations), or a list of remote tool names.',
+      }),
+    ),
     invalidTools: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('fail')], { description: 'A remote tool that cannot be made to meet the contract: skip it with a logged reason (default), or stop start-up.' })),
     reconnect: Type.Optional(
       Type.Object(

@@ -22,6 +22,8 @@ export const LIVE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'l
 /** A server on the v2 server SDK whose tools answer images, audio and embedded documents. */
 export const CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'content-server.mjs');
 /** A server written without an SDK that answers content no SDK-built server sends (bad base64, huge images…). */
+/** A server without an SDK listing invalid tools, or churning its list with --churn. */
+export const HOSTILE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hostile-server.mjs');
 export const RAW_CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'raw-content-server.mjs');
 
 /** A TCP port nobody listens on right now. */
