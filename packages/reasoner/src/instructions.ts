@@ -44,6 +44,8 @@ export interface ModePrompt {
  * offered tool is registered and has usage metadata. Run at start-up, so a misconfiguration stops the
  * host before the first message rather than failing a turn.
  *
+ * `deferred` holds the keys of the modes offered through `aptix_find_tools` and `aptix_call_tool`.
+ *
  * @throws {ReasonerError} `CATALOG_MISMATCH` (a mode offers an unregistered tool) or `USAGE_METADATA_MISSING`.
  */
 export function buildModePrompts(

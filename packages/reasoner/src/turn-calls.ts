@@ -12,7 +12,7 @@ import { ToolOutputCode, toolOutputText, type FunctionCall } from './conversatio
 import type { ReasonerEventListener } from './events.js';
 import { deferredToolNotInModeMessage, metaToolNotOfferedMessage } from './deferred-modes.js';
 import type { ModePrompt } from './instructions.js';
-import { targetOf } from './meta-calls.js';
+import { targetOf, type CallTarget } from './meta-calls.js';
 import type { ReasonerSessionStore } from './reasoner.js';
 import { toolOutputContent } from './tool-output-content.js';
 
@@ -63,41 +63,56 @@ export async function runCalls(
       // aptix_call_tool runs the tool it names exactly as a direct call of that tool would run.
       const target = targetOf(call, sessionId);
       const tool = target.kind === 'run' ? target.name : call.name;
-      let result: InvokeResult<string>;
-      if (target.kind === 'answer') {
-        result = target.result;
-      } else if (target.kind === 'find') {
-        result = await findTools(deps, target.args, context, logger);
-      } else {
-        const admitted = await admit(deps, target.name, context, logger, target.via);
-        if ('refusal' in admitted) {
-          result = admitted.refusal;
-        } else {
-          // A call the tool's policy gates waits for a person: nothing runs, and the turn pauses.
-          const gate = approvals === undefined ? undefined : await approvals.gate(target.name, target.arguments, admitted.context);
-          if (gate?.gated) {
-            const record = awaitingApprovalRecord(gate.approvalId, gate.message);
-            emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: record });
-            return { call, tool, successful: true, output: record, pending: true };
-          }
-          // The tool's progress, checked and bounded like on every surface; the last report waiting goes before the finish.
-          const reports = progress ? progressGate((report) => emit({ type: 'tool_call_progress', sessionId, callId: call.callId, name: call.name, ...report })) : undefined;
-          const callContext = reports === undefined ? admitted.context : { ...admitted.context, reportProgress: reports.report };
-          result = await deps.executor.execute(target.name, target.arguments, callContext, { logger, ...(signal === undefined ? {} : { signal }) });
-          reports?.end();
-        }
-      }
-      const output = toolOutputText(result);
+      const ran =
+        target.kind === 'answer'
+          ? target.result
+          : target.kind === 'find'
+            ? await findTools(deps, target.args, context, logger)
+            : await runTool(deps, call, target, context, { signal, logger, progress }, emit, approvals);
+      if ('awaitingApproval' in ran) return { call, tool, successful: true, output: ran.awaitingApproval, pending: true };
+      const output = toolOutputText(ran);
       // A cancelled call is answered on the spot: the client has nothing left to finish.
-      if (result.successful && target.kind === 'run' && deps.clientExecutedTools.has(target.name) && !signal?.aborted) {
+      if (ran.successful && deps.clientExecutedTools.has(tool) && !signal?.aborted) {
         emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: output });
         return { call, tool, successful: true, output, pending: true };
       }
-      emit({ type: 'tool_call_finished', sessionId, callId: call.callId, name: call.name, successful: result.successful, output });
-      const content = toolOutputContent(result);
-      return content === undefined ? { call, tool, successful: result.successful, output, pending: false } : { call, tool, successful: true, output, content, pending: false };
+      emit({ type: 'tool_call_finished', sessionId, callId: call.callId, name: call.name, successful: ran.successful, output });
+      const content = toolOutputContent(ran);
+      return content === undefined ? { call, tool, successful: ran.successful, output, pending: false } : { call, tool, successful: true, output, content, pending: false };
     }),
   );
+}
+
+/**
+ * Runs one tool, as the model called it or as `aptix_call_tool` named it: admitted by the session's
+ * mode as it is now, gated by approvals (a gated call does not run: the record it waits with comes
+ * back), executed with the tool's progress reported as the call's.
+ */
+async function runTool(
+  deps: TurnCallDeps,
+  call: FunctionCall,
+  target: Extract<CallTarget, { kind: 'run' }>,
+  context: AgentToolExecutionContext,
+  { signal, logger, progress }: TurnCallOptions,
+  emit: ReasonerEventListener,
+  approvals: TurnApprovals | undefined,
+): Promise<InvokeResult<string> | { awaitingApproval: string }> {
+  const sessionId = context.sessionId!;
+  const admitted = await admit(deps, target.name, context, logger, target.via);
+  if ('refusal' in admitted) return admitted.refusal;
+  // A call the tool's policy gates waits for a person: nothing runs, and the turn pauses.
+  const gate = approvals === undefined ? undefined : await approvals.gate(target.name, target.arguments, admitted.context);
+  if (gate?.gated) {
+    const record = awaitingApprovalRecord(gate.approvalId, gate.message);
+    emit({ type: 'tool_call_pending', sessionId, callId: call.callId, name: call.name, arguments: call.arguments, serverResult: record });
+    return { awaitingApproval: record };
+  }
+  // The tool's progress, checked and bounded like on every surface; the last report waiting goes before the finish.
+  const reports = progress ? progressGate((report) => emit({ type: 'tool_call_progress', sessionId, callId: call.callId, name: call.name, ...report })) : undefined;
+  const callContext = reports === undefined ? admitted.context : { ...admitted.context, reportProgress: reports.report };
+  const result = await deps.executor.execute(target.name, target.arguments, callContext, { logger, ...(signal === undefined ? {} : { signal }) });
+  reports?.end();
+  return result;
 }
 
 type Refusal = { refusal: InvokeResult<string> };
