@@ -343,5 +343,15 @@ describe('the contract kit on a defined tool', () => {
     const report = await verifyToolContract(Waiting);
     expect(report.cancellation).toMatchObject({ ran: true, successful: true });
     expect(report.warnings.map((warning) => warning.message.match(/never names (the error code \w+|the cancelled shape)/)?.[1])).toEqual(['the error code TIMEOUT', 'the cancelled shape']);
+    // The same with createRun, whose run only an instance shows.
+    const WaitingWithDependencies = defineTool({
+      name: 'test_waiting_dependencies',
+      description: 'Waits until cancelled.',
+      args: Type.Object({}),
+      usage: SECTIONS,
+      createRun: () => (_args, _context, signal) => new Promise<object>((resolve) => (signal.aborted ? resolve({}) : setTimeout(() => resolve({ waited: true }), 20))),
+    });
+    const fromInstance = await verifyToolContract(WaitingWithDependencies, { garbage: false });
+    expect(fromInstance.warnings.map((warning) => warning.message.match(/never names (the error code \w+|the cancelled shape)/)?.[1])).toEqual(['the error code TIMEOUT', 'the cancelled shape']);
   });
 });

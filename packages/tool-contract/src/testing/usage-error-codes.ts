@@ -20,7 +20,7 @@ type Source = 'source' | 'base' | 'signal';
  * returns for its subclasses, and, for a tool that takes the AbortSignal, TIMEOUT and the cancelled
  * shape. Codes returned from helpers outside the class are not found.
  */
-export function errorCodesOf(toolClass: Function): Map<string, Source> {
+export function errorCodesOf(toolClass: Function, instance?: object): Map<string, Source> {
   const found = new Map<string, Source>();
   // The class and the classes it extends, up to TypedAgentTool (whose codes are listed as the base's).
   for (let current: unknown = toolClass; typeof current === 'function' && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
@@ -43,7 +43,8 @@ export function errorCodesOf(toolClass: Function): Map<string, Source> {
     if (typeof (prototype as Record<symbol, unknown>)[invokeTool] === 'function') {
       for (const code of ['INVALID_ARGUMENTS', 'TOOL_EXCEPTION']) if (!found.has(code)) found.set(code, 'base');
     }
-    if (takesSignal(prototype as never)) {
+    // An instance, when there is one, also shows a `run` set in the constructor (defineTool's createRun).
+    if (takesSignal((instance ?? prototype) as never)) {
       if (!found.has('TIMEOUT')) found.set('TIMEOUT', 'signal');
       found.set(CANCELLED_SHAPE, 'signal');
     }
@@ -58,11 +59,11 @@ const WHY: Record<Source, string> = {
 };
 
 /** Warns for each code the tool can be seen to return that its usage guide never names (AGN-005 §7.2.1). */
-export function checkUsageErrorCodes(name: string, toolClass: Function, warnings: ContractFinding[]): void {
+export function checkUsageErrorCodes(name: string, toolClass: Function, warnings: ContractFinding[], instance?: object): void {
   const descriptor = Object.getOwnPropertyDescriptor(toolClass, 'ToolUsageMetadata');
   const guide = descriptor && 'value' in descriptor ? descriptor.value : undefined;
   if (typeof guide !== 'string' || guide.trim() === '') return; // a violation of the rules already
-  for (const [code, source] of errorCodesOf(toolClass)) {
+  for (const [code, source] of errorCodesOf(toolClass, instance)) {
     if (new RegExp(`\\b${code}\\b`).test(guide)) continue;
     const what = code === CANCELLED_SHAPE ? 'the cancelled shape (a successful result with "wasCancelled": true)' : `the error code ${code}`;
     warnings.push({

@@ -155,7 +155,7 @@ export async function verifyToolContract(toolClass: unknown, options: VerifyTool
       cancellation = await checkCancellation(name, built.instance, executor, parameters, options.cancellationArguments, violations);
     }
   }
-  if (typeof toolClass === 'function') checkUsageErrorCodes(name, toolClass, warnings);
+  if (typeof toolClass === 'function') checkUsageErrorCodes(name, toolClass, warnings, built?.instance);
   return { tool: name, ok: violations.length === 0, violations, warnings, strict, canonicalSchema, garbage, cancellation, standIns, durationMs: performance.now() - started };
 }
 
