@@ -36,13 +36,29 @@ afterEach(async () => {
   await h?.close();
 });
 
-async function harness() {
+async function harness(reasoner: { deferred?: boolean } = {}) {
   const modes = testModes().map((mode) => (mode.key === 'general' ? { ...mode, tools: [...mode.tools, 'test_chart'] } : mode));
-  h = await createHarness({ extraTools: [ChartTool], modes });
+  h = await createHarness({ extraTools: [ChartTool], modes, reasoner });
   return h;
 }
 
 describe('content blocks in the agent loop (Responses API)', () => {
+  it('gives a result called through aptix_call_tool in a deferred mode the same content items as a direct call', async () => {
+    await harness({ deferred: true });
+    const session = await h.store.createSession({});
+    h.server.script(respond(undefined, call('c1', 'aptix_call_tool', { name: 'test_chart', arguments: { what: 'chart' } })), respond('Sales rose.'));
+    await h.reasoner.runTurn(session.id, 'Show me the sales chart.');
+    expect(h.server.requests[0]!.body.tools.map((tool) => tool.name)).not.toContain('test_chart');
+    expect(h.server.requests[1]!.body.input[2]).toEqual({
+      type: 'function_call_output',
+      call_id: 'c1',
+      output: [
+        { type: 'input_text', text: 'Sales by month:' },
+        { type: 'input_image', image_url: `data:image/png;base64,${PNG}`, detail: 'auto' },
+      ],
+    });
+  });
+
   it('feeds an image result back as a function_call_output whose output is input_text and input_image items, and sends it again on the next turn', async () => {
     await harness();
     const session = await h.store.createSession({});

@@ -93,6 +93,20 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
     expect(pong).toMatchObject({ type: 'json', value: { reply: 'pong pong: hi', sessionId: scope.sessionId } });
   });
 
+  it("a call through aptix_call_tool stopped by the AI SDK's tool time-out is a TIMEOUT failure, as a direct one", async () => {
+    const aptix = await createAiSdkTools({ tools: [samples], deferred: true });
+    let readBack: { type: string; value: unknown } | undefined;
+    const { model } = scriptedModel([
+      () => [call('aptix_call_tool', { name: 'testing_delay', arguments: { milliseconds: 60_000 } })],
+      (options) => {
+        readBack = lastToolOutput(options);
+        return [text('It took too long.')];
+      },
+    ]);
+    await generateText({ model, tools: aptix.tools, stopWhen: stepCountIs(3), timeout: { toolMs: 50 }, prompt: 'wait a minute' });
+    expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'TIMEOUT', message: expect.stringContaining('testing_delay') } });
+  });
+
   it("with toolApproval, a gated call through aptix_call_tool waits for a person's approval, and runs once approved", async () => {
     const aptix = await createAiSdkTools({ tools: [samples], deferred: true });
     const refund = { name: 'testing_issue_refund', arguments: { orderId: 'A-1', amount: 500, currency: 'EUR' } };
