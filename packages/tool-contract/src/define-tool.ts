@@ -121,11 +121,14 @@ const BASE_CODES: ReadonlyArray<readonly [code: string, text: string, whenGated:
 /** `- name: description` for each parameter, `(optional)` after the name of one that is not required. */
 function describeArguments(args: ObjectSchemaLike | undefined): [string, ...string[]] | undefined {
   const properties = args?.properties;
-  if (properties === null || typeof properties !== 'object') return undefined;
+  if (properties === null || typeof properties !== 'object') return undefined; // no schema: the registry says so
   const required = new Set(Array.isArray(args!.required) ? args!.required : []);
   const lines = Object.entries(properties).map(([key, schema]) => `${key}${required.has(key) ? '' : ' (optional)'}: ${String((schema as { description?: unknown } | null)?.description ?? '')}`);
-  return lines.length === 0 ? undefined : (lines as [string, ...string[]]);
+  return lines.length === 0 ? [NO_ARGUMENTS] : (lines as [string, ...string[]]);
 }
+
+/** The `Arguments:` of a tool that takes none: the section is still there, as the guide's format asks. */
+const NO_ARGUMENTS = 'none: send {}.';
 
 /** A static member as `static X = value` defines it. */
 function defineStatic(target: object, key: string, value: unknown): void {
