@@ -106,7 +106,7 @@ function modePrompt(
   const direct = directTools(toolNames);
   return {
     mode: mode.key,
-    instructions: composeInstructions(bootPrompt, mode, modes, guides.filter((guide) => direct.includes(guide.name)), findingToolsSection(toolNames.length)),
+    instructions: composeInstructions(bootPrompt, mode, modes, guides.filter((guide) => direct.includes(guide.name)), findingToolsSection(toolNames.length - direct.length)),
     toolNames: Object.freeze(toolNames),
     tools: Object.freeze([...metaToolDefinitions('responses'), ...registry.definitions('responses', direct)]),
     deferred,

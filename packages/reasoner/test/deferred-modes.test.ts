@@ -41,7 +41,7 @@ describe('a deferred mode', () => {
     expect(first.tools.find((tool) => tool.name === 'aptix_call_tool')!.strict).toBe(false);
     // No per-tool guides but the mode tools', and a word on finding the others.
     expect(guidanceNames(first.instructions)).toEqual(['agent_list_modes', 'agent_change_mode']);
-    expect(first.instructions).toContain('# Finding tools\nThis mode offers 6 tools that are not listed to you.');
+    expect(first.instructions).toContain('# Finding tools\nThis mode offers 4 tools that are not listed to you.');
     expect(first.instructions).not.toContain(h.registry.get('testing_calculator')!.usageMetadata);
 
     const found = outputsRead(h, 1).c_find as { mode: string; sessionId: string; total: number; tools: Array<{ name: string; usage: string; parameters: unknown }>; next: string };

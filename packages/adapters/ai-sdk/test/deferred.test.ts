@@ -52,7 +52,7 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
       error: { code: 'SESSION_MISMATCH', message: `aptix_call_tool was not run: it names session "another-session", but this agent works in session ${scope.sessionId}. Leave sessionId out: calls run in the agent's session.` },
     });
     const guidance = await aptix.guidance();
-    expect(guidance).toMatch(/^# Finding tools\nThis mode offers 4 tools that are not listed to you\./);
+    expect(guidance).toMatch(/^# Finding tools\nThis mode offers 2 tools that are not listed to you\./);
     expect(guidance).toContain('<tool_guidance name="agent_change_mode">');
     expect(guidance).not.toContain('<tool_guidance name="testing_calculator">');
   });

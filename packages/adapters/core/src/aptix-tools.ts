@@ -15,7 +15,7 @@ import {
 import { toolNamesForMode, toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import { CALL_TOOL, isMetaTool } from '@aptix/tool-search';
 import { AdapterErrorCode, timedOut } from './adapter-errors.js';
-import { ALL_TOOLS, deferredToolNotInModeMessage, findingToolsSection, metaToolNotOfferedMessage, readMetaArguments, type Deferral, type DeferredModes } from './deferred-tools.js';
+import { ALL_TOOLS, deferredToolNotInModeMessage, directTools, findingToolsSection, metaToolNotOfferedMessage, readMetaArguments, type Deferral, type DeferredModes } from './deferred-tools.js';
 import { AdapterSetupError, type ToolSource } from './tool-sources.js';
 
 /** The agent session whose mode decides which tools are offered, and where `agent_change_mode` writes. */
@@ -144,7 +144,7 @@ export class AptixTools {
       (names ?? scope!.offered).filter((name) => !this.#isMeta(name)).map((name) => ({ name, text: this.#require(name).usageMetadata })),
       { inMode: this.session !== undefined },
     );
-    return scope?.deferred === true ? `${findingToolsSection(scope.modeTools.length)}\n\n${section}` : section;
+    return scope?.deferred === true ? `${findingToolsSection(scope.modeTools.length - directTools(scope.modeTools).length)}\n\n${section}` : section;
   }
 
   /** Whether a call of `name` may wait for a person: its tool has an ApprovalPolicy (for `aptix_call_tool`, some tool has). */

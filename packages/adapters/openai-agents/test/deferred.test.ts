@@ -40,7 +40,7 @@ describe('@aptix/openai-agents with deferred modes, through run()', () => {
     const result = await run(agent, 'multiply, then ping', { maxTurns: 10 });
 
     expect(model.offered[0]).toEqual(OFFERED);
-    expect(model.requests[0]!.systemInstructions).toContain('# Finding tools\nThis mode offers 4 tools that are not listed to you.');
+    expect(model.requests[0]!.systemInstructions).toContain('# Finding tools\nThis mode offers 2 tools that are not listed to you.');
     const [found, product, invalid, refused, changed, foundThere] = read.map((text) => JSON.parse(text));
     expect(found).toMatchObject({ mode: 'general', sessionId: scope.sessionId, tools: [{ name: 'testing_calculator' }] });
     expect(product).toEqual({ value: 42, expression: '6 * 7 = 42', sessionId: scope.sessionId, conversationId: null });
