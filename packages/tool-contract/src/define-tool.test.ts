@@ -136,7 +136,7 @@ describe('defineTool makes a class the registry reads as the class form', () => 
   it('writes Arguments: from the parameters when the guide leaves them out', async () => {
     const { arguments: _, ...sections } = SECTIONS;
     const Described = defineTool({ name: 'test_described', description: 'Described.', args: Args, usage: sections, run: () => ({}) });
-    expect(Described.ToolUsageMetadata).toContain('Arguments:\n- amount: How much to refund.\n- note (optional): Why, in a sentence.\n\nError codes:');
+    expect(Described.ToolUsageMetadata).toContain('Arguments:\n- amount (required): How much to refund.\n- note (optional): Why, in a sentence.\n\nError codes:');
     const NoArguments = defineTool({ name: 'test_no_arguments', description: 'Takes nothing.', args: Type.Object({}, { additionalProperties: false }), usage: sections, run: () => ({}) });
     expect(NoArguments.ToolUsageMetadata).toContain('Arguments:\n- none: send {}.\n\nError codes:');
     for (const toolClass of [Described, NoArguments]) expect((await verifyToolContract(toolClass, { garbage: false, cancellation: false })).warnings).toEqual([]);

@@ -118,12 +118,12 @@ const BASE_CODES: ReadonlyArray<readonly [code: string, text: string, whenGated:
   [ExecutionErrorCode.TOOL_EXCEPTION, 'the tool failed unexpectedly. Tell the user; do not retry more than once.', false],
 ];
 
-/** `- name: description` for each parameter, `(optional)` after the name of one that is not required. */
+/** `- name (required): description` for each parameter, as the first-party guides list them; `(optional)` for one not required. */
 function describeArguments(args: ObjectSchemaLike | undefined): [string, ...string[]] | undefined {
   const properties = args?.properties;
   if (properties === null || typeof properties !== 'object') return undefined; // no schema: the registry says so
   const required = new Set(Array.isArray(args!.required) ? args!.required : []);
-  const lines = Object.entries(properties).map(([key, schema]) => `${key}${required.has(key) ? '' : ' (optional)'}: ${String((schema as { description?: unknown } | null)?.description ?? '')}`);
+  const lines = Object.entries(properties).map(([key, schema]) => `${key} (${required.has(key) ? 'required' : 'optional'}): ${String((schema as { description?: unknown } | null)?.description ?? '')}`);
   return lines.length === 0 ? [NO_ARGUMENTS] : (lines as [string, ...string[]]);
 }
 

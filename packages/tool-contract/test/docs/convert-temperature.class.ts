@@ -28,9 +28,9 @@ export class ConvertTemperatureTool extends TypedAgentTool<typeof Args> {
     - Do not use it for anything but temperatures.
 
     Arguments:
-    - value: The temperature to convert.
-    - from: The unit of value: celsius, fahrenheit or kelvin.
-    - to: The unit to convert to: celsius, fahrenheit or kelvin.
+    - value (required): The temperature to convert.
+    - from (required): The unit of value: celsius, fahrenheit or kelvin.
+    - to (required): The unit to convert to: celsius, fahrenheit or kelvin.
     - precision (optional): Digits after the decimal point, 0 to 4; 2 when left out.
 
     Error codes:
