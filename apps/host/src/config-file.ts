@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
+import { closest } from './http/validation-messages.js';
 import { ToolPackageEntry } from './tool-package-config.js';
 
 // The shape of `aptix.config.json` and its validation; config.ts resolves it against the environment.
@@ -137,14 +138,19 @@ export function parseConfigFile(text: string, path: string): AptixConfigFile {
   } catch (error) {
     throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}.`);
   }
-  validateFile ??= new Ajv({ allErrors: true, strict: false }).compile(AptixConfigFile);
+  // verbose: each error carries its schema, so an unknown field can be matched against the known ones.
+  validateFile ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(AptixConfigFile);
   if (!validateFile(data)) {
     const problems = (validateFile.errors ?? []).map((error) => {
       const field = error.instancePath.slice(1).replace(/\//g, '.') || '(root)';
-      if (error.keyword === 'additionalProperties') return `unknown field "${String(error.params.additionalProperty)}"${field === '(root)' ? '' : ` in ${field}`}`;
+      if (error.keyword === 'additionalProperties') {
+        const name = String(error.params.additionalProperty);
+        const guess = closest(name, Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}));
+        return `unknown field "${name}"${field === '(root)' ? '' : ` in ${field}`}${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`;
+      }
       return `${field} ${error.message ?? 'is invalid'}`;
     });
-    throw new ConfigError(`Config file ${path} is invalid: ${problems.join('; ')}. Fix these fields; the fields and their meaning are in the host's README.`);
+    throw new ConfigError(`Config file ${path} is invalid: ${problems.join('; ')}. Fix these fields; every field and its meaning is in the table of docs/hosting.md ("Configuration").`);
   }
   return data as AptixConfigFile;
 }

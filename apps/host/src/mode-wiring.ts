@@ -11,6 +11,7 @@ import {
   type ModeCatalogExtension,
 } from '@aptix/tool-mode-catalog';
 import type { AptixConfig } from './config.js';
+import { closest } from './http/validation-messages.js';
 import type { LoadedToolPackage } from './tool-packages.js';
 
 const MODE_KEY = new RegExp(MODE_KEY_PATTERN);
@@ -44,6 +45,7 @@ export async function composeHostCatalog(config: AptixConfig, toolPackages: read
 
   const { catalog, warnings } = composeModeCatalog(base, extensions);
   const awaited = livePackages.length === 0 ? new Map<string, string[]>() : unofferedNames(registry, catalog);
+  if (livePackages.length === 0) refuseMisspeltNames(config, configSource, registry);
   checkCatalogAgainstRegistry({ has: (name) => registry.has(name) || awaited.has(name), names: () => registry.names() }, catalog);
   const later = [...awaited].map(
     ([name, modes]) =>
@@ -59,6 +61,22 @@ export async function composeHostCatalog(config: AptixConfig, toolPackages: read
     );
   });
   return { catalog, warnings: [...warnings, ...later, ...idle], awaited: [...awaited.keys()] };
+}
+
+/**
+ * Throws when the configuration's own modes name a tool no package registered, one slip away from a
+ * registered name: the configuration is wrong there, not a tool package, so the message says so.
+ */
+function refuseMisspeltNames(config: AptixConfig, configSource: string, registry: AgentToolRegistry): void {
+  const named: Array<[mode: string, tool: string]> = [
+    ...Object.entries(config.modeChanges?.extend ?? {}).flatMap(([mode, tools]) => tools.map((tool): [string, string] => [mode, tool])),
+    ...(config.modeChanges?.add ?? []).flatMap((mode) => mode.tools.map((tool): [string, string] => [mode.key, tool])),
+  ];
+  const typos = named.flatMap(([mode, tool]) => {
+    const guess = registry.has(tool) ? undefined : closest(tool, registry.names());
+    return guess === undefined ? [] : [`mode "${mode}" names "${tool}", which no tool package offers: did you mean "${guess}"?`];
+  });
+  if (typos.length > 0) throw new Error(`in ${configSource}, ${typos.join(' And ')} Fix: correct the name${typos.length > 1 ? 's' : ''} there.`);
 }
 
 /** Tool name → the modes that name it, for the names no package registered (the always-offered tools stay required). */

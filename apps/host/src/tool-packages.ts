@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describeThrown, type AnyAgentToolClass, type ToolPackageHost } from '@aptix/tool-contract';
+import { closest } from './http/validation-messages.js';
 import type { ToolPackageConfig } from './tool-package-config.js';
 
 /** A tool package as the host loaded it. */
@@ -92,7 +93,7 @@ export async function importToolPackage(specifier: string, baseDir: string, limi
     );
   } catch (error) {
     if (isToolPackageError(error)) throw error;
-    throw new ToolPackageError(`Tool package ${who} failed to load from ${entry}: importing it threw ${describeThrown(error)}. Fix: build the package (its dist/ must exist) or fix that error.`, { cause: error });
+    throw new ToolPackageError(`Tool package ${who} failed to load from ${entry}: importing it ${threwWithFix(error, 'build the package (its dist/ must exist) or fix that error.')}`, { cause: error });
   }
   return { module, entry, name: meta?.name ?? specifier, version: meta?.version, folder: meta?.folder ?? dirname(entry) };
 }
@@ -145,8 +146,14 @@ async function runHook(name: string, specifier: string, hook: string, call: () =
     return await withTimeLimit(call, limitMs, () => new ToolPackageError(`Tool package ${name}: ${hook}() did not finish within ${limitMs} ms. ${fixTimeout(specifier, limitMs)}`));
   } catch (error) {
     if (isToolPackageError(error)) throw error;
-    throw new ToolPackageError(`Tool package ${name}: ${hook}() threw ${describeThrown(error)}. Fix: make it work with what the host hands it ({ logger, options }), or fix that error.`, { cause: error });
+    throw new ToolPackageError(`Tool package ${name}: ${hook}() ${threwWithFix(error, 'make it work with what the host hands it ({ logger, options }), or fix that error.')}`, { cause: error });
   }
+}
+
+/** "threw <error>. Fix: <fix>", or only the error's own Fix: when it brings one (a bridge's unreachable server does), so a message has one. */
+function threwWithFix(error: unknown, fix: string): string {
+  const thrown = describeThrown(error).replace(/\.+$/, '');
+  return /\bFix:/.test(thrown) ? `threw ${thrown}.` : `threw ${thrown}. Fix: ${fix}`;
 }
 
 /** `createDependencies` must give a plain object: a string would otherwise register dependencies named "0", "1", … */
@@ -219,12 +226,19 @@ export function resolveEntry(specifier: string, baseDir: string): string {
   const isPath = specifier.startsWith('.') || isAbsolute(specifier) || specifier.startsWith('file:');
   if (isPath) {
     const path = specifier.startsWith('file:') ? new URL(specifier).pathname : resolve(baseDir, specifier);
+    let entry: string;
     try {
       // A folder resolves through its package.json (exports, then main), like an installed package.
-      return createRequire(join(baseDir, 'noop.js')).resolve(path);
+      entry = createRequire(join(baseDir, 'noop.js')).resolve(path);
     } catch (error) {
       throw new ToolPackageError(`Tool package "${specifier}" was not found at ${path}: ${(error as Error).message.split('\n')[0]}. Fix: point toolPackages at a built package folder or its entry file.`, { cause: error });
     }
+    // A path straight to a JSON file (the configuration file itself, a package.json) is no package: say so, before an import fails obscurely.
+    if (extname(entry) === '.json') {
+      const what = basename(entry) === 'package.json' ? "a package's package.json" : `a JSON file${basename(entry) === 'aptix.config.json' ? ' (the configuration file itself)' : ''}`;
+      throw new ToolPackageError(`Tool package "${specifier}" resolves to the file ${entry}, which is ${what}, not a tool package. Fix: point toolPackages at a tool package's folder (the one holding its package.json), e.g. "./acme-weather", or at its built entry file (dist/index.js).`);
+    }
+    return entry;
   }
   for (const from of [createRequire(join(baseDir, 'noop.js')), hostRequire]) {
     try {
@@ -233,7 +247,46 @@ export function resolveEntry(specifier: string, baseDir: string): string {
       // try the next place
     }
   }
+  // A name one slip away from an installed package is a typo: installing it would fetch another package, or nothing.
+  const guess = nearInstalled(specifier, installedPackages([baseDir, ...(hostRequire.resolve.paths('') ?? [])]));
+  if (guess !== undefined) throw new ToolPackageError(`Tool package "${specifier}" is not installed (looked from ${baseDir} and from the host); "${guess}" is. Fix: did you mean "${guess}"? Correct its name in toolPackages.`);
   throw new ToolPackageError(`Tool package "${specifier}" is not installed (looked from ${baseDir} and from the host). Fix: \`npm install ${specifier}\`, or correct its name in toolPackages.`);
+}
+
+/** The installed package in the same scope whose name is one slip away from `specifier`'s, if any. */
+function nearInstalled(specifier: string, installed: readonly string[]): string | undefined {
+  const scope = (name: string) => (name.startsWith('@') ? name.slice(0, name.indexOf('/') + 1) : '');
+  const own = scope(specifier);
+  const guess = closest(specifier.slice(own.length), installed.filter((name) => scope(name) === own).map((name) => name.slice(own.length)));
+  return guess === undefined ? undefined : `${own}${guess}`;
+}
+
+/** The names of the packages in the node_modules folders Node would look in from each of `dirs` (a folder, or a node_modules folder itself). */
+function installedPackages(dirs: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const dir of dirs) {
+    if (basename(dir) === 'node_modules') folders.add(dir);
+    else for (let at = resolve(dir); ; at = dirname(at)) {
+      folders.add(join(at, 'node_modules'));
+      if (dirname(at) === at) break;
+    }
+  }
+  const names = new Set<string>();
+  const list = (dir: string) => {
+    try {
+      return readdirSync(dir);
+    } catch {
+      return [];
+    }
+  };
+  for (const folder of folders) {
+    for (const entry of list(folder)) {
+      if (entry.startsWith('.')) continue;
+      if (entry.startsWith('@')) for (const scoped of list(join(folder, entry))) names.add(`${entry}/${scoped}`);
+      else names.add(entry);
+    }
+  }
+  return [...names];
 }
 
 /** The name, version and folder of the package an entry file belongs to (the nearest package.json with a name). */

@@ -58,7 +58,12 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
   // Expires undecided approvals and picks up what a stopped host left, on every serving host.
   host.approvals().start(config.approvalSweepIntervalMs, config.approvalOrphanAfterMs);
   const packages = host.cradle.toolPackages.map((p) => `${p.name}${p.version ? `@${p.version}` : ''}`);
-  pino.info({ url, docs: `${url}/docs`, mcp: `${url}/mcp`, toolPackages: packages, tools: host.cradle.registry.size, db: redactUrl(config.db) }, `Aptix listening on ${url} (docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`);
+  // The console first: it is where a newcomer looks at the tools and tries them.
+  const consoleUrl = config.console ? `${url}/console/` : undefined;
+  pino.info(
+    { url, ...(consoleUrl ? { console: consoleUrl } : {}), docs: `${url}/docs`, mcp: `${url}/mcp`, toolPackages: packages, tools: host.cradle.registry.size, db: redactUrl(config.db) },
+    `Aptix listening on ${url} (${consoleUrl ? `console ${consoleUrl}, ` : ''}docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`,
+  );
 
   hostProcess.served();
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
