@@ -6,6 +6,8 @@ export const DEFAULT_STARTUP_TIMEOUT_MS = 10_000;
 export const DEFAULT_ISOLATED_WORKERS = 2;
 /** The old-generation heap of each isolated worker, by default (MiB). */
 export const DEFAULT_WORKER_HEAP_MB = 256;
+/** What each isolated worker may hold outside the V8 heap (Buffers, ArrayBuffers), by default (MiB). */
+export const DEFAULT_WORKER_EXTERNAL_MB = 256;
 
 const ResourceLimits = Type.Object(
   {
@@ -13,6 +15,12 @@ const ResourceLimits = Type.Object(
     maxYoungGenerationSizeMb: Type.Optional(Type.Integer({ minimum: 1, description: 'Young generation of each worker (MiB).' })),
     codeRangeSizeMb: Type.Optional(Type.Integer({ minimum: 1, description: 'Code range of each worker (MiB).' })),
     stackSizeMb: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Stack of each worker (MiB).' })),
+    maxExternalMemoryMb: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Memory each worker may hold outside the V8 heap (Buffers, ArrayBuffers; MiB, default 256), measured after each call and once a second: a worker over it is replaced, and its calls fail with RESOURCE_LIMIT.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AgentTool, AgentToolExecutionContext, AnyAgentToolClass, InvokeResult } from '@aptix/tool-contract';
 import type { ToolPackageConfig } from '../tool-package-config.js';
-import { DEFAULT_WORKER_HEAP_MB } from '../tool-package-config.js';
+import { DEFAULT_WORKER_EXTERNAL_MB, DEFAULT_WORKER_HEAP_MB } from '../tool-package-config.js';
 import { resolveEntry, ToolPackageError, type LoadedToolPackage } from '../tool-packages.js';
 import type { ToolPackageFollower } from '../live-tools.js';
 import type { IsolatedToolMeta } from './protocol.js';
@@ -25,12 +25,15 @@ export interface IsolatedLoadOptions {
 export async function loadIsolated(config: ToolPackageConfig, baseDir: string, options: IsolatedLoadOptions, follower?: ToolPackageFollower): Promise<LoadedToolPackage> {
   // Resolved here first, so a package that is not installed fails with the same message as in process.
   const entry = resolveEntry(config.specifier, baseDir);
+  // The thread's own limits go to Node; the one outside the heap is the worker's to check (worker-health.ts).
+  const { maxExternalMemoryMb = DEFAULT_WORKER_EXTERNAL_MB, ...threadLimits } = config.resourceLimits;
   let started: Awaited<ReturnType<typeof WorkerPool.start>>;
   try {
     started = await WorkerPool.start({
       specifier: config.specifier,
       size: config.workers,
-      resourceLimits: { maxOldGenerationSizeMb: DEFAULT_WORKER_HEAP_MB, stackSizeMb: 4, ...config.resourceLimits },
+      resourceLimits: { maxOldGenerationSizeMb: DEFAULT_WORKER_HEAP_MB, stackSizeMb: 4, ...threadLimits },
+      externalMemoryMb: maxExternalMemoryMb,
       logger: options.logger,
       setup: {
         specifier: config.specifier,
@@ -39,6 +42,7 @@ export async function loadIsolated(config: ToolPackageConfig, baseDir: string, o
         limitMs: options.limitMs,
         maxResultBytes: options.maxResultBytes,
         maxErrorMessageLength: options.maxErrorMessageLength,
+        maxExternalBytes: maxExternalMemoryMb * 1024 * 1024,
       },
     });
   } catch (error) {

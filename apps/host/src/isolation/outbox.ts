@@ -9,6 +9,9 @@
  * with content blocks) first sends what is queued, so the other side sees everything in the order it
  * was sent: a call is never cancelled before it arrived, and nothing of a call follows its result.
  */
+/** Taken when this module loads, before an isolated package does: a package that replaces it cannot stall the channel. */
+const schedule = queueMicrotask;
+
 export class Outbox {
   #queued: string[] = [];
   #scheduled = false;
@@ -17,10 +20,11 @@ export class Outbox {
 
   /** Queues a call's message; it is sent at the end of this turn of the event loop, with the others queued in it. */
   string(message: string): void {
-    this.#queued.push(message);
+    // Not push: in a worker, a package may have replaced Array.prototype.push (the worker then reports it and is replaced).
+    this.#queued[this.#queued.length] = message;
     if (this.#scheduled) return;
     this.#scheduled = true;
-    queueMicrotask(this.#flush);
+    schedule(this.#flush);
   }
 
   /** Sends what is queued, then `message`. */

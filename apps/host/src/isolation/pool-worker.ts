@@ -2,14 +2,27 @@
  * One worker thread of an isolated package, as the pool sees it: the calls it holds, whether it may be
  * stuck, how its calls are answered when it ends under them, and how what it sends about a call is read.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { cancelledJson, ExecutionErrorCode, InvokeResult, TOOL_LOG_LEVELS, type AgentToolExecutionContext, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
 import { Outbox } from './outbox.js';
 import { decodeCallMessage, type HostMessage, type WorkerMessage } from './protocol.js';
 
+/** How long a worker thread may take to start before its package's own time limit begins. */
+export const WORKER_BOOT_MS = 30_000;
+
+/** The worker's entry: built next to this file; from the sources (tests, the bench) the built copy. */
+export function workerEntry(): URL {
+  const beside = new URL('./worker-main.js', import.meta.url);
+  return existsSync(fileURLToPath(beside)) ? beside : new URL('../../dist/isolation/worker-main.js', import.meta.url);
+}
+
 export interface Pending {
   readonly name: string;
+  /** Kept so a call a worker refused to start can go to another (see the 'unfit' message). */
+  readonly args: string;
   readonly context: AgentToolExecutionContext;
   readonly resolve: (result: InvokeResult<string>) => void;
   readonly signal: AbortSignal | undefined;
@@ -17,7 +30,39 @@ export interface Pending {
 }
 
 /** Why a worker ended, for the calls it still held. */
-export type Ending = { kind: 'stuck' } | { kind: 'memory' } | { kind: 'crash'; detail: string };
+export type Ending =
+  | { kind: 'stuck' }
+  | { kind: 'memory' }
+  | { kind: 'crash'; detail: string }
+  /** The worker found itself unfit (worker-health.ts); `call` is the call whose end found it. */
+  | { kind: 'unfit'; reason: 'polluted' | 'memory'; detail: string; call: number | undefined };
+
+/** The limits a worker runs under, for the messages of calls it ended under. */
+export interface WorkerLimits {
+  readonly heapMb: number | undefined;
+  readonly externalMb: number;
+}
+
+/** A worker's 'unfit' message as an Ending, or undefined when it is not one (nothing from a worker is trusted). */
+export function unfitEnding(message: { reason?: unknown; detail?: unknown; call?: unknown }): Extract<Ending, { kind: 'unfit' }> | undefined {
+  if (message.reason !== 'polluted' && message.reason !== 'memory') return undefined;
+  const detail = typeof message.detail === 'string' ? message.detail.slice(0, 500) : 'no detail';
+  return { kind: 'unfit', reason: message.reason, detail, call: typeof message.call === 'number' ? message.call : undefined };
+}
+
+/** The calls a worker refused to start, taken from it to be sent to another; the rest stay. */
+export function takeUnstarted(entry: PoolWorker, unstarted: unknown): Pending[] {
+  if (!Array.isArray(unstarted)) return [];
+  const taken: Pending[] = [];
+  for (const id of unstarted.slice(0, 10_000)) {
+    const pending = typeof id === 'number' ? entry.pending.get(id) : undefined;
+    if (pending === undefined) continue;
+    entry.pending.delete(id as number);
+    if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
+    taken.push(pending);
+  }
+  return taken;
+}
 
 export class PoolWorker {
   state: 'starting' | 'ready' | 'ended' = 'starting';
@@ -47,6 +92,22 @@ export class PoolWorker {
     else this.#outbox.object(message);
   }
 
+  /** Lets the package's close export run in this worker (bounded by its time limit), then ends the thread. */
+  async close(limitMs: number): Promise<void> {
+    if (this.state === 'ready' && !this.suspect) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, limitMs + 250);
+        this.closed = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.worker.once('exit', this.closed);
+        this.post({ type: 'close' });
+      });
+    }
+    await this.worker.terminate();
+  }
+
   /** Asks the worker to answer at once: if it cannot within `ms`, its thread is stuck in a call. */
   checkAlive(ms: number, onStuck: () => void): void {
     if (this.#stuckTimer !== undefined || this.state === 'ended') return;
@@ -68,16 +129,27 @@ export class PoolWorker {
 }
 
 /** The answer of a call whose worker ended under it. */
-export function endedResult(pending: Pending, ending: Ending, pkg: string, heapLimitMb: number | undefined): InvokeResult<string> {
+export function endedResult(pending: Pending, ending: Ending, pkg: string, limits: WorkerLimits, id: number): InvokeResult<string> {
   const { name } = pending;
   switch (ending.kind) {
     case 'memory':
       return InvokeResult.fromError(
         `${name} was stopped: its isolated worker ran out of memory (limit ${
-          heapLimitMb ?? 'default'
+          limits.heapMb ?? 'default'
         } MiB) and was replaced. Ask for less; if this much is expected, the host's operator can raise resourceLimits.maxOldGenerationSizeMb of ${pkg}.`,
         ExecutionErrorCode.RESOURCE_LIMIT
       );
+    case 'unfit':
+      if (ending.reason === 'memory') {
+        return InvokeResult.fromError(
+          `${name} was stopped: its isolated worker ${id === ending.call ? 'ended this call holding' : 'held'} more memory outside the JavaScript heap (Buffers, ArrayBuffers) than its limit of ${limits.externalMb} MiB, and was replaced. Ask for less; if this much is expected, the host's operator can raise resourceLimits.maxExternalMemoryMb of ${pkg}.`,
+          ExecutionErrorCode.RESOURCE_LIMIT
+        );
+      }
+      if (id === ending.call) {
+        return InvokeResult.fromError(`${name} changed JavaScript's built-ins in its isolated worker (${ending.detail}), so its result was dropped and the worker replaced. A tool must leave the built-ins alone.`, ExecutionErrorCode.TOOL_EXCEPTION);
+      }
+      return InvokeResult.fromError(`${name} was stopped: its worker had to be replaced because another call changed JavaScript's built-ins in it. Calling again should work.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
     case 'stuck':
       // The call that was asked to stop (its time-out, or the caller) and kept the thread busy ended with its
       // worker, before it could have any further effect: the executor answers TIMEOUT or cancelled for it.
@@ -92,7 +164,16 @@ export function endedResult(pending: Pending, ending: Ending, pkg: string, heapL
 }
 
 export function describeEnding(ending: Ending): string {
-  return ending.kind === 'memory' ? 'ran out of memory' : ending.kind === 'stuck' ? 'stayed busy past a call’s time-out' : `stopped (${ending.detail})`;
+  switch (ending.kind) {
+    case 'memory':
+      return 'ran out of memory';
+    case 'stuck':
+      return 'stayed busy past a call’s time-out';
+    case 'crash':
+      return `stopped (${ending.detail})`;
+    case 'unfit':
+      return ending.reason === 'memory' ? `went over its limit outside the heap (${ending.detail})` : `had its JavaScript built-ins changed by the package (${ending.detail})`;
+  }
 }
 
 /** A failed result as a worker sent it: its errors, which the executor cleans and bounds; anything unreadable is a malformed result. */

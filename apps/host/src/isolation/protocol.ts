@@ -12,6 +12,8 @@ export interface WorkerSetup {
   readonly limitMs: number;
   readonly maxResultBytes: number;
   readonly maxErrorMessageLength: number;
+  /** The most a worker may hold outside the V8 heap (Buffers, ArrayBuffers, external memory), in bytes. */
+  readonly maxExternalBytes: number;
 }
 
 /** A tool's static side, as the worker read it: what the host's proxy class declares. */
@@ -58,6 +60,13 @@ export type WorkerMessage =
   | { readonly type: 'pong'; readonly seq: number }
   | { readonly type: 'policy'; readonly id: number; readonly required: boolean; readonly reason: string }
   | { readonly type: 'closed' }
+  /**
+   * The worker found itself unfit to answer calls (see worker-health.ts): a package changed the built-ins
+   * its protocol relies on, or it holds more than its limit outside the heap. `call`: the call whose end
+   * found it (its result is not sent); `unstarted`: calls it refused to start, which the host sends to
+   * another worker.
+   */
+  | { readonly type: 'unfit'; readonly reason: 'polluted' | 'memory'; readonly detail: string; readonly call?: number; readonly unstarted?: readonly number[] }
   | { readonly type: 'log'; readonly level: LogLevel; readonly tag: string; readonly message: string; readonly pairs: ReadonlyArray<readonly [string, string]> };
 
 /*

@@ -13,6 +13,7 @@
  */
 import { logGate, progressGate, type AgentToolExecutionContext, type AgentToolExecutor } from '@aptix/tool-contract';
 import { decodeCall, encodeCallMessage, encodeFailure, WANTS_LOG, WANTS_PROGRESS, type WorkerMessage } from './protocol.js';
+import type { Unfit, WorkerHealth } from './worker-health.js';
 
 interface RunningCall {
   controller: AbortController | undefined;
@@ -34,6 +35,10 @@ export class WorkerCalls {
     private readonly send: (message: string) => void,
     /** Sends a result with content blocks, as an object. */
     private readonly sendObject: (message: WorkerMessage) => void,
+    /** Checks around each call that the worker is still fit to answer (see worker-health.ts). */
+    private readonly health: WorkerHealth,
+    /** The worker is unfit: tells the host, which replaces it. */
+    private readonly onUnfit: (unfit: Unfit, calls: { call?: number; unstarted?: number[] }) => void,
   ) {}
 
   /**
@@ -58,6 +63,9 @@ export class WorkerCalls {
   /** Runs the call a host message asks for. */
   run(wire: string): void {
     const { id, flags, name, context, args } = decodeCall(wire);
+    // A worker whose built-ins a package changed runs nothing more: the host sends the call elsewhere.
+    const unfit = this.health.beforeCall();
+    if (unfit !== undefined) return this.onUnfit(unfit, { unstarted: [id] });
     const cancelledFirst = this.#queued.get(id);
     this.#queued.delete(id);
     // The signal is made only if the call is still running after its synchronous start, or is cancelled.
@@ -86,6 +94,9 @@ export class WorkerCalls {
         this.#inFlight.delete(id);
         progress?.end();
         logs?.end();
+        // Checked before the result is sent: a call that broke the worker gets no answer from it.
+        const unfit = this.health.afterCall();
+        if (unfit !== undefined) return this.onUnfit(unfit, { call: id });
         if (result.successful && result.content !== undefined) {
           // Content blocks cross as they are (plain data the executor built); the host checks them again.
           this.sendObject({ type: 'result', id, result: { successful: true, result: result.result, errors: [], content: result.content } });

@@ -24,6 +24,7 @@ import { closeModule, importToolPackage, readPackageMeta, resolveEntry, setUpToo
 import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
 import { Outbox } from './outbox.js';
 import { WorkerCalls } from './worker-calls.js';
+import { IDLE_CHECK_MS, WorkerHealth, type Unfit } from './worker-health.js';
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
@@ -63,6 +64,11 @@ guardExits(({ call }) =>
     [['event', 'exitRefused'], ['call', call]],
   ),
 );
+
+/** Made before the package loads, with what it uses (see worker-health.ts). */
+const health = new WorkerHealth(setup.maxExternalBytes);
+const every = setInterval;
+const reportUnfit = (unfit: Unfit, calls: { call?: number; unstarted?: number[] }) => send({ type: 'unfit', reason: unfit.reason, detail: unfit.detail, ...calls });
 
 /** The dependencies tools are built from: the logger and the package's own, strict like the host's container. */
 function cradleOf(dependencies: Readonly<Record<string, unknown>>): object {
@@ -172,7 +178,21 @@ async function start(): Promise<void> {
     maxErrorMessageLength: setup.maxErrorMessageLength,
   });
 
-  const calls = new WorkerCalls(executor, (wire) => outbox.string(wire), send);
+  // What the package changed while loading is its own environment, kept by every worker alike; but not
+  // the built-ins the call path cannot work without (their loss would make every call fail).
+  const changed = health.beforeCall();
+  if (changed !== undefined) {
+    throw new Error(
+      `Tool package "${imported.name}" changed JavaScript's built-ins while loading (${changed.detail}); an isolated worker's calls rely on them. Fix: leave the built-ins alone, or load the package with isolation "none".`,
+    );
+  }
+  health.baseline();
+  const calls = new WorkerCalls(executor, (wire) => outbox.string(wire), send, health, reportUnfit);
+  // Between calls too: what a package's timer changes, or holds, is found within a second.
+  every(() => {
+    const unfit = health.idle();
+    if (unfit !== undefined) reportUnfit(unfit, {});
+  }, IDLE_CHECK_MS).unref();
   port.on('message', (message: string | string[] | HostMessage) => {
     // A call is a string (see protocol.ts), several in an array when the host sent them together;
     // everything else is rare and an object.

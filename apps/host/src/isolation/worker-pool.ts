@@ -1,11 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
-import { describeEnding, endedResult, logWorkerEntry, PoolWorker, readCallMessage, type Ending } from './pool-worker.js';
+import { describeEnding, endedResult, logWorkerEntry, PoolWorker, WORKER_BOOT_MS, workerEntry, readCallMessage, takeUnstarted, unfitEnding, type Ending, type WorkerLimits } from './pool-worker.js';
 import { contextData, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
 import { PolicyQuestions, type PolicyAnswer } from './worker-policy.js';
 
@@ -17,18 +15,11 @@ export interface WorkerPoolOptions {
   readonly setup: WorkerSetup;
   readonly size: number;
   readonly resourceLimits: WorkerResourceLimits;
+  /** The most each worker may hold outside the V8 heap (MiB), checked by the worker itself. */
+  readonly externalMemoryMb: number;
   readonly logger: Logger;
   /** How long a worker may take to answer a ping after a call of its was cancelled, before it is deemed stuck and ended. Default 500 ms. */
   readonly stuckAfterMs?: number;
-}
-
-/** How long a worker thread may take to start before its package's own time limit begins. */
-const WORKER_BOOT_MS = 30_000;
-
-/** The worker's entry: built next to this file; from the sources (tests, the bench) the built copy. */
-function workerEntry(): URL {
-  const beside = new URL('./worker-main.js', import.meta.url);
-  return existsSync(fileURLToPath(beside)) ? beside : new URL('../../dist/isolation/worker-main.js', import.meta.url);
 }
 
 /**
@@ -105,28 +96,13 @@ export class WorkerPool extends EventEmitter {
     this.#closing = true;
     for (const take of this.#waiting.splice(0)) take(undefined);
     const limitMs = this.#options.setup.limitMs;
-    await Promise.allSettled(
-      [...this.#workers].map(async (entry) => {
-        if (entry.state === 'ready' && !entry.suspect) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, limitMs + 250);
-            entry.closed = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-            entry.worker.once('exit', entry.closed);
-            entry.post({ type: 'close' });
-          });
-        }
-        await entry.worker.terminate();
-      }),
-    );
+    await Promise.allSettled([...this.#workers].map((entry) => entry.close(limitMs)));
   }
 
   #pick(): PoolWorker | undefined {
     let best: PoolWorker | undefined;
     for (const entry of this.#workers) {
-      if (entry.state !== 'ready' || entry.suspect) continue;
+      if (entry.state !== 'ready' || entry.suspect || entry.ending !== undefined) continue;
       if (best === undefined || entry.pending.size < best.pending.size) best = entry;
       if (best.pending.size === 0) break;
     }
@@ -144,7 +120,7 @@ export class WorkerPool extends EventEmitter {
             entry.checkAlive(this.#options.stuckAfterMs ?? 500, () => this.#end(entry, { kind: 'stuck' }));
           }
         : undefined;
-      entry.pending.set(id, { name, context, resolve, signal, onAbort });
+      entry.pending.set(id, { name, args, context, resolve, signal, onAbort });
       if (signal && onAbort) {
         if (signal.aborted) queueMicrotask(onAbort);
         else signal.addEventListener('abort', onAbort, { once: true });
@@ -242,6 +218,9 @@ export class WorkerPool extends EventEmitter {
           case 'closed':
             entry.closed?.();
             return;
+          case 'unfit':
+            this.#unfit(entry, message);
+            return;
         }
       });
       worker.on('error', (error: Error & { code?: string }) => {
@@ -258,7 +237,7 @@ export class WorkerPool extends EventEmitter {
         // Said before the calls it ended are answered, so whoever reads the log learns of the
         // replacement no later than the callers learn of the crash.
         if (replacing) logger.warn({ toolPackage: specifier, reason: ending.kind }, `isolated tool package ${specifier}: replacing a worker that ${describeEnding(ending)}`);
-        for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, endedResult(pending, ending, specifier, resourceLimits.maxOldGenerationSizeMb));
+        for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, endedResult(pending, ending, specifier, this.#limits, id));
         this.#policies.ended(entry);
         if (!wasReady) {
           reject(failure ?? new Error(`${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`));
@@ -269,6 +248,18 @@ export class WorkerPool extends EventEmitter {
         this.#replace();
       });
     });
+  }
+
+  get #limits(): WorkerLimits {
+    return { heapMb: this.#options.resourceLimits.maxOldGenerationSizeMb, externalMb: this.#options.externalMemoryMb };
+  }
+
+  /** A worker found itself unfit (worker-health.ts): the calls it refused to start go to another, and it is replaced. */
+  #unfit(entry: PoolWorker, message: Extract<WorkerMessage, { type: 'unfit' }>): void {
+    const ending = unfitEnding(message);
+    if (ending === undefined) return;
+    for (const retry of takeUnstarted(entry, message.unstarted)) void this.call(retry.name, retry.args, retry.context, retry.signal).then(retry.resolve);
+    this.#end(entry, ending);
   }
 
   /** Starts a worker in place of one that ended; retried with a growing pause while it cannot start. */
