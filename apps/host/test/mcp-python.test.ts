@@ -27,14 +27,16 @@ function runPython(url: string, era: 'modern' | 'legacy'): PythonRun {
 
 describe.skipIf(!available)('MCP through the Python MCP SDK (a client from another code base)', () => {
   const host = hostForSuite();
-  const GENERAL = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
+  // /mcp lists the default mode's tools and the pair that reaches the other modes' tools (see mcp-discovery.test.ts).
+  const MODE = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
+  const GENERAL = [...MODE, 'aptix_find_tools', 'aptix_call_tool'];
 
   it('speaks 2026-07-28 after server/discover: lists the mode, calls a tool, gets -32602 for an unknown one', () => {
     const seen = runPython(`${host.url}/mcp`, 'modern');
     expect(seen.protocolVersion).toBe('2026-07-28');
     expect(seen.tools).toEqual(GENERAL);
     expect(JSON.parse(seen.sum)).toMatchObject({ value: 5, sessionId: null });
-    expect(seen.unknownError).toContain(`Tools in mode "general": ${GENERAL.join(', ')}.`);
+    expect(seen.unknownError).toContain(`Tools in mode "general": ${MODE.join(', ')}.`);
   });
 
   it('speaks 2025-11-25 after initialize, in an agent session, and its DELETE (JSON content type, empty body) closes the session', async () => {

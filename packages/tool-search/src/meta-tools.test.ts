@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptsNull } from '@aptix/tool-contract';
+import { acceptsNull, type JsonSchema } from '@aptix/tool-contract';
 import { CALL_TOOL, FIND_TOOLS, metaToolDefinitions, readCallArguments, readFindArguments } from './meta-tools.js';
 
 describe('the meta tools on the wire', () => {
@@ -7,7 +7,7 @@ describe('the meta tools on the wire', () => {
     const [find, call] = metaToolDefinitions('responses');
     expect(find).toMatchObject({ type: 'function', name: FIND_TOOLS, strict: true });
     expect(find!.parameters).toMatchObject({ additionalProperties: false, required: ['query', 'sessionId', 'limit'] });
-    for (const property of Object.values((find!.parameters as { properties: Record<string, object> }).properties)) expect(acceptsNull(property)).toBe(true);
+    for (const property of Object.values((find!.parameters as { properties: Record<string, JsonSchema> }).properties)) expect(acceptsNull(property)).toBe(true);
     // The call tool's arguments are an open object, which strict mode cannot express.
     expect(call).toMatchObject({ type: 'function', name: CALL_TOOL, strict: false });
   });

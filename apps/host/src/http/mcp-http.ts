@@ -9,7 +9,8 @@ import { ScopeHandlers } from '../mcp/scope-handlers.js';
 import { CALL_TOOL } from '../mcp/discovery.js';
 import { AGENT_SESSION_HEADER, agentHeader, LaneOptions, modernScope, SessionScope, type Caller } from '../mcp/http-scopes.js';
 import { fastLaneMessage, serveFastLane } from '../mcp/fast-lane.js';
-import { LazyAbort } from '../mcp/lazy-abort.js';
+import { cancelledByClient, LazyAbort } from '../mcp/lazy-abort.js';
+import { withoutAnswerOnceCancelled } from '../mcp/cancelled-answer.js';
 import { canElicitForm } from '../mcp/approval-elicitation.js';
 import { jsonRpcError, parseBody, requestId, send, toWebRequest, withBody } from './mcp-web.js';
 import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js';
@@ -83,7 +84,9 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const method = (body as { method?: unknown } | null)?.method;
     if (method === 'notifications/cancelled') {
       const cancelled = (body as { params?: { requestId?: unknown } }).params?.requestId;
-      inFlight.get(`${session.id}\u0000${String(cancelled)}`)?.abort();
+      const call = inFlight.get(`${session.id}\u0000${String(cancelled)}`);
+      if (call !== undefined) cancelledByClient.add(call);
+      call?.abort();
     }
     const controller = new AbortController();
     const key = `${session.id}\u0000${String(id)}`;
@@ -94,10 +97,12 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     const resumable = streams.accepts(request, id !== null);
     try {
       const served = resumable ? new Request(request, { signal: null }) : request;
-      const response = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(served, { parsedBody: body });
+      const answered = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(served, { parsedBody: body });
       scope.keep();
+      // A request the client cancelled gets no response (the specification's SHOULD NOT): its answer is left out of the stream.
+      const response = id === null ? answered : withoutAnswerOnceCancelled(answered, id, () => cancelledByClient.has(controller));
       const tracked = withBody(response, () => inFlight.delete(key));
-      return resumable ? streams.record(session.id, tracked, request.signal, id) : tracked;
+      return resumable ? streams.record(session.id, tracked, request.signal, id, () => cancelledByClient.has(controller)) : tracked;
     } catch (error) {
       inFlight.delete(key);
       throw error;

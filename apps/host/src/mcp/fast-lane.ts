@@ -120,6 +120,8 @@ export interface FastLaneOptions extends LaneOutput {
   readonly serverInfo: Implementation;
   /** Whether a 2026-07-28 list carries the configured cache hint; without it the SDK serves the list. */
   readonly listCacheHint: boolean;
+  /** 2025 sessions: whether the client cancelled the call (`notifications/cancelled`); it then gets no answer. */
+  cancelledByClient(): boolean;
   /**
    * 2025-11-25 sessions: the answer as a resumable stream (priming event, an id on every event; see
    * resumable-streams.ts), opened once the lane knows it answers; undefined for any other request.
@@ -186,7 +188,9 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
   } catch (error) {
     answer = errorMessage(message.id, error);
   }
-  request.answer(JSON.stringify(answer));
+  // The specification: a request the client cancelled gets no response (2025 revisions; 2026-07-28 has no cancellation by notification here).
+  if (message.era === 'legacy' && options.cancelledByClient()) request.drop();
+  else request.answer(JSON.stringify(answer));
   return true;
 }
 

@@ -8,6 +8,7 @@ import type { FastLaneOptions } from './fast-lane.js';
 import type { ResumableAnswer } from './lane-answer.js';
 import type { ResumableStreams } from './resumable-streams.js';
 import { SSE_HEADERS } from './sse-events.js';
+import { cancelledByClient } from './lazy-abort.js';
 
 /** The header that names an agent session: sent by a client to continue one, and answered by the host. */
 export const AGENT_SESSION_HEADER = 'x-aptix-session-id';
@@ -110,6 +111,10 @@ export class LaneOptions implements FastLaneOptions {
 
   headers(): Record<string, string> {
     return agentHeader(this.scope);
+  }
+
+  cancelledByClient(): boolean {
+    return cancelledByClient.has(this.cancel);
   }
 
   sseHeaders(): Readonly<Record<string, string>> {

@@ -12,6 +12,8 @@ export interface ResumableAnswer {
   event(json: string): void;
   /** The request's answer: the stream's last event. */
   end(json: string): void;
+  /** No answer: the client cancelled the request (`notifications/cancelled`), which the specification says not to answer. The stream ends. */
+  drop(): void;
 }
 
 /** Where an answer's response headers come from: the SSE ones and the agent session's (http-scopes.ts). */
@@ -93,6 +95,19 @@ export class LaneAnswer implements Stream, ResumableAnswer {
     }
     if (state === 'held') this.open();
     this.#table.emit(this, text);
+    if (this.#state === 'open') this.#table.finish(this);
+    else this.ended = true;
+  }
+
+  drop(): void {
+    if (this.#state === 'held') {
+      // Nothing went out yet: the events so far (if any, with the ids to resume from) and no answer.
+      this.#state = 'sent';
+      this.ended = true;
+      const reply = this.#reply;
+      if (!reply.raw.destroyed) void reply.code(200).headers(this.#headers.sseHeaders()).send(this.frames.length === 0 ? '' : this.#table.priming(this) + this.frames.join(''));
+      return;
+    }
     if (this.#state === 'open') this.#table.finish(this);
     else this.ended = true;
   }

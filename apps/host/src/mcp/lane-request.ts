@@ -93,6 +93,14 @@ export class LaneRequest {
     else if (this.#stream !== undefined) this.#stream.end(frame(json));
     else if (!this.#reply.raw.destroyed) sendAnswer(this.#reply, this.#sse, json, this.#output);
   }
+
+  /** Ends a 2025 request without its answer: the client cancelled it, and the specification says a cancelled request gets no response. */
+  drop(): void {
+    this.#answered = true;
+    if (this.#resumable) this.#resumable.drop();
+    else if (this.#stream !== undefined) this.#stream.end();
+    else if (!this.#reply.raw.destroyed) void this.#reply.code(200).headers(this.#output.sseHeaders()).send('');
+  }
 }
 
 /** A whole answer: one SSE event (a 2025 session) or a JSON body. */

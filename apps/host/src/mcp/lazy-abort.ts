@@ -31,3 +31,10 @@ export class LazyAbort {
     this.#controller?.abort();
   }
 }
+
+/**
+ * The in-flight calls (their LazyAbort or AbortController) a 2025 client cancelled with
+ * `notifications/cancelled`: such a request gets no response, as the specification says. A call the
+ * host stopped as it shuts down is not in it, and still answers with what its tool reported.
+ */
+export const cancelledByClient = new WeakSet<object>();

@@ -82,7 +82,7 @@ export class ResumableStreams {
    * and the events kept so that a later `resume` can replay them. The SDK's body is read to its end
    * whatever the client does: `clientGone` (the connection closed) only detaches the client.
    */
-  record(sessionId: string, response: Response, clientGone: AbortSignal, requestId: string | number | null = null): Response {
+  record(sessionId: string, response: Response, clientGone: AbortSignal, requestId: string | number | null = null, cancelledByClient: () => boolean = () => false): Response {
     if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
     const stream = this.#table.newStream(sessionId);
     this.#table.streams.set(stream.id, stream);
@@ -97,7 +97,7 @@ export class ResumableStreams {
     const listener = stream.listener;
     clientGone.addEventListener('abort', () => stream.listener === listener && this.#table.detach(stream), { once: true });
     this.#table.hold(stream);
-    void this.#drain(stream, response.body, requestId);
+    void this.#drain(stream, response.body, requestId, cancelledByClient);
     return new Response(body, { status: response.status, headers });
   }
 
@@ -141,7 +141,7 @@ export class ResumableStreams {
     this.#table.clear();
   }
 
-  async #drain(stream: Stream, source: ReadableStream<Uint8Array>, requestId: string | number | null): Promise<void> {
+  async #drain(stream: Stream, source: ReadableStream<Uint8Array>, requestId: string | number | null, cancelledByClient: () => boolean): Promise<void> {
     // Comments (the SDK's keep-alives) go to the connection, if any, and are not kept.
     const onComment = (comment: string) => this.#table.send(stream, `:${comment}\n\n`);
     const reader = source.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream({ onComment })).getReader();
@@ -158,7 +158,8 @@ export class ResumableStreams {
     } finally {
       // A stream that ends without the request's answer would have its client resume it forever: it
       // gets an answer that says the outcome is unknown, never one that claims the call did or did not run.
-      if (!answered && requestId !== null) {
+      // A request its client cancelled gets none: the client stopped waiting, and the specification says not to answer it.
+      if (!answered && requestId !== null && !cancelledByClient()) {
         const lost = { jsonrpc: '2.0', id: requestId, error: { code: -32603, message: 'The host lost the answer to this request before it was sent, so whether the call ran, and what it did, is unknown. Read the agent session (GET /v1/sessions/:id) before calling again.' } };
         this.#table.emit(stream, frame(`${stream.id}.${stream.frames.length + 1}`, 'message', JSON.stringify(lost)));
       }
