@@ -148,11 +148,11 @@ function className(name: string): string {
  * as the class form. An invalid name or schema fails registration with the same violation.
  *
  * The usage guide is written from its sections (see {@link usageGuide}). Without `arguments`, its
- * `Arguments:` list each parameter with its description (`- precision (optional): Digits after…`), which
- * the contract requires anyway. Its error codes get a line for
- * each code TypedAgentTool returns that they do not name (`INVALID_ARGUMENTS`, `TOOL_EXCEPTION`), and,
- * for a tool with an approval policy, `APPROVAL_DENIED` and `APPROVAL_EXPIRED`; name a code yourself to
- * say it your way. A `run` that declares `signal` should list `TIMEOUT` and the cancelled shape.
+ * `Arguments:` list each parameter with its description, which the contract requires anyway
+ * (`- value (required): …`, `- precision (optional): …`). Its error codes get a line for each code
+ * TypedAgentTool returns that they do not name (`INVALID_ARGUMENTS`, `TOOL_EXCEPTION`) and, for a tool
+ * with an approval policy, `APPROVAL_DENIED` and `APPROVAL_EXPIRED`; name a code yourself to say it your
+ * way. A `run` that declares `signal` should list `TIMEOUT` and the cancelled shape.
  *
  * Keep the class form for what this does not cover: a `decode` or `failureMessage` override, an
  * `execute` of your own (`ReleasesSignal`), a client-executed tool.
