@@ -98,8 +98,16 @@ async function openAptixMcp(url: string, protocolVersion = '2025-06-18'): Promis
 const MODERN_HEADERS = { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'testing_ping_pong' };
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'aptix-bench', version: '0.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
 
+/** The call every MCP row makes: ping-pong, directly or (issue 31's stable surface) through aptix_call_tool. */
+interface ToolCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+const PING: ToolCall = { name: 'testing_ping_pong', arguments: { message: 'hello', count: 2 } };
+const throughPair = (sessionId: string): ToolCall => ({ name: 'aptix_call_tool', arguments: { sessionId, name: PING.name, arguments: PING.arguments } });
+
 /** tools/call requests with a fresh JSON-RPC id each, so calls in flight on one MCP session never collide. */
-function toolCalls(url: string, headers: Record<string, string>, path = '/mcp', meta?: Record<string, unknown>): Options {
+function toolCalls(url: string, headers: Record<string, string>, path = '/mcp', meta?: Record<string, unknown>, call: ToolCall = PING): Options {
   let id = 1;
   return {
     url: `${url}${path}`,
@@ -110,7 +118,7 @@ function toolCalls(url: string, headers: Record<string, string>, path = '/mcp', 
         method: 'POST',
         setupRequest: (request) => ({
           ...request,
-          body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'testing_ping_pong', arguments: { message: 'hello', count: 2 }, ...(meta === undefined ? {} : { _meta: meta }) } }),
+          body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { ...call, ...(meta === undefined ? {} : { _meta: meta }) } }),
         }),
       },
     ],
@@ -118,11 +126,11 @@ function toolCalls(url: string, headers: Record<string, string>, path = '/mcp', 
 }
 
 /** One call answers the expected pong in the expected media type before the load starts. */
-async function checkMcp(url: string, headers: Record<string, string>, type = 'text/event-stream', path = '/mcp', meta?: Record<string, unknown>): Promise<void> {
+async function checkMcp(url: string, headers: Record<string, string>, type = 'text/event-stream', path = '/mcp', meta?: Record<string, unknown>, call: ToolCall = PING): Promise<void> {
   const answer = await json(`${url}${path}`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 'check', method: 'tools/call', params: { name: 'testing_ping_pong', arguments: { message: 'hello', count: 2 }, ...(meta === undefined ? {} : { _meta: meta }) } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'check', method: 'tools/call', params: { ...call, ...(meta === undefined ? {} : { _meta: meta }) } }),
   });
   const got = answer.headers.get('content-type') ?? '';
   if (answer.status !== 200 || !answer.text.includes('pong pong: hello') || !got.startsWith(type)) throw new Error(`MCP tools/call on ${url}${path} answered ${answer.status} ${got}: ${answer.text}`);
@@ -228,6 +236,24 @@ export async function httpSection(options: HttpOptions, log: (line: string) => v
       options,
       log,
     );
+
+    log('  http: MCP, a call through aptix_call_tool against the same call made directly');
+    // Both in one agent session whose mode offers ping-pong: directly at the mode's URL with the session's
+    // header, as a client that pins the mode does; through the pair at /mcp with the session's id as an
+    // argument, as a framework that knows only /mcp does after agent_change_mode (docs/mcp.md).
+    const agentSession = (JSON.parse((await json(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).text) as { id: string }).id;
+    const directHeaders = { ...MODERN_HEADERS, 'x-aptix-session-id': agentSession };
+    const pairHeaders = { ...MODERN_HEADERS, 'mcp-name': 'aptix_call_tool' };
+    await checkMcp(host.url, directHeaders, 'application/json', '/modes/tool_diagnostics/mcp', MODERN_META);
+    await checkMcp(host.url, pairHeaders, 'application/json', '/mcp', MODERN_META, throughPair(agentSession));
+    const [directMcp, pairMcp] = await alternate(
+      [
+        { name: 'tools/call of ping-pong in a session, at its mode URL', options: toolCalls(host.url, directHeaders, '/modes/tool_diagnostics/mcp', MODERN_META), pid: host.child.pid },
+        { name: 'the same through aptix_call_tool at /mcp', options: toolCalls(host.url, pairHeaders, '/mcp', MODERN_META, throughPair(agentSession)), pid: host.child.pid },
+      ],
+      options,
+      log,
+    );
     const hostLoaded = rssMiB(host.child.pid);
 
     const rows: Row[] = [
@@ -261,6 +287,15 @@ export async function httpSection(options: HttpOptions, log: (line: string) => v
         bareAgain!,
         'A stateless client accepting only application/json, the per-request envelope and Mcp-Method/Mcp-Name headers, no agent session. Served by the fast lane; floor 0.3×.',
       ),
+      {
+        section: SECTION,
+        measure: "MCP tools/call through aptix_call_tool at /mcp, 2026-07-28, in an agent session",
+        figure: pairMcp!.rps,
+        unit: 'req/s',
+        baseline: { name: 'direct tools/call', figure: directMcp!.rps },
+        goal: { kind: 'ratio-at-least', value: 0.9 },
+        note: `p99 ${pairMcp!.p99.toFixed(2)} ms${cpuNote(pairMcp!, directMcp!).replace('bare invoke', 'direct')}. Issue 31's stable surface: ping-pong named in aptix_call_tool's arguments with the agent session's id, against the same call made directly at /modes/tool_diagnostics/mcp with the X-Aptix-Session-Id header; both read the session's mode from SQLite and go through the fast lane.`,
+      },
     ];
     return { rows, hostRss: { loaded: hostLoaded } };
   } finally {
