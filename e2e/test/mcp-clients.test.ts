@@ -3,10 +3,10 @@
  * README's `/mcp` URL or `aptix mcp`, against a real `aptix serve` child process on a scratch SQLite
  * file (one per describe):
  *
- * - the OpenAI Agents SDK (`MCPServerStreamableHttp`, `MCPServerStdio`) and the AI SDK (`@ai-sdk/mcp`
- *   2.x, `generateText` with `stopWhen`) run their own agent loops with a scripted model
- *   (clients/scripted.ts) that reads the session id, tool names and approval ids from the tool results
- *   the framework handed it;
+ * - the OpenAI Agents SDK (`MCPServerStreamableHttp`, `MCPServerStdio`), the AI SDK (`@ai-sdk/mcp`
+ *   2.x, `generateText` with `stopWhen`) and LangChain (`@langchain/mcp-adapters` 1.1, `createAgent`;
+ *   a 2025-11-25 client) run their own agent loops with a scripted model (clients/scripted.ts) that
+ *   reads the session id, tool names and approval ids from the tool results the framework handed it;
  * - the Python `mcp` SDK (its default 2026-07-28 mode and its legacy 2025 mode) and the MCP Inspector
  *   CLI have no agent loop: a script (clients/python_modes.py) or the test plays the model's steps,
  *   each read from the answer before.
@@ -17,6 +17,8 @@
  * client can do, so nothing loops.
  */
 import { createMCPClient } from '@ai-sdk/mcp';
+import { MultiServerMCPClient } from '@langchain/mcp-adapters';
+import { createAgent } from 'langchain';
 import { Agent, MCPServerStdio, MCPServerStreamableHttp, run, type MCPServer } from '@openai/agents';
 import { generateText, stepCountIs } from 'ai';
 import { execFile, spawnSync } from 'node:child_process';
@@ -24,7 +26,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APTIX_BIN, aptixForSuite, approvalIdIn, approvalOf, approve, sessionMode, type Aptix } from './clients/aptix.js';
-import { AgentsScriptedModel, Script, aiSdkScriptedModel, scenarios, type Step } from './clients/scripted.js';
+import { AgentsScriptedModel, LangChainScriptedModel, Script, aiSdkScriptedModel, scenarios, type Step } from './clients/scripted.js';
 import { WORKSPACE } from './support.js';
 
 const GENERAL = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
@@ -37,27 +39,49 @@ const DIRECT_REFUSAL =
 const SESSIONLESS_REFUSAL =
   'Tool "testing_delay" is not offered in the default mode "general" (no sessionId was given); it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode (aptix_find_tools searches them). It is offered in mode "tool_diagnostics": call agent_change_mode with that mode, then call testing_delay through aptix_call_tool with the sessionId agent_change_mode returns.';
 const INVALID_DELAY = 'Invalid arguments for testing_delay: \'milliseconds\' must be integer, got string "soon".';
-/** The second block of agent_change_mode's answer on 2026-07-28: where the new mode's tools are. */
-const modernGuidance = (sessionId: string) =>
-  `Agent session ${sessionId} is now in mode "tool_diagnostics". Its tools are not in your tool list: find them with aptix_find_tools {"sessionId": "${sessionId}", "query": "<what you want to do>"} and call one with aptix_call_tool {"sessionId": "${sessionId}", "name": "<tool>", "arguments": {…}}. To change this session's mode again, call agent_change_mode through aptix_call_tool with the same sessionId. Tools called directly, without a sessionId, keep working in the default mode.`;
+/** How agent_change_mode's second block goes on after naming the new mode, on either revision. */
+const pairTail = (sessionId: string) =>
+  `find them with aptix_find_tools {"sessionId": "${sessionId}", "query": "<what you want to do>"} and call one with aptix_call_tool {"sessionId": "${sessionId}", "name": "<tool>", "arguments": {…}}. To change this session's mode again, call agent_change_mode through aptix_call_tool with the same sessionId.`;
+/** The second block of agent_change_mode's answer: where the new mode's tools are. */
+const guidance = {
+  modern: (sessionId: string) =>
+    `Agent session ${sessionId} is now in mode "tool_diagnostics". Its tools are not in your tool list: ${pairTail(sessionId)} Tools called directly, without a sessionId, keep working in the default mode.`,
+  legacy: (sessionId: string) => `Agent session ${sessionId} is now in mode "tool_diagnostics". If your tool list does not show this mode's tools, ${pairTail(sessionId)}`,
+};
+/** On 2025-11-25 the MCP session works in its own agent session (`own`), which the refusals name. */
+const legacyDirectRefusal = (own: string) =>
+  `Tool "testing_delay" is not offered in mode "general" (session ${own}); it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode. The session's mode may have changed since the tools were listed: list the tools again before calling one. To use "testing_delay", switch to a mode that offers it with agent_change_mode.`;
+const legacySessionlessRefusal = (own: string) =>
+  `Tool "testing_delay" is not offered in mode "general" of agent session ${own}; it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode (aptix_find_tools searches them with {"sessionId": "${own}"}). It is offered in mode "tool_diagnostics": change the session's mode with aptix_call_tool {"name": "agent_change_mode", "arguments": {"mode": "tool_diagnostics", "branch": false, "reason": "…"}, "sessionId": "${own}"}, then call it again.`;
 
 /** The text of each content block of an MCP result. */
 const blockTexts = (blocks: ReadonlyArray<Record<string, unknown>>): string[] => blocks.map((block) => String(block.text));
 
 type Played = { script: Script; output: string; sessionId: string | undefined };
 type Loop = (steps: readonly Step[]) => Promise<{ script: Script; output: string }>;
+interface Framework {
+  /** The revision the framework's client negotiates. */
+  readonly era: 'modern' | 'legacy';
+  /** How the framework hands its model a tool result marked isError (as it is, or wrapped in its own words). */
+  readonly error: (text: string) => string;
+  /** Whether the framework checks a call against the tool's schema itself, before anything reaches the host. */
+  readonly checksSchema: boolean;
+  /** A prefix for the orders its gated calls refund. */
+  readonly orders: string;
+}
+const asIs = (text: string) => text;
 
 /**
  * What every framework with an agent loop must show, whatever its loop: `play` runs one scenario
  * through the framework with the scripted model.
  */
-function agentLoopSuite(aptix: Aptix, loop: Loop, orderPrefix: string): void {
+function agentLoopSuite(aptix: Aptix, loop: Loop, framework: Framework): void {
   const play = async (scenario: { steps: Step[]; sessionId(): string | undefined }): Promise<Played> => ({ ...(await loop(scenario.steps)), sessionId: scenario.sessionId() });
 
   it('changes mode in one step and runs a tool of the new mode in a later one, with the session id it read; the tool list never changes', async () => {
     const { script, output, sessionId } = await play(scenarios.modeChange());
     expect(sessionId).toEqual(expect.any(String));
-    expect(script.read[1]).toEqual([expect.stringContaining(`"sessionId":"${sessionId}"`), modernGuidance(sessionId!)]);
+    expect(script.read[1]).toEqual([expect.stringContaining(`"sessionId":"${sessionId}"`), guidance[framework.era](sessionId!)]);
     const found = JSON.parse(script.read[2]![0]!);
     expect(found).toMatchObject({ mode: 'tool_diagnostics', sessionId });
     expect(found.tools[0].name).toBe('testing_delay');
@@ -68,16 +92,22 @@ function agentLoopSuite(aptix: Aptix, loop: Loop, orderPrefix: string): void {
     expect(await sessionMode(aptix.url, sessionId!)).toBe('tool_diagnostics');
   });
 
-  it('invalid arguments come back naming the field, for the tool the pair calls and for the pair itself', async () => {
+  it('invalid arguments come back naming the field, for the tool the pair calls and for the pair itself (unless the framework checks it first)', async () => {
     const { script, sessionId } = await play(scenarios.invalidArguments());
-    expect(script.read[2]).toEqual([INVALID_DELAY]);
-    expect(script.read[3]![0]).toMatch(/\bname\b/);
-    expect(script.read[3]![0]).toContain('Call aptix_call_tool as {"name": "<tool>", "arguments": {…}, "sessionId": "<the id agent_change_mode returned, or null>"}.');
+    expect(script.read[2]).toEqual([framework.error(INVALID_DELAY)]);
+    if (framework.checksSchema) {
+      // The pair's own schema is checked by the framework, and its answer is its own (LangChain's names no field).
+      expect(script.read[3]![0]).toContain("Error invoking tool 'aptix_call_tool'");
+      expect(script.read[3]![0]).toContain('Received tool input did not match expected schema');
+    } else {
+      expect(script.read[3]![0]).toMatch(/\bname\b/);
+      expect(script.read[3]![0]).toContain('Call aptix_call_tool as {"name": "<tool>", "arguments": {…}, "sessionId": "<the id agent_change_mode returned, or null>"}.');
+    }
     expect(JSON.parse(script.read[4]![0]!)).toMatchObject({ wasCancelled: false, sessionId });
   });
 
   it('a gated call through the pair waits for approval; a person approves over HTTP and it runs once, in the session', async () => {
-    const orderId = `${orderPrefix}-1`;
+    const orderId = `${framework.orders}-1`;
     const { script, output, sessionId } = await play(scenarios.gated(orderId));
     const pending = script.read[2]![0]!;
     expect(pending).toContain("testing_issue_refund awaits a person's approval (approval ");
@@ -91,7 +121,9 @@ function agentLoopSuite(aptix: Aptix, loop: Loop, orderPrefix: string): void {
 
   it('nothing loops: a refused call says what to do, the model does it once and is done', async () => {
     const { script, sessionId } = await play(scenarios.followTheRefusal());
-    expect(script.read[1]).toEqual([SESSIONLESS_REFUSAL]);
+    // On 2025-11-25 the call without a sessionId runs in the MCP session's own agent session, the one
+    // the change then moves (so the id the model read after it is that session's).
+    expect(script.read[1]).toEqual([framework.error(framework.era === 'modern' ? SESSIONLESS_REFUSAL : legacySessionlessRefusal(sessionId!))]);
     expect(JSON.parse(script.read[3]![0]!)).toMatchObject({ wasCancelled: false, sessionId });
     expect(script.read).toHaveLength(4);
   });
@@ -141,7 +173,7 @@ describe('OpenAI Agents SDK 0.20, its Runner and a scripted Model', () => {
         const result = await run(agent, 'Try the diagnostics tools.', { maxTurns: steps.length });
         return { script, output: String(result.finalOutput) };
       },
-      transport.stdio ? 'AGENTS-STDIO' : 'AGENTS-HTTP',
+      { era: 'modern', error: asIs, checksSchema: false, orders: transport.stdio ? 'AGENTS-STDIO' : 'AGENTS-HTTP' },
     );
 
     /**
@@ -192,7 +224,40 @@ describe('AI SDK 7 with @ai-sdk/mcp 2.x at /mcp, generateText and MockLanguageMo
       const result = await generateText({ model: aiSdkScriptedModel(script), tools, prompt: 'Try the diagnostics tools.', stopWhen: stepCountIs(steps.length) });
       return { script, output: result.text };
     },
-    'AI-SDK',
+    { era: 'modern', error: asIs, checksSchema: false, orders: 'AI-SDK' },
+  );
+});
+
+describe('LangChain: @langchain/mcp-adapters 1.1 at /mcp, createAgent and a scripted chat model', () => {
+  const aptix = aptixForSuite();
+  // A client per test: its MCP session (2025) works in one agent session, which a test's mode change moves.
+  let client: MultiServerMCPClient;
+  beforeEach(() => {
+    client = new MultiServerMCPClient({ mcpServers: { aptix: { transport: 'http', url: `${aptix.url}/mcp` } } });
+  });
+  afterEach(async () => client?.close());
+
+  it('speaks 2025-11-25', async () => {
+    const inner = (await client.getClient('aptix')) as unknown as { transport: { protocolVersion?: string } };
+    expect(inner.transport.protocolVersion).toBe('2025-11-25');
+  });
+
+  agentLoopSuite(
+    aptix,
+    async (steps) => {
+      const script = new Script(steps);
+      const tools = await client.getTools();
+      const agent = createAgent({ model: new LangChainScriptedModel(script), tools });
+      const result = await agent.invoke({ messages: [{ role: 'user', content: 'Try the diagnostics tools.' }] }, { recursionLimit: 2 * steps.length + 1 });
+      return { script, output: String(result.messages.at(-1)!.content) };
+    },
+    {
+      era: 'legacy',
+      // The adapter raises a ToolException for an isError result, and LangChain's ToolNode hands the model its message.
+      error: (text) => `ToolException: MCP tool 'aptix_call_tool' on server 'aptix' returned an error: ${text}\n Please fix your mistakes.`,
+      checksSchema: true,
+      orders: 'LANGCHAIN',
+    },
   );
 });
 
@@ -252,7 +317,7 @@ describe.skipIf(python.status !== 0)('Python mcp 2.3 at /mcp (the script plays t
     expect(seen.tools).toEqual(SURFACE);
     expect(seen.direct).toMatchObject({ isError: true, texts: [DIRECT_REFUSAL] });
     expect(seen.sessionless).toMatchObject({ isError: true, texts: [SESSIONLESS_REFUSAL] });
-    expect(seen.change.texts[1]).toBe(modernGuidance(seen.sessionId));
+    expect(seen.change.texts[1]).toBe(guidance.modern(seen.sessionId));
     expect(seen.toolsAfter).toEqual(SURFACE);
     await expectWorkInNewMode(seen);
   });
@@ -264,13 +329,9 @@ describe.skipIf(python.status !== 0)('Python mcp 2.3 at /mcp (the script plays t
     // The MCP session works in its own agent session, the one agent_change_mode then moves.
     const own = seen.sessionId;
     expect(seen.direct).toMatchObject({ isError: true });
-    expect(seen.direct.texts).toEqual([
-      `Tool "testing_delay" is not offered in mode "general" (session ${own}); it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode. The session's mode may have changed since the tools were listed: list the tools again before calling one. To use "testing_delay", switch to a mode that offers it with agent_change_mode.`,
-    ]);
-    expect(seen.sessionless.texts).toEqual([
-      `Tool "testing_delay" is not offered in mode "general" of agent session ${own}; it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode (aptix_find_tools searches them with {"sessionId": "${own}"}). It is offered in mode "tool_diagnostics": change the session's mode with aptix_call_tool {"name": "agent_change_mode", "arguments": {"mode": "tool_diagnostics", "branch": false, "reason": "…"}, "sessionId": "${own}"}, then call it again.`,
-    ]);
-    expect(seen.change.texts[1]).toContain(`Agent session ${own} is now in mode "tool_diagnostics". If your tool list does not show this mode's tools, find them with aptix_find_tools {"sessionId": "${own}"`);
+    expect(seen.direct.texts).toEqual([legacyDirectRefusal(own)]);
+    expect(seen.sessionless.texts).toEqual([legacySessionlessRefusal(own)]);
+    expect(seen.change.texts[1]).toBe(guidance.legacy(own));
     expect(seen.toolsAfter).toEqual(expect.arrayContaining(['testing_delay', 'testing_issue_refund', 'aptix_call_tool']));
     await expectWorkInNewMode(seen);
   });
@@ -299,7 +360,7 @@ describe('MCP Inspector CLI 0.15 at /mcp (--cli, tools/list and tools/call with 
 
     const change = await call('agent_change_mode', { mode: 'tool_diagnostics', branch: false, reason: 'Try the diagnostics tools.' });
     const sessionId = JSON.parse(textsOf(change)[0]!).sessionId as string;
-    expect(textsOf(change)[1]).toContain(`Agent session ${sessionId} is now in mode "tool_diagnostics". If your tool list does not show this mode's tools, find them with aptix_find_tools {"sessionId": "${sessionId}"`);
+    expect(textsOf(change)[1]).toBe(guidance.legacy(sessionId));
 
     const found = JSON.parse(textsOf(await call('aptix_find_tools', { sessionId, query: 'reply with the same message' }))[0]!);
     expect(found).toMatchObject({ mode: 'tool_diagnostics', sessionId });
@@ -322,8 +383,8 @@ describe('MCP Inspector CLI 0.15 at /mcp (--cli, tools/list and tools/call with 
   it('refusals name what to do: a direct call in a new run is in a new session of the default mode', async () => {
     const direct = await call('testing_delay', { milliseconds: 1 });
     expect(direct.isError).toBe(true);
-    expect(textsOf(direct)[0]).toMatch(/^Tool "testing_delay" is not offered in mode "general" \(session [0-9a-f-]{36}\); it was not run\./);
-    expect(textsOf(direct)[0]).toContain('To use "testing_delay", switch to a mode that offers it with agent_change_mode.');
+    const own = /\(session ([0-9a-f-]{36})\)/.exec(textsOf(direct)[0]!)?.[1];
+    expect(textsOf(direct)).toEqual([legacyDirectRefusal(own!)]);
     const unknown = await call('aptix_call_tool', { sessionId: 'no-such-session', name: 'testing_delay', arguments: { milliseconds: 1 } });
     expect(textsOf(unknown)[0]).toContain('Agent session "no-such-session" does not exist. Use the sessionId that agent_change_mode returned');
   });

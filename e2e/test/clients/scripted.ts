@@ -1,10 +1,13 @@
 /**
- * A scripted model for the agent loops of the OpenAI Agents SDK and the AI SDK. Each step decides the
+ * A scripted model for the agent loops of the OpenAI Agents SDK, the AI SDK and LangChain. Each step decides the
  * next tool call (or the final answer) from the text blocks of the last tool result, exactly as the
  * framework handed them to its model: a session id, a tool name or an approval id is read there, never
  * passed in by the test. A framework that asks the model once more than the script has steps fails the
  * run, so a loop cannot pass.
  */
+import { BaseChatModel, type BindToolsInput } from '@langchain/core/language_models/chat_models';
+import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import type { ChatResult } from '@langchain/core/outputs';
 import { Usage, setTracingDisabled, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
 import { MockLanguageModelV4 } from 'ai/test';
 
@@ -98,6 +101,42 @@ function aiSdkTexts(output: { type: string; value: unknown }): string[] {
     default:
       return [JSON.stringify(output.value)];
   }
+}
+
+/** A LangChain chat model playing a script (LangChain's FakeToolCallingModel plays fixed calls, which cannot read a result). */
+export class LangChainScriptedModel extends BaseChatModel {
+  constructor(
+    readonly script: Script,
+    private readonly offered: string[] = [],
+  ) {
+    super({});
+  }
+
+  _llmType(): string {
+    return 'aptix-scripted';
+  }
+
+  override bindTools(tools: BindToolsInput[]): LangChainScriptedModel {
+    return new LangChainScriptedModel(this.script, tools.map((tool) => String((tool as { name?: unknown }).name)));
+  }
+
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const last = messages.at(-1);
+    const read = last !== undefined && ToolMessage.isInstance(last) ? langChainTexts(last.content) : [];
+    const action = this.script.next(this.offered, read);
+    const message = 'say' in action ? new AIMessage(action.say) : new AIMessage({ content: '', tool_calls: [{ id: `call-${this.script.read.length}`, name: action.call, args: action.args, type: 'tool_call' }] });
+    return { generations: [{ text: 'say' in action ? action.say : '', message }] };
+  }
+}
+
+/** A ToolMessage's content as text blocks: `@langchain/mcp-adapters` hands an MCP result over as a string or content blocks. */
+function langChainTexts(content: ToolMessage['content']): string[] {
+  if (typeof content === 'string') return [content];
+  return content.map((block) => {
+    const text = (block as { text?: unknown }).text;
+    if (typeof text !== 'string') throw new Error(`a content block the script cannot read: ${JSON.stringify(block)}`);
+    return text;
+  });
 }
 
 /** The session id in agent_change_mode's first text block, as a model reads it. */
