@@ -9,7 +9,8 @@ import { WORKSPACE_ROOT } from './paths.js';
 export type Goal =
   | { readonly kind: 'ratio-at-least'; readonly value: number }
   | { readonly kind: 'ratio-at-most'; readonly value: number }
-  | { readonly kind: 'at-most'; readonly value: number; readonly unit: string };
+  | { readonly kind: 'at-most'; readonly value: number; readonly unit: string }
+  | { readonly kind: 'at-least'; readonly value: number; readonly unit: string };
 
 /** One line of the table: a figure, the baseline it is compared with (same run), and its goal if any. */
 export interface Row {
@@ -38,6 +39,8 @@ export function goalMet(row: Row): boolean | undefined {
       return r === undefined ? undefined : r <= goal.value;
     case 'at-most':
       return row.figure <= goal.value;
+    case 'at-least':
+      return row.figure >= goal.value;
   }
 }
 
@@ -60,6 +63,8 @@ function formatGoal(goal: Goal | undefined): string {
       return `≤ ${goal.value}×`;
     case 'at-most':
       return `< ${goal.value} ${goal.unit}`;
+    case 'at-least':
+      return `≥ ${goal.value}${goal.unit === '' ? '' : ` ${goal.unit}`}`;
   }
 }
 

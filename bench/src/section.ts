@@ -3,7 +3,7 @@
  * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
  * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
  *
- * node --import tsx src/section.ts <dispatch|http|fresh-hosts|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation> '<options json>'
+ * node --import tsx src/section.ts <dispatch|http|fresh-hosts|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation|tool-search> '<options json>'
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { mcpBridgeSection, type BridgeBenchOptions } from './sections/mcp-bridge
 import { mcpSessionsSection, type McpSessionOptions } from './sections/mcp-sessions.js';
 import { sessionsSection, type SessionOptions } from './sections/sessions.js';
 import { coldStartRows, registrationRows } from './sections/startup.js';
+import { toolSearchSection } from './sections/tool-search.js';
 
 const [name = '', optionsJson = '{}'] = process.argv.slice(2);
 const options = JSON.parse(optionsJson) as Record<string, unknown>;
@@ -26,6 +27,8 @@ async function run(): Promise<unknown> {
   switch (name) {
     case 'dispatch':
       return { rows: await dispatchSection(log) };
+    case 'tool-search':
+      return { rows: toolSearchSection(log) };
     case 'http': {
       const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-http-'));
       try {
