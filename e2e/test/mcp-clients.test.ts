@@ -165,6 +165,12 @@ describe('OpenAI Agents SDK 0.20, its Runner and a scripted Model', () => {
       expect(blockTexts(result)).toEqual([DIRECT_REFUSAL]);
     });
 
+    it('a model that names a tool it was not listed fails the run in the SDK itself ("not found in agent")', async () => {
+      const script = new Script([() => ({ call: 'testing_delay', args: { milliseconds: 1 } })]);
+      const agent = new Agent({ name: 'aptix-user', model: new AgentsScriptedModel(script), mcpServers: [server] });
+      await expect(run(agent, 'Wait a millisecond.', { maxTurns: 1 })).rejects.toThrow('Tool testing_delay not found in agent aptix-user');
+    });
+
     agentLoopSuite(
       aptix,
       async (steps) => {
