@@ -183,21 +183,23 @@ describe('OpenAI Agents SDK 0.20, its Runner and a scripted Model', () => {
     );
 
     /**
-     * HOST BUG (reported to the lead, not fixed here: apps/host/src is theirs). agent_change_mode's
+     * HOST BUG (reported to the lead; apps/host/src is theirs, so not fixed here). agent_change_mode's
      * guidance on 2026-07-28 ends "Tools called directly, without a sessionId, keep working in the
-     * default mode." Over HTTP that holds (a plain test). Over stdio it does not: the `aptix mcp` process keeps the
-     * agent session the change started, so a direct call without a sessionId then runs in that session's
-     * new mode (testing_delay runs, and a second agent_change_mode moves the same session). The guidance
-     * (afterChangeGuidance in apps/host/src/mcp/discovery.ts) is the same text for both transports. This
-     * expectation is that what the guidance says matches what the next direct call does; over stdio it
-     * is marked `fails` until the host makes them agree, either way, and will then fail here to be unmarked.
+     * default mode." Over HTTP that holds. Over stdio it does not: the `aptix mcp` process keeps the
+     * agent session the change started (scope-handlers.ts sets scope.agentSessionId on its one
+     * long-lived scope), so a direct call without a sessionId then runs in that session's new mode
+     * (testing_delay runs). The guidance (afterChangeGuidance, apps/host/src/mcp/discovery.ts) is one
+     * text for both transports. Over HTTP this test expects the guidance and the next direct call to
+     * agree; over stdio it pins today's mismatch, so it fails once the host makes them agree (either
+     * way), and the stdio case then joins the HTTP one.
      */
-    (transport.stdio ? it.fails : it)('after a change, a direct call without a sessionId does what the guidance says it does', async () => {
+    it('after a change, a direct call without a sessionId does what the guidance says it does (over stdio: a known mismatch, pinned)', async () => {
       const change = blockTexts(await server.callTool('agent_change_mode', { mode: 'tool_diagnostics', branch: false, reason: 'Try the diagnostics tools.' }));
       const promisesDefaultMode = change[1]!.includes('Tools called directly, without a sessionId, keep working in the default mode.');
       const direct = blockTexts(await server.callTool('testing_delay', { milliseconds: 1 }));
       const ranInSession = direct[0]!.startsWith('{') && JSON.parse(direct[0]!).sessionId === JSON.parse(change[0]!).sessionId;
-      expect({ promisesDefaultMode, ranInSession }).toEqual({ promisesDefaultMode, ranInSession: !promisesDefaultMode });
+      if (transport.stdio) expect({ promisesDefaultMode, ranInSession }).toEqual({ promisesDefaultMode: true, ranInSession: true }); // HOST BUG: the guidance is wrong here
+      else expect({ promisesDefaultMode, ranInSession }).toEqual({ promisesDefaultMode: true, ranInSession: false });
     });
   });
 });

@@ -35,6 +35,7 @@ export class AptixHost {
   #offeredFor = -1;
   /** Each mode's searchable tools (aptix_find_tools), dropped with the offered lists when the tools change. */
   readonly #finders = new Map<string, ToolFinder>();
+  #deferred: boolean | readonly string[] | undefined;
   #gate: ApprovalGate | undefined;
   /** Run first when the host closes, while the session store is still open (MCP tasks record that they stopped). */
   readonly #beforeClose: Array<() => Promise<void>> = [];
@@ -122,6 +123,17 @@ export class AptixHost {
       this.#finders.set(mode, finder);
     }
     return finder;
+  }
+
+  /** Whether a mode is offered through aptix_find_tools and aptix_call_tool instead of its tool list (`deferredModes`). */
+  isDeferred(mode: string): boolean {
+    const deferred = this.deferredModes;
+    return deferred === true || (deferred !== false && deferred.includes(mode));
+  }
+
+  /** The `deferredModes` setting, read once. */
+  get deferredModes(): boolean | readonly string[] {
+    return (this.#deferred ??= this.cradle.config.deferredModes);
   }
 
   /** The mode an agent session is in now, read from the store; undefined when there is no such session. */

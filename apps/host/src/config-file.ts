@@ -94,6 +94,12 @@ export const AptixConfigFile = Type.Object(
       ),
     ),
     console: Type.Optional(Type.Boolean({ description: 'Serve the web console at /console (default true; APTIX_CONSOLE=off switches it off).' })),
+    deferredModes: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))], {
+        description:
+          'Modes offered through aptix_find_tools and aptix_call_tool instead of their whole tool list, for modes too large to list: true for every mode, or the mode keys (default false). MCP lists such a mode as its mode tools and the pair; the agent loop sends the model the same.',
+      }),
+    ),
     approvals: Type.Optional(
       Type.Object(
         {

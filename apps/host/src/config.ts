@@ -52,6 +52,8 @@ export interface AptixConfig {
   readonly rateLimit: { readonly max: number; readonly timeWindowMs: number } | undefined;
   /** Whether the web console is served at /console. */
   readonly console: boolean;
+  /** Modes offered through aptix_find_tools and aptix_call_tool instead of their tool list: every mode (true), these, or none (false). */
+  readonly deferredModes: boolean | readonly string[];
   /** How long a gated call waits for a decision. */
   readonly approvalTtlMs: number;
   readonly approvalSweepIntervalMs: number;
@@ -158,6 +160,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     maxUrlLength: file.maxUrlLength ?? 4096,
     rateLimit: file.rateLimit === undefined ? undefined : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
     console: onOff(fromEnv('APTIX_CONSOLE'), 'APTIX_CONSOLE') ?? file.console ?? true,
+    deferredModes: file.deferredModes ?? false,
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
     approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
     approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,

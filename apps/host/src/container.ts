@@ -110,6 +110,7 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
     let awaited: readonly string[];
     ({ catalog: modeCatalog, warnings, awaited } = await composeHostCatalog(config, toolPackages, registry, liveTools.livePackages()));
     liveTools.awaitTools(awaited);
+    checkDeferredModes(config.deferredModes, modeCatalog);
   } catch (error) {
     throw new HostStartupError(`The mode catalog cannot be used: ${(error as Error).message}`, { cause: error });
   }
@@ -179,6 +180,7 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
           model: { ...optional('baseURL', config.openai.baseUrl), ...optional('apiKey', config.openai.apiKey), ...optional('model', config.openai.model) },
           // The same factory as the executor's, so the Reasoner sees the tools the calls will run.
           createTool,
+          deferred: config.deferredModes,
         }),
       ).singleton(),
     );
@@ -186,6 +188,15 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
 
   checkToolsResolve(container, toolPackages);
   return container;
+}
+
+/** `deferredModes` may name only modes of the catalog: a misspelt key would silently list a mode of a thousand tools. */
+function checkDeferredModes(deferred: boolean | readonly string[], catalog: ModeCatalog): void {
+  if (typeof deferred === 'boolean') return;
+  const unknown = deferred.filter((key) => catalog.getMode(key) === undefined);
+  if (unknown.length > 0) {
+    throw new Error(`deferredModes names ${unknown.map((key) => `"${key}"`).join(', ')}, which the catalog does not have. Modes: ${catalog.keys.join(', ')}. Fix: use their keys, or true to defer every mode.`);
+  }
 }
 
 /**

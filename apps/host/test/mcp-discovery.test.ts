@@ -8,8 +8,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, HOST_ROOT, hostForSuite, scratch } from './support.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, HOST_ROOT, hostForSuite, runCli, scratch, startHostWithConfig, type RunningHost } from './support.js';
 
 const GENERAL = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
 const PAIR = ['aptix_find_tools', 'aptix_call_tool'];
@@ -217,6 +219,64 @@ describe('aptix mcp over stdio, both revisions', () => {
       expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('aptix_find_tools');
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('deferredModes: a mode too large to list is offered as its mode tools and the pair', () => {
+  let host: RunningHost;
+  let cleanup: () => void;
+  beforeAll(async () => {
+    const started = await startHostWithConfig({ deferredModes: ['tool_diagnostics'] });
+    host = started.host;
+    cleanup = () => started.space.cleanup();
+  });
+  afterAll(async () => {
+    await host.stop();
+    cleanup();
+  });
+
+  it("lists the deferred mode at its own URL as the mode tools and the pair, and runs its tools through the pair", async () => {
+    const client = await modern(`${host.url}/modes/tool_diagnostics/mcp`);
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['agent_list_modes', 'agent_change_mode', ...PAIR]);
+      const found = json(await client.callTool({ name: 'aptix_find_tools', arguments: { query: 'echo a message back' } }));
+      expect(found).toMatchObject({ mode: 'tool_diagnostics', total: 8 });
+      expect(found.tools[0].name).toBe('testing_ping_pong');
+      const ping = await client.callTool({ name: 'aptix_call_tool', arguments: { name: 'testing_ping_pong', arguments: { message: 'hi' } } });
+      expect(json(ping)).toMatchObject({ reply: 'pong: hi' });
+      // A mode that is not deferred keeps its list, and no pair at its own URL.
+      const general = await modern(`${host.url}/modes/general/mcp`);
+      expect((await general.listTools()).tools.map((tool) => tool.name)).toEqual(GENERAL);
+      await general.close();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a 2025 session whose mode becomes the deferred one lists it as the mode tools and the pair', async () => {
+    const client = new LegacyClient({ name: 'aptix-discovery-v1', version: '1.0.0' });
+    const transport = new LegacyHttpTransport(new URL(`${host.url}/mcp`));
+    await client.connect(transport);
+    try {
+      await changeToDiagnostics(client as never);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['agent_list_modes', 'agent_change_mode', ...PAIR]);
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+  });
+
+  it('refuses to start when deferredModes names a mode the catalog does not have', async () => {
+    const space = scratch();
+    try {
+      const file = join(space.dir, 'aptix.config.json');
+      writeFileSync(file, JSON.stringify({ deferredModes: ['tool_diagnostic'] }));
+      const run = await runCli(['--config', file, 'check'], { env: { APTIX_DB: space.db } });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain('deferredModes names "tool_diagnostic", which the catalog does not have. Modes: general, ddr_authoring, tool_diagnostics.');
+    } finally {
+      space.cleanup();
     }
   });
 });

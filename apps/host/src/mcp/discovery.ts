@@ -1,6 +1,7 @@
 import type { CallToolRequestParams, CallToolResult } from '@modelcontextprotocol/server';
 import { CALL_TOOL, FIND_TOOLS, metaToolDefinitions, readCallArguments, readFindArguments } from '@aptix/tool-search';
 import type { McpToolDefinition } from '@aptix/tool-contract';
+import { ALWAYS_OFFERED_TOOLS } from '@aptix/tool-mode-catalog';
 import type { AptixHost } from '../aptix-host.js';
 import type { McpScope } from './mcp-server.js';
 
@@ -26,6 +27,26 @@ export function withDiscovery(tools: readonly McpToolDefinition[]): readonly Mcp
   const all = listed.get(tools) ?? Object.freeze([...tools, ...metaToolDefinitions('mcp')]);
   listed.set(tools, all);
   return all;
+}
+
+const deferredListings = new WeakMap<readonly unknown[], readonly McpToolDefinition[]>();
+
+/**
+ * A deferred mode's listing (`deferredModes`): its mode tools (agent_list_modes, agent_change_mode)
+ * and the pair, in place of a list too large to send; the mode's full list is the key.
+ */
+export function deferredListing(tools: readonly McpToolDefinition[]): readonly McpToolDefinition[] {
+  const listing = deferredListings.get(tools) ?? Object.freeze([...tools.filter((tool) => (ALWAYS_OFFERED_TOOLS as readonly string[]).includes(tool.name)), ...metaToolDefinitions('mcp')]);
+  deferredListings.set(tools, listing);
+  return listing;
+}
+
+/** Whether this scope serves the pair: `/mcp` and `aptix mcp` always, a mode's own URL or a 2025 session when its mode is deferred. */
+export async function servesPair(host: AptixHost, scope: McpScope): Promise<boolean> {
+  if (scope.discovery === true) return true;
+  if (host.deferredModes === false) return false;
+  const mode = scope.era === 'modern' || scope.agentSessionId === undefined ? scope.listMode : await host.sessionMode(scope.agentSessionId);
+  return mode !== undefined && host.isDeferred(mode);
 }
 
 /** The agent session a pair's call works in: the one its arguments name, else the scope's; and the mode that session (or the endpoint) is in. */

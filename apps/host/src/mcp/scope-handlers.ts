@@ -7,7 +7,7 @@ import { askForInput, askLegacyRounds, inputChannel, isToolState, LEGACY_FIRST_I
 import { declaresTasks, howItStopped, missingTasksCapability, startLegacyTask, startTask, throwIfHostFailure, withTaskSupport } from './tasks.js';
 import { askLegacy, askModern, canElicitForm, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 import type { McpScope } from './mcp-server.js';
-import { afterChangeGuidance, CALL_TOOL, FIND_TOOLS, findTools, modesOffering, unwrapCall, withDiscovery } from './discovery.js';
+import { afterChangeGuidance, CALL_TOOL, deferredListing, FIND_TOOLS, findTools, modesOffering, servesPair, unwrapCall, withDiscovery } from './discovery.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
 
@@ -40,8 +40,11 @@ export class ScopeHandlers {
   async listTools(): Promise<ListToolsResult> {
     const { host, scope } = this;
     if (scope.era === 'legacy') scope.toolsRevision = host.toolsRevision;
-    const modeTools = await host.definitions('mcp', this.#listScope());
-    const tools = scope.discovery ? withDiscovery(modeTools) : modeTools;
+    const listScope = this.#listScope();
+    const modeTools = await host.definitions('mcp', listScope);
+    // A deferred mode (deferredModes) is listed as its mode tools and the pair, wherever it is listed.
+    const mode = host.deferredModes === false ? undefined : (listScope.mode ?? (await host.sessionMode(listScope.sessionId!)));
+    const tools = mode !== undefined && host.isDeferred(mode) ? deferredListing(modeTools) : scope.discovery ? withDiscovery(modeTools) : modeTools;
     if (scope.era === 'modern') return { tools: tools as never };
     // 2025-11-25: a tool that may run as a task says so (the 2026-07-28 listing has no such field).
     return { tools: tools.map((tool) => withTaskSupport(tool as { name: string }, host.tool((tool as { name: string }).name)?.taskSupport)) as never };
@@ -50,7 +53,7 @@ export class ScopeHandlers {
   async callTool(request: { params: CallToolRequestParams }, ctx: ServerContext): Promise<CallToolResult> {
     const { host, scope } = this;
     const name = request.params.name;
-    if (scope.discovery === true && (name === FIND_TOOLS || name === CALL_TOOL)) {
+    if ((name === FIND_TOOLS || name === CALL_TOOL) && (await servesPair(host, scope))) {
       if (name === FIND_TOOLS) return findTools(host, scope, request.params.arguments);
       // The pair's call runs as a direct call of the tool it names, in the session it names: the same checks, approvals, tasks and answers.
       const unwrapped = await unwrapCall(host, scope, request.params);
