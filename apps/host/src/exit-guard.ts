@@ -5,11 +5,13 @@
  * (PROCESS_EXIT_REFUSED) into the code that asked. The host ends the process through
  * {@link ExitGuard.exit} only, which puts Node's own functions back first.
  *
- * What this cannot stop (docs/hosting.md, "What a package can still do"): a native addon, a child
- * process that signals the host (`child_process.execSync('kill -9 …')`), V8 flags set at run time, and
- * code that removes the host's own listeners. In process, the host trusts a package that far; run one
+ * What this cannot stop (docs/hosting.md, "What start-up checks"): a native addon, a child process
+ * that signals the host (`child_process.execSync('kill -9 …')`), a worker thread the package starts
+ * itself (its `process` is its own), V8 flags set at run time, and code that removes the host's own
+ * listeners. In process, the host trusts a package that far; run one
  * you do not trust as its own process.
  */
+import { syncBuiltinESMExports } from 'node:module';
 import { ExecutionErrorCode, ToolRefusal } from '@aptix/tool-contract';
 
 /** A refused attempt: what was called, and the stack of the code that called it (for attribution). */
@@ -111,8 +113,12 @@ export function guardExits(onRefused: (refused: RefusedExit) => void): ExitGuard
     },
   };
   for (const key of GUARDED) if (originals.get(key) !== undefined) defineProperty(process, key, { value: replacements[key], writable: true, enumerable: true, configurable: true });
+  // `import { exit } from 'node:process'` reads a copy of the exports taken when the module was made:
+  // brought up to date, so a package importing it by name gets the guard too.
+  syncBuiltinESMExports();
   const uninstall = () => {
     for (const [key, descriptor] of originals) if (descriptor !== undefined) defineProperty(process, key, descriptor);
+    syncBuiltinESMExports();
   };
   const exit = originals.get('exit')?.value as (code: number) => never;
   return {

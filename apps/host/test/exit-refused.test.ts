@@ -12,7 +12,7 @@ import { logLine, scratch, startHost, type RunningHost } from './support.js';
 const space = scratch();
 afterAll(() => space.cleanup());
 
-const WAYS = ['exit', 'exitNoCode', 'reallyExit', 'abort', 'kill', 'kill9', 'killGroup', 'rawKill', 'hidden'];
+const WAYS = ['exit', 'exitNoCode', 'reallyExit', 'abort', 'kill', 'kill9', 'killGroup', 'rawKill', 'namedExit', 'namedKill', 'hidden'];
 
 /** A log line about a refused exit that names @broken/exiting (in a worker, through the worker's log entries). */
 const refusedLine = (call: string) => (entry: Record<string, unknown>) =>

@@ -11,8 +11,11 @@ export const EXIT_GRACE_MS = 2000;
  */
 export interface HostProcess {
   readonly containment: Containment;
-  /** Serving has begun: SIGTERM and SIGINT are the command's own from now on (aptix serve's graceful shutdown). */
-  served(): void;
+  /**
+   * Start-up is over. `handOver`: SIGTERM and SIGINT are the command's own from now on (aptix serve's
+   * graceful shutdown); without it (aptix mcp), a signal still ends the process at once.
+   */
+  served(handOver: boolean): void;
   /**
    * The command has ended with `code` (a start-up failure, or a finished shutdown): the process exits
    * with it once nothing is left to run, or after {@link EXIT_GRACE_MS} whatever a package left running.
@@ -22,7 +25,7 @@ export interface HostProcess {
 
 /**
  * Installs containment (see containment.ts) and the host's own SIGTERM and SIGINT handling before any
- * package loads. Until `served()`, a signal ends the process at once with 128 + the signal's number
+ * package loads. Until `served(true)`, a signal ends the process at once with 128 + the signal's number
  * (143 for SIGTERM, 130 for SIGINT), as a shell reports a process the signal ended, whatever a
  * package is doing or listening for; only a package's synchronous code, which holds the thread, delays it.
  */
@@ -30,7 +33,7 @@ export function superviseHostProcess(options: { escapes?: boolean } = {}): HostP
   const containment = installContainment(options);
   const onSignal = (signal: 'SIGTERM' | 'SIGINT') => () => {
     try {
-      process.stderr.write(`aptix: ${signal} received while ${finished ? 'ending' : 'starting'}: exiting now.\n`);
+      process.stderr.write(`aptix: ${signal} received while ${phase}: exiting now.\n`);
     } finally {
       containment.exit(128 + constants.signals[signal]);
     }
@@ -38,7 +41,7 @@ export function superviseHostProcess(options: { escapes?: boolean } = {}): HostP
   const onTerm = onSignal('SIGTERM');
   const onInt = onSignal('SIGINT');
   let listening = false;
-  let finished = false;
+  let phase: 'starting' | 'serving' | 'ending' = 'starting';
   const listen = (on: boolean) => {
     if (on === listening) return;
     listening = on;
@@ -48,10 +51,13 @@ export function superviseHostProcess(options: { escapes?: boolean } = {}): HostP
   listen(true);
   return {
     containment,
-    served: () => listen(false),
+    served(handOver) {
+      phase = 'serving';
+      if (handOver) listen(false);
+    },
     finish(code) {
-      if (finished) return;
-      finished = true;
+      if (phase === 'ending') return;
+      phase = 'ending';
       listen(true);
       const timer = setTimeout(() => {
         try {

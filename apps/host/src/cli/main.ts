@@ -87,18 +87,21 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .action(async (options: { session?: string; mode?: string }) => {
       // stdout carries protocol messages only: failures go to stderr.
       protocolStdout = true;
-      const { containment } = (hostProcess = superviseHostProcess());
+      const supervised = (hostProcess = superviseHostProcess());
+      const { containment } = supervised;
       await withHost(async (host) => {
         containment.attach(host.cradle.pino, host.cradle.toolPackages);
         const session = options.session === undefined ? undefined : await host.requireSession(options.session);
         const listMode = options.mode ?? session?.mode ?? host.cradle.modeCatalog.defaultMode.key;
         await host.toolNames({ mode: listMode });
+        supervised.served(false);
         const closed = new Promise<void>((resolve) => {
           const handle = serveStdio(
             async ({ era }) => {
               // Without --mode, the pair aptix_find_tools / aptix_call_tool reaches every mode's tools (see docs/mcp.md).
               const discovery = options.mode === undefined;
-              if (era === 'modern') return createMcpServer(host, { era, agentSessionId: session?.id, listMode, discovery }, VERSION);
+              // One server for the connection: a session the first agent_change_mode starts is kept for its later calls.
+              if (era === 'modern') return createMcpServer(host, { era, agentSessionId: session?.id, listMode, discovery, longLived: true }, VERSION);
               const agentSessionId = session?.id ?? (await host.createSession()).id;
               host.cradle.pino.info({ agentSessionId }, 'MCP over stdio, 2025-era client');
               const scope: McpScope = { era, agentSessionId, longLived: true, discovery };

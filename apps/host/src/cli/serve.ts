@@ -65,7 +65,7 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
     `Aptix listening on ${url} (${consoleUrl ? `console ${consoleUrl}, ` : ''}docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`,
   );
 
-  hostProcess.served();
+  hostProcess.served(true);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

@@ -99,7 +99,8 @@ export function probeIntrinsics(): string | undefined {
   for (const key in []) return `Array.prototype gained the enumerable property "${key}"`;
   for (let i = 0; i < CRITICAL.length; i++) {
     const [name, target, key, original] = CRITICAL[i]!;
-    if (getOwnPropertyDescriptor(target, key)?.value !== original) return `${name}.${key} was replaced`;
+    // A plain read: a getter put in place of one is found by the full comparison (compare()).
+    if ((target as Record<string, unknown>)[key] !== original) return `${name}.${key} was replaced`;
   }
   return undefined;
 }
