@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, freePort, publishWorkspace, runAsync, startRegistry, stringEnv, waitForHttp, type WorkspacePackage } from './registry.js';
+import { cleanEnv, freePort, publicPackages, runAsync, runRegistryScript, stringEnv, waitForHttp, type RegistryScript, type WorkspacePackage } from './registry.js';
 import { outsideWorkspace, WORKSPACE, type Run } from './support.js';
 import { guideSteps, type GuideOutcome } from './guide.js';
 import { createNxWorkspace, type NxWorkspaceOutcome } from './nx-workspace.js';
@@ -33,6 +33,22 @@ async function mcpToolCall(client: Client, name: string, args: Record<string, un
   return JSON.parse(result.content.find((item) => item.type === 'text')!.text!);
 }
 
+/** Nx colours its output even when piped; the assertions read the text. */
+const withoutColors = (text: string): string => text.replace(/\x1b\[[0-9;]*m/g, '');
+
+/**
+ * A HOME whose .npmrc is the newcomer's: the registry this machine's npm uses, and the one line
+ * `npm run registry` printed, which sends @aptix/* (and nothing else) to the local registry.
+ */
+function newcomerHome(dir: string, npmrcLine: string): string {
+  mkdirSync(dir, { recursive: true });
+  // Asked from outside this workspace: npm config refuses to run in a workspace folder.
+  const registry = spawnSync('npm', ['config', 'get', 'registry'], { cwd: dir, encoding: 'utf8', env: cleanEnv() }).stdout.trim();
+  if (!/^https?:\/\//.test(registry)) throw new Error(`npm config get registry gave ${JSON.stringify(registry)}, not a URL`);
+  writeFileSync(join(dir, '.npmrc'), `registry=${registry}\n${npmrcLine}\nfund=false\naudit=false\nupdate-notifier=false\n`);
+  return dir;
+}
+
 /**
  * What a third party gets from npm, on a real registry: Verdaccio on loopback, the workspace's public
  * packages published to it as a release does, and folders whose only npm configuration is an .npmrc
@@ -42,17 +58,18 @@ async function mcpToolCall(client: Client, name: string, args: Record<string, un
 describe('a third party, with the packages on a real npm registry', () => {
   const scratch = outsideWorkspace('aptix-registry-');
   const home = join(scratch, 'home');
-  let registry: Awaited<ReturnType<typeof startRegistry>> | undefined;
+  let registry: RegistryScript | undefined;
   let published: WorkspacePackage[] = [];
   let env: NodeJS.ProcessEnv;
   let guide: GuideOutcome;
   let readmeMcp: { tools: string[]; product: unknown };
-  let offline: { lock: Record<string, { resolved?: string }>; check: Run };
+  let offline: { host: Record<string, { resolved?: string }>; toolPackage: Record<string, { resolved?: string }>; check: Run };
   let nx: NxWorkspaceOutcome;
 
   beforeAll(async () => {
-    registry = await startRegistry(join(scratch, 'registry'));
-    published = await publishWorkspace(registry.url, join(scratch, 'registry'));
+    // The registry a newcomer starts: `npm run registry`, which publishes every public package and prints its .npmrc line.
+    registry = await runRegistryScript(await freePort());
+    published = [...registry.published];
     // The only npm configuration of the third party: an .npmrc naming the registry. Two settings of this
     // machine come along: its npm cache (a cache, so tarballs already fetched are not fetched again), and
     // where node-gyp finds Node's headers (nodedir) when the machine sets one: better-sqlite3 builds from
@@ -69,7 +86,9 @@ describe('a third party, with the packages on a real npm registry', () => {
       followGuide(join(scratch, 'guide'), env),
       readmeMcpConfiguration(join(scratch, 'readme-mcp'), env),
       offlinePath(join(scratch, 'offline'), env),
-      createNxWorkspace(join(scratch, 'nx-workspace'), env),
+      // The newcomer's own npm configuration plus the one line `npm run registry` printed: create-nx-workspace and
+      // everything not @aptix come from the npm registry, as they would for them.
+      createNxWorkspace(join(scratch, 'nx-workspace'), { ...env, HOME: newcomerHome(join(scratch, 'nx-home'), registry.line) }),
     ]);
     const [a, b, c, d] = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : failing(outcome.reason)));
     [guide, readmeMcp, offline, nx] = [a as GuideOutcome, b as typeof readmeMcp, c as typeof offline, d as NxWorkspaceOutcome];
@@ -80,8 +99,13 @@ describe('a third party, with the packages on a real npm registry', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('published every public package, and the registry never asks upstream for @aptix', async () => {
-    expect(published.map((pkg) => pkg.name).sort()).toEqual(expect.arrayContaining(['@aptix/agent-sessions', '@aptix/host', '@aptix/nx-plugin', '@aptix/reasoner', '@aptix/tool-contract', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', '@aptix/tool-samples']));
+  it('npm run registry published every public package, printed the one .npmrc line, and never asks upstream for @aptix', async () => {
+    expect(published.map((pkg) => pkg.name).sort()).toEqual(publicPackages().map((pkg) => pkg.name).sort());
+    expect(published.map((pkg) => pkg.name)).toEqual(expect.arrayContaining(['@aptix/agent-sessions', '@aptix/host', '@aptix/nx-plugin', '@aptix/reasoner', '@aptix/tool-contract', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', '@aptix/tool-samples']));
+    expect(registry!.line).toMatch(/^@aptix:registry=http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(registry!.output.match(/^@aptix:registry=/gm)).toHaveLength(1);
+    const manifest = (await (await fetch(`${registry!.url}@aptix%2ftool-contract`)).json()) as { 'dist-tags': { latest: string } };
+    expect(manifest['dist-tags'].latest).toBe(published.find((pkg) => pkg.name === '@aptix/tool-contract')!.version);
     expect((await fetch(`${registry!.url}@aptix%2fnot-published`)).status).toBe(404);
   });
 
@@ -135,29 +159,52 @@ describe('a third party, with the packages on a real npm registry', () => {
     expect(readmeMcp.product).toMatchObject({ value: 42 });
   });
 
-  it('the offline path: npm install ./packed/*.tgz installs every @aptix package from its tarball, and the host starts', () => {
-    const aptix = Object.entries(offline.lock).filter(([path]) => path.startsWith('node_modules/@aptix/'));
-    expect(aptix.length).toBeGreaterThanOrEqual(7);
-    for (const [path, entry] of aptix) expect(entry.resolved, path).toMatch(/^file:.*\.tgz$/);
+  it('the offline path: a host installs from the tarballs the guide names for it, and starts; a tool package gets the contract kit alone', () => {
+    const aptix = (lock: Record<string, { resolved?: string }>) => Object.entries(lock).filter(([path]) => path.startsWith('node_modules/@aptix/'));
+    expect(aptix(offline.host).length).toBeGreaterThanOrEqual(9);
+    for (const [path, entry] of aptix(offline.host)) expect(entry.resolved, path).toMatch(/^file:.*\.tgz$/);
     expect(offline.check.status, offline.check.stderr).toBe(0);
+    expect(aptix(offline.toolPackage).map(([path]) => path)).toEqual(['node_modules/@aptix/tool-contract']);
+    expect(Object.keys(offline.toolPackage)).not.toContain('node_modules/better-sqlite3');
   });
 
-  describe('@aptix/nx-plugin in a fresh Nx workspace', () => {
-    it('the generator makes a tool package, and the contract target is inferred for it', () => {
+  describe('@aptix/nx-plugin in a workspace made by the real create-nx-workspace --preset=ts, its README run verbatim', () => {
+    it('the contract target passes on the generated package', () => {
+      const output = withoutColors(nx.readme.stdout);
+      expect(output).toContain('> nx run @ws/tool-weather:contract');
+      expect(output).toMatch(/^✓ @ws\/tool-weather keeps the tool contract \(1 tool, 0 violations, 0 warnings\)/m);
+      expect(output).toContain('Successfully ran target contract for project @ws/tool-weather');
+    });
+
+    it("the generator wrote under the workspace's packages/*, in its scope and with its custom condition, and listed itself in nx.json", () => {
       expect(nx.generated).toEqual(expect.arrayContaining(['package.json', 'src', 'tool-schemas.json']));
       expect(nx.targets).toEqual(expect.arrayContaining(['build', 'contract', 'typecheck']));
+      const pkg = JSON.parse(readFileSync(join(nx.root, 'packages', 'weather', 'package.json'), 'utf8')) as { name: string; exports: Record<string, Record<string, string>> };
+      expect(pkg.name).toBe('@ws/tool-weather');
+      expect(pkg.exports['.']!['@ws/source']).toBe('./src/index.ts');
+      const root = JSON.parse(readFileSync(join(nx.root, 'package.json'), 'utf8')) as { workspaces: string[] };
+      expect(root.workspaces).toEqual(['packages/*']);
+      const nxJson = JSON.parse(readFileSync(join(nx.root, 'nx.json'), 'utf8')) as { plugins: unknown[] };
+      expect(nxJson.plugins).toContain('@aptix/nx-plugin');
+      expect(readdirSync(join(nx.root, 'packages', 'weather', 'dist'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
+    });
+
+    it('took @aptix from the local registry and the rest from the npm registry', () => {
+      const lock = JSON.parse(readFileSync(join(nx.root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
+      for (const name of ['@aptix/nx-plugin', '@aptix/tool-contract']) expect(lock.packages[`node_modules/${name}`]?.resolved, name).toMatch(new RegExp(`^${registry!.url}`));
+      expect(lock.packages['node_modules/nx']?.resolved ?? '').not.toContain('127.0.0.1');
     });
 
     it("the README's CI command, nx affected, runs the contract of the changed package and passes", () => {
       expect(nx.affected.status, nx.affected.stdout + nx.affected.stderr).toBe(0);
-      expect(nx.affected.stdout).toContain('@aptix/tool-weather:contract');
+      expect(withoutColors(nx.affected.stdout)).toContain('nx run @ws/tool-weather:contract');
     });
 
     it('a broken contract fails nx affected with a message that says what to fix', () => {
       expect(nx.broken.status).not.toBe(0);
-      const output = nx.broken.stdout + nx.broken.stderr;
+      const output = withoutColors(nx.broken.stdout + nx.broken.stderr);
       expect(output).toContain('The schema of weather differs from the snapshot');
-      expect(output).toContain('run npx nx run @aptix/tool-weather:contract --update, then commit tool-schemas.json with the changeset');
+      expect(output).toContain('run npx nx run @ws/tool-weather:contract --update, then commit tool-schemas.json with the changeset');
     });
   });
 
@@ -243,16 +290,30 @@ async function readmeMcpConfiguration(dir: string, env: NodeJS.ProcessEnv): Prom
   }
 }
 
-/** The guide's offline path: every public package packed into one folder, installed with one glob. */
-async function offlinePath(dir: string, env: NodeJS.ProcessEnv): Promise<{ lock: Record<string, { resolved?: string }>; check: Run }> {
+/** The commands of an ```sh tarballs=<id> block of docs/tool-packages.md. */
+function tarballCommand(id: string): string {
+  const guide = readFileSync(join(WORKSPACE, 'docs', 'tool-packages.md'), 'utf8');
+  const block = new RegExp(`\`\`\`sh tarballs=${id}\\n([\\s\\S]*?)\`\`\``).exec(guide)?.[1];
+  if (!block) throw new Error(`docs/tool-packages.md has no \`\`\`sh tarballs=${id} block`);
+  return block;
+}
+
+type Lock = Record<string, { resolved?: string }>;
+
+/** The guide's offline path: every public package packed into one folder, and a host and a tool package installed from the tarballs the guide names for each. */
+async function offlinePath(dir: string, env: NodeJS.ProcessEnv): Promise<{ host: Lock; toolPackage: Lock; check: Run }> {
   const packed = join(dir, 'packed');
-  const app = join(dir, 'app');
-  mkdirSync(app, { recursive: true });
   const pack = await runAsync(process.execPath, [join(WORKSPACE, 'scripts', 'pack-all.mjs'), packed], WORKSPACE, cleanEnv());
   if (pack.status !== 0) throw new Error(`pack-all failed:\n${pack.stdout}\n${pack.stderr}`);
-  const install = await runAsync('bash', ['-c', `set -e\nnpm init -y >/dev/null\nnpm install ${packed}/*.tgz`], app, env);
-  if (install.status !== 0) throw new Error(`npm install of the tarballs failed:\n${install.stdout}\n${install.stderr}`);
-  const lock = (JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> }).packages;
-  const check = await runAsync(process.execPath, [join(app, 'node_modules', '@aptix', 'host', 'bin', 'aptix.js'), 'check'], app, env);
-  return { lock, check };
+  const install = async (folder: string, id: string): Promise<Lock> => {
+    const app = join(dir, folder);
+    mkdirSync(app, { recursive: true });
+    // The guide's command as it stands, with P where the guide says: the packed folder.
+    const result = await runAsync('bash', ['-c', `set -e\nnpm init -y >/dev/null\n${tarballCommand(id)}`], app, { ...env, P: packed });
+    if (result.status !== 0) throw new Error(`npm install of the ${id} tarballs failed:\n${result.stdout}\n${result.stderr}`);
+    return (JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8')) as { packages: Lock }).packages;
+  };
+  const [host, toolPackage] = await Promise.all([install('host', 'host'), install('tool-package', 'tool-package')]);
+  const check = await runAsync(process.execPath, [join(dir, 'host', 'node_modules', '@aptix', 'host', 'bin', 'aptix.js'), 'check'], join(dir, 'host'), env);
+  return { host, toolPackage, check };
 }

@@ -42,15 +42,16 @@ export function publicPackages(): WorkspacePackage[] {
 export const freePort = (): Promise<number> => detect(0);
 
 /**
- * Starts Verdaccio with its storage under `dir`: `@aptix/*` local only (never looked up upstream, so
- * a missing package is a 404 here, not a download), everything else proxied to the registry npm is
- * configured with on this machine, read at run time.
+ * Starts Verdaccio on loopback (on `port`, else a free one) with its storage under `dir`: `@aptix/*`
+ * local only (never looked up upstream, so a missing package is a 404 here, not a download),
+ * everything else proxied to the registry npm is configured with on this machine, read at run time.
+ * `npm run registry` (scripts/registry.ts) starts it too.
  */
-export async function startRegistry(dir: string): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startRegistry(dir: string, options: { port?: number } = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   mkdirSync(join(dir, 'storage'), { recursive: true });
   const uplink = spawnSync('npm', ['config', 'get', 'registry'], { cwd: dir, encoding: 'utf8', env: cleanEnv() }).stdout.trim();
   if (!/^https?:\/\//.test(uplink)) throw new Error(`npm config get registry gave ${JSON.stringify(uplink)}, not a URL`);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const config = join(dir, 'verdaccio.yaml');
   writeFileSync(
     config,
@@ -99,6 +100,49 @@ export async function startRegistry(dir: string): Promise<{ url: string; child: 
     child,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** `npm run registry` of this workspace, running: the .npmrc line it printed, the registry's URL and what it published. */
+export interface RegistryScript {
+  readonly line: string;
+  readonly url: string;
+  readonly published: readonly WorkspacePackage[];
+  readonly output: string;
+  /** Ctrl-C: SIGINT to the script's process group, as a terminal sends it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `npm run registry -- --port <port>` in the workspace as a newcomer does, and waits until it
+ * prints its .npmrc line (it builds every package first: cache hits after the suite's own build).
+ */
+export async function runRegistryScript(port: number): Promise<RegistryScript> {
+  const child = spawn('npm', ['run', 'registry', '--', '--port', String(port)], { cwd: WORKSPACE, env: cleanEnv({ NX_DAEMON: 'false', NX_TUI: 'false' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const line = await new Promise<string>((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /^@aptix:registry=\S+$/m.exec(output)?.[0];
+      if (found) resolve(found);
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then((code) => reject(new Error(`npm run registry exited with ${code} before printing its .npmrc line:\n${output}`)));
+  });
+  const published = [...output.matchAll(/^ {2}(@aptix\/[^@\s]+)@(\S+)$/gm)].map(([, name, version]) => ({ name: name!, version: version!, path: '' }));
+  return {
+    line,
+    url: line.slice('@aptix:registry='.length),
+    published,
+    get output() {
+      return output;
+    },
+    async stop() {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGINT');
       await exited;
     },
   };
