@@ -201,7 +201,10 @@ describe('aptix mcp over stdio, both revisions', () => {
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([...GENERAL, ...PAIR]);
-      const { sessionId } = await changeToDiagnostics(client);
+      const { sessionId, guidance } = await changeToDiagnostics(client);
+      // The connection keeps the session the change started: its direct calls run there, as the guidance says.
+      expect(guidance).toContain("this connection's calls run in it, direct ones too");
+      expect(json(await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 1 } }))).toMatchObject({ sessionId });
       const found = json(await client.callTool({ name: 'aptix_find_tools', arguments: { sessionId, query: 'inject a failure' } }));
       expect(found.tools[0].name).toBe('testing_failure_injection');
       const ping = await client.callTool({ name: 'aptix_call_tool', arguments: { sessionId, name: 'testing_ping_pong', arguments: { message: 'hi', count: 2 } } });

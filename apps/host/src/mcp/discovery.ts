@@ -139,5 +139,7 @@ function inScope(scope: McpScope, agentSessionId: string | undefined): McpScope 
 export function afterChangeGuidance(scope: McpScope, sessionId: string, mode: string): string {
   const tail = `find them with ${FIND_TOOLS} {"sessionId": "${sessionId}", "query": "<what you want to do>"} and call one with ${CALL_TOOL} {"sessionId": "${sessionId}", "name": "<tool>", "arguments": {…}}. To change this session's mode again, call agent_change_mode through ${CALL_TOOL} with the same sessionId.`;
   if (scope.era === 'legacy') return `Agent session ${sessionId} is now in mode "${mode}". If your tool list does not show this mode's tools, ${tail}`;
+  // Over stdio the connection keeps the session the change started: direct calls run in it from now on.
+  if (scope.longLived === true) return `Agent session ${sessionId} is now in mode "${mode}", and this connection's calls run in it, direct ones too. Its tools that are not in your tool list: ${tail}`;
   return `Agent session ${sessionId} is now in mode "${mode}". Its tools are not in your tool list: ${tail} Tools called directly, without a sessionId, keep working in the default mode.`;
 }
