@@ -387,6 +387,15 @@ describe('MCP Inspector CLI 0.15 at /mcp (--cli, tools/list and tools/call with 
     expect(await approvalOf(aptix.url, approvalId)).toMatchObject({ status: 'executed', result: { result: { orderId: 'INSPECTOR-1', status: 'refunded', sessionId } } });
   });
 
+  it("a mode's own URL ends in /mcp, so the CLI takes it for Streamable HTTP without --transport, and its session starts in that mode", async () => {
+    const { stdout: listed } = await promisify(execFile)(process.execPath, [CLI, '--cli', `${aptix.url}/modes/tool_diagnostics/mcp`, '--method', 'tools/list'], { cwd: WORKSPACE, timeout: 60_000 });
+    expect(JSON.parse(listed).tools.map((tool: { name: string }) => tool.name)).toContain('testing_delay');
+    const { stdout: ran } = await promisify(execFile)(process.execPath, [CLI, '--cli', `${aptix.url}/modes/tool_diagnostics/mcp`, '--method', 'tools/call', '--tool-name', 'testing_delay', '--tool-arg', 'milliseconds=1'], { cwd: WORKSPACE, timeout: 60_000 });
+    const result = JSON.parse(ran) as { isError?: boolean; content: Array<{ text: string }> };
+    expect(result.isError ?? false).toBe(false);
+    expect(JSON.parse(result.content[0]!.text)).toMatchObject({ wasCancelled: false });
+  });
+
   it('refusals name what to do: a direct call in a new run is in a new session of the default mode', async () => {
     const direct = await call('testing_delay', { milliseconds: 1 });
     expect(direct.isError).toBe(true);
