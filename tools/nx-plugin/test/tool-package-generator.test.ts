@@ -90,6 +90,7 @@ describe('tool-package generator: what it writes', () => {
 
   it('leaves nx.json alone when the plugin is listed there by path, as in the Aptix repository', async () => {
     tree.write('nx.json', JSON.stringify({ plugins: ['./tools/nx-plugin'] }));
+    tree.write('tools/nx-plugin/package.json', JSON.stringify({ name: '@aptix/nx-plugin' }));
     await generator(tree, { name: 'weather' });
     expect(readJson(tree, 'nx.json').plugins).toEqual(['./tools/nx-plugin']);
     expect(readJson(tree, 'package.json').workspaces).toEqual(['packages/*', 'packages/tools/*']);

@@ -118,7 +118,9 @@ function registerPlugin(tree) {
   if (nxJson === undefined || nxJson === null) return false;
   const plugins = nxJson.plugins ?? [];
   const names = plugins.map((plugin) => (typeof plugin === 'string' ? plugin : plugin.plugin));
-  if (names.some((name) => name === PLUGIN_NAME || /(^|\/)nx-plugin\/?$/.test(name))) return false;
+  // Listed by name, or by path as a local plugin (the Aptix repository lists ./tools/nx-plugin).
+  const isThisPlugin = (name) => name === PLUGIN_NAME || (name.startsWith('.') && readJsonIfExists(tree, posix.join(name, 'package.json'))?.name === PLUGIN_NAME);
+  if (names.some(isThisPlugin)) return false;
   updateNxJson(tree, { ...nxJson, plugins: [...plugins, PLUGIN_NAME] });
   return true;
 }
