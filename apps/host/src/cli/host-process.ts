@@ -1,8 +1,12 @@
 import { constants } from 'node:os';
+import type { AptixConfig } from '../config.js';
 import { installContainment, type Containment } from '../containment.js';
+import { watchStartup, type StartupWatchdog } from './startup-watchdog.js';
 
 /** How long a command that has ended waits for the event loop to empty before it exits anyway. */
 export const EXIT_GRACE_MS = 2000;
+/** Past the longest package time limit, how long start-up may hold the main thread before the watchdog ends it. */
+const STALL_GRACE_MS = 5000;
 
 /**
  * The process of `aptix serve`, `aptix mcp` or `aptix check`, whose tool packages run in it: what they
@@ -11,6 +15,11 @@ export const EXIT_GRACE_MS = 2000;
  */
 export interface HostProcess {
   readonly containment: Containment;
+  /**
+   * The configuration is read: until start-up is over, a main thread held by synchronous code for
+   * longer than the longest package time limit (and 5 s) is killed (see startup-watchdog.ts).
+   */
+  watch(config: Pick<AptixConfig, 'startupTimeoutMs' | 'toolPackages'>): void;
   /**
    * Start-up is over. `handOver`: SIGTERM and SIGINT are the command's own from now on (aptix serve's
    * graceful shutdown); without it (aptix mcp), a signal still ends the process at once.
@@ -49,15 +58,23 @@ export function superviseHostProcess(options: { escapes?: boolean } = {}): HostP
     process[on ? 'on' : 'off']('SIGINT', onInt);
   };
   listen(true);
+  let watchdog: StartupWatchdog | undefined;
   return {
     containment,
+    watch(config) {
+      if (watchdog !== undefined || phase !== 'starting') return;
+      const longest = Math.max(config.startupTimeoutMs, ...config.toolPackages.map((entry) => entry.startupTimeoutMs ?? 0));
+      watchdog = watchStartup(longest + STALL_GRACE_MS);
+    },
     served(handOver) {
       phase = 'serving';
+      watchdog?.stop();
       if (handOver) listen(false);
     },
     finish(code) {
       if (phase === 'ending') return;
       phase = 'ending';
+      watchdog?.stop();
       listen(true);
       const timer = setTimeout(() => {
         try {

@@ -60,6 +60,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   const withHost = async (work: (host: AptixHost, out: Output) => Promise<number | void>, overrides?: AptixConfigOverrides, compose?: ComposeOptions) => {
     const out = output();
     const config = await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), ...(overrides ? { overrides } : {}), defaultLogLevel: 'warn' });
+    hostProcess?.watch(config);
     const host = new AptixHost(await composeHost(config, compose));
     try {
       exitCode = (await work(host, out)) ?? ExitCode.OK;

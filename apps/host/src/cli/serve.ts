@@ -42,6 +42,7 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
   boundHeapGrowth(config.heapGrowthPercent);
   avoidPretenuring();
   const { containment } = hostProcess;
+  hostProcess.watch(config);
   const host = new AptixHost(await composeHost(config, { logDestination: 1 }));
   const { pino } = host.cradle;
   containment.attach(pino, host.cradle.toolPackages);
