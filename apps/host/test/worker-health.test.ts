@@ -51,6 +51,19 @@ describe('a package that changes the built-ins of its worker (isolation: "worker
     await answersClean();
   });
 
+  it('from a timer, right before the next calls: each answers clean, from that worker before the change or another after it', async () => {
+    await everyWorkerReplaced(host);
+    const what = 'Object.prototype gained the enumerable property "polluted"';
+    const before = replacements(host, what).length;
+    expect((await invoke(host, 'polluting_later', { how: 'objectPrototype' })).body.result.scheduled).toBe('objectPrototype');
+    // Calls one at a time go to the first idle worker, the one the timer changes: a call that reaches it
+    // after the change is refused there unstarted and runs on another worker.
+    for (let i = 0; i < 4; i++) expect((await invoke(host, 'polluting_echo', { text: `next ${i}` })).body).toMatchObject({ successful: true, result: { echo: `next ${i}`, trimmed: 'clean' } });
+    await logLine(host, (entry) => replacements(host, what).indexOf(entry) >= before);
+    await everyWorkerReplaced(host);
+    await answersClean();
+  });
+
   it('from a timer after the call answered: found between calls, the worker replaced, the next calls answer clean', async () => {
     await everyWorkerReplaced(host);
     const what = 'String.prototype["trim"] was replaced or redefined';

@@ -258,8 +258,10 @@ export class WorkerPool extends EventEmitter {
   #unfit(entry: PoolWorker, message: Extract<WorkerMessage, { type: 'unfit' }>): void {
     const ending = unfitEnding(message);
     if (ending === undefined) return;
-    for (const retry of takeUnstarted(entry, message.unstarted)) void this.call(retry.name, retry.args, retry.context, retry.signal).then(retry.resolve);
+    const unstarted = takeUnstarted(entry, message.unstarted);
+    // Ended first, so that no call, these included, is sent to it again.
     this.#end(entry, ending);
+    for (const retry of unstarted) void this.call(retry.name, retry.args, retry.context, retry.signal).then(retry.resolve);
   }
 
   /** Starts a worker in place of one that ended; retried with a growing pause while it cannot start. */
