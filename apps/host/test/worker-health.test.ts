@@ -51,6 +51,24 @@ describe('a package that changes the built-ins of its worker (isolation: "worker
     await answersClean();
   });
 
+  it('a port whose postMessage a call replaced keeps answering: the worker sends through the one it bound before the package loaded', async () => {
+    await everyWorkerReplaced(host);
+    expect((await invoke(host, 'polluting_now', { how: 'portPostMessage' })).body.result.polluted).toBe('portPostMessage');
+    await answersClean();
+  });
+
+  it("a replaced MessagePort.prototype.postMessage is found, the worker replaced, and the next calls answer clean", async () => {
+    await everyWorkerReplaced(host);
+    const what = 'MessagePort.prototype["postMessage"] was replaced or redefined';
+    const before = replacements(host, what).length;
+    const { body } = await invoke(host, 'polluting_now', { how: 'prototypePostMessage' });
+    // Found at the call's end when the full comparison is due, else between calls: either way, the worker goes.
+    if (!body.successful) expect(body.errors[0]!.message).toContain(what);
+    await logLine(host, (entry) => replacements(host, what).indexOf(entry) >= before);
+    await everyWorkerReplaced(host);
+    await answersClean();
+  });
+
   it('from a timer, right before the next calls: each answers clean, from that worker before the change or another after it', async () => {
     await everyWorkerReplaced(host);
     const what = 'Object.prototype gained the enumerable property "polluted"';

@@ -34,6 +34,7 @@ const TARGETS: ReadonlyArray<readonly [string, object]> = [
   ['Date.prototype', Date.prototype],
   ['ArrayBuffer.prototype', ArrayBuffer.prototype],
   ['Uint8Array.prototype', Uint8Array.prototype],
+  ['MessagePort.prototype', MessagePort.prototype],
   ['TypedArray.prototype', (TypedArray as { prototype: object }).prototype],
   ['Object', Object],
   ['Array', Array],

@@ -29,7 +29,10 @@ import { IDLE_CHECK_MS, WorkerHealth, type Unfit } from './worker-health.js';
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
 /** Calls' messages answered in one turn of the event loop go to the host as one (see outbox.ts). */
-const outbox = new Outbox((message) => port.postMessage(message));
+// Bound now, before the package loads: a package that replaces postMessage (on the port or its
+// prototype) cannot silence or reroute the worker's answers.
+const post = port.postMessage.bind(port);
+const outbox = new Outbox((message) => post(message));
 const send = (message: WorkerMessage) => outbox.object(message);
 
 /** The tools' AdminLogger: every entry goes to the host's logger, tagged with the package. */
