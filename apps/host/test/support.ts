@@ -246,3 +246,30 @@ export async function logLine(host: RunningHost, match: (entry: Record<string, u
   }
   throw new Error(`no such log line; the host logged:\n${host.logs.map((entry) => JSON.stringify(entry)).join('\n')}`);
 }
+
+/** A JSON-RPC answer as a raw MCP call reads it. */
+export interface RawRpcAnswer {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly result?: any;
+  readonly error?: { code: number; message: string };
+}
+
+/**
+ * One raw 2026-07-28 `tools/call` over HTTP (a test can hold, alter or forge what an SDK would not send:
+ * the requestState, the inputResponses), its answer read from JSON or from the last event of a stream.
+ * `params.arguments` and `params.inputResponses` go as JSON.stringify writes them, so an own "__proto__" key stays one.
+ */
+export async function rawToolsCall(url: string, params: Record<string, unknown>, options: { path?: string; key?: string; capabilities?: Record<string, unknown> } = {}): Promise<RawRpcAnswer> {
+  const response = await fetch(`${url}${options.path ?? '/mcp'}`, {
+    method: 'POST',
+    headers: { ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': String(params.name) },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? { elicitation: { form: {} } } } },
+    }),
+  });
+  const text = await response.text();
+  return text.startsWith('{') ? (JSON.parse(text) as RawRpcAnswer) : (JSON.parse(text.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5)).pop()!) as RawRpcAnswer);
+}

@@ -5,6 +5,7 @@ import type { ApprovalDecisionOutcome, ToolApproval } from '@aptix/agent-session
 import type { AptixHost } from '../aptix-host.js';
 import { declinedResult, type PresentedResult } from '../approvals/approval-gate.js';
 import { pendingApprovalMessage } from '../approvals/present.js';
+import { checkedInputResponses } from './input-responses.js';
 import { callToolResult } from './tool-result.js';
 
 /**
@@ -204,7 +205,7 @@ export async function resumeModern(host: AptixHost, state: ApprovalState, rawSta
   const gate = host.approvals();
   const approval = await gate.store.get(state.a);
   if (approval === undefined) return decidedResult({ kind: 'not_found' }, true, host);
-  const view = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT_KEY);
+  const view = inputResponse(checkedInputResponses(ctx), APPROVAL_INPUT_KEY);
   const answer = view.kind === 'elicit' ? readAnswer({ action: view.action, content: view.content }) : ({ kind: 'unusable' } as const);
   if (answer.kind === 'dismissed') {
     if (approval.status !== 'pending') return decidedResult({ kind: 'already_decided', approval }, true, host);

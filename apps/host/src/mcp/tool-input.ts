@@ -1,6 +1,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, type CallToolResult, type ClientCapabilities, type InputRequests, type ServerContext } from '@modelcontextprotocol/server';
 import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
+import { checkedInputResponses } from './input-responses.js';
 import { bindingOf, canElicitForm, checkBinding, requestStateCodec, type CallBinding, type ModernCall } from './approval-elicitation.js';
 
 /**
@@ -25,7 +26,7 @@ export function isToolState(state: unknown): state is ToolState {
 export function inputChannel(ctx: ServerContext, state: ToolState | undefined, call: ModernCall): ToolInputChannel {
   if (state !== undefined) checkBinding(state, call);
   const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  const responses = ctx.mcpReq.inputResponses;
+  const responses = checkedInputResponses(ctx);
   return {
     canAsk: canElicitForm(capabilities),
     responses: typeof responses === 'object' && responses !== null && !Array.isArray(responses) ? responses : {},
