@@ -101,9 +101,19 @@ export class ApprovalGate {
     return required ? { required, args: decoded.value, reason } : { required, args: decoded.value, validated: true };
   }
 
-  /** Stores the pending approval of a call that must wait. */
+  /**
+   * Stores the pending approval of a call that must wait. An approved call runs its stored text, which
+   * the executor parses and checks again, refusing a `__proto__` or `constructor.prototype` key at any
+   * depth (an object is checked at its top only). So the text is checked here the same way first: a call
+   * the executor would refuse goes to it as that text and is refused with its usual message, and nobody
+   * is asked. The text is also exactly what is stored, shown to the person and run.
+   */
   async #hold(name: string, args: object, reason: string, context: AgentToolExecutionContext, requestedBy: string | null, log: LevelLogger): Promise<GateAnswer> {
-    const approval = await this.#o.approvals.create({ sessionId: context.sessionId ?? null, toolName: name, arguments: canonicalJson(args), reason, requestedBy, ttlMs: this.#o.ttlMs });
+    const text = JSON.stringify(args);
+    const parameters = this.#o.registry.get(name)?.parameters;
+    const checked = parameters === undefined ? undefined : decodeArguments<object>(name, parameters, text);
+    if (checked !== undefined && !checked.ok) return { gated: false, args: text, validated: false };
+    const approval = await this.#o.approvals.create({ sessionId: context.sessionId ?? null, toolName: name, arguments: canonicalJson(checked?.value ?? args), reason, requestedBy, ttlMs: this.#o.ttlMs });
     log.info({ approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy }, `${name} awaits approval ${approval.id}: ${reason}`);
     return { gated: true, approval };
   }
