@@ -65,6 +65,7 @@ describe('a third party, with the packages on a real npm registry', () => {
   let readmeMcp: { tools: string[]; product: unknown };
   let offline: { host: Record<string, { resolved?: string }>; toolPackage: Record<string, { resolved?: string }>; check: Run };
   let nx: NxWorkspaceOutcome;
+  let aiSdk: { runs: Run[]; ai: string | undefined };
 
   beforeAll(async () => {
     // The registry a newcomer starts: `npm run registry`, which publishes every public package and prints its .npmrc line.
@@ -89,9 +90,10 @@ describe('a third party, with the packages on a real npm registry', () => {
       // The newcomer's own npm configuration plus the one line `npm run registry` printed: create-nx-workspace and
       // everything not @aptix come from the npm registry, as they would for them.
       createNxWorkspace(join(scratch, 'nx-workspace'), { ...env, HOME: newcomerHome(join(scratch, 'nx-home'), registry.line) }),
+      frameworksAiSdk(join(scratch, 'ai-sdk'), env),
     ]);
-    const [a, b, c, d] = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : failing(outcome.reason)));
-    [guide, readmeMcp, offline, nx] = [a as GuideOutcome, b as typeof readmeMcp, c as typeof offline, d as NxWorkspaceOutcome];
+    const [a, b, c, d, e] = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : failing(outcome.reason)));
+    [guide, readmeMcp, offline, nx, aiSdk] = [a as GuideOutcome, b as typeof readmeMcp, c as typeof offline, d as NxWorkspaceOutcome, e as typeof aiSdk];
   }, 1_500_000);
 
   afterAll(async () => {
@@ -166,6 +168,11 @@ describe('a third party, with the packages on a real npm registry', () => {
     expect(offline.check.status, offline.check.stderr).toBe(0);
     expect(aptix(offline.toolPackage).map(([path]) => path)).toEqual(['node_modules/@aptix/tool-contract']);
     expect(Object.keys(offline.toolPackage)).not.toContain('node_modules/better-sqlite3');
+  });
+
+  it("docs/frameworks.md's AI SDK install lines get ai 7 on this Node, and a later npm install in that folder still works (no ERESOLVE)", () => {
+    for (const run of aiSdk.runs) expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(aiSdk.ai).toMatch(/^7\./);
   });
 
   describe('@aptix/nx-plugin in a workspace made by the real create-nx-workspace --preset=ts, its README run verbatim', () => {
@@ -288,6 +295,21 @@ async function readmeMcpConfiguration(dir: string, env: NodeJS.ProcessEnv): Prom
   } finally {
     await client.close();
   }
+}
+
+/** docs/frameworks.md's ```sh e2e install lines (the AI SDK's), run in an empty folder, then a plain `npm install`, as a newcomer's next one. */
+async function frameworksAiSdk(dir: string, env: NodeJS.ProcessEnv): Promise<{ runs: Run[]; ai: string | undefined }> {
+  mkdirSync(dir, { recursive: true });
+  const steps = guideSteps(readFileSync(join(WORKSPACE, 'docs', 'frameworks.md'), 'utf8')).flatMap((step) => (step.kind === 'sh' ? [step.script] : []));
+  if (steps.length === 0) throw new Error('docs/frameworks.md has no ```sh e2e block');
+  const runs: Run[] = [];
+  for (const script of ['npm init -y >/dev/null', ...steps, 'npm install']) {
+    const result = await runAsync('bash', ['-c', `set -e\n${script}`], dir, env);
+    runs.push(result);
+    if (result.status !== 0) break;
+  }
+  const installed = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  return { runs, ai: installed.packages['node_modules/ai']?.version };
 }
 
 /** The commands of an ```sh tarballs=<id> block of docs/tool-packages.md. */
