@@ -4,6 +4,7 @@ import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@
 import type { AgentSession, HistoryPageRequest, SessionHead } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
 import { ToolFinder } from '@aptix/tool-search';
+import { HostPermissions } from './host-permissions.js';
 import type { HostCradle } from './container.js';
 import type { LiveTools } from './live-tools.js';
 import type { ApprovalGate } from './approvals/approval-gate.js';
@@ -36,6 +37,7 @@ export class AptixHost {
   /** Each mode's searchable tools (aptix_find_tools), dropped with the offered lists when the tools change. */
   readonly #finders = new Map<string, ToolFinder>();
   #deferred: boolean | readonly string[] | undefined;
+  #permissions: HostPermissions | undefined;
   #gate: ApprovalGate | undefined;
   /** Run first when the host closes, while the session store is still open (MCP tasks record that they stopped). */
   readonly #beforeClose: Array<() => Promise<void>> = [];
@@ -141,6 +143,11 @@ export class AptixHost {
     return (await this.#use().sessionManager.getSessionHead(id))?.mode;
   }
 
+  /** What each principal may call and see (the configuration's `principals`). */
+  get permissions(): HostPermissions {
+    return (this.#permissions ??= new HostPermissions(this.cradle.principals, this.cradle.toolPackages));
+  }
+
   /** The registered tool by name (what was read from its class at registration), or undefined. */
   tool(name: string): RegisteredTool | undefined {
     return this.#use().registry.get(name);
@@ -168,6 +175,11 @@ export class AptixHost {
       if (entry === undefined) {
         const withdrawn = liveTools?.retired(name);
         return Promise.resolve({ kind: 'not_found', message: `${withdrawn ?? `Tool "${name}" does not exist.`} Available tools: ${registry.names().join(', ')}.` });
+      }
+      if (options.actor !== undefined) {
+        // A principal calls only what its permissions allow (a key without an entry: everything).
+        const refused = this.permissions.refusal(options.actor, entry, args);
+        if (refused !== undefined) return Promise.resolve(refused);
       }
       if (entry.approval !== 'never') return this.#callGated(entry, args, options);
       if (options.sessionId === undefined) {

@@ -94,6 +94,22 @@ export const AptixConfigFile = Type.Object(
       ),
     ),
     console: Type.Optional(Type.Boolean({ description: 'Serve the web console at /console (default true; APTIX_CONSOLE=off switches it off).' })),
+    principals: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+        Type.Object(
+          {
+            tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Tools it may call and see: names, * patterns, a leading ! excludes (default: every tool, unless packages is set).' })),
+            packages: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Tool packages whose tools it may call and see, by package name, the same patterns.' })),
+            modes: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Modes it may move a session into, the same patterns (default: every mode).' })),
+            approve: Type.Optional(Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))], { description: 'Whether it may decide approvals, or the tools whose approvals it may decide (default false). Never the ones it asked for.' })),
+            admin: Type.Optional(Type.Boolean({ description: 'Whether it may use the admin routes: the approvals list and the packages list (default false).' })),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Permissions by API key name (the name of "<name>=<key>"). A key without an entry may do everything but decide an approval it asked for.' },
+      ),
+    ),
     deferredModes: Type.Optional(
       Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))], {
         description:
@@ -106,6 +122,11 @@ export const AptixConfigFile = Type.Object(
           ttlMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'How long a person has to decide a gated call (default one hour).' })),
           sweepIntervalMs: Type.Optional(Type.Integer({ minimum: 100, description: 'How often a serving host expires undecided approvals and picks up what a stopped host left (default 5 s).' })),
           orphanAfterMs: Type.Optional(Type.Integer({ minimum: 100, description: 'An approved call that no host started this long after its decision is run by the sweep (default 30 s).' })),
+          allowSelfApproval: Type.Optional(
+            Type.Array(Type.String({ minLength: 1 }), {
+              description: 'Tools (names, * patterns) whose approvals the principal that asked may decide too. For development only: by default the principal that asked for a gated call can never decide it.',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

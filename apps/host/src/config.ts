@@ -6,6 +6,7 @@ import { DEFAULT_CANCEL_GRACE_MS, DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_
 import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConfig } from './tool-package-config.js';
 import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap-policy.js';
+import type { PrincipalEntry } from './permissions.js';
 
 export { AptixConfigFile, ConfigError, parseConfigFile } from './config-file.js';
 
@@ -56,6 +57,10 @@ export interface AptixConfig {
   readonly deferredModes: boolean | readonly string[];
   /** How long a gated call waits for a decision. */
   readonly approvalTtlMs: number;
+  /** Tools whose approvals the principal that asked may decide too (development only). */
+  readonly allowSelfApproval: readonly string[];
+  /** Permissions by API key name (see permissions.ts). */
+  readonly principals: Readonly<Record<string, PrincipalEntry>>;
   readonly approvalSweepIntervalMs: number;
   readonly approvalOrphanAfterMs: number;
   /** After a cancellation or a time-out, how long a call waits for its tool to settle (see docs/tool-packages.md). */
@@ -162,6 +167,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     console: onOff(fromEnv('APTIX_CONSOLE'), 'APTIX_CONSOLE') ?? file.console ?? true,
     deferredModes: file.deferredModes ?? false,
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
+    allowSelfApproval: file.approvals?.allowSelfApproval ?? [],
+    principals: file.principals ?? {},
     approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
     approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,
     toolTimeoutMs: file.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,

@@ -15,6 +15,7 @@ import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type { AgentSessionStore } from '@aptix/agent-sessions';
 import { openSessionStore, type OpenSessionStoreOptions } from '@aptix/agent-sessions/open';
 import { createReasoner, type Reasoner } from '@aptix/reasoner';
+import { PrincipalTable } from './permissions.js';
 import type { AptixConfig } from './config.js';
 import { createHostLogger } from './logger.js';
 import { composeHostCatalog } from './mode-wiring.js';
@@ -40,6 +41,8 @@ export interface HostCradle {
   readonly liveTools: LiveTools;
   /** The agent loop. Built on first use, so a host without a model still serves tools; resolving it then throws a ReasonerError saying what to set. */
   readonly reasoner: Reasoner;
+  /** Who may do what: each API key's permissions (see permissions.ts). */
+  readonly principals: PrincipalTable;
 }
 
 /** A start-up failure: a bad package, a broken contract, a tool that cannot be built. Names the package, the tool and the rule. */
@@ -56,7 +59,7 @@ export interface ComposeOptions {
   readonly withoutSessions?: boolean;
 }
 
-const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'warnings', 'sessionManager', 'toolPackages', 'reasoner', 'liveTools']);
+const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'warnings', 'sessionManager', 'toolPackages', 'reasoner', 'liveTools', 'principals']);
 
 /**
  * The composition root: builds the strict awilix container from the configuration, loads every tool
@@ -114,6 +117,12 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
   } catch (error) {
     throw new HostStartupError(`The mode catalog cannot be used: ${(error as Error).message}`, { cause: error });
   }
+  let principals: PrincipalTable;
+  try {
+    principals = new PrincipalTable(config.principals, config.apiKeys.map((key) => key.name), config.allowSelfApproval);
+  } catch (error) {
+    throw new HostStartupError(`The configuration's principals cannot be used: ${(error as Error).message}`, { cause: error });
+  }
 
   // Tools are constructor-injected and built per call, by the executor and the Reasoner alike.
   const createTool = toolFactory(container);
@@ -124,6 +133,7 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
     registry: asValue(registry),
     modeCatalog: asValue(modeCatalog),
     warnings: asValue(warnings),
+    principals: asValue(principals),
     toolPackages: asValue(toolPackages),
     executor: asFunction(({ registry: tools, logger: toolLogger }: HostCradle) => new AgentToolExecutor({
       registry: tools,

@@ -54,7 +54,7 @@ export type CallOutcome =
   | { readonly kind: 'not_found'; readonly message: string }
   /** The tool's policy asks a person first: nothing ran; the approval says where to decide. */
   | { readonly kind: 'pending_approval'; readonly approval: ToolApproval }
-  | { readonly kind: 'refused'; readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE' | 'TOOL_NOT_IN_MODE'; readonly message: string };
+  | { readonly kind: 'refused'; readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE' | 'TOOL_NOT_IN_MODE' | 'FORBIDDEN'; readonly message: string };
 
 /**
  * A request the host refuses before any tool runs: an unknown mode or session, or a value the session

@@ -10,6 +10,8 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, HOST_ROOT, runCli, scratch, startHost, startHostWithConfig, type RunningHost } from './support.js';
 import { storeBackends } from './suites.js';
@@ -69,6 +71,16 @@ const text = (result: object) => (((result as { content?: unknown }).content as 
 
 const backends = await storeBackends('aptix_mcp_approvals', 'the MCP approval tests on PostgreSQL are');
 
+/**
+ * These hosts let the principal that asked for a refund decide it through its own client, for the
+ * elicitation round trips to be tested: by default the one that asked never decides (separation of
+ * duties, permissions.test.ts), and its client is not asked at all.
+ */
+const selfApproval = scratch();
+const SELF_APPROVAL_CONFIG = join(selfApproval.dir, 'aptix.config.json');
+writeFileSync(SELF_APPROVAL_CONFIG, JSON.stringify({ approvals: { allowSelfApproval: ['testing_issue_refund'] } }));
+afterAll(() => selfApproval.cleanup());
+
 describe.each(backends)('approval gates over MCP, on $name', (backend) => {
   const database = backend.setup();
   const env = { APTIX_DB: database.db, APTIX_API_KEYS: `ops=${KEY},auditor=auditor-key-0123456789abcdef`, APTIX_MCP_STATE_KEY: STATE_KEY };
@@ -77,7 +89,8 @@ describe.each(backends)('approval gates over MCP, on $name', (backend) => {
   let stranger: RunningHost;
 
   beforeAll(async () => {
-    [a, b, stranger] = await Promise.all([startHost({ env }), startHost({ env }), startHost({ env: { ...env, APTIX_MCP_STATE_KEY: 'another-key-that-no-other-host-shares-0123456789' } })]);
+    const args = ['--config', SELF_APPROVAL_CONFIG];
+    [a, b, stranger] = await Promise.all([startHost({ env, args }), startHost({ env, args }), startHost({ env: { ...env, APTIX_MCP_STATE_KEY: 'another-key-that-no-other-host-shares-0123456789' }, args })]);
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop(), stranger?.stop()]);
@@ -178,7 +191,7 @@ describe.each(backends)('approval gates over MCP, on $name', (backend) => {
     });
 
     it('refuses an expired requestState (it lives as long as an approval) and runs nothing', async () => {
-      const { host, space: short } = await startHostWithConfig({ approvals: { ttlMs: 1000 } }, { APTIX_API_KEYS: `ops=${KEY}` });
+      const { host, space: short } = await startHostWithConfig({ approvals: { ttlMs: 1000, allowSelfApproval: ['testing_issue_refund'] } }, { APTIX_API_KEYS: `ops=${KEY}` });
       try {
         const args = bigRefund();
         const { requestState } = (await rawCall(host.url, { name: 'testing_issue_refund', arguments: args })).result;

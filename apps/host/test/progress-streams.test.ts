@@ -16,6 +16,8 @@ import { logLine, startHostWithConfig, type RunningHost } from './support.js';
 const BROKEN = fileURLToPath(new URL('./fixtures/broken/', import.meta.url));
 const KEY = 'progress-streams-test-key-0123456789';
 const OTHER_KEY = 'progress-streams-other-key-0123456789';
+/** Decides approvals: another principal than the one that asks (separation of duties), and one no test rate-limits. */
+const APPROVER_KEY = 'progress-streams-approver-key-012345';
 const AUTH = { authorization: `Bearer ${KEY}` };
 
 interface SseEvent {
@@ -70,7 +72,7 @@ let host: RunningHost;
 let cleanup: () => void;
 beforeAll(async () => {
   const started = await startHostWithConfig({
-    apiKeys: [`tester=${KEY}`, `other=${OTHER_KEY}`],
+    apiKeys: [`tester=${KEY}`, `other=${OTHER_KEY}`, `approver=${APPROVER_KEY}`],
     rateLimit: { max: 300, timeWindowMs: 600_000 },
     toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(BROKEN, 'huge-result'), fileURLToPath(new URL('./fixtures/progress-gated/', import.meta.url)), { package: join(BROKEN, 'isolated'), isolation: 'worker', workers: 1 }],
     modes: { extend: { general: ['iso_progress', 'iso_progress_attack', 'iso_echo'] } },
@@ -365,7 +367,8 @@ describe('an isolated package: progress and log entries cross the worker boundar
     expect(listed.approvals.iso_echo).toBeUndefined();
     const always = await invokeJson(host, 'iso_gated_always', { arguments: { text: 'hello' } });
     expect(always.status).toBe(202);
-    const approved = await fetch(`${host.url}/v1/approvals/${always.body.approvalId}`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: '{"decision":"approve"}' });
+    // Decided by another principal than the one that asked (separation of duties).
+    const approved = await fetch(`${host.url}/v1/approvals/${always.body.approvalId}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${APPROVER_KEY}` }, body: '{"decision":"approve"}' });
     const decided = (await approved.json()) as { status: string; result: { successful: boolean; result: { ran: string; threadId: number } } };
     expect(decided).toMatchObject({ status: 'executed', result: { successful: true, result: { ran: 'hello' } } });
     expect(decided.result.result.threadId).toBeGreaterThan(0);

@@ -31,7 +31,15 @@ export interface ApprovalGateOptions {
    * an execution claimed longer ago than this plus a margin was cut off by its host's end.
    */
   readonly maxCallMs: () => number;
+  /**
+   * Whether `principal` may decide `approval` (its approve permission, and separation of duties: never
+   * the principal that asked); undefined when it may, else why not. Without it, anyone may decide.
+   */
+  readonly authorize?: (approval: ToolApproval, principal: string) => { readonly code: string; readonly message: string } | undefined;
 }
+
+/** A decision the principal may not make: nothing changed. */
+export type DecisionOutcome = ApprovalDecisionOutcome | { readonly kind: 'forbidden'; readonly code: string; readonly message: string };
 
 /** What {@link ApprovalGate.assess} finds: whether the call waits, or the worker that must say. */
 /**
@@ -123,7 +131,16 @@ export class ApprovalGate {
    * approval then carries the result; a denial stores the denial. Deciding what was already decided,
    * or what expired, changes nothing and says so.
    */
-  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null, log: LevelLogger = this.#o.logger): Promise<ApprovalDecisionOutcome> {
+  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null, log: LevelLogger = this.#o.logger, principal?: string): Promise<DecisionOutcome> {
+    // Who asked never changes, so reading it before the decision is safe.
+    if (principal !== undefined && this.#o.authorize !== undefined) {
+      const current = await this.#o.approvals.get(id);
+      const refusal = current === undefined ? undefined : this.#o.authorize(current, principal);
+      if (refusal !== undefined) {
+        log.warn({ approvalId: id, principal, code: refusal.code }, `approval ${id} not decided: ${refusal.message}`);
+        return { kind: 'forbidden', ...refusal };
+      }
+    }
     const outcome = await this.#o.approvals.decide(id, decision, decidedBy, note);
     if (outcome.kind !== 'decided') return outcome;
     log.info({ approvalId: id, decision, decidedBy }, `approval ${id} ${decision === 'approve' ? 'approved' : 'denied'}${decidedBy ? ` by ${decidedBy}` : ''}`);

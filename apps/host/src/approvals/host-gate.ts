@@ -21,6 +21,19 @@ export function hostApprovalGate(cradle: HostCradle, checkSession: SessionCheck)
       const longest = registry.names().reduce((most, name) => Math.max(most, registry.get(name)?.timeoutMs ?? 0), config.toolTimeoutMs);
       return longest + config.toolCancelGraceMs;
     },
+    authorize: (approval, principal) => {
+      const { principals } = cradle;
+      if (approval.requestedBy === principal && !principals.allowsSelfApproval(approval.toolName)) {
+        return {
+          code: 'SELF_APPROVAL',
+          message: `This principal asked for this call of ${approval.toolName}, so it cannot decide it: another principal with the approve permission must (separation of duties). For development only, approvals.allowSelfApproval can name the tool.`,
+        };
+      }
+      if (!principals.of(principal).mayDecide(approval.toolName)) {
+        return { code: 'FORBIDDEN', message: `Deciding approvals of ${approval.toolName} needs the permission approve: ${approval.toolName}, which this principal does not have.` };
+      }
+      return undefined;
+    },
     checkMode: async (approval) => {
       if (!cradle.registry.has(approval.toolName)) {
         return { ok: false, code: 'TOOL_NOT_FOUND', message: `Tool "${approval.toolName}" is no longer served by this host, so the approved call did not run.` };

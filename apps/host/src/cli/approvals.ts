@@ -79,6 +79,11 @@ export function registerApprovalCommands(program: Command, withHost: WithHost): 
             out.fail('APPROVAL_ALREADY_DECIDED', `Approval ${id} was already decided${outcome.approval.decidedBy ? ` by ${outcome.approval.decidedBy}` : ''}; it is now "${outcome.approval.status}". Nothing changed.`);
             return 1;
           }
+          // The CLI works on the store directly, as the operator; it names no principal, so this does not happen.
+          if (outcome.kind === 'forbidden') {
+            out.fail(outcome.code, outcome.message);
+            return 1;
+          }
           out.print(approvalView(outcome.approval));
           const result = outcome.approval.result as { successful?: boolean } | null;
           return decision === 'deny' || result?.successful === true ? 0 : 1;

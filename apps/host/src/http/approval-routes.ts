@@ -4,6 +4,7 @@ import type { ApprovalStatus } from '@aptix/agent-sessions';
 import type { AptixHost } from '../aptix-host.js';
 import { approvalView } from '../approvals/present.js';
 import type { AnyFastifyInstance } from './server.js';
+import { adminOnly } from './admin-only.js';
 
 const STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'executing', 'executed', 'refused', 'outcome_unknown'];
 const ErrorBody = Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) });
@@ -42,6 +43,8 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
   app.get(
     '/v1/approvals',
     {
+      // Every pending call with its arguments: for principals with the admin permission.
+      preHandler: adminOnly(host),
       schema: {
         summary: 'Approvals, newest first: filter by session and status',
         querystring: Type.Object({
@@ -49,7 +52,7 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
           status: Type.Optional(Type.Union(STATUSES.map((status) => Type.Literal(status)))),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
         }),
-        response: { 200: Type.Object({ approvals: Type.Array(Approval) }), 400: ErrorBody },
+        response: { 200: Type.Object({ approvals: Type.Array(Approval) }), 400: ErrorBody, 403: ErrorBody },
       },
     },
     async (request) => {
@@ -79,14 +82,16 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
           },
           { additionalProperties: false },
         ),
-        response: { 200: Approval, 404: ErrorBody, 409: Type.Object({ error: ErrorBody.properties.error, approval: Approval }), 410: Type.Object({ error: ErrorBody.properties.error, approval: Approval }) },
+        response: { 200: Approval, 403: ErrorBody, 404: ErrorBody, 409: Type.Object({ error: ErrorBody.properties.error, approval: Approval }), 410: Type.Object({ error: ErrorBody.properties.error, approval: Approval }) },
       },
     },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { decision, note } = request.body as { decision: 'approve' | 'deny'; note?: string };
-      const outcome = await host.approvals().decide(id, decision, actorOf(request), note ?? null, request.log);
+      const outcome = await host.approvals().decide(id, decision, actorOf(request), note ?? null, request.log, request.actor);
       switch (outcome.kind) {
+        case 'forbidden':
+          return reply.code(403).send({ error: { code: outcome.code, message: `${outcome.message} Nothing was decided.` } });
         case 'decided':
           return approvalView(outcome.approval);
         case 'not_found':

@@ -1,3 +1,4 @@
+import { adminOnly } from './admin-only.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ScopeError, type AptixHost, type CallOptions, type ToolScope } from '../aptix-host.js';
@@ -50,6 +51,12 @@ const PendingApprovalBody = Type.Object(
 );
 const Approvals = Type.Record(Type.String(), Type.String(), { description: 'Tools whose calls may wait for a person: "always", or "dynamic" (depends on the arguments).' });
 
+/** A definition's tool name, in any of the three formats. */
+function definitionName(definition: unknown): string {
+  const { name, function: nested } = definition as { name?: string; function?: { name: string } };
+  return name ?? nested!.name;
+}
+
 /** Discovery and invocation: `/v1/tools`, `/v1/tools/:name`, `/v1/tools/:name/invoke`, `/v1/modes`. */
 export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost): void {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
@@ -58,7 +65,8 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
     if (mode !== undefined && sessionId !== undefined) return reply.code(400).send({ error: { code: 'BAD_REQUEST', message: 'Give either mode or sessionId, not both.' } });
     const scope: ToolScope = { ...(mode === undefined ? {} : { mode }), ...(sessionId === undefined ? {} : { sessionId }) };
     try {
-      const tools = [...(await host.definitions(format, scope))];
+      // Only the tools this principal may call.
+      const tools = [...host.permissions.visible(request.actor, await host.definitions(format, scope), definitionName)];
       // OpenAI's formats have no field for it: gated tools are named beside the definitions.
       const approvals = Object.fromEntries(host.cradle.registry.list().filter((tool) => tool.approval !== 'never').map((tool) => [tool.name, tool.approval]));
       return { format, tools, approvals };
@@ -82,7 +90,7 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
   const packageOf = (name: string): string | null => host.cradle.toolPackages.find((p) => p.tools.some((toolClass) => toolClass.ToolName === name))?.name ?? null;
   app.get(
     '/v1/packages',
-    { schema: { summary: 'The tool packages this host loaded, and their tools', response: { 200: Type.Object({ packages: Type.Array(Type.Object({ name: Type.String(), version: Type.Union([Type.String(), Type.Null()]), tools: Type.Array(Type.String()) })) }) } } },
+    { preHandler: adminOnly(host), schema: { summary: 'The tool packages this host loaded, and their tools', response: { 200: Type.Object({ packages: Type.Array(Type.Object({ name: Type.String(), version: Type.Union([Type.String(), Type.Null()]), tools: Type.Array(Type.String()) })) }), 403: ErrorBody } } },
     () => ({ packages: host.cradle.toolPackages.map((p) => ({ name: p.name, version: p.version ?? null, tools: p.tools.map((toolClass) => toolClass.ToolName as string) })) }),
   );
 

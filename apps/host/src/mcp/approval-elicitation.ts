@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, inputRequired, inputResponse, ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities, type ElicitRequestFormParams, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import { canonicalJson, type LevelLogger } from '@aptix/tool-contract';
-import type { ApprovalDecisionOutcome, ToolApproval } from '@aptix/agent-sessions';
+import type { ToolApproval } from '@aptix/agent-sessions';
+import type { DecisionOutcome } from '../approvals/approval-gate.js';
 import type { AptixHost } from '../aptix-host.js';
 import { declinedResult, type PresentedResult } from '../approvals/approval-gate.js';
 import { pendingApprovalMessage } from '../approvals/present.js';
@@ -133,7 +134,9 @@ function failed(approval: ToolApproval, result: PresentedResult): CallToolResult
 }
 
 /** The call's result once the person decided: the approved call's stored result, or the denial. */
-export function decidedResult(outcome: ApprovalDecisionOutcome, replay: boolean, host: AptixHost): CallToolResult {
+export function decidedResult(outcome: DecisionOutcome, replay: boolean, host: AptixHost): CallToolResult {
+  // The principal may not decide it (separation of duties, or no approve permission): nothing changed, and the call still waits.
+  if (outcome.kind === 'forbidden') return { content: [{ type: 'text', text: `${outcome.message} Nothing was decided; the call still waits.` }], isError: true };
   if (outcome.kind === 'not_found') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'The approval this answer is for no longer exists; nothing ran. Call the tool again to ask anew.');
   const { approval } = outcome;
   if (outcome.kind === 'already_decided' && replay) {
@@ -216,7 +219,7 @@ export async function resumeModern(host: AptixHost, state: ApprovalState, rawSta
     // Missing, malformed or of another kind: ask again, with the same sealed state.
     return { ...inputRequired({ inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit(approvalElicitation(approval)) }, requestState: rawState }), _meta: { 'aptix/approval': { status: 'pending_approval', approvalId: approval.id } } } as unknown as CallToolResult;
   }
-  const outcome = await gate.decide(approval.id, answer.decision, elicitationActor(call.actor), answer.note, call.log);
+  const outcome = await gate.decide(approval.id, answer.decision, elicitationActor(call.actor), answer.note, call.log, call.actor);
   return decidedResult(outcome, true, host);
 }
 
@@ -252,6 +255,6 @@ export async function askLegacy(host: AptixHost, approval: ToolApproval, ask: Le
   }
   if (answer.kind === 'dismissed') return pendingResult(approval, 'The approval form was dismissed, so nothing was decided.');
   if (answer.kind === 'unusable') return pendingResult(approval, 'The answer to the approval question was not a decision (approve or deny).');
-  const outcome = await host.approvals().decide(approval.id, answer.decision, elicitationActor(ask.actor), answer.note, ask.log);
+  const outcome = await host.approvals().decide(approval.id, answer.decision, elicitationActor(ask.actor), answer.note, ask.log, ask.actor);
   return decidedResult(outcome, false, host);
 }

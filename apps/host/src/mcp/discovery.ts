@@ -69,7 +69,9 @@ export async function findTools(host: AptixHost, scope: McpScope, raw: unknown):
   const where = await whereTo(host, scope, read.value.sessionId);
   if ('refused' in where) return errorText(where.refused);
   const found = (await host.finder(where.mode)).find(read.value, where.sessionId ?? null);
-  return { content: [{ type: 'text', text: JSON.stringify(found) }] };
+  // A principal finds only the tools it may call.
+  const visible = scope.actor === undefined ? found : { ...found, tools: found.tools.filter((tool) => host.permissions.mayCall(scope.actor, tool.name)) };
+  return { content: [{ type: 'text', text: JSON.stringify(visible) }] };
 }
 
 /**

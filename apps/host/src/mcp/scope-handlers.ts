@@ -41,7 +41,8 @@ export class ScopeHandlers {
     const { host, scope } = this;
     if (scope.era === 'legacy') scope.toolsRevision = host.toolsRevision;
     const listScope = this.#listScope();
-    const modeTools = await host.definitions('mcp', listScope);
+    // Only the tools this principal may call (a principal's list is the same from request to request).
+    const modeTools = host.permissions.visible(scope.actor, await host.definitions('mcp', listScope), (tool) => tool.name);
     // A deferred mode (deferredModes) is listed as its mode tools and the pair, wherever it is listed.
     const mode = host.deferredModes === false ? undefined : (listScope.mode ?? (await host.sessionMode(listScope.sessionId!)));
     const tools = mode !== undefined && host.isDeferred(mode) ? deferredListing(modeTools) : scope.discovery ? withDiscovery(modeTools) : modeTools;
@@ -167,6 +168,10 @@ export class ScopeHandlers {
     // A client that can ask its user is asked (input_required, or elicitation on 2025 revisions); any other learns that the call waits, and where it is decided.
     if (outcome.kind === 'pending_approval') {
       if (!interactive) return pendingResult(outcome.approval);
+      // Separation of duties: a client that authenticated as the principal that asked is never asked to decide.
+      if (scope.actor !== undefined && !host.cradle.principals.allowsSelfApproval(outcome.approval.toolName)) {
+        return pendingResult(outcome.approval, 'Another principal must decide it: the one that asked for a call never decides it.');
+      }
       if (scope.era === 'modern') return (await askModern(host, outcome.approval, call(), ctx)) ?? pendingResult(outcome.approval);
       const questions = scope.questions;
       return askLegacy(

@@ -1,0 +1,169 @@
+/**
+ * Who may do what (issue 32), through a real `aptix serve` with three named keys: an agent that may
+ * call the testing tools in two modes, an ops key that may decide refunds and use the admin routes,
+ * and an auditor key without an entry (every permission, as before). The principal that asked for a
+ * gated call never decides it.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, scratch, startHostWithConfig, type RunningHost } from './support.js';
+
+const KEYS = { agent: 'agent-key-0123456789abcdef', ops: 'ops-key-0123456789abcdef00', auditor: 'auditor-key-0123456789abcd' };
+const CONFIG = {
+  principals: {
+    agent: { tools: ['testing_*', 'agent_list_modes', 'agent_change_mode'], modes: ['general', 'tool_diagnostics'] },
+    ops: { approve: ['testing_issue_refund'], admin: true },
+  },
+};
+
+let host: RunningHost;
+let cleanup: () => void;
+beforeAll(async () => {
+  const started = await startHostWithConfig(CONFIG, { APTIX_API_KEYS: Object.entries(KEYS).map(([name, key]) => `${name}=${key}`).join(',') });
+  host = started.host;
+  cleanup = () => started.space.cleanup();
+});
+afterAll(async () => {
+  await host.stop();
+  cleanup();
+});
+
+async function as(who: keyof typeof KEYS, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${host.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEYS[who]}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const refund = (orderId: string, context?: { sessionId: string }) => ({ arguments: { orderId, amount: 5000, currency: 'EUR' }, ...(context ? { context } : {}) });
+
+describe('separation of duties: the principal that asked never decides', () => {
+  it('the agent asks for a refund, cannot approve it itself, and the ops key runs it once; both are recorded', async () => {
+    const session = (await as('agent', 'POST', '/v1/sessions', { mode: 'tool_diagnostics' })).body.id as string;
+    const asked = await as('agent', 'POST', '/v1/tools/testing_issue_refund/invoke', refund('SOD-1', { sessionId: session }));
+    expect(asked.status).toBe(202);
+    const id = asked.body.approvalId as string;
+
+    const self = await as('agent', 'POST', `/v1/approvals/${id}`, { decision: 'approve' });
+    expect(self.status).toBe(403);
+    expect(self.body.error.code).toBe('SELF_APPROVAL');
+    expect(self.body.error.message).toContain('another principal with the approve permission must (separation of duties)');
+    expect(JSON.stringify(self.body)).not.toContain(KEYS.agent);
+
+    const decided = await as('ops', 'POST', `/v1/approvals/${id}`, { decision: 'approve' });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ status: 'executed', requestedBy: 'agent', decidedBy: 'ops' });
+  });
+
+  it('holds for a key without an entry too: the auditor may decide the agent\'s call, not its own', async () => {
+    const own = (await as('auditor', 'POST', '/v1/tools/testing_issue_refund/invoke', refund('SOD-2'))).body.approvalId as string;
+    expect((await as('auditor', 'POST', `/v1/approvals/${own}`, { decision: 'deny' })).body.error.code).toBe('SELF_APPROVAL');
+    expect((await as('ops', 'POST', `/v1/approvals/${own}`, { decision: 'deny' })).body).toMatchObject({ status: 'denied', requestedBy: 'auditor', decidedBy: 'ops' });
+  });
+
+  it('a principal without the approve permission decides nothing, naming the permission', async () => {
+    const id = (await as('auditor', 'POST', '/v1/tools/testing_issue_refund/invoke', refund('SOD-3'))).body.approvalId as string;
+    const refused = await as('agent', 'POST', `/v1/approvals/${id}`, { decision: 'approve' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toEqual({ code: 'FORBIDDEN', message: 'Deciding approvals of testing_issue_refund needs the permission approve: testing_issue_refund, which this principal does not have. Nothing was decided.' });
+    expect((await as('ops', 'GET', `/v1/approvals/${id}`)).body.status).toBe('pending');
+  });
+});
+
+describe('tools, modes and admin routes', () => {
+  it('a tool outside its permissions is refused with 403 naming the permission, and not listed', async () => {
+    const refused = await as('agent', 'POST', '/v1/tools/agent_hello_world/invoke', { arguments: { name: 'Ada' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toEqual({ code: 'FORBIDDEN', message: 'Calling agent_hello_world needs the permission tools: agent_hello_world, which this principal does not have; it was not run.' });
+    const listed = (await as('agent', 'GET', '/v1/tools?mode=general')).body.tools.map((tool: { name: string }) => tool.name);
+    expect(listed).toEqual(['testing_calculator', 'agent_list_modes', 'agent_change_mode']);
+    expect((await as('auditor', 'GET', '/v1/tools?mode=general')).body.tools.map((tool: { name: string }) => tool.name)).toContain('agent_hello_world');
+  });
+
+  it('a mode outside its permissions cannot be entered, and nothing changes', async () => {
+    const session = (await as('agent', 'POST', '/v1/sessions', {})).body.id as string;
+    const change = await as('agent', 'POST', '/v1/tools/agent_change_mode/invoke', { arguments: { mode: 'ddr_authoring', branch: false, reason: 'Write a DDR.' }, context: { sessionId: session } });
+    expect(change.status).toBe(403);
+    expect(change.body.error.message).toBe('Moving a session into mode "ddr_authoring" needs the permission modes: ddr_authoring, which this principal does not have; nothing changed.');
+    expect((await as('agent', 'GET', `/v1/sessions/${session}`)).body.mode).toBe('general');
+  });
+
+  it('the approvals list and the packages list need the admin permission', async () => {
+    for (const path of ['/v1/approvals', '/v1/packages']) {
+      const refused = await as('agent', 'GET', path);
+      expect(refused.status, path).toBe(403);
+      expect(refused.body.error.message).toBe(`${path} needs the permission admin, which this principal does not have.`);
+      expect((await as('ops', 'GET', path)).status, path).toBe(200);
+      expect((await as('auditor', 'GET', path)).status, path).toBe(200);
+    }
+  });
+});
+
+describe('over MCP', () => {
+  async function connect(who: keyof typeof KEYS, capabilities: Record<string, unknown> = {}): Promise<Client> {
+    const client = new Client({ name: `perm-${who}`, version: '1' }, { versionNegotiation: { mode: 'auto' }, capabilities });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEYS[who]}` } } }));
+    return client;
+  }
+  const text = (result: Record<string, unknown>) => (result.content as Array<{ text: string }>)[0]!.text;
+
+  it("lists only the principal's tools, the same on every request, and refuses the others, directly or through the pair", async () => {
+    const client = await connect('agent');
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(['testing_calculator', 'agent_list_modes', 'agent_change_mode', 'aptix_find_tools', 'aptix_call_tool']);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(names);
+      const direct = await client.callTool({ name: 'agent_hello_world', arguments: { name: 'Ada' } });
+      expect(direct.isError).toBe(true);
+      expect(text(direct)).toContain('needs the permission tools: agent_hello_world');
+      const change = await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Refunds.' } });
+      const sessionId = JSON.parse(text(change)).sessionId as string;
+      const found = JSON.parse(text(await client.callTool({ name: 'aptix_find_tools', arguments: { sessionId } })));
+      expect(found.tools.map((tool: { name: string }) => tool.name)).not.toContain('agent_hello_world');
+      const through = await client.callTool({ name: 'aptix_call_tool', arguments: { sessionId, name: 'agent_hello_world', arguments: { name: 'Ada' } } });
+      expect(text(through)).toContain('needs the permission tools: agent_hello_world');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a client that could be asked is not asked to decide its own gated call: it waits for another principal', async () => {
+    let asked = 0;
+    const client = await connect('agent', { elicitation: { form: {} } });
+    client.setRequestHandler('elicitation/create', async () => {
+      asked += 1;
+      return { action: 'accept', content: { decision: 'approve' } } as never;
+    });
+    try {
+      const change = await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Refunds.' } });
+      const sessionId = JSON.parse(text(change)).sessionId as string;
+      const result = await client.callTool({ name: 'aptix_call_tool', arguments: { sessionId, name: 'testing_issue_refund', arguments: { orderId: 'MCP-SOD', amount: 5000, currency: 'EUR' } } });
+      expect(asked).toBe(0);
+      expect(text(result)).toContain('Another principal must decide it');
+      const approvalId = (result._meta as { 'aptix/approval': { approvalId: string } })['aptix/approval'].approvalId;
+      expect((await as('ops', 'POST', `/v1/approvals/${approvalId}`, { decision: 'approve' })).body).toMatchObject({ status: 'executed', requestedBy: 'agent', decidedBy: 'ops' });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('configuration', () => {
+  it('refuses to start when principals names a key the host does not have', async () => {
+    const space = scratch();
+    try {
+      const file = join(space.dir, 'aptix.config.json');
+      writeFileSync(file, JSON.stringify({ principals: { opps: { admin: true } } }));
+      const run = await runCli(['--config', file, 'check'], { env: { APTIX_DB: space.db, APTIX_API_KEYS: `ops=${KEYS.ops}` } });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain('principals names "opps", which is not the name of an accepted API key (keys: ops). Fix: name a key "opps=<key>"');
+      expect(run.stderr).not.toContain(KEYS.ops);
+    } finally {
+      space.cleanup();
+    }
+  });
+});
