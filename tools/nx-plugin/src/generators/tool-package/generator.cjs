@@ -96,8 +96,10 @@ function defaultDirectory(globs, fileName) {
 /** Adds `<parent>/*` to the root workspaces when none covers `directory`; returns the glob it added. */
 function coverByWorkspaces(tree, root, directory) {
   const globs = workspaceGlobs(root);
-  if (!tree.exists('package.json') || root.workspaces === undefined || globs.some((glob) => globCovers(glob, directory))) return undefined;
-  const glob = `${posix.dirname(directory) === '.' ? directory : `${posix.dirname(directory)}/*`}`;
+  const listed = Array.isArray(root.workspaces) || Array.isArray(root.workspaces?.packages);
+  if (!tree.exists('package.json') || !listed || globs.some((glob) => globCovers(glob, directory))) return undefined;
+  // The folder's siblings are likely packages too: `libs/*` for libs/geo-tools; a top-level folder is listed as itself.
+  const glob = posix.dirname(directory) === '.' ? directory : `${posix.dirname(directory)}/*`;
   updateJson(tree, 'package.json', (json) => {
     if (Array.isArray(json.workspaces)) json.workspaces.push(glob);
     else json.workspaces.packages.push(glob);
