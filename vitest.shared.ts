@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -12,5 +13,7 @@ export const sharedConfig = defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // Child processes get the test's environment, never the shell's APTIX_* and OPENAI_* (see vitest.env.ts).
+    setupFiles: [fileURLToPath(new URL('./vitest.env.ts', import.meta.url))],
   },
 });
