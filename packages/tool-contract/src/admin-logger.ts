@@ -1,5 +1,9 @@
 import { describeThrown } from './describe-thrown.js';
-import { pino, type BaseLogger, type LoggerOptions } from 'pino';
+import { createRequire } from 'node:module';
+import type { BaseLogger, LoggerOptions } from 'pino';
+
+/** pino is loaded when a logger of the package's own is made, not on import: a host passes its own. */
+const loadPino = (): typeof import('pino').pino => (createRequire(import.meta.url)('pino') as typeof import('pino')).pino;
 
 /** Key/value pairs for log events: an array of pairs, never a dictionary (AGN-005 §6.2). */
 export type LogPairs = ReadonlyArray<readonly [key: string, value: string]>;
@@ -31,7 +35,7 @@ function fields(tag: string, pairs: LogPairs | undefined): Record<string, unknow
  * @example const logger = createAdminLogger(pino({ level: 'warn' }));
  */
 export function createAdminLogger(logger?: LevelLogger, options?: LoggerOptions): AdminLogger {
-  return new PinoAdminLogger(logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info', ...options }));
+  return new PinoAdminLogger(logger ?? loadPino()({ level: process.env.LOG_LEVEL ?? 'info', ...options }));
 }
 
 /** A class rather than an object of closures: a server makes one per request (over its request's child logger). */

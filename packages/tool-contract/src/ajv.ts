@@ -1,8 +1,16 @@
 import { createRequire } from 'node:module';
-import { Ajv } from 'ajv';
+import type { Ajv } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type addFormatsModule from 'ajv-formats';
 import { MCP_HEADER_KEYWORD } from './mcp-header.js';
+
+/**
+ * ajv and ajv-formats are loaded on first use, not when the contract is imported: a tool author's
+ * `import { TypedAgentTool } from '@aptix/tool-contract'` pays for them only once a schema is checked
+ * (about three fifths of the package's cold import time).
+ */
+const load = createRequire(import.meta.url);
+const addFormats = (ajv: Ajv): void => void (load('ajv-formats') as typeof addFormatsModule).default(ajv);
 
 /** The `$schema` of JSON Schema 2020-12, the dialect MCP's 2025-11-25 revision names as the default. */
 export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
@@ -21,8 +29,9 @@ let instance2020: Ajv2020 | undefined;
  */
 export function contractAjv(): Ajv {
   if (instance === undefined) {
-    instance = new Ajv(OPTIONS);
-    addFormats.default(instance);
+    const { Ajv: Draft07 } = load('ajv') as typeof import('ajv');
+    instance = new Draft07(OPTIONS);
+    addFormats(instance);
     // An annotation for MCP transports (SEP-2243), checked by mcpHeaderProblem; it constrains no value.
     instance.addKeyword({ keyword: MCP_HEADER_KEYWORD, schemaType: 'string' });
   }
@@ -38,9 +47,9 @@ export function ajvFor(schema: unknown): Ajv | Ajv2020 {
   if ((schema as { $schema?: unknown } | null)?.$schema !== JSON_SCHEMA_2020_12) return contractAjv();
   if (instance2020 === undefined) {
     // Loaded on first use: most hosts never see a 2020-12 schema, and its vocabularies cost start-up time.
-    const { Ajv2020: Dialect } = createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const { Ajv2020: Dialect } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
     instance2020 = new Dialect(OPTIONS);
-    addFormats.default(instance2020 as unknown as Ajv);
+    addFormats(instance2020 as unknown as Ajv);
     // ajv resolves `$anchor` in references but its strict mode does not list it as a keyword.
     instance2020.addKeyword('$anchor');
     instance2020.addKeyword({ keyword: MCP_HEADER_KEYWORD, schemaType: 'string' });
