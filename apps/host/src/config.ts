@@ -192,7 +192,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
 /** APTIX_API_KEY / APTIX_API_KEYS replace the file's apiKey / apiKeys; together they are the accepted keys. */
 function readApiKeys(envKey: string | undefined, envKeys: string | undefined, file: AptixConfigFile, source: string | undefined): ApiKey[] {
   const single = envKey !== undefined ? { key: envKey, source: 'APTIX_API_KEY' } : file.apiKey !== undefined ? { key: file.apiKey, source: `apiKey in ${source}` } : undefined;
-  const [entries, from] = envKeys !== undefined ? [splitKeyList(envKeys), 'APTIX_API_KEYS'] : [file.apiKeys ?? [], `apiKeys in ${source}`];
+  const [entries, from] = envKeys !== undefined ? [splitKeyList(envKeys), 'APTIX_API_KEYS'] : [file.apiKeys, `apiKeys in ${source}`];
   try {
     return parseApiKeys(single, entries, from);
   } catch (error) {

@@ -26,8 +26,12 @@ export interface CliRun {
   json<T = Record<string, unknown>>(): T;
 }
 
-/** Runs `aptix <args>` as a child process, stdout piped (so not a terminal: JSON mode). */
-export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliRun> {
+/**
+ * Runs `aptix <args>` as a child process, stdout piped (so not a terminal: JSON mode). With `timeoutMs`,
+ * a process still running then is killed (code null): a command expected to refuse to start, which
+ * starts instead, then fails its test rather than outliving it.
+ */
+export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? HOST_ROOT,
@@ -39,7 +43,9 @@ export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessE
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) =>
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
       resolve({
         code,
         stdout,
@@ -49,8 +55,8 @@ export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessE
           if (lines.length !== 1) throw new Error(`stdout must hold exactly one JSON document, got ${lines.length} lines:\n${stdout}\nstderr:\n${stderr}`);
           return JSON.parse(lines[0]!) as T;
         },
-      }),
-    );
+      });
+    });
   });
 }
 
