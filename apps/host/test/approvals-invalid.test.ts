@@ -17,6 +17,7 @@ const auth = { authorization: `Bearer ${KEY}` };
 const FIXTURE = fileURLToPath(new URL('./fixtures/gated-open/', import.meta.url));
 const REFUSAL = 'Invalid arguments for gated_webhook: the arguments contain a forbidden key (__proto__, or constructor.prototype); remove it.';
 /** Arguments whose nested object holds an own "__proto__" key, as JSON.parse makes it (an object literal would set the prototype). */
+const VALID_TEXT = '{"target":"https://example.test/hook","payload":{"note":"hi"}}';
 const PROTO_TEXT = '{"target":"https://example.test/hook","payload":{"note":"hi","__proto__":{"isAdmin":true}}}';
 const CONSTRUCTOR_TEXT = '{"target":"https://example.test/hook","payload":{"constructor":{"prototype":{"isAdmin":true}}}}';
 const poisoned = () => [JSON.parse(PROTO_TEXT) as Record<string, unknown>, JSON.parse(CONSTRUCTOR_TEXT) as Record<string, unknown>];
@@ -28,7 +29,8 @@ describe('a gated call with a prototype key is refused before anyone is asked', 
   let cleanup: () => void;
 
   beforeAll(async () => {
-    const started = await startHostWithConfig({ toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', FIXTURE] }, { APTIX_API_KEYS: `ops=${KEY}` });
+    // allowSelfApproval: the key that calls may be asked (and decide), so "nobody is asked" is a real check.
+    const started = await startHostWithConfig({ toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', FIXTURE], approvals: { allowSelfApproval: ['gated_webhook'] } }, { APTIX_API_KEYS: `ops=${KEY}` });
     host = started.host;
     cleanup = started.space.cleanup;
   });
@@ -47,7 +49,7 @@ describe('a gated call with a prototype key is refused before anyone is asked', 
   }
 
   it('a valid call still waits for a person (the control)', async () => {
-    const answer = await invoke(JSON.stringify({ arguments: { target: 'https://example.test/hook', payload: { note: 'hi' } } }));
+    const answer = await invoke(`{"arguments":${VALID_TEXT}}`);
     expect(answer.status).toBe(202);
     expect(answer.body.status).toBe('pending_approval');
     const stored = (await approvalsStored()) as Array<{ id: string }>;
@@ -70,13 +72,17 @@ describe('a gated call with a prototype key is refused before anyone is asked', 
     expect(await approvalsStored()).toHaveLength(before);
   });
 
-  it('over MCP 2026-07-28: a client that can be asked is not asked, the call fails naming the key, and no approval is stored', async () => {
+  it('over MCP 2026-07-28: a client that is asked about a valid call is not asked about these, which fail naming the key, and no approval is stored for them', async () => {
     const before = (await approvalsStored()).length;
     let asked = 0;
     const client = new Client({ name: 'aptix-invalid-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
     client.setRequestHandler('elicitation/create', async () => (asked++, { action: 'accept', content: { decision: 'approve' } }) as never);
     await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: auth } }));
     try {
+      // The control: a valid call is asked about, approved and run.
+      const valid = await client.callTool({ name: 'gated_webhook', arguments: JSON.parse(VALID_TEXT) });
+      expect(valid.isError ?? false).toBe(false);
+      expect(asked).toBe(1);
       for (const args of poisoned()) {
         const result = await client.callTool({ name: 'gated_webhook', arguments: args });
         expect(result.isError).toBe(true);
@@ -86,8 +92,8 @@ describe('a gated call with a prototype key is refused before anyone is asked', 
     } finally {
       await client.close();
     }
-    expect(asked).toBe(0);
-    expect(await approvalsStored()).toHaveLength(before);
+    expect(asked).toBe(1);
+    expect(await approvalsStored()).toHaveLength(before + 1);
   });
 
   it('over MCP 2026-07-28 from a client that cannot be asked (the fast lane): refused the same way, nothing stored', async () => {
@@ -101,13 +107,16 @@ describe('a gated call with a prototype key is refused before anyone is asked', 
     expect(await approvalsStored()).toHaveLength(before);
   });
 
-  it('over MCP 2025-11-25: elicitation/create is never sent, the call fails naming the key, and no approval is stored', async () => {
+  it('over MCP 2025-11-25: elicitation/create is sent for a valid call and never for these, which fail naming the key, and no approval is stored for them', async () => {
     const before = (await approvalsStored()).length;
     let asked = 0;
     const client = new LegacyClient({ name: 'aptix-invalid-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async () => (asked++, { action: 'accept', content: { decision: 'approve' } }) as never);
     await client.connect(new LegacyTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: auth } }));
     try {
+      const valid = await client.callTool({ name: 'gated_webhook', arguments: JSON.parse(VALID_TEXT) });
+      expect(valid.isError ?? false).toBe(false);
+      expect(asked).toBe(1);
       for (const args of poisoned()) {
         const result = await client.callTool({ name: 'gated_webhook', arguments: args });
         expect(result.isError).toBe(true);
@@ -116,7 +125,7 @@ describe('a gated call with a prototype key is refused before anyone is asked', 
     } finally {
       await client.close();
     }
-    expect(asked).toBe(0);
-    expect(await approvalsStored()).toHaveLength(before);
+    expect(asked).toBe(1);
+    expect(await approvalsStored()).toHaveLength(before + 1);
   });
 });
