@@ -73,6 +73,17 @@ describe('tool-package generator: what it writes', () => {
     expect(tree.read('packages/tools/weather-report/src/index.ts', 'utf8')).toContain('export const tools = [WeatherReportTool] as const satisfies ToolList;');
   });
 
+  it('writes the tool as one defineTool call with --form function, the same name, schema and snapshot', async () => {
+    await generator(tree, { name: 'weather-report', form: 'function' });
+    const tool = tree.read('packages/tools/weather-report/src/weather-report.tool.ts', 'utf8')!;
+    expect(tool).toContain('export const WeatherReportTool = defineTool({');
+    expect(tool).toContain("name: 'weather_report',");
+    expect(tool).not.toContain('TypedAgentTool');
+    expect(tool.trimEnd().split('\n').length).toBeLessThanOrEqual(26);
+    expect(Object.keys(readJson(tree, 'packages/tools/weather-report/tool-schemas.json'))).toEqual(['weather_report']);
+    await expect(generator(createTreeWithEmptyWorkspace(), { name: 'other', form: 'arrow' as 'class' })).rejects.toThrow('--form arrow is not a form of tool: use function (one defineTool call) or class (a TypedAgentTool subclass).');
+  });
+
   it('puts the CI workflow for users in the README', async () => {
     await generator(tree, { name: 'weather-report' });
     const readme = tree.read('packages/tools/weather-report/README.md', 'utf8')!;
@@ -168,7 +179,7 @@ function run(cwd: string, command: string, args: readonly string[]): Promise<Run
   });
 }
 
-describe('tool-package generator: the generated package passes on its own', () => {
+describe.each(['class', 'function'] as const)('tool-package generator: the generated package (%s form) passes on its own', (form) => {
   // Generated inside this repository (git-ignored, so neither npm nor Nx sees a project), so the
   // package resolves the workspace's node_modules, tsconfig.base.json and vitest.shared.ts like any other.
   const tmp = join(pluginDir, '.tmp');
@@ -183,7 +194,7 @@ describe('tool-package generator: the generated package passes on its own', () =
 
   beforeAll(async () => {
     const tree = new FsTree(workspaceRoot, false);
-    await generator(tree, { name: 'contract-probe', directory });
+    await generator(tree, { name: 'contract-probe', directory, form });
     const changes = tree.listChanges();
     // Only the package is written: the root tsconfig.json reference and workspaces glob are left to the real `nx g`.
     writtenOutside = changes.filter((change) => !change.path.startsWith(`${directory}/`)).map((change) => change.path);

@@ -13,7 +13,7 @@ const TOOL_DESCRIPTION = 'Echoes a text with its length in characters.';
 const PLUGIN_NAME = '@aptix/nx-plugin';
 
 /**
- * @typedef {{ name: string; directory?: string; importPath?: string; toolName?: string; description?: string }} ToolPackageSchema
+ * @typedef {{ name: string; directory?: string; importPath?: string; toolName?: string; description?: string; form?: 'class' | 'function' }} ToolPackageSchema
  * @param {import('@nx/devkit').Tree} tree
  * @param {ToolPackageSchema} schema
  */
@@ -57,7 +57,9 @@ function normalize(tree, schema, root) {
   if (tree.exists(directory) && tree.children(directory).length > 0) throw new Error(`${directory} already exists and is not empty: choose another name or --directory.`);
   const packageName = schema.importPath ?? `${workspaceScope(root)}/tool-${fileName}`;
   const description = oneLine(schema.description ?? `Aptix tools: ${toolName}.`);
-  return { name, fileName, className: `${className}Tool`, toolName, directory, packageName, description, sourceCondition: sourceCondition(tree) };
+  const form = schema.form ?? 'class';
+  if (form !== 'class' && form !== 'function') throw new Error(`--form ${form} is not a form of tool: use function (one defineTool call) or class (a TypedAgentTool subclass).`);
+  return { name, fileName, className: `${className}Tool`, toolName, directory, packageName, description, form, sourceCondition: sourceCondition(tree) };
 }
 
 /** The npm scope of the workspace: that of the root package's name (`@acme/source` gives `@acme`), else the name itself as one (`acme` gives `@acme`). */
