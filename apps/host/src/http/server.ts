@@ -35,8 +35,19 @@ const CLOSING_SWEEP_MS = 20;
 /** Longest path segment (a tool name, a session id) the router accepts; longer gets 414. */
 const MAX_PARAM_LENGTH = 256;
 
+/** One route the server registered: its method and its pattern as the router matches it (`/v1/sessions/:id`). */
+export interface RegisteredRoute {
+  readonly method: string;
+  readonly url: string;
+}
+
 export interface HttpServer {
   readonly app: AnyFastifyInstance;
+  /**
+   * Every route and method the server registered, its plugins' included (Fastify's `onRoute`), in the
+   * order registered: what a test enumerates to check every route without a list of its own.
+   */
+  readonly routes: readonly RegisteredRoute[];
   /** Stops accepting, finishes the calls in flight, closes MCP sessions. */
   close(): Promise<void>;
 }
@@ -89,6 +100,11 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     keepAliveTimeout: config.keepAliveTimeoutMs,
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs) },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const routes: RegisteredRoute[] = [];
+  // Added first, so it sees every route registered after it, including the HEAD route Fastify adds for each GET.
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
 
   let boundPort = config.port;
   let closing = false;
@@ -149,6 +165,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
 
   return {
     app,
+    routes,
     async close() {
       closing = true;
       // A call that finishes while the host shuts down leaves its keep-alive connection idle, and close()
