@@ -1,7 +1,8 @@
 /**
  * An invalid gated call never asks anyone (docs/approvals.md): the gate checks the arguments the way
  * the executor will check the approved call (a `__proto__` or `constructor.prototype` key refused at any
- * depth) before it stores an approval or asks a person, over HTTP and both MCP revisions. The tool,
+ * depth) before it stores an approval or asks a person, over HTTP, both MCP revisions and the agent
+ * loop (against the scripted Responses server). The tool,
  * gated_webhook (test/fixtures/gated-open), leaves one object open to any key, as a bridged tool does.
  */
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { call, respond, ScriptedResponsesServer } from '@aptix/reasoner/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawToolsCall, startHostWithConfig, type RunningHost } from './support.js';
 
@@ -26,16 +28,24 @@ const text = (result: object) => (((result as { content?: unknown }).content as 
 
 describe('a gated call with a prototype key is refused before anyone is asked', () => {
   let host: RunningHost;
+  let model: ScriptedResponsesServer;
   let cleanup: () => void;
 
   beforeAll(async () => {
+    model = await ScriptedResponsesServer.start();
     // allowSelfApproval: the key that calls may be asked (and decide), so "nobody is asked" is a real check.
-    const started = await startHostWithConfig({ toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', FIXTURE], approvals: { allowSelfApproval: ['gated_webhook'] } }, { APTIX_API_KEYS: `ops=${KEY}` });
+    const started = await startHostWithConfig({ toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', FIXTURE], approvals: { allowSelfApproval: ['gated_webhook'] } }, {
+      APTIX_API_KEYS: `ops=${KEY}`,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'test-key',
+      APTIX_MODEL: 'scripted-model',
+    });
     host = started.host;
     cleanup = started.space.cleanup;
   });
   afterAll(async () => {
     await host?.stop();
+    await model?.close();
     cleanup?.();
   });
 
@@ -127,5 +137,17 @@ describe('a gated call with a prototype key is refused before anyone is asked', 
     }
     expect(asked).toBe(1);
     expect(await approvalsStored()).toHaveLength(before + 1);
+  });
+
+  it('in the agent loop: the turn does not pause for approval, the model reads the refusal naming the key, and no approval is stored', async () => {
+    const before = (await approvalsStored()).length;
+    const post = async (path: string, body: unknown) => (await fetch(host.url + path, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>;
+    const { id } = await post('/v1/sessions', {});
+    model.script(respond(undefined, call('call_proto', 'gated_webhook', PROTO_TEXT)), respond('The hook was refused.'));
+    const turn = await post(`/v1/sessions/${id}/messages`, { input: 'Post the note.' });
+    expect(turn).toMatchObject({ status: 'completed', output: 'The hook was refused.' });
+    const sent = model.requests.at(-1)!.body.input.find((item) => item.type === 'function_call_output' && item.call_id === 'call_proto');
+    expect(String(sent?.output)).toContain('the arguments contain a forbidden key (__proto__, or constructor.prototype); remove it');
+    expect(await approvalsStored()).toHaveLength(before);
   });
 });
