@@ -18,9 +18,11 @@ describe('every route the host registers needs the key', () => {
   let routes: RouteHost;
 
   beforeAll(async () => {
-    routes = await startRouteHost({ APTIX_API_KEYS: `ops=${KEY}` }, (server) => {
+    routes = await startRouteHost({
+      // The key in the configuration file, where principals go too.
+      file: { apiKeys: [`ops=${KEY}`] },
       // A route added after the host's own, as a later change would add one.
-      server.app.get('/v2/added-later/:thing', () => ({ secret: 'added-later-data' }));
+      configure: (server) => server.app.get('/v2/added-later/:thing', () => ({ secret: 'added-later-data' })),
     });
   });
   afterAll(async () => {

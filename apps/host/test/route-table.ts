@@ -6,6 +6,8 @@
  * tests: 401 without a key (http-routes-auth.test.ts), and what a principal may not do.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { AptixHost } from '../src/aptix-host.js';
 import { loadConfig } from '../src/config.js';
@@ -22,20 +24,28 @@ export interface RouteHost {
   close(): Promise<void>;
 }
 
+/** What a route host starts with: its environment (APTIX_API_KEYS…), its configuration file's fields (principals…), and a last step on the server before it listens (to add a route, say). */
+export interface RouteHostOptions {
+  readonly env?: Record<string, string>;
+  readonly file?: Record<string, unknown>;
+  readonly configure?: (server: HttpServer) => void;
+}
+
 /**
- * Starts an in-process host with `env` (APTIX_API_KEYS…) and, optionally, `configure` run on the
- * server before it listens (to add a route, say). Its database is a scratch SQLite file.
+ * Starts an in-process host listening on loopback, its database a scratch SQLite file.
  *
  * @example
- * const routes = await startRouteHost({ APTIX_API_KEYS: `ops=${KEY}` });
- * for (const route of protectedRoutes(routes.server.routes)) …
+ * const routes = await startRouteHost({ env: { APTIX_API_KEYS: `ops=${KEY}` } });
+ * for (const route of protectedRoutes(routes.server.routes)) expect((await send(routes.url, requestFor(route))).status).toBe(401);
  */
-export async function startRouteHost(env: Record<string, string>, configure?: (server: HttpServer) => void): Promise<RouteHost> {
+export async function startRouteHost(options: RouteHostOptions = {}): Promise<RouteHost> {
   const space = scratch();
-  const config = await loadConfig({ env: { APTIX_DB: space.db, ...env }, cwd: space.dir });
+  const file = join(space.dir, 'aptix.config.json');
+  if (options.file !== undefined) writeFileSync(file, JSON.stringify(options.file));
+  const config = await loadConfig({ env: { APTIX_DB: space.db, ...options.env }, cwd: space.dir, ...(options.file === undefined ? {} : { file }) });
   const host = new AptixHost(await composeHost(config, { pino: pino({ level: 'silent' }) }));
   const server = await createHttpServer(host, '0.0.0-test');
-  configure?.(server);
+  options.configure?.(server);
   const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,
