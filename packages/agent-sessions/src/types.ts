@@ -20,19 +20,27 @@ export interface AgentSession {
   readonly user: string | null;
   /** The session this one was branched from (`branch: true`), if any. */
   readonly parentId: string | null;
+  /**
+   * The principal (API key name or OAuth subject) that created the session, or `null` when no one owns
+   * it: created by a host without keys, or before the store recorded owners. A branch keeps its parent's.
+   */
+  readonly owner: string | null;
   readonly createdAt: string;
   readonly history: readonly ModeChange[];
 }
 
 /**
  * A session without its history: what a tool call in the session needs (its mode decides which tools
- * may run; org and user go into the call's context). Read fresh from the database on every call.
+ * may run; org and user go into the call's context; the owner decides who may use it). Read fresh from
+ * the database on every call.
  */
 export interface SessionHead {
   readonly id: string;
   readonly mode: string;
   readonly org: string | null;
   readonly user: string | null;
+  /** See {@link AgentSession.owner}. */
+  readonly owner: string | null;
 }
 
 export interface CreateSessionInput {
@@ -40,7 +48,14 @@ export interface CreateSessionInput {
   readonly user?: string | null;
   /** The starting mode; the catalog's default when omitted. */
   readonly mode?: string;
+  /** Branches the new session from this one; the new session then belongs to the parent's owner. */
   readonly parentId?: string | null;
+  /**
+   * The principal creating the session (the API key's name, the OAuth subject); `null` or omitted for a
+   * host without keys. Ignored with `parentId`: a branch always belongs to its parent's owner, so a
+   * session never changes hands by being branched.
+   */
+  readonly owner?: string | null;
 }
 
 export interface SetSessionModeOptions {
@@ -58,7 +73,7 @@ export interface SetSessionModeOptions {
 export interface SessionStoreLimits {
   /** The longest `reason` of a mode change. Default 1000. */
   readonly maxReasonLength?: number;
-  /** The longest org, user, mode key or id (session, parent, MCP session). Default 256. */
+  /** The longest org, user, owner, mode key or id (session, parent, MCP session). Default 256. */
   readonly maxKeyLength?: number;
   /** History rows in a page when the caller names no limit. Default 100. */
   readonly defaultHistoryPageSize?: number;
@@ -136,7 +151,7 @@ export interface AgentSessionStore extends AgentSessionManager {
   /** MCP tasks (long tool calls a client polls), in the same database, so any host sharing it reads them (see {@link McpTaskStore}). */
   readonly tasks: McpTaskStore;
   /**
-   * The session's current mode, org and user, without its history; `undefined` for an unknown session.
+   * The session's current mode, org, user and owner, without its history; `undefined` for an unknown session.
    * One prepared single-row read, never served from a cache: a mode change committed by another host
    * or process is seen by the next call. What a tool call in a session reads.
    */

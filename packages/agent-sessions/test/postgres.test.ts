@@ -2,6 +2,7 @@ import { Pool, escapeIdentifier } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openSessionStore } from '../src/open.js';
 import { openPostgresSessionStore, PostgresSessionStore } from '../src/postgres/index.js';
+import { POSTGRES_MIGRATIONS } from '../src/postgres/migrations.js';
 import { fixedModes } from './fixtures/modes.js';
 import { describeWithPostgres, PG_URL, RUN_ID } from './fixtures/postgres.js';
 import { writePostgresVersion1 } from './fixtures/postgres-version1.js';
@@ -23,13 +24,31 @@ function createHarness(): SessionStoreHarness {
       const schema = `${runId}_${schemas.length + 1}`;
       schemas.push(schema);
       const s = escapeIdentifier(schema);
-      return {
+      const database: TestDatabase = {
         url,
         options: { postgres: { schema } },
         async writeVersion1(fixture) {
           const client = await admin.connect();
           try {
             await writePostgresVersion1(client, s, fixture);
+          } finally {
+            client.release();
+          }
+        },
+        async writeVersion6(fixture) {
+          await database.writeVersion1(fixture);
+          // The released steps after version 1, as those releases ran them (released steps are frozen).
+          const client = await admin.connect();
+          try {
+            await client.query('BEGIN');
+            for (const step of POSTGRES_MIGRATIONS.filter((m) => m.version > 1 && m.version <= 6)) {
+              await client.query(step.sql(s));
+              await client.query(`INSERT INTO ${s}.agent_sessions_schema_migrations (version, name) VALUES ($1, $2)`, [step.version, step.name]);
+            }
+            await client.query('COMMIT');
+          } catch (error) {
+            await client.query('ROLLBACK');
+            throw error;
           } finally {
             client.release();
           }
@@ -42,6 +61,7 @@ function createHarness(): SessionStoreHarness {
           await admin.query(`INSERT INTO ${s}.agent_sessions_schema_migrations (version, name) VALUES ($1, $2)`, [version, name]);
         },
       };
+      return database;
     },
     async dispose() {
       for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
@@ -64,7 +84,7 @@ describeWithPostgres('PostgreSQL session store', () => {
       try {
         const store = await openPostgresSessionStore({ pool, schema, modes: fixedModes() });
         expect(store.schema).toBe(schema);
-        expect(store.schemaVersion).toBe(6);
+        expect(store.schemaVersion).toBe(7);
         const session = await store.createSession({});
         await store.close();
         expect(pool.ended).toBe(false);

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openSessionStore } from '../src/open.js';
-import type { AgentSession } from '../src/types.js';
+import type { AgentSession, AgentSessionStore } from '../src/types.js';
 import type { WorkerConfig, WorkerReport } from './fixtures/mode-change-worker.js';
 import { fixedModes, MODE_KEYS } from './fixtures/modes.js';
 import { applied, expectStoreError, expectUnbrokenHistory, storeOpener, type SessionStoreHarness, type Version1Fixture } from './session-store.suite.js';
@@ -47,9 +47,22 @@ function startWorker(config: WorkerConfig): Worker {
   return { ready: readyOrFailed, done, go: () => child.stdin.end('go\n') };
 }
 
+/** Every schema version this package knows, in order. */
+const SCHEMA_VERSIONS = [1, 2, 3, 4, 5, 6, 7];
+
 export function describeSessionStoreLifecycle(name: string, harness: SessionStoreHarness): void {
   describe(`${name}: lifecycle`, () => {
     const { open, freshStore } = storeOpener(harness);
+
+    /** Writes a database as a release at `version` left it, holding the fixture, and opens a store on it, which migrates it. */
+    async function upgradedFrom(version: 1 | 6, fixture: Version1Fixture): Promise<AgentSessionStore> {
+      const database = await harness.createDatabase();
+      await (version === 1 ? database.writeVersion1(fixture) : database.writeVersion6(fixture));
+      expect(await database.appliedMigrations()).toEqual(SCHEMA_VERSIONS.slice(0, version));
+      const store = await open(database);
+      expect(await database.appliedMigrations()).toEqual(SCHEMA_VERSIONS);
+      return store;
+    }
 
     describe('restart', () => {
       it('keeps sessions, mode, history, bindings and conversation across a reopen', async () => {
@@ -92,23 +105,18 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
       it('migrates a new database to the latest version, once', async () => {
         const { store, database } = await freshStore();
         const latest = await database.appliedMigrations();
-        expect(latest).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(latest).toEqual(SCHEMA_VERSIONS);
         await store.close();
         await open(database);
         expect(await database.appliedMigrations()).toEqual(latest);
       });
 
       it('upgrades a database written at version 1, keeping its sessions', async () => {
-        const database = await harness.createDatabase();
         const fixture: Version1Fixture = {
           session: { id: 'v1-session', mode: 'general_chat', org: 'acme', user: 'kevin', createdAt: '2025-12-06T18:55:00.000Z' },
           change: { fromMode: 'general_chat', toMode: 'ddr_authoring', reason: 'written by version 1', branch: true, org: 'acme', user: 'kevin', at: '2025-12-06T19:00:00.000Z' },
         };
-        await database.writeVersion1(fixture);
-        expect(await database.appliedMigrations()).toEqual([1]);
-
-        const store = await open(database);
-        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4, 5, 6]);
+        const store = await upgradedFrom(1, fixture);
         const { change } = fixture;
         expect(await store.getSession('v1-session')).toEqual({
           id: 'v1-session',
@@ -116,6 +124,7 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
           org: 'acme',
           user: 'kevin',
           parentId: null,
+          owner: null,
           createdAt: fixture.session.createdAt,
           history: [change],
         });
@@ -129,17 +138,35 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         expect(next.session.history.map((c) => c.reason)).toEqual(['written by version 1', 'after the upgrade']);
       });
 
+      it('upgrades a database at version 6 to session owners: its sessions are intact and owned by no one', async () => {
+        const fixture: Version1Fixture = {
+          session: { id: 'v6-session', mode: 'general_chat', org: 'acme', user: 'kevin', createdAt: '2026-11-20T08:00:00.000Z' },
+          change: { fromMode: 'general_chat', toMode: 'code_review', reason: 'written by version 6', branch: false, org: 'acme', user: 'kevin', at: '2026-11-20T08:05:00.000Z' },
+        };
+        const store = await upgradedFrom(6, fixture);
+        const expected: AgentSession = { id: 'v6-session', mode: 'code_review', org: 'acme', user: 'kevin', parentId: null, owner: null, createdAt: fixture.session.createdAt, history: [fixture.change] };
+        expect(await store.getSession('v6-session')).toEqual(expected);
+        expect(await store.getSessionHead('v6-session')).toEqual({ id: 'v6-session', mode: 'code_review', org: 'acme', user: 'kevin', owner: null });
+        expect((await store.getSessionPage('v6-session'))?.session).toEqual(expected);
+        // A branch of an old session is owned by no one either; new sessions record their owner.
+        expect((await store.createSession({ parentId: 'v6-session', owner: 'agent-key' })).owner).toBeNull();
+        const owned = await store.createSession({ owner: 'agent-key' });
+        expect((await store.getSessionHead(owned.id))?.owner).toBe('agent-key');
+        const next = applied(await store.setSessionMode('v6-session', 'ddr_authoring', 'after the upgrade', 'acme', 'kevin'));
+        expect(next.session).toEqual({ ...expected, mode: 'ddr_authoring', history: [fixture.change, next.change] });
+      });
+
       it('refuses a database that a newer version has migrated', async () => {
         const { store, database } = await freshStore();
         await store.close();
         await database.recordMigration(99, 'from the future');
-        await expectStoreError(openSessionStore(database.url, { modes: fixedModes(), ...database.options }), 'SCHEMA_TOO_NEW', 'version 99', 'up to 6', 'upgrade @aptix/agent-sessions');
+        await expectStoreError(openSessionStore(database.url, { modes: fixedModes(), ...database.options }), 'SCHEMA_TOO_NEW', 'version 99', 'up to 7', 'upgrade @aptix/agent-sessions');
       });
 
       it('migrates a fresh database once when several stores open it at the same time', async () => {
         const database = await harness.createDatabase();
         const stores = await Promise.all(Array.from({ length: 4 }, () => open(database)));
-        expect(await database.appliedMigrations()).toEqual([1, 2, 3, 4, 5, 6]);
+        expect(await database.appliedMigrations()).toEqual(SCHEMA_VERSIONS);
         const session = await stores[0]!.createSession({});
         expect(await stores[3]!.getSession(session.id)).toEqual(session);
       });

@@ -22,12 +22,15 @@ export function describeSessionStoreLimits(name: string, harness: SessionStoreHa
         applied(await store.setSessionMode(session.id, 'ddr_authoring', 'y'.repeat(1000), 'acme', 'kevin'));
       });
 
-      it('refuses org, user, mode keys and ids over the key bound, on every call that stores them', async () => {
+      it('refuses org, user, owner, mode keys and ids over the key bound, on every call that stores them', async () => {
         const store = await freshStore();
         const session = await store.createSession({});
         const long = 'k'.repeat(257);
         await expectStoreError(store.createSession({ org: long }), 'VALUE_TOO_LONG', 'org', '257', '256', 'maxKeyLength');
         await expectStoreError(store.createSession({ user: long }), 'VALUE_TOO_LONG', 'user');
+        await expectStoreError(store.createSession({ owner: long }), 'VALUE_TOO_LONG', 'owner is 257 characters long', 'the limit is 256', 'maxKeyLength', 'nothing was saved');
+        // Checked for a branch too, though the branch takes its parent's owner.
+        await expectStoreError(store.createSession({ parentId: session.id, owner: long }), 'VALUE_TOO_LONG', 'owner');
         await expectStoreError(store.createSession({ mode: long }), 'VALUE_TOO_LONG', 'mode');
         await expectStoreError(store.createSession({ parentId: long }), 'VALUE_TOO_LONG', 'parentId');
         await expectStoreError(store.setSessionMode(session.id, long, 'r', null, null), 'VALUE_TOO_LONG', 'mode');
@@ -46,6 +49,8 @@ export function describeSessionStoreLimits(name: string, harness: SessionStoreHa
         const session = await store.createSession({ org: 'acme' });
         await expectStoreError(store.setSessionMode(session.id, 'code_review', 'eleven chr!', null, null), 'VALUE_TOO_LONG', 'limit is 10');
         await expectStoreError(store.createSession({ org: 'o'.repeat(41) }), 'VALUE_TOO_LONG', 'limit is 40');
+        await expectStoreError(store.createSession({ owner: 'o'.repeat(41) }), 'VALUE_TOO_LONG', 'owner', 'limit is 40');
+        expect((await store.createSession({ owner: 'o'.repeat(40) })).owner).toBe('o'.repeat(40));
         applied(await store.setSessionMode(session.id, 'code_review', 'ten chars!', 'o'.repeat(40), null));
         await expect(freshStore({ maxReasonLength: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('maxReasonLength') });
       });
@@ -55,6 +60,7 @@ export function describeSessionStoreLimits(name: string, harness: SessionStoreHa
         const session = await store.createSession({});
         await expectStoreError(store.setSessionMode(session.id, 'code_review', 'a\u0000b', null, null), 'INVALID_ARGUMENT', 'reason', 'NUL');
         await expectStoreError(store.createSession({ org: 'ac\u0000me' }), 'INVALID_ARGUMENT', 'org', 'NUL');
+        await expectStoreError(store.createSession({ owner: 'agent\u0000key' }), 'INVALID_ARGUMENT', 'owner', 'NUL');
         expect(await store.getSession(`${session.id}\u0000`)).toBeUndefined();
         expect(await store.getSessionPage(`\u0000${session.id}`)).toBeUndefined();
         expect(await store.setSessionMode(`${session.id}\u0000`, 'code_review', 'r', null, null)).toMatchObject({ applied: false, code: 'SESSION_NOT_FOUND' });

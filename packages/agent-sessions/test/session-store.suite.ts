@@ -23,6 +23,8 @@ export interface TestDatabase {
   readonly options: Pick<OpenSessionStoreOptions, 'postgres'>;
   /** Writes with raw SQL the tables and bookkeeping of schema version 1, then the fixture's rows. */
   writeVersion1(fixture: Version1Fixture): Promise<void>;
+  /** {@link writeVersion1}, then the released steps 2 to 6 as a release at version 6 left the database. */
+  writeVersion6(fixture: Version1Fixture): Promise<void>;
   /** The versions the bookkeeping table records, ascending. */
   appliedMigrations(): Promise<number[]>;
   /** Records a version as applied, as a newer release of the package would. */
@@ -96,7 +98,7 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it("starts a session in the catalog's default mode when none is given", async () => {
         const { store } = await freshStore(fixedModes(MODE_KEYS, 'ddr_authoring'));
         const session = await store.createSession({ org: 'acme', user: 'kevin' });
-        expect(session).toMatchObject({ mode: 'ddr_authoring', org: 'acme', user: 'kevin', parentId: null, history: [] });
+        expect(session).toMatchObject({ mode: 'ddr_authoring', org: 'acme', user: 'kevin', parentId: null, owner: null, history: [] });
         expect(session.id).not.toBe('');
         expect(new Date(session.createdAt).toISOString()).toBe(session.createdAt);
         expect(await store.getSession(session.id)).toEqual(session);
@@ -136,6 +138,59 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it('refuses a parent session that does not exist', async () => {
         const { store } = await freshStore();
         await expectStoreError(store.createSession({ parentId: 'no-such-session' }), 'SESSION_NOT_FOUND', '"no-such-session"');
+        await expectStoreError(store.createSession({ parentId: 'no-such-session', owner: 'ops' }), 'SESSION_NOT_FOUND', '"no-such-session"');
+      });
+    });
+
+    describe('owner (the principal that created the session)', () => {
+      it('keeps the owner it is given, on every read, through a reopen', async () => {
+        const { store, database } = await freshStore();
+        const session = await store.createSession({ org: 'acme', user: 'kevin', owner: 'agent-key' });
+        expect(session.owner).toBe('agent-key');
+        expect(await store.getSession(session.id)).toEqual(session);
+        expect(await store.getSessionHead(session.id)).toEqual({ id: session.id, mode: 'general_chat', org: 'acme', user: 'kevin', owner: 'agent-key' });
+        expect((await store.getSessionPage(session.id))?.session).toEqual(session);
+        const changed = applied(await store.setSessionMode(session.id, 'code_review', 'review', 'acme', 'kevin'));
+        expect(changed.session.owner).toBe('agent-key');
+        expect(await store.getSession(session.id)).toEqual(changed.session);
+        const reopened = await open(database);
+        expect(await reopened.getSession(session.id)).toEqual(changed.session);
+        expect((await reopened.getSessionHead(session.id))?.owner).toBe('agent-key');
+      });
+
+      it('gives a session created without an owner (a host without keys) none', async () => {
+        const { store } = await freshStore();
+        for (const input of [{}, { owner: null }, { owner: undefined }]) {
+          const session = await store.createSession(input);
+          expect(session.owner).toBeNull();
+          expect(await store.getSession(session.id)).toEqual(session);
+          expect((await store.getSessionHead(session.id))?.owner).toBeNull();
+        }
+      });
+
+      it("gives a branch its parent's owner, even when another owner or none is named", async () => {
+        const { store } = await freshStore();
+        const parent = await store.createSession({ org: 'acme', user: 'kevin', owner: 'agent-key' });
+        applied(await store.setSessionMode(parent.id, 'ddr_authoring', 'start anew', 'acme', 'kevin', { branch: true }));
+        // What the agent loop does after a branching mode change: it names the parent, not the owner.
+        const child = await store.createSession({ org: 'acme', user: 'kevin', mode: 'ddr_authoring', parentId: parent.id });
+        expect(child).toMatchObject({ parentId: parent.id, owner: 'agent-key' });
+        expect(await store.getSession(child.id)).toEqual(child);
+        expect((await store.getSessionHead(child.id))?.owner).toBe('agent-key');
+        // Branching never hands a session to someone else.
+        expect((await store.createSession({ parentId: parent.id, owner: 'other-key' })).owner).toBe('agent-key');
+        expect((await store.createSession({ parentId: parent.id, owner: null })).owner).toBe('agent-key');
+        // A branch of a branch, and a branch of an unowned session.
+        expect((await store.createSession({ parentId: child.id })).owner).toBe('agent-key');
+        const unowned = await store.createSession({});
+        const branch = await store.createSession({ parentId: unowned.id, owner: 'other-key' });
+        expect(branch.owner).toBeNull();
+        expect((await store.getSessionHead(branch.id))?.owner).toBeNull();
+      });
+
+      it('refuses an owner that is not a string', async () => {
+        const { store } = await freshStore();
+        await expectStoreError(store.createSession({ owner: 42 as unknown as string }), 'INVALID_ARGUMENT', 'owner');
       });
     });
 
@@ -149,12 +204,12 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
     });
 
     describe('getSessionHead (what a tool call in a session reads)', () => {
-      it('gives the id, mode, org and user, with no history', async () => {
+      it('gives the id, mode, org, user and owner, with no history', async () => {
         const { store } = await freshStore();
-        const session = await store.createSession({ org: 'acme', user: 'kevin', mode: 'code_review' });
-        expect(await store.getSessionHead(session.id)).toEqual({ id: session.id, mode: 'code_review', org: 'acme', user: 'kevin' });
+        const session = await store.createSession({ org: 'acme', user: 'kevin', mode: 'code_review', owner: 'ops' });
+        expect(await store.getSessionHead(session.id)).toEqual({ id: session.id, mode: 'code_review', org: 'acme', user: 'kevin', owner: 'ops' });
         const anonymous = await store.createSession({});
-        expect(await store.getSessionHead(anonymous.id)).toEqual({ id: anonymous.id, mode: anonymous.mode, org: null, user: null });
+        expect(await store.getSessionHead(anonymous.id)).toEqual({ id: anonymous.id, mode: anonymous.mode, org: null, user: null, owner: null });
       });
 
       it('sees a mode change made through another store on the same database at once', async () => {

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSessionStore } from '../src/open.js';
 import { openSqliteSessionStore, SqliteSessionStore } from '../src/sqlite/index.js';
+import { SQLITE_MIGRATIONS } from '../src/sqlite/migrations.js';
 import { writeSqliteVersion1 } from './fixtures/sqlite-version1.js';
 import { fixedModes } from './fixtures/modes.js';
 import { describeApprovalStore } from './approvals.suite.js';
@@ -27,16 +28,28 @@ function withDatabase<T>(filename: string, read: (db: Database.Database) => T): 
   }
 }
 
+/** Runs the released steps after version 1 up to `version`, as those releases did (released steps are frozen). */
+function applyReleasedSteps(db: Database.Database, version: number): void {
+  for (const step of SQLITE_MIGRATIONS.filter((m) => m.version > 1 && m.version <= version)) {
+    db.exec(step.sql);
+    db.prepare('INSERT INTO agent_sessions_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(step.version, step.name, new Date().toISOString());
+  }
+}
+
 const harness: SessionStoreHarness = {
   async createDatabase(): Promise<TestDatabase> {
     // A folder that does not exist yet: the store creates it.
     const filename = join(root, `run-${++databases}`, 'sessions.db');
-    return {
+    const database: TestDatabase = {
       url: `sqlite:${filename}`,
       options: {},
       async writeVersion1(fixture) {
         mkdirSync(dirname(filename), { recursive: true });
         writeSqliteVersion1(filename, fixture);
+      },
+      async writeVersion6(fixture) {
+        await database.writeVersion1(fixture);
+        withDatabase(filename, (db) => db.transaction(() => applyReleasedSteps(db, 6))());
       },
       async appliedMigrations() {
         return withDatabase(filename, (db) =>
@@ -47,6 +60,7 @@ const harness: SessionStoreHarness = {
         withDatabase(filename, (db) => db.prepare('INSERT INTO agent_sessions_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, name, new Date().toISOString()));
       },
     };
+    return database;
   },
   async dispose() {},
 };
@@ -64,7 +78,7 @@ describe('SQLite specifics', () => {
     const store = await openSqliteSessionStore({ filename, modes: fixedModes() });
     try {
       expect(store.filename).toBe(filename);
-      expect(store.schemaVersion).toBe(6);
+      expect(store.schemaVersion).toBe(7);
       expect(existsSync(filename)).toBe(true);
       expect(withDatabase(filename, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
     } finally {
@@ -108,6 +122,6 @@ describe('SQLite specifics', () => {
     const filename = join(root, 'specifics', 'logged.db');
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
-    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6] }, message: 'Migrated the session database to schema version 6.' }]);
+    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6, 7] }, message: 'Migrated the session database to schema version 7.' }]);
   });
 });

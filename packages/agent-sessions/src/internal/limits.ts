@@ -30,7 +30,7 @@ export function resolveLimits(given: SessionStoreLimits = {}): Required<SessionS
 }
 
 /** The fields a store persists, with the limit that bounds each. */
-export type BoundedField = 'reason' | 'org' | 'user' | 'mode' | 'sessionId' | 'parentId' | 'mcpSessionId' | 'agentSessionId';
+export type BoundedField = 'reason' | 'org' | 'user' | 'owner' | 'mode' | 'sessionId' | 'parentId' | 'mcpSessionId' | 'agentSessionId';
 
 /**
  * Refuses a value longer than its bound (`VALUE_TOO_LONG`, naming the field and the limit) or holding a

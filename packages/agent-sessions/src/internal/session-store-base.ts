@@ -26,6 +26,8 @@ export interface NewSession {
   readonly org: string | null;
   readonly user: string | null;
   readonly parentId: string | null;
+  /** The owner given; with a `parentId` the store writes the parent's owner instead, read in the same statement. */
+  readonly owner: string | null;
 }
 
 /** A mode change about to be committed; the store reads `fromMode` under its lock. */
@@ -126,7 +128,7 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     return value;
   }
 
-  #optionalBounded(field: 'org' | 'user', value: unknown): string | null {
+  #optionalBounded(field: 'org' | 'user' | 'owner', value: unknown): string | null {
     const text = optionalText(field, value);
     return text === null ? null : this.#bounded(field, text);
   }
@@ -135,6 +137,7 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     this.#assertOpen();
     const org = this.#optionalBounded('org', input.org);
     const user = this.#optionalBounded('user', input.user);
+    const owner = this.#optionalBounded('owner', input.owner);
     if (typeof input.mode === 'string') this.#bounded('mode', input.mode);
     const keys = await this.modes.modeKeys();
     let mode = input.mode;
@@ -147,7 +150,7 @@ export abstract class SessionStoreBase implements AgentSessionStore {
       throw new SessionStoreError('UNKNOWN_MODE', `Cannot create a session in unknown mode "${mode}". Valid mode keys: ${keys.join(', ')}; or omit mode to use the catalog's default.`);
     }
     const parentId = input.parentId === undefined || input.parentId === null ? null : this.#bounded('parentId', requireId('parentId', input.parentId));
-    return this.insertSession({ id: randomUUID(), mode, org, user, parentId });
+    return this.insertSession({ id: randomUUID(), mode, org, user, parentId, owner });
   }
 
   async getSession(id: string): Promise<AgentSession | undefined> {
@@ -288,7 +291,10 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     return new SessionStoreError('STORE_CLOSED', `The session store on the ${this.location} is closed; open a new one (openSessionStore) to use it again.`);
   }
 
-  /** Writes a new session; throws {@link sessionNotFound} when `parentId` names no session. */
+  /**
+   * Writes a new session; throws {@link sessionNotFound} when `parentId` names no session. A branch (with
+   * `parentId`) takes its parent's owner in the same statement, so it can never belong to anyone else.
+   */
   protected abstract insertSession(session: NewSession): Promise<AgentSession>;
   /** One consistent snapshot of the session and its history, oldest change first. */
   protected abstract readSession(id: string): Promise<AgentSession | undefined>;

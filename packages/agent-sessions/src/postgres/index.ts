@@ -91,27 +91,27 @@ export class PostgresSessionStore extends SessionStoreBase {
     this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
     this.#mcp = new PostgresMcpSessions(init.db, this.#t.bindings);
     const { sessions, changes } = this.#t;
-    const head = `SELECT id, mode, org_id, user_id FROM ${sessions} WHERE id = $1`;
+    const head = `SELECT id, mode, org_id, user_id, owner_id FROM ${sessions} WHERE id = $1`;
     const columns = 'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';
     this.#sql = {
       // The session, its last seq and the history rows after $2 (those not yet held): one statement, one snapshot.
       session:
-        `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.created_at, ` +
+        `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.owner_id, s.created_at, ` +
         `(SELECT coalesce(max(seq), 0) FROM ${changes} WHERE session_id = s.id)::text AS last_seq, ${columns} ` +
         `FROM ${sessions} s LEFT JOIN ${changes} h ON h.session_id = s.id AND h.seq > $2 WHERE s.id = $1 ORDER BY h.seq`,
       // A whole mode change in one statement. Under READ COMMITTED, FOR UPDATE waits for a concurrent
       // change of the session and then reads the row as that change committed it, so from_mode is always
       // the mode the previous change left.
       change:
-        `WITH locked AS (SELECT id, mode, org_id, user_id, parent_id, created_at FROM ${sessions} WHERE id = $1 FOR UPDATE), ` +
+        `WITH locked AS (SELECT id, mode, org_id, user_id, parent_id, owner_id, created_at FROM ${sessions} WHERE id = $1 FOR UPDATE), ` +
         `ins AS (INSERT INTO ${changes} (session_id, from_mode, to_mode, reason, branch, org_id, user_id) ` +
         `SELECT id, mode, $2, $3, $4, $5, $6 FROM locked RETURNING seq, changed_at, from_mode), ` +
         `upd AS (UPDATE ${sessions} s SET mode = $2, updated_at = ins.changed_at FROM ins WHERE s.id = $1) ` +
-        `SELECT ins.seq::text AS seq, ins.changed_at, ins.from_mode, locked.org_id, locked.user_id, locked.parent_id, locked.created_at FROM ins, locked`,
+        `SELECT ins.seq::text AS seq, ins.changed_at, ins.from_mode, locked.org_id, locked.user_id, locked.parent_id, locked.owner_id, locked.created_at FROM ins, locked`,
       // The rows before a change, read after it took the session's lock: every earlier row has committed.
       between: `SELECT ${columns} FROM ${changes} h WHERE h.session_id = $1 AND h.seq > $2 AND h.seq < $3 ORDER BY h.seq`,
       // A page: the session and its last seq, then the rows after the cursor up to that seq (rows up to it never change).
-      sessionRow: `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.created_at, (SELECT coalesce(max(seq), 0) FROM ${changes} WHERE session_id = s.id)::text AS last_seq FROM ${sessions} s WHERE s.id = $1`,
+      sessionRow: `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.owner_id, s.created_at, (SELECT coalesce(max(seq), 0) FROM ${changes} WHERE session_id = s.id)::text AS last_seq FROM ${sessions} s WHERE s.id = $1`,
       page: `SELECT ${columns} FROM ${changes} h WHERE h.session_id = $1 AND h.seq > $2 AND h.seq <= $3 ORDER BY h.seq LIMIT $4`,
       // What a tool call in a session reads: one row by primary key, prepared once per connection
       // (named after its text, which holds the schema, so stores of two schemas on one pool never collide).
@@ -166,11 +166,15 @@ export class PostgresSessionStore extends SessionStoreBase {
 
   protected async insertSession(session: NewSession): Promise<AgentSession> {
     try {
-      const { rows } = await this.#db.query<{ created_at: Date }>(
-        `INSERT INTO ${this.#t.sessions} (id, mode, org_id, user_id, parent_id) VALUES ($1, $2, $3, $4, $5) RETURNING created_at`,
-        [session.id, session.mode, session.org, session.user, session.parentId],
+      // A branch takes its parent's owner in the same statement; a missing parent fails the foreign key.
+      const { rows } = await this.#db.query<{ owner_id: string | null; created_at: Date }>(
+        `INSERT INTO ${this.#t.sessions} (id, mode, org_id, user_id, parent_id, owner_id) ` +
+          `VALUES ($1, $2, $3, $4, $5, CASE WHEN $5::text IS NULL THEN $6::text ELSE (SELECT owner_id FROM ${this.#t.sessions} WHERE id = $5) END) ` +
+          `RETURNING owner_id, created_at`,
+        [session.id, session.mode, session.org, session.user, session.parentId, session.owner],
       );
-      return { ...session, createdAt: rows[0]!.created_at.toISOString(), history: [] };
+      const row = rows[0]!;
+      return { ...session, owner: row.owner_id, createdAt: row.created_at.toISOString(), history: [] };
     } catch (error) {
       if (isForeignKeyViolation(error) && session.parentId !== null) throw this.sessionNotFound('Parent session', session.parentId, error);
       throw error;
@@ -187,13 +191,13 @@ export class PostgresSessionStore extends SessionStoreBase {
       return undefined;
     }
     const history = this.#histories.extend(id, base, toChanges(rows), Number(first.last_seq));
-    return { id: first.id, mode: first.mode, org: first.org_id, user: first.user_id, parentId: first.parent_id, createdAt: first.created_at.toISOString(), history };
+    return { id: first.id, mode: first.mode, org: first.org_id, user: first.user_id, parentId: first.parent_id, owner: first.owner_id, createdAt: first.created_at.toISOString(), history };
   }
 
   protected async readSessionHead(id: string): Promise<SessionHead | undefined> {
-    const { rows } = await this.#db.query<{ id: string; mode: string; org_id: string | null; user_id: string | null }>(this.#sql.head, [id]);
+    const { rows } = await this.#db.query<{ id: string; mode: string; org_id: string | null; user_id: string | null; owner_id: string | null }>(this.#sql.head, [id]);
     const row = rows[0];
-    return row === undefined ? undefined : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id };
+    return row === undefined ? undefined : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, owner: row.owner_id };
   }
 
   /** Two statements on one connection; consistent without a transaction, since rows up to the session's last seq never change. */
@@ -205,7 +209,7 @@ export class PostgresSessionStore extends SessionStoreBase {
       const page = await connection.query<SessionJoinRow>(this.#sql.page, [id, afterSeq, row.last_seq, limit + 1]);
       const more = page.rows.length > limit;
       const held = more ? page.rows.slice(0, limit) : page.rows;
-      const session: AgentSession = { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, parentId: row.parent_id, createdAt: row.created_at.toISOString(), history: toChanges(held) };
+      const session: AgentSession = { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, parentId: row.parent_id, owner: row.owner_id, createdAt: row.created_at.toISOString(), history: toChanges(held) };
       return { session, nextSeq: more ? Number(held.at(-1)!.seq) : null };
     });
   }
@@ -236,7 +240,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     const change: ModeChange = { fromMode: row.from_mode, toMode: pending.toMode, reason: pending.reason, branch: pending.branch, org: pending.org, user: pending.user, at: row.changed_at.toISOString() };
     newer.push(change);
     const history = this.#histories.extend(sessionId, base, newer, Number(row.seq));
-    return { session: { id: sessionId, mode: pending.toMode, org: row.org_id, user: row.user_id, parentId: row.parent_id, createdAt: row.created_at.toISOString(), history }, change };
+    return { session: { id: sessionId, mode: pending.toMode, org: row.org_id, user: row.user_id, parentId: row.parent_id, owner: row.owner_id, createdAt: row.created_at.toISOString(), history }, change };
   }
 
   protected async writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void> {

@@ -127,5 +127,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         ADD COLUMN touches bigint NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 7,
+    name: 'session owners',
+    // The principal that created the session. Sessions from before it keep NULL: owned by no one.
+    // A nullable column without a default: PostgreSQL adds it without rewriting the table.
+    sql: (s) => `
+      ALTER TABLE ${s}.agent_sessions ADD COLUMN owner_id text;
+    `,
+  },
 ];
 assertMigrationSequence('PostgreSQL', POSTGRES_MIGRATIONS);

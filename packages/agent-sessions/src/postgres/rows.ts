@@ -10,6 +10,7 @@ export interface SessionJoinRow extends QueryResultRow {
   org_id: string | null;
   user_id: string | null;
   parent_id: string | null;
+  owner_id: string | null;
   created_at: Date;
   /** The session's highest history `seq` (0 without history), as text: a bigint. */
   last_seq: string;
@@ -53,5 +54,6 @@ export interface CommittedRow extends QueryResultRow {
   org_id: string | null;
   user_id: string | null;
   parent_id: string | null;
+  owner_id: string | null;
   created_at: Date;
 }

@@ -14,6 +14,7 @@ export interface SessionRow {
   org_id: string | null;
   user_id: string | null;
   parent_id: string | null;
+  owner_id: string | null;
   created_at: string;
   /** The session's highest history `seq` (0 without history), read in the same statement. */
   last_seq: number;

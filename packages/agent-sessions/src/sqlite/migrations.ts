@@ -124,5 +124,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE agent_mcp_session_bindings ADD COLUMN touches INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 7,
+    name: 'session owners',
+    // The principal that created the session. Sessions from before it keep NULL: owned by no one.
+    sql: `
+      ALTER TABLE agent_sessions ADD COLUMN owner_id TEXT;
+    `,
+  },
 ];
 assertMigrationSequence('SQLite', SQLITE_MIGRATIONS);
