@@ -194,6 +194,7 @@ describe('a third party, with the packages on a real npm registry', () => {
       const nxJson = JSON.parse(readFileSync(join(nx.root, 'nx.json'), 'utf8')) as { plugins: unknown[] };
       expect(nxJson.plugins).toContain('@aptix/nx-plugin');
       expect(readdirSync(join(nx.root, 'packages', 'weather', 'dist'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
+      expect(readFileSync(join(nx.root, 'packages', 'weather', 'src', 'weather.tool.ts'), 'utf8')).toContain('export const WeatherTool = defineTool({');
     });
 
     it('took @aptix from the local registry and the rest from the npm registry', () => {
