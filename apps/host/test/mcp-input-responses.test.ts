@@ -5,15 +5,11 @@
  * {"__proto__": {"approval": {"action": "accept", …}}} approved and ran the call. Refused now (-32602,
  * naming the key), with nothing decided or run, for an approval and for a tool's own questions.
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { createRequestStateCodec } from '@modelcontextprotocol/server';
-import { canonicalJson } from '@aptix/tool-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_ROOT, rawToolsCall, startHostWithConfig, type RunningHost } from './support.js';
 
 const KEY = 'ops-key-0123456789abcdef';
-const STATE_KEY = 'a-request-state-key-only-this-test-knows-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
 const REFUNDED = '[testing_issue_refund_Refunded]';
 const ASKING = join(HOST_ROOT, 'test', 'fixtures', 'asking-tools');
@@ -29,8 +25,9 @@ describe('inputResponses with an own "__proto__" key', () => {
 
   beforeAll(async () => {
     const started = await startHostWithConfig(
-      { toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', ASKING], modes: { extend: { general: ['ask_name_and_colour'] } } },
-      { APTIX_API_KEYS: `ops=${KEY}`, APTIX_MCP_STATE_KEY: STATE_KEY },
+      // allowSelfApproval: the key that asked is asked about its own refund (and may decide it), so the round trip happens.
+      { toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', ASKING], modes: { extend: { general: ['ask_name_and_colour'] } }, approvals: { allowSelfApproval: ['testing_issue_refund'] } },
+      { APTIX_API_KEYS: `ops=${KEY}` },
     );
     host = started.host;
     cleanup = started.space.cleanup;
@@ -40,20 +37,12 @@ describe('inputResponses with an own "__proto__" key', () => {
     cleanup?.();
   });
 
-  it('an approval retry whose approve answer sits under "__proto__" is refused; the approval stays pending and nothing runs', async () => {
+  it('an approval retry whose approve answer sits under "__proto__" is refused; the approval stays pending and nothing runs until the answer comes plainly', async () => {
     const args = { orderId: 'PROTO-1', amount: 5000, currency: 'EUR' };
     const first = await rawCall(host.url, 'tool_diagnostics', { name: 'testing_issue_refund', arguments: args });
+    expect(first.result.resultType).toBe('input_required');
+    const { requestState } = first.result;
     const approvalId = first.result._meta['aptix/approval'].approvalId as string;
-    // The state the host seals for this call (tool, API key, agent session, arguments), sealed here with
-    // the host's key: the retry then reaches the answers whether or not this key is one the host asks.
-    const requestState = await createRequestStateCodec({ key: STATE_KEY, ttlSeconds: 600 }).mint({
-      k: 'approval',
-      a: approvalId,
-      t: 'testing_issue_refund',
-      by: 'ops',
-      s: null,
-      h: createHash('sha256').update(canonicalJson(args)).digest('base64url'),
-    });
     const retry = await rawCall(host.url, 'tool_diagnostics', {
       name: 'testing_issue_refund',
       arguments: args,
@@ -67,6 +56,9 @@ describe('inputResponses with an own "__proto__" key', () => {
     expect(stored).toMatchObject({ status: 'pending', decidedBy: null });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(host.logs.filter((line) => line.tag === REFUNDED)).toHaveLength(0);
+    // The same answer sent plainly, with the same state, decides it: the refusal was the key's alone.
+    const plain = await rawCall(host.url, 'tool_diagnostics', { name: 'testing_issue_refund', arguments: args, requestState, inputResponses: { approval: { action: 'accept', content: { decision: 'approve' } } } });
+    expect(plain.result._meta['aptix/approval']).toMatchObject({ status: 'executed', approvalId });
   });
 
   it("a tool's own question answered under \"__proto__\" is refused before the tool reads it; the same answer sent plainly is taken", async () => {
