@@ -108,7 +108,7 @@ export class AptixHost {
   /** The tool names offered in a scope: a mode's, a session's current mode's, or every tool. */
   async toolNames(scope: ToolScope = {}): Promise<readonly string[]> {
     const { registry, modeCatalog } = this.#use();
-    const mode = scope.sessionId !== undefined ? (await this.requireSession(scope.sessionId)).mode : scope.mode;
+    const mode = scope.sessionId !== undefined ? (await this.requireSession(scope.sessionId, scope.actor)).mode : scope.mode;
     if (mode === undefined) return registry.names();
     if (modeCatalog.getMode(mode) === undefined) throw new ScopeError('UNKNOWN_MODE', `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
     // The list kept per mode until the tools change (a 2026-07-28 MCP call without a session checks it every time).
@@ -139,8 +139,14 @@ export class AptixHost {
   }
 
   /** The mode an agent session is in now, read from the store; undefined when there is no such session. */
-  async sessionMode(id: string): Promise<string | undefined> {
-    return (await this.#use().sessionManager.getSessionHead(id))?.mode;
+  async sessionMode(id: string, actor?: string): Promise<string | undefined> {
+    const head = await this.#use().sessionManager.getSessionHead(id);
+    return head !== undefined && this.maySee(head, actor) ? head.mode : undefined;
+  }
+
+  /** Whether `actor` may read and change a session: its own, one owned by no one, or any with `sessions: "all"` (a key without an entry). */
+  maySee(session: { readonly owner: string | null }, actor: string | undefined): boolean {
+    return actor === undefined || this.permissions.of(actor).maySee(session.owner);
   }
 
   /** What each principal may call and see (the configuration's `principals`). */
@@ -195,13 +201,13 @@ export class AptixHost {
   }
 
   /** The context a call runs with in a session, or why the session's mode refuses it now. */
-  #sessionContext(name: string, sessionId: string, conversationId: string | undefined): Promise<ScopedCall | Extract<CallOutcome, { kind: 'refused' }>> {
+  #sessionContext(name: string, sessionId: string, conversationId: string | undefined, actor?: string): Promise<ScopedCall | Extract<CallOutcome, { kind: 'refused' }>> {
     // Read on every call, never cached: a mode change made through another host applies to the next call.
     // One prepared single-row read (no history); the mode's tools come from the catalog, held in memory.
     // A promise chain, not async functions: each async layer costs a call a few turns of the microtask queue.
     return this.#use()
       .sessionManager.getSessionHead(sessionId)
-      .then((session) => this.#scoped(name, sessionId, conversationId, session));
+      .then((session) => this.#scoped(name, sessionId, conversationId, actor === undefined || session === undefined || this.maySee(session, actor) ? session : undefined));
   }
 
   #scoped(name: string, sessionId: string, conversationId: string | undefined, session: SessionHead | undefined): ScopedCall | Extract<CallOutcome, { kind: 'refused' }> {
@@ -226,7 +232,7 @@ export class AptixHost {
   /** A call in a session (checked against its mode), or without one when `sessionId` is undefined; with the caller's progress and log sinks. */
   #callInSession(name: string, args: unknown, sessionId: string | undefined, options: CallOptions): Promise<CallOutcome> {
     if (sessionId === undefined) return this.#run(name, args, { context: options.conversationId === undefined ? {} : { conversationId: options.conversationId }, session: undefined }, options);
-    return this.#sessionContext(name, sessionId, options.conversationId).then((scoped) => ('kind' in scoped ? scoped : this.#run(name, args, scoped, options)));
+    return this.#sessionContext(name, sessionId, options.conversationId, options.actor).then((scoped) => ('kind' in scoped ? scoped : this.#run(name, args, scoped, options)));
   }
 
   #run(name: string, args: unknown, scoped: ScopedCall | { context: AgentToolExecutionContext; session: undefined }, options: CallOptions): Promise<CallOutcome> {
@@ -265,7 +271,7 @@ export class AptixHost {
     let context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
     let session: SessionHead | undefined;
     if (options.sessionId !== undefined) {
-      const scoped = await this.#sessionContext(name, options.sessionId, options.conversationId);
+      const scoped = await this.#sessionContext(name, options.sessionId, options.conversationId, options.actor);
       if ('kind' in scoped) return scoped;
       ({ context, session } = scoped);
     }
@@ -288,28 +294,30 @@ export class AptixHost {
     return this.#gate;
   }
 
-  async createSession(input: { mode?: string; org?: string; user?: string } = {}): Promise<SessionView> {
+  /** A new agent session, owned by `owner` (the principal that asked; none on a host without keys). */
+  async createSession(input: { mode?: string; org?: string; user?: string } = {}, owner?: string): Promise<SessionView> {
     const { modeCatalog, sessionManager } = this.cradle;
     if (input.mode !== undefined && modeCatalog.getMode(input.mode) === undefined) {
       throw new ScopeError('UNKNOWN_MODE', `Mode "${input.mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
     }
-    return toSessionView(await sessionManager.createSession(input).catch(refusedInput));
+    return toSessionView(await sessionManager.createSession({ ...input, owner: owner ?? null }).catch(refusedInput));
   }
 
   /** The session with one page of its mode history (`limit` rows after `cursor`, oldest first). */
-  async getSessionPage(id: string, page: HistoryPageRequest = {}): Promise<SessionPageView | undefined> {
+  async getSessionPage(id: string, page: HistoryPageRequest = {}, actor?: string): Promise<SessionPageView | undefined> {
     const read = await this.cradle.sessionManager.getSessionPage(id, page).catch(refusedInput);
-    return read === undefined ? undefined : { ...toSessionView(read.session), nextCursor: read.nextCursor };
+    // Another principal's session is as unknown as one that does not exist: no oracle for ids.
+    return read === undefined || !this.maySee(read.session, actor) ? undefined : { ...toSessionView(read.session), nextCursor: read.nextCursor };
   }
 
-  async getSession(id: string): Promise<SessionView | undefined> {
+  async getSession(id: string, actor?: string): Promise<SessionView | undefined> {
     const session = await this.cradle.sessionManager.getSession(id);
-    return session === undefined ? undefined : toSessionView(session);
+    return session === undefined || !this.maySee(session, actor) ? undefined : toSessionView(session);
   }
 
-  async requireSession(id: string): Promise<AgentSession> {
+  async requireSession(id: string, actor?: string): Promise<AgentSession> {
     const session = await this.cradle.sessionManager.getSession(id);
-    if (session === undefined) throw new ScopeError('SESSION_NOT_FOUND', sessionNotFound(id));
+    if (session === undefined || !this.maySee(session, actor)) throw new ScopeError('SESSION_NOT_FOUND', sessionNotFound(id));
     return session;
   }
 

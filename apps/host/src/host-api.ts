@@ -21,6 +21,8 @@ export interface SessionPageView extends SessionView {
 export interface ToolScope {
   readonly mode?: string;
   readonly sessionId?: string;
+  /** The principal asking: another principal's session is as unknown as a missing one. */
+  readonly actor?: string;
 }
 
 export interface CallOptions {

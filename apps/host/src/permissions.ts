@@ -20,6 +20,8 @@ export interface PrincipalEntry {
   readonly approve?: boolean | readonly string[];
   /** Whether it may use the admin routes (the approvals list, the packages list) and the console (default false). */
   readonly admin?: boolean;
+  /** The agent sessions it may read and change: its own (default), or every principal's (`all`). */
+  readonly sessions?: 'own' | 'all';
 }
 
 /** A set of patterns, `!` excluding: a name matches when an including pattern does and no excluding one does. */
@@ -52,6 +54,8 @@ export class Permissions {
   readonly #modes: Patterns;
   readonly #approve: Patterns;
   readonly admin: boolean;
+  /** Whether it reads and changes every principal's sessions, not only its own. */
+  readonly allSessions: boolean;
 
   /** `name` undefined with `entry` undefined: every permission. */
   constructor(
@@ -68,6 +72,7 @@ export class Permissions {
     const approve = configured ? (entry.approve ?? false) : true;
     this.#approve = approve === true ? EVERYTHING : approve === false ? NOTHING : new Patterns(approve);
     this.admin = configured ? entry.admin === true : true;
+    this.allSessions = configured ? entry.sessions === 'all' : true;
   }
 
   /** Whether this is a configured principal (its list of tools is its own, stable from request to request). */
@@ -86,6 +91,14 @@ export class Permissions {
 
   mayDecide(tool: string): boolean {
     return this.#approve.matches(tool);
+  }
+
+  /**
+   * Whether it may read and change a session owned by `owner`: its own, one owned by no principal (made
+   * by a host without keys, or before sessions had owners), or any with `sessions: "all"`.
+   */
+  maySee(owner: string | null): boolean {
+    return owner === null || owner === this.name || this.allSessions;
   }
 }
 

@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratch, startHostWithConfig, type RunningHost } from './support.js';
 
-const KEYS = { agent: 'agent-key-0123456789abcdef', ops: 'ops-key-0123456789abcdef00', auditor: 'auditor-key-0123456789abcd' };
+const KEYS = { agent: 'agent-key-0123456789abcdef', ops: 'ops-key-0123456789abcdef00', auditor: 'auditor-key-0123456789abcd', intruder: 'intruder-key-0123456789abc' };
 const CONFIG = {
   principals: {
     agent: { tools: ['testing_*', 'agent_list_modes', 'agent_change_mode'], modes: ['general', 'tool_diagnostics'] },
-    ops: { approve: ['testing_issue_refund'], admin: true },
+    ops: { approve: ['testing_issue_refund'], admin: true, sessions: 'all' },
+    intruder: { tools: ['*'] },
   },
 };
 
@@ -146,6 +147,61 @@ describe('over MCP', () => {
       expect(text(result)).toContain('Another principal must decide it');
       const approvalId = (result._meta as { 'aptix/approval': { approvalId: string } })['aptix/approval'].approvalId;
       expect((await as('ops', 'POST', `/v1/approvals/${approvalId}`, { decision: 'approve' })).body).toMatchObject({ status: 'executed', requestedBy: 'agent', decidedBy: 'ops' });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('sessions belong to the principal that made them', () => {
+  it("another principal's session is as unknown as a missing one, on every route; sessions: all and a key without an entry see it", async () => {
+    const id = (await as('agent', 'POST', '/v1/sessions', { mode: 'tool_diagnostics' })).body.id as string;
+    const missing = '00000000-0000-4000-8000-000000000000';
+    for (const session of [id, missing]) {
+      const read = await as('intruder', 'GET', `/v1/sessions/${session}`);
+      expect(read.status, session).toBe(404);
+      expect(read.body.error.code).toBe('SESSION_NOT_FOUND');
+    }
+    const foreign = await as('intruder', 'GET', `/v1/sessions/${id}`);
+    const absent = await as('intruder', 'GET', `/v1/sessions/${missing}`);
+    expect(foreign.body.error.message).toBe(absent.body.error.message.replace(missing, id));
+
+    const call = await as('intruder', 'POST', '/v1/tools/testing_ping_pong/invoke', { arguments: { message: 'hi' }, context: { sessionId: id } });
+    expect(call.status).toBe(404);
+    expect((await as('intruder', 'GET', `/v1/tools?sessionId=${id}`)).status).toBe(404);
+    expect((await as('intruder', 'POST', `/v1/sessions/${id}/messages`, { input: 'hello' })).status).toBe(404);
+
+    expect((await as('agent', 'GET', `/v1/sessions/${id}`)).body.mode).toBe('tool_diagnostics');
+    expect((await as('ops', 'GET', `/v1/sessions/${id}`)).status).toBe(200);
+    expect((await as('auditor', 'GET', `/v1/sessions/${id}`)).status).toBe(200);
+  });
+
+  it("an approval follows its session's owner", async () => {
+    const session = (await as('agent', 'POST', '/v1/sessions', { mode: 'tool_diagnostics' })).body.id as string;
+    const approvalId = (await as('agent', 'POST', '/v1/tools/testing_issue_refund/invoke', refund('OWN-1', { sessionId: session }))).body.approvalId as string;
+    expect((await as('intruder', 'GET', `/v1/approvals/${approvalId}`)).status).toBe(404);
+    expect((await as('agent', 'GET', `/v1/approvals/${approvalId}`)).body.status).toBe('pending');
+    expect((await as('ops', 'GET', `/v1/approvals/${approvalId}`)).body.status).toBe('pending');
+  });
+
+  it('over MCP: the header, a 2025 initialize and the pair refuse another principal\'s session as unknown', async () => {
+    const id = (await as('agent', 'POST', '/v1/sessions', { mode: 'tool_diagnostics' })).body.id as string;
+    const headers = { authorization: `Bearer ${KEYS.intruder}` };
+    const init = await fetch(`${host.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-aptix-session-id': id },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+    expect(init.status).toBe(404);
+    expect(((await init.json()) as { error: { message: string } }).error.message).toContain(`Agent session ${id} does not exist`);
+
+    const client = new Client({ name: 'intruder', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers } }));
+    try {
+      const found = await client.callTool({ name: 'aptix_find_tools', arguments: { sessionId: id } });
+      expect((found.content as Array<{ text: string }>)[0]!.text).toContain(`Agent session "${id}" does not exist.`);
+      const through = await client.callTool({ name: 'aptix_call_tool', arguments: { sessionId: id, name: 'testing_ping_pong', arguments: { message: 'hi' } } });
+      expect((through.content as Array<{ text: string }>)[0]!.text).toContain(`Agent session "${id}" does not exist.`);
     } finally {
       await client.close();
     }

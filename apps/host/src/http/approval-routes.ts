@@ -64,7 +64,9 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
 
   app.get('/v1/approvals/:id', { schema: { summary: 'One approval, with its result once the call ran', params: Id, response: { 200: Approval, 404: ErrorBody } } }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    const approval = await host.approvals().store.get(id);
+    const found = await host.approvals().store.get(id);
+    // An approval follows its session's owner: another principal's is as unknown as a missing one.
+    const approval = found?.sessionId != null && request.actor !== undefined && (await host.sessionMode(found.sessionId, request.actor)) === undefined ? undefined : found;
     if (approval === undefined) return reply.code(404).send({ error: { code: 'APPROVAL_NOT_FOUND', message: `Approval "${id}" does not exist. List them with GET /v1/approvals?status=pending.` } });
     return approvalView(approval);
   });

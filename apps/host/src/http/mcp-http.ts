@@ -112,7 +112,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
   const initialize = async (request: Request, body: unknown): Promise<Response> => {
     const requested = request.headers.get(AGENT_SESSION_HEADER)?.trim();
     if (requested) {
-      const existing = await host.getSession(requested);
+      const existing = await host.getSession(requested, actors.get(request));
       if (existing === undefined) return jsonRpcError(404, -32002, `Agent session ${requested} does not exist. Omit the ${AGENT_SESSION_HEADER} header to start a new one.`, requestId(body));
     }
     if (sessions.size >= options.maxSessions) sessions.sweep();
@@ -125,7 +125,7 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
     if (response.status !== 200) return response;
     let session: LegacySession;
     try {
-      session = await sessions.open(requested || (await host.createSession(pinned === undefined ? {} : { mode: pinned })).id);
+      session = await sessions.open(requested || (await host.createSession(pinned === undefined ? {} : { mode: pinned }, actors.get(request))).id);
     } catch (error) {
       if (error instanceof SessionCapError) return capReached(body);
       throw error;

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { createAdminLogger } from '@aptix/tool-contract';
 import { ReasonerError, toMessageResponse, toServerSentEvent, type ReasonerEvent } from '@aptix/reasoner';
 import type { AptixHost } from '../aptix-host.js';
+import { ownSession } from './own-session.js';
 import { ErrorBody } from './schemas.js';
 import type { AnyFastifyInstance } from './server.js';
 
@@ -56,7 +57,7 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
 
   app.post(
     '/v1/sessions/:id/messages',
-    { schema: { summary: 'Send a message: the agent answers, using the tools of the session mode', params: Params, body: Type.Object({ input: Type.String({ minLength: 1 }) }, { additionalProperties: false }), response: { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody } } },
+    { preHandler: ownSession(host), schema: { summary: 'Send a message: the agent answers, using the tools of the session mode', params: Params, body: Type.Object({ input: Type.String({ minLength: 1 }) }, { additionalProperties: false }), response: { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody } } },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { input } = request.body as { input: string };
@@ -73,7 +74,7 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
   ]);
   app.post(
     '/v1/sessions/:id/tool-outputs',
-    { schema: { summary: 'Answer pending client-executed tool calls and resume the turn', params: Params, body: Type.Object({ outputs: Type.Array(Output, { minItems: 1 }) }, { additionalProperties: false }), response: { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody } } },
+    { preHandler: ownSession(host), schema: { summary: 'Answer pending client-executed tool calls and resume the turn', params: Params, body: Type.Object({ outputs: Type.Array(Output, { minItems: 1 }) }, { additionalProperties: false }), response: { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody } } },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { outputs } = request.body as { outputs: never[] };
@@ -84,6 +85,7 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
   app.post(
     '/v1/sessions/:id/resume',
     {
+      preHandler: ownSession(host),
       schema: {
         summary: 'Resume a turn that waits for approvals, once they are decided',
         description: 'A turn whose model called a gated tool ends with status waiting_for_approval and pendingApprovals. Decide each (POST /v1/approvals/:id), then resume here: the model reads each result, or that the person declined (with their note), and the turn goes on. While one is undecided the answer is waiting_for_approval again, and nothing changes.',

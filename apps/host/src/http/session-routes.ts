@@ -20,7 +20,8 @@ export function registerSessionRoutes(untyped: AnyFastifyInstance, host: AptixHo
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/v1/sessions', { schema: { summary: 'Create an agent session', body: Type.Optional(CreateSession), response: { 201: SessionBody, 400: ErrorBody } } }, async (request, reply) => {
     try {
-      return reply.code(201).send(await host.createSession(request.body ?? {}));
+      // The session belongs to the principal that made it (issue 32).
+      return reply.code(201).send(await host.createSession(request.body ?? {}, request.actor));
     } catch (error) {
       if (error instanceof ScopeError) return reply.code(400).send({ error: { code: error.code, message: error.message } });
       throw error;
@@ -40,7 +41,7 @@ export function registerSessionRoutes(untyped: AnyFastifyInstance, host: AptixHo
     { schema: { summary: 'A session, its mode and one page of its mode history', params: Type.Object({ id: Type.String() }), querystring: PageQuery, response: { 200: SessionPage, 400: ErrorBody, 404: ErrorBody } } },
     async (request, reply) => {
       try {
-        const session = await host.getSessionPage(request.params.id, request.query);
+        const session = await host.getSessionPage(request.params.id, request.query, request.actor);
         if (session === undefined) return reply.code(404).send({ error: { code: 'SESSION_NOT_FOUND', message: `Session "${request.params.id}" does not exist.` } });
         return session;
       } catch (error) {

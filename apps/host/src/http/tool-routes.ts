@@ -63,7 +63,7 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
   app.get('/v1/tools', { schema: { summary: 'The tool definitions, for a mode or a session', querystring: ToolsQuery, response: { 200: Type.Object({ format: Type.String(), tools: Type.Array(Type.Unknown()), approvals: Approvals }), 400: ErrorBody, 404: ErrorBody } } }, async (request, reply) => {
     const { mode, sessionId, format = 'responses' } = request.query;
     if (mode !== undefined && sessionId !== undefined) return reply.code(400).send({ error: { code: 'BAD_REQUEST', message: 'Give either mode or sessionId, not both.' } });
-    const scope: ToolScope = { ...(mode === undefined ? {} : { mode }), ...(sessionId === undefined ? {} : { sessionId }) };
+    const scope: ToolScope = { ...(mode === undefined ? {} : { mode }), ...(sessionId === undefined ? {} : { sessionId }), ...(request.actor === undefined ? {} : { actor: request.actor }) };
     try {
       // Only the tools this principal may call.
       const tools = [...host.permissions.visible(request.actor, await host.definitions(format, scope), definitionName)];

@@ -53,7 +53,8 @@ export async function servesPair(host: AptixHost, scope: McpScope): Promise<bool
 async function whereTo(host: AptixHost, scope: McpScope, named: string | undefined): Promise<{ sessionId: string | undefined; mode: string } | { refused: string }> {
   const sessionId = named ?? scope.agentSessionId;
   if (sessionId === undefined) return { sessionId, mode: scope.listMode ?? host.cradle.modeCatalog.defaultMode.key };
-  const mode = await host.sessionMode(sessionId);
+  // Another principal's session is as unknown as a missing one.
+  const mode = await host.sessionMode(sessionId, scope.actor);
   if (mode === undefined) {
     return {
       refused: `Agent session "${sessionId}" does not exist. Use the sessionId that agent_change_mode returned, or leave sessionId out (null) to work in the default mode; agent_change_mode without one starts a new session.`,

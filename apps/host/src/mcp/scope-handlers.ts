@@ -32,9 +32,10 @@ export class ScopeHandlers {
     private readonly server?: Server,
   ) {}
 
-  #listScope(): { mode?: string; sessionId?: string } {
+  #listScope(): { mode?: string; sessionId?: string; actor?: string } {
     const scope = this.scope;
-    return scope.era === 'modern' || scope.agentSessionId === undefined ? { mode: scope.listMode } : { sessionId: scope.agentSessionId };
+    if (scope.era === 'modern' || scope.agentSessionId === undefined) return { mode: scope.listMode };
+    return scope.actor === undefined ? { sessionId: scope.agentSessionId } : { sessionId: scope.agentSessionId, actor: scope.actor };
   }
 
   async listTools(): Promise<ListToolsResult> {
@@ -79,7 +80,7 @@ export class ScopeHandlers {
       if (!offered.includes(name)) return unknownOrOutside(host, scope, name, offered, `mode "${scope.listMode}"`);
       // The mode change tool works on an agent session: the first one without a handle starts one in this endpoint's mode.
       if (name === MODE_CHANGE_TOOL) {
-        scope.agentSessionId = (await host.createSession({ mode: scope.listMode })).id;
+        scope.agentSessionId = (await host.createSession({ mode: scope.listMode }, scope.actor)).id;
         await scope.onAgentSession?.(scope.agentSessionId);
       }
     }

@@ -17,7 +17,7 @@ export class FakeSessionManager implements AgentSessionManager {
     readonly modes: readonly string[] = ['general', 'ddr_authoring', 'tool_diagnostics'],
     sessionIds: readonly string[] = ['session-1'],
   ) {
-    for (const id of sessionIds) this.#sessions.set(id, { id, mode: modes[0]!, org: null, user: null, parentId: null, createdAt: new Date(0).toISOString(), history: [] });
+    for (const id of sessionIds) this.#sessions.set(id, { id, mode: modes[0]!, org: null, user: null, owner: null, parentId: null, createdAt: new Date(0).toISOString(), history: [] });
   }
 
   /** Makes every later `setSessionMode` call throw (or reject with) `error`. */
@@ -36,7 +36,9 @@ export class FakeSessionManager implements AgentSessionManager {
   }
 
   async createSession(input: CreateSessionInput): Promise<AgentSession> {
-    const session: AgentSession = { id: `session-${this.#sessions.size + 1}`, mode: input.mode ?? this.modes[0]!, org: input.org ?? null, user: input.user ?? null, parentId: input.parentId ?? null, createdAt: new Date().toISOString(), history: [] };
+    // A branch belongs to its parent's owner, as in the real stores.
+    const owner = input.parentId ? (this.#sessions.get(input.parentId)?.owner ?? null) : (input.owner ?? null);
+    const session: AgentSession = { id: `session-${this.#sessions.size + 1}`, mode: input.mode ?? this.modes[0]!, org: input.org ?? null, user: input.user ?? null, owner, parentId: input.parentId ?? null, createdAt: new Date().toISOString(), history: [] };
     this.#sessions.set(session.id, session);
     return session;
   }
