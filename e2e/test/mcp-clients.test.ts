@@ -137,12 +137,13 @@ describe('OpenAI Agents SDK 0.20, its Runner and a scripted Model', () => {
   const aptix = aptixForSuite();
 
   const transports: Array<{ name: string; stdio: boolean; server: () => MCPServer }> = [
-    { name: 'MCPServerStreamableHttp at /mcp', stdio: false, server: () => new MCPServerStreamableHttp({ url: `${aptix.url}/mcp`, name: 'aptix' }) },
+    // The SDK's default time-out of a request is 5 s; on a loaded 2-core CI machine a stdio host's first answer can take longer.
+    { name: 'MCPServerStreamableHttp at /mcp', stdio: false, server: () => new MCPServerStreamableHttp({ url: `${aptix.url}/mcp`, name: 'aptix', clientSessionTimeoutSeconds: 60 }) },
     {
       name: 'MCPServerStdio running aptix mcp',
       stdio: true,
       // The same SQLite file as the HTTP host, so a person decides the stdio call's approval over HTTP.
-      server: () => new MCPServerStdio({ command: process.execPath, args: [APTIX_BIN, 'mcp'], cwd: WORKSPACE, env: { PATH: process.env.PATH ?? '', APTIX_DB: aptix.db, LOG_LEVEL: 'warn' }, name: 'aptix' }),
+      server: () => new MCPServerStdio({ command: process.execPath, args: [APTIX_BIN, 'mcp'], cwd: WORKSPACE, env: { PATH: process.env.PATH ?? '', APTIX_DB: aptix.db, LOG_LEVEL: 'warn' }, name: 'aptix', clientSessionTimeoutSeconds: 60 }),
     },
   ];
 
