@@ -70,6 +70,20 @@ for (const [era, connect] of [
       }
     });
 
+    it('receives the same content blocks through aptix_call_tool, and a malformed one refused the same way', async () => {
+      const client = await connect();
+      try {
+        const result = await client.callTool({ name: 'aptix_call_tool', arguments: { name: 'content_chart', arguments: { kind: 'chart' } } });
+        expect(result.isError).toBeFalsy();
+        expect(result.content).toEqual(CHART);
+        const bad = await client.callTool({ name: 'aptix_call_tool', arguments: { name: 'content_chart', arguments: { kind: 'bad_base64' } } });
+        expect(bad.isError).toBe(true);
+        expect(JSON.stringify(bad.content)).not.toContain('this is not base64');
+      } finally {
+        await client.close();
+      }
+    });
+
     it('lists the output schema, and receives structuredContent beside the JSON text (the SDK client checks it against the schema)', async () => {
       const client = await connect();
       try {

@@ -60,6 +60,20 @@ describe('2026-07-28 at /mcp (v2 SDK client, configured with the URL only)', () 
     }
   });
 
+  it("sends the tool's progress reports through the pair, as a direct call does", async () => {
+    const client = await modern(`${host.url}/mcp`);
+    try {
+      const { sessionId } = await changeToDiagnostics(client);
+      const reports: number[] = [];
+      const result = await client.callTool({ name: 'aptix_call_tool', arguments: { sessionId, name: 'testing_delay', arguments: { milliseconds: 300 } } }, { onprogress: (progress) => reports.push(progress.progress) });
+      expect(result.isError).toBeFalsy();
+      expect(reports[0]).toBe(0);
+      expect(reports.at(-1)).toBe(300);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('finds the default mode without a handle, and the whole mode without a query', async () => {
     const client = await modern(`${host.url}/mcp`);
     try {
