@@ -78,24 +78,28 @@ export async function findTools(host: AptixHost, scope: McpScope, raw: unknown):
 /**
  * `aptix_call_tool`'s call, unwrapped: the tool and arguments it names, and the scope it runs in (the
  * session its arguments name), for the handlers to run as a direct call of that tool; or the refusal
- * of a call that cannot be made.
+ * of a call whose arguments are wrong. The session and its mode are checked once, by the call itself,
+ * as for a direct call: a refusal then gets the pair's words from {@link pairRefusal}.
  */
-export async function unwrapCall(
-  host: AptixHost,
-  scope: McpScope,
-  params: CallToolRequestParams,
-): Promise<{ params: CallToolRequestParams; scope: McpScope } | { refused: CallToolResult }> {
+export function unwrapCall(scope: McpScope, params: CallToolRequestParams): { params: CallToolRequestParams; scope: McpScope } | { refused: CallToolResult } {
   const read = readCallArguments(params.arguments ?? {});
   if (!read.ok) return { refused: errorText(`${read.message} Call ${CALL_TOOL} as {"name": "<tool>", "arguments": {…}, "sessionId": "<the id agent_change_mode returned, or null>"}.`) };
   const { name, arguments: args, sessionId } = read.value;
   if (name === CALL_TOOL || name === FIND_TOOLS) return { refused: errorText(`${name} is called directly, not through ${CALL_TOOL}.`) };
-  const where = await whereTo(host, scope, sessionId);
-  if ('refused' in where) return { refused: errorText(where.refused) };
-  const offered = await host.toolNames({ mode: where.mode });
-  if (!offered.includes(name)) return { refused: errorText(await outsideMode(host, name, where.mode, where.sessionId, offered)) };
   const innerArgs = (args ?? {}) as Record<string, unknown>;
   const inner: CallToolRequestParams = params._meta === undefined ? { name, arguments: innerArgs } : { name, arguments: innerArgs, _meta: params._meta };
-  return { params: inner, scope: inScope(scope, where.sessionId) };
+  return { params: inner, scope: inScope(scope, sessionId ?? scope.agentSessionId) };
+}
+
+/**
+ * Why a call through the pair did not run, in words that tell this client what it can do: the session
+ * does not exist (or is another principal's), or its mode (the endpoint's, without one) does not offer
+ * the tool, and the call that changes that. Read on this refusal path only.
+ */
+export async function pairRefusal(host: AptixHost, scope: McpScope, name: string): Promise<CallToolResult> {
+  const where = await whereTo(host, scope, undefined);
+  if ('refused' in where) return errorText(where.refused);
+  return errorText(await outsideMode(host, name, where.mode, where.sessionId, await host.toolNames({ mode: where.mode })));
 }
 
 /** Why a tool cannot run through the pair in this mode, and the call that would make it run. */

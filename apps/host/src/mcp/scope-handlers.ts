@@ -7,7 +7,7 @@ import { askForInput, askLegacyRounds, inputChannel, isToolState, LEGACY_FIRST_I
 import { declaresTasks, howItStopped, missingTasksCapability, startLegacyTask, startTask, throwIfHostFailure, withTaskSupport } from './tasks.js';
 import { askLegacy, askModern, canElicitForm, isApprovalState, openState, pendingResult, resumeModern, type ModernCall } from './approval-elicitation.js';
 import type { McpScope } from './mcp-server.js';
-import { afterChangeGuidance, CALL_TOOL, deferredListing, FIND_TOOLS, findTools, modesOffering, servesPair, unwrapCall, withDiscovery } from './discovery.js';
+import { afterChangeGuidance, CALL_TOOL, deferredListing, FIND_TOOLS, findTools, modesOffering, pairRefusal, servesPair, unwrapCall, withDiscovery } from './discovery.js';
 
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
 
@@ -58,15 +58,16 @@ export class ScopeHandlers {
     if ((name === FIND_TOOLS || name === CALL_TOOL) && (await servesPair(host, scope))) {
       if (name === FIND_TOOLS) return findTools(host, scope, request.params.arguments);
       // The pair's call runs as a direct call of the tool it names, in the session it names: the same checks, approvals, tasks and answers.
-      const unwrapped = await unwrapCall(host, scope, request.params);
+      const unwrapped = unwrapCall(scope, request.params);
       if ('refused' in unwrapped) return unwrapped.refused;
       const inner = unwrapped.scope === scope ? this : new ScopeHandlers(host, unwrapped.scope, this.server);
-      return inner.callTool({ params: unwrapped.params }, ctx);
+      return keepsOutputSchema(host, unwrapped.params.name, await inner.#callTool(unwrapped.params, ctx, true));
     }
     return keepsOutputSchema(host, name, await this.#callTool(request.params, ctx));
   }
 
-  async #callTool(params: CallToolRequestParams, ctx: ServerContext): Promise<CallToolResult> {
+  /** `viaPair`: the call came through aptix_call_tool, whose refusals say what a client that calls through it can do. */
+  async #callTool(params: CallToolRequestParams, ctx: ServerContext, viaPair = false): Promise<CallToolResult> {
     const { host, scope, server } = this;
     const name = params.name;
     const args = params.arguments ?? {};
@@ -77,7 +78,7 @@ export class ScopeHandlers {
     }
     if (scope.era === 'modern' && scope.agentSessionId === undefined) {
       const offered = await host.toolNames({ mode: scope.listMode });
-      if (!offered.includes(name)) return unknownOrOutside(host, scope, name, offered, `mode "${scope.listMode}"`);
+      if (!offered.includes(name)) return viaPair ? pairRefusal(host, scope, name) : unknownOrOutside(host, scope, name, offered, `mode "${scope.listMode}"`);
       // The mode change tool works on an agent session: the first one without a handle starts one in this endpoint's mode.
       if (name === MODE_CHANGE_TOOL) {
         scope.agentSessionId = (await host.createSession({ mode: scope.listMode }, scope.actor)).id;
@@ -156,12 +157,14 @@ export class ScopeHandlers {
       progress?.end();
       logs?.end();
     }
-    return this.#finish(name, ctx, call, outcome, true);
+    return this.#finish(name, ctx, call, outcome, true, viaPair);
   }
 
   /** The call's outcome as a tool result; `interactive` when the client is there to be asked (not a task running on). */
-  async #finish(name: string, ctx: ServerContext, call: () => ModernCall, outcome: Outcome, interactive: boolean): Promise<CallToolResult> {
+  async #finish(name: string, ctx: ServerContext, call: () => ModernCall, outcome: Outcome, interactive: boolean, viaPair = false): Promise<CallToolResult> {
     const { host, scope, server } = this;
+    // Through the pair, a tool the session's mode does not offer (or a session that is not there) is refused in the pair's words.
+    if (viaPair && (outcome.kind === 'not_found' || (outcome.kind === 'refused' && (outcome.code === 'TOOL_NOT_IN_MODE' || outcome.code === 'SESSION_NOT_FOUND')))) return pairRefusal(host, scope, name);
     if (outcome.kind === 'not_found') {
       const offered = await host.toolNames(this.#listScope());
       return unknownOrOutside(host, scope, name, offered, scope.agentSessionId === undefined ? `mode "${scope.listMode}"` : `the mode of agent session ${scope.agentSessionId}`);
