@@ -75,11 +75,6 @@ export class Permissions {
     this.allSessions = configured ? entry.sessions === 'all' : true;
   }
 
-  /** Whether this is a configured principal (its list of tools is its own, stable from request to request). */
-  get restricted(): boolean {
-    return this !== Permissions.ALL && (this.#tools !== EVERYTHING || this.#modes !== EVERYTHING);
-  }
-
   /** Whether it may call (and see) a tool, given the package that provides it. */
   mayCall(tool: string, toolPackage?: string): boolean {
     return this.#tools.matches(tool) || (toolPackage !== undefined && this.#packages.matches(toolPackage));
