@@ -43,3 +43,14 @@ describe('ToolFinder', () => {
     expect(new ToolFinder('empty', []).find({}, null).next).toContain('This mode offers no tools');
   });
 });
+
+describe('ToolFinder for a caller who may use only some tools', () => {
+  it('fills the limit with tools the caller may use, and counts only those', () => {
+    const finder = new ToolFinder('billing', tools);
+    const notRefunds = (name: string) => name !== 'payments_create_refund';
+    const answer = finder.find({ query: 'refund a customer payment', limit: 1 }, null, notRefunds);
+    expect(answer.tools.map((tool) => tool.name)).toEqual(['payments_list_charges']);
+    expect(answer.total).toBe(3);
+    expect(finder.find({ limit: 10 }, null, notRefunds).tools.map((tool) => tool.name)).not.toContain('payments_create_refund');
+  });
+});

@@ -43,13 +43,18 @@ export class ToolFinder {
     this.#byName = new Map(tools.map((tool) => [tool.name, tool]));
   }
 
-  /** The tools that fit `query` best (or the mode's first tools without one), with what to do next. */
-  find(args: FindToolsArguments, sessionId: string | null): FindToolsResult {
+  /**
+   * The tools that fit `query` best (or the mode's first tools without one), with what to do next.
+   * `visible` narrows the mode to the tools the caller may use (a principal's permissions): the others
+   * are neither answered nor counted.
+   */
+  find(args: FindToolsArguments, sessionId: string | null, visible?: (name: string) => boolean): FindToolsResult {
     const limit = args.limit ?? DEFAULT_FIND_LIMIT;
     const query = args.query?.trim() || null;
-    const names = query === null ? this.tools.slice(0, limit).map((tool) => tool.name) : (this.#index ??= new ToolSearchIndex(this.tools)).search(query, limit);
+    const usable = visible === undefined ? this.tools : this.tools.filter((tool) => visible(tool.name));
+    const names = query === null ? usable.slice(0, limit).map((tool) => tool.name) : (this.#index ??= new ToolSearchIndex(this.tools)).search(query, limit, visible);
     const tools = names.map((name) => found(this.#byName.get(name)!));
-    return { mode: this.mode, sessionId, query, total: this.tools.length, tools, next: nextStep(tools, this.tools.length, query, sessionId) };
+    return { mode: this.mode, sessionId, query, total: usable.length, tools, next: nextStep(tools, usable.length, query, sessionId) };
   }
 }
 

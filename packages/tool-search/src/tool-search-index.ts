@@ -76,12 +76,18 @@ export class ToolSearchIndex {
     return this.#names.length;
   }
 
-  /** The names of the tools that best match `query`, best first, at most `limit`; none for a query of stop words only. */
-  search(query: string, limit: number): string[] {
+  /**
+   * The names of the tools that best match `query`, best first, at most `limit`; none for a query of
+   * stop words only. `visible` leaves tools out before the limit is taken (a principal's permissions),
+   * so the answer holds up to `limit` tools the caller may use.
+   */
+  search(query: string, limit: number, visible?: (name: string) => boolean): string[] {
     if (limit <= 0) return [];
+    const names = this.#names;
+    const options = visible === undefined ? undefined : { filter: (hit: { id: unknown }) => visible(names[hit.id as number]!) };
     return this.#search
-      .search(query)
+      .search(query, options)
       .slice(0, limit)
-      .map((hit) => this.#names[hit.id as number]!);
+      .map((hit) => names[hit.id as number]!);
   }
 }

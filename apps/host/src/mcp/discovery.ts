@@ -69,10 +69,11 @@ export async function findTools(host: AptixHost, scope: McpScope, raw: unknown):
   if (!read.ok) return errorText(read.message);
   const where = await whereTo(host, scope, read.value.sessionId);
   if ('refused' in where) return errorText(where.refused);
-  const found = (await host.finder(where.mode)).find(read.value, where.sessionId ?? null);
-  // A principal finds only the tools it may call.
-  const visible = scope.actor === undefined ? found : { ...found, tools: found.tools.filter((tool) => host.permissions.mayCall(scope.actor, tool.name)) };
-  return { content: [{ type: 'text', text: JSON.stringify(visible) }] };
+  // A principal finds only the tools it may call: they are left out before the limit is taken, and from the count.
+  const actor = scope.actor;
+  const visible = actor === undefined ? undefined : (name: string) => host.permissions.mayCall(actor, name);
+  const found = (await host.finder(where.mode)).find(read.value, where.sessionId ?? null, visible);
+  return { content: [{ type: 'text', text: JSON.stringify(found) }] };
 }
 
 /**
@@ -117,8 +118,8 @@ async function outsideMode(host: AptixHost, name: string, mode: string, sessionI
   return `${lead} Tools in this mode: ${offered.join(', ')} (${FIND_TOOLS} searches them${sessionId === undefined ? '' : ` with {"sessionId": "${sessionId}"}`}).${change}`;
 }
 
-/** The other modes that offer a tool now. */
-export async function modesOffering(host: AptixHost, name: string, except: string): Promise<string[]> {
+/** The modes that offer a tool now, but `except`. */
+export async function modesOffering(host: AptixHost, name: string, except?: string): Promise<string[]> {
   const modes: string[] = [];
   for (const { key } of host.modes()) if (key !== except && (await host.toolNames({ mode: key })).includes(name)) modes.push(key);
   return modes;
