@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratch, startHostWithConfig, type RunningHost } from './support.js';
 
-const KEYS = { agent: 'agent-key-0123456789abcdef', ops: 'ops-key-0123456789abcdef00', auditor: 'auditor-key-0123456789abcd', intruder: 'intruder-key-0123456789abc' };
+const KEYS = { agent: 'agent-key-0123456789abcdef', ops: 'ops-key-0123456789abcdef00', auditor: 'auditor-key-0123456789abcd', intruder: 'intruder-key-0123456789abc', viewer: 'viewer-key-0123456789abcde' };
 const CONFIG = {
   principals: {
     agent: { tools: ['testing_*', 'agent_list_modes', 'agent_change_mode'], modes: ['general', 'tool_diagnostics'] },
     ops: { approve: ['testing_issue_refund'], admin: true, sessions: 'all' },
     intruder: { tools: ['*'] },
+    viewer: { tools: ['agent_*'] },
   },
 };
 
@@ -83,6 +84,9 @@ describe('tools, modes and admin routes', () => {
     const listed = (await as('agent', 'GET', '/v1/tools?mode=general')).body.tools.map((tool: { name: string }) => tool.name);
     expect(listed).toEqual(['testing_calculator', 'agent_list_modes', 'agent_change_mode']);
     expect((await as('auditor', 'GET', '/v1/tools?mode=general')).body.tools.map((tool: { name: string }) => tool.name)).toContain('agent_hello_world');
+    // Nor does the list of gated tools beside the definitions name a tool the principal may not call.
+    expect((await as('auditor', 'GET', '/v1/tools')).body.approvals).toHaveProperty('testing_issue_refund');
+    expect((await as('viewer', 'GET', '/v1/tools')).body.approvals).toEqual({});
   });
 
   it('a mode outside its permissions cannot be entered, and nothing changes', async () => {

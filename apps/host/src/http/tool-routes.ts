@@ -68,7 +68,12 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
       // Only the tools this principal may call.
       const tools = [...host.permissions.visible(request.actor, await host.definitions(format, scope), definitionName)];
       // OpenAI's formats have no field for it: gated tools are named beside the definitions.
-      const approvals = Object.fromEntries(host.cradle.registry.list().filter((tool) => tool.approval !== 'never').map((tool) => [tool.name, tool.approval]));
+      const approvals = Object.fromEntries(
+        host.cradle.registry
+          .list()
+          .filter((tool) => tool.approval !== 'never' && host.permissions.mayCall(request.actor, tool.name))
+          .map((tool) => [tool.name, tool.approval]),
+      );
       return { format, tools, approvals };
     } catch (error) {
       if (error instanceof ScopeError) return reply.code(error.code === 'UNKNOWN_MODE' ? 400 : 404).send({ error: { code: error.code, message: error.message } });
