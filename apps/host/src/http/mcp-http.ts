@@ -100,7 +100,8 @@ export function registerMcpRoutes(app: AnyFastifyInstance, host: AptixHost, vers
       const answered = await legacyStatelessFallback(() => createMcpServer(host, scope, version), onerror, { maxRequestBodySize })(served, { parsedBody: body });
       scope.keep();
       // A request the client cancelled gets no response (the specification's SHOULD NOT): its answer is left out of the stream.
-      const response = id === null ? answered : withoutAnswerOnceCancelled(answered, id, () => cancelledByClient.has(controller));
+      // (A resumable stream leaves it out where it records the events.)
+      const response = id === null || resumable ? answered : withoutAnswerOnceCancelled(answered, id, () => cancelledByClient.has(controller));
       const tracked = withBody(response, () => inFlight.delete(key));
       return resumable ? streams.record(session.id, tracked, request.signal, id, () => cancelledByClient.has(controller)) : tracked;
     } catch (error) {

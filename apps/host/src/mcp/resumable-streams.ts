@@ -150,7 +150,10 @@ export class ResumableStreams {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        answered ||= answers(value.data, requestId);
+        const answer = answers(value.data, requestId);
+        // A request its client cancelled gets no response (notifications/cancelled): its answer is not sent.
+        if (answer && cancelledByClient()) continue;
+        answered ||= answer;
         this.#table.emit(stream, frame(`${stream.id}.${stream.frames.length + 1}`, value.event ?? 'message', value.data));
       }
     } catch {

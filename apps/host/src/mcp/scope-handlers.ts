@@ -223,7 +223,7 @@ async function unknownOrOutside(host: AptixHost, scope: McpScope, name: string, 
   }
   if (scope.discovery !== true) return errorText(`Tool "${name}" is not offered in ${where}. Tools in this mode: ${offered.join(', ')}. To use it, switch to a mode that offers it with agent_change_mode.`);
   // A client whose list cannot follow the session's mode: what it can do is the pair, with the session's id.
-  const modes = await modesOffering(host, name, '');
+  const modes = await modesOffering(host, name);
   const handle = scope.agentSessionId === undefined ? 'the sessionId agent_change_mode returns' : `"sessionId": "${scope.agentSessionId}"`;
   return errorText(
     `Tool "${name}" is not offered in ${where}; it was not run. Tools in this mode: ${offered.join(', ')}.` +
