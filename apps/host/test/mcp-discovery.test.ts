@@ -160,6 +160,19 @@ describe('2026-07-28 at /mcp (v2 SDK client, configured with the URL only)', () 
     }
   });
 
+  it('odd spellings of a mode URL are refused, never served as another mode', async () => {
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    for (const path of ['/modes/GENERAL/mcp', '/modes/%2e%2e/mcp', '/modes/..%2Fmcp/mcp', '/modes/general%00/mcp', `/modes/${'x'.repeat(5000)}/mcp`, '/modes/general/mcp/extra', '/modes//mcp']) {
+      const response = await fetch(`${host.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(list) });
+      expect([400, 404, 414], path.slice(0, 40)).toContain(response.status);
+      expect(await response.text(), path.slice(0, 40)).not.toContain('agent_hello_world');
+    }
+    // The same mode percent-encoded is the same mode.
+    const encoded = await modern(`${host.url}/modes/tool%5Fdiagnostics/mcp`);
+    expect((await encoded.listTools()).tools.map((tool) => tool.name)).toContain('testing_delay');
+    await encoded.close();
+  });
+
   it('a mode URL pins its mode: it lists that mode, without the pair, and a 2025 session opened there starts in it', async () => {
     for (const url of [`${host.url}/modes/tool_diagnostics/mcp`, `${host.url}/mcp/modes/tool_diagnostics`]) {
       const client = await modern(url);
