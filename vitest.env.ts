@@ -6,5 +6,6 @@
  * child itself. The tests' own settings (APTIX_TEST_*, such as APTIX_TEST_PG_URL) stay.
  */
 for (const name of Object.keys(process.env)) {
-  if ((name.startsWith('APTIX_') && !name.startsWith('APTIX_TEST_')) || name.startsWith('OPENAI_')) delete process.env[name];
+  if ((name.startsWith('APTIX_') && !name.startsWith('APTIX_TEST_')) || name.startsWith('OPENAI_'))
+    delete process.env[name];
 }

@@ -25,7 +25,9 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
   process.exit(2);
 }
 if ((await detect(port)) !== port) {
-  console.error(`Port ${port} on 127.0.0.1 is already in use (another npm run registry?). Fix: stop it, or npm run registry -- --port ${port + 1}`);
+  console.error(
+    `Port ${port} on 127.0.0.1 is already in use (another npm run registry?). Fix: stop it, or npm run registry -- --port ${port + 1}`,
+  );
   process.exit(1);
 }
 

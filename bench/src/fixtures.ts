@@ -18,7 +18,9 @@ type PingArgs = { message: string; count?: number };
 type Pong = { reply: string; count: number; sessionId: string | null; conversationId: string | null };
 
 /** The body of `testing_ping_pong` itself (its `run`), which every contender calls. */
-export const pong = (PingPongTool.prototype as unknown as { run(args: PingArgs, context: AgentToolExecutionContext): Pong }).run;
+export const pong = (
+  PingPongTool.prototype as unknown as { run(args: PingArgs, context: AgentToolExecutionContext): Pong }
+).run;
 
 const schema = PingPongTool.getSchema();
 
@@ -67,7 +69,9 @@ export interface BenchHost {
  * A host composed in this process from the default configuration (the first-party tool packages, the
  * shipped catalog), on its own SQLite file or the PostgreSQL URL given, logging nothing.
  */
-export async function composeBenchHost(options: { db?: string; toolPackages?: readonly string[] } = {}): Promise<BenchHost> {
+export async function composeBenchHost(
+  options: { db?: string; toolPackages?: readonly string[] } = {},
+): Promise<BenchHost> {
   const dir = mkdtempSync(join(tmpdir(), 'aptix-bench-'));
   const env = {
     APTIX_DB: options.db ?? `sqlite:${join(dir, 'aptix.db')}`,

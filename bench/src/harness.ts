@@ -32,7 +32,8 @@ async function calibrate(subject: Subject, targetMs: number): Promise<number> {
   let n = 1;
   for (;;) {
     const ns = await timeOnce(subject, n);
-    if (ns > targetMs * 1e6 / 4 || n >= 1 << 26) return Math.max(1, Math.round((n * targetMs * 1e6) / Math.max(ns, 1)));
+    if (ns > (targetMs * 1e6) / 4 || n >= 1 << 26)
+      return Math.max(1, Math.round((n * targetMs * 1e6) / Math.max(ns, 1)));
     n *= 2;
   }
 }
@@ -47,7 +48,10 @@ function median(values: number[]): number {
  * Times every subject in interleaved rounds (`rounds` of about `roundMs` each, after a warm-up that lets
  * the JIT settle) and returns the median of each.
  */
-export async function compare(subjects: readonly Subject[], options: { rounds?: number; roundMs?: number } = {}): Promise<Timing[]> {
+export async function compare(
+  subjects: readonly Subject[],
+  options: { rounds?: number; roundMs?: number } = {},
+): Promise<Timing[]> {
   const rounds = options.rounds ?? 9;
   const roundMs = options.roundMs ?? 60;
   const sizes: number[] = [];
@@ -70,7 +74,11 @@ export async function compare(subjects: readonly Subject[], options: { rounds?: 
 }
 
 /** Milliseconds taken by `work`, the median of `repeat` runs (each gets a fresh `setup`). */
-export async function timeMs<T>(repeat: number, setup: () => T | Promise<T>, work: (input: T) => unknown): Promise<{ median: number; min: number; samples: number[] }> {
+export async function timeMs<T>(
+  repeat: number,
+  setup: () => T | Promise<T>,
+  work: (input: T) => unknown,
+): Promise<{ median: number; min: number; samples: number[] }> {
   const samples: number[] = [];
   for (let i = 0; i < repeat; i++) {
     const input = await setup();

@@ -16,7 +16,14 @@ export const pg = hostRequire('pg') as typeof import('pg');
 export function contractAjv(): AjvClass {
   const { Ajv } = contractRequire('ajv') as { Ajv: new (options: AjvOptions) => AjvClass };
   const addFormats = contractRequire('ajv-formats') as (ajv: AjvClass) => void;
-  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false, messages: true });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true,
+    allowUnionTypes: true,
+    coerceTypes: false,
+    useDefaults: false,
+    messages: true,
+  });
   addFormats(ajv);
   return ajv;
 }

@@ -9,4 +9,8 @@ export const MANY_TOOLS = join(BENCH_ROOT, 'fixtures', 'many-tools.js');
 export const BARE_SERVER = join(BENCH_ROOT, 'fixtures', 'bare-server.js');
 /** testing_ping_pong's twin with a dynamic approval policy that says "not needed" (issue 21). */
 export const GATED_PACKAGE = join(BENCH_ROOT, 'fixtures', 'gated-ping-pong.js');
-export const FIRST_PARTY_PACKAGES = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'] as const;
+export const FIRST_PARTY_PACKAGES = [
+  '@aptix/tool-samples',
+  '@aptix/tool-mode-catalog',
+  '@aptix/tool-mode-change',
+] as const;

@@ -21,11 +21,21 @@ export const freePort = (): Promise<number> => detect(0);
  */
 export function startServer(
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; ready?: (line: string) => number | undefined; port?: number; /** Stdout and stderr go to this file instead (a host logging every request); readiness then needs `port`. */ logFile?: string },
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    ready?: (line: string) => number | undefined;
+    port?: number;
+    /** Stdout and stderr go to this file instead (a host logging every request); readiness then needs `port`. */ logFile?: string;
+  },
 ): Promise<Server> {
   const started = performance.now();
   const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd] });
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
+  });
   if (logFd !== undefined) closeSync(logFd);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -89,7 +99,9 @@ export function portLine(line: string): number | undefined {
 export function listeningLine(line: string): number | undefined {
   try {
     const parsed = JSON.parse(line) as { msg?: unknown; url?: unknown };
-    return typeof parsed.msg === 'string' && parsed.msg.startsWith('Aptix listening') && typeof parsed.url === 'string' ? Number(new URL(parsed.url).port) : undefined;
+    return typeof parsed.msg === 'string' && parsed.msg.startsWith('Aptix listening') && typeof parsed.url === 'string'
+      ? Number(new URL(parsed.url).port)
+      : undefined;
   } catch {
     return undefined;
   }

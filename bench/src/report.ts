@@ -87,7 +87,11 @@ const HEADER = ['Measure', 'Figure', 'Baseline (same run)', 'Ratio', 'Goal', 'Me
 export function textTable(rows: readonly Row[]): string {
   const body = rows.map(cells);
   const widths = HEADER.map((h, i) => Math.min(64, Math.max(h.length, ...body.map((c) => c[i]!.length))));
-  const line = (c: readonly string[]) => c.map((text, i) => text.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (c: readonly string[]) =>
+    c
+      .map((text, i) => text.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const out: string[] = [];
   let section = '';
   for (const [index, row] of rows.entries()) {
@@ -110,7 +114,12 @@ export function markdownTables(rows: readonly Row[]): string {
   const sections = [...new Set(rows.map((row) => row.section))];
   for (const section of sections) {
     const inSection = rows.filter((row) => row.section === section);
-    out.push(`### ${section}`, '', `| ${HEADER.join(' | ')} |`, `|${HEADER.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`);
+    out.push(
+      `### ${section}`,
+      '',
+      `| ${HEADER.join(' | ')} |`,
+      `|${HEADER.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
+    );
     for (const row of inSection) out.push(`| ${cells(row).map(escapeCell).join(' | ')} |`);
     const notes = inSection.filter((row) => row.note);
     if (notes.length > 0) {
@@ -124,7 +133,11 @@ export function markdownTables(rows: readonly Row[]): string {
 
 function versionOf(name: string): string {
   try {
-    return (JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
   } catch {
     return 'not installed';
   }
@@ -132,7 +145,11 @@ function versionOf(name: string): string {
 
 function run(command: string, args: readonly string[]): string {
   try {
-    return execFileSync(command, args, { cwd: WORKSPACE_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync(command, args, {
+      cwd: WORKSPACE_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return 'unknown';
   }
@@ -143,11 +160,22 @@ export function environment(): Array<[string, string]> {
   const cpu = cpus();
   const dirty = run('git', ['status', '--porcelain']) !== '';
   return [
-    ['Machine', `${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ${type()} ${release()}`],
-    ['Load average at start', loadavg().map((l) => l.toFixed(2)).join(', ')],
+    [
+      'Machine',
+      `${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ${type()} ${release()}`,
+    ],
+    [
+      'Load average at start',
+      loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', '),
+    ],
     ['Node.js / npm', `${process.version} / ${run('npm', ['--version']).split('\n').pop()}`],
     ['Commit', `${run('git', ['rev-parse', '--short', 'HEAD'])}${dirty ? ' (with uncommitted changes)' : ''}`],
-    ['One system call', `${systemCallMicros().toFixed(2)} µs (getppid(2), through process.ppid, which asks the kernel each time; median of 5 rounds of 100,000)`],
+    [
+      'One system call',
+      `${systemCallMicros().toFixed(2)} µs (getppid(2), through process.ppid, which asks the kernel each time; median of 5 rounds of 100,000)`,
+    ],
   ];
 }
 

@@ -29,7 +29,7 @@ const MISSED_WHY: Record<string, string> = {
   '3b. Fresh hosts: CPU per request over several host processes':
     "one aptix serve host spent more CPU per request than the others for all its windows. Start hosts under the same load with `node --trace-gc` (the host keeps the flag): a host that pretenures its requests shows scavenges of several ms, each promoting megabytes, and a Mark-Compact every few; if so, see whether something turns V8's allocation-site pretenuring back on (heap-policy.ts, NODE_OPTIONS). Without that signature, the spread is this machine's (where the host and the load generator land among its two cores), and the next run tells.",
   '10. Finding tools: aptix_find_tools over a catalog of 1,066 realistic tools':
-    "a full-text engine matches words, and users ask with other words than a tool's description uses (\"give the money back\" for a refund, \"text\" for SMS). A vocabulary of related words, tried, raised the first set to 0.93 but lowered the held-out one to 0.76 (0.79 with strict synonyms only): it pulled in tools the query did not mean, so it was left out. What would reach 0.9 on queries no one tuned against: a semantic ranker (embeddings of the tools' texts, cached per mode) beside BM25, which needs a model that can be shipped and run on the host; none is loaded here.",
+    'a full-text engine matches words, and users ask with other words than a tool\'s description uses ("give the money back" for a refund, "text" for SMS). A vocabulary of related words, tried, raised the first set to 0.93 but lowered the held-out one to 0.76 (0.79 with strict synonyms only): it pulled in tools the query did not mean, so it was left out. What would reach 0.9 on queries no one tuned against: a semantic ranker (embeddings of the tools\' texts, cached per mode) beside BM25, which needs a model that can be shipped and run on the host; none is loaded here.',
   '5. Memory and import cost':
     "importing @aptix/tool-contract loads ajv with ajv-formats and pino at once (about four fifths of its import time; see the ajv and pino rows), and the goal's margin shrinks with the machine's load. Loading them on first use would bring it near 20 ms: ajv and ajv-formats in `contractAjv()` (`ajv.ts`), pino only when `createAdminLogger` is given no logger (`admin-logger.ts`). secure-json-parse is already loaded only when a text needs it.",
 };
@@ -42,7 +42,11 @@ const execFileAsync = promisify(execFile);
 
 async function asyncContextRows(): Promise<Row[]> {
   const probe = async (mode: 'plain' | 'als') => {
-    const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', join(BENCH_ROOT, 'src', 'probes', 'async-context.ts'), mode], { cwd: BENCH_ROOT });
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      ['--import', 'tsx', join(BENCH_ROOT, 'src', 'probes', 'async-context.ts'), mode],
+      { cwd: BENCH_ROOT },
+    );
     return JSON.parse(stdout.trim()) as { bare: number; execute: number };
   };
   const plain = await probe('plain');
@@ -87,7 +91,11 @@ const rows: Row[] = [];
 
 /** Runs a section in a fresh process (see section.ts), its progress shown as it goes. */
 async function section<T>(name: string, options: object = {}): Promise<T> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(BENCH_ROOT, 'src', 'section.ts'), name, JSON.stringify(options)], { cwd: BENCH_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(BENCH_ROOT, 'src', 'section.ts'), name, JSON.stringify(options)],
+    { cwd: BENCH_ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -100,7 +108,10 @@ rows.push(...(await section<{ rows: Row[] }>('dispatch')).rows);
 rows.push(...(await asyncContextRows()));
 
 log('2. start-up');
-const starts = await section<{ rows: Row[]; rss: { host: number | undefined; manyTools: number | undefined; bare: number | undefined } }>('startup', { count: TOOL_COUNT });
+const starts = await section<{
+  rows: Row[];
+  rss: { host: number | undefined; manyTools: number | undefined; bare: number | undefined };
+}>('startup', { count: TOOL_COUNT });
 rows.push(...starts.rows);
 
 log('3. HTTP');
@@ -108,13 +119,21 @@ const http = await section<HttpFigures>('http', quick ? { seconds: 1, rounds: 1 
 rows.push(...http.rows);
 
 log('3b. fresh hosts');
-rows.push(...(await section<{ rows: Row[] }>('fresh-hosts', quick ? { hosts: 2, windows: 1 } : { hosts: 6, windows: 3 })).rows);
+rows.push(
+  ...(await section<{ rows: Row[] }>('fresh-hosts', quick ? { hosts: 2, windows: 1 } : { hosts: 6, windows: 3 })).rows,
+);
 
 log('4. sessions');
-rows.push(...(await section<{ rows: Row[] }>('sessions', quick ? { changes: 300, rounds: 1 } : { changes: 1500, rounds: 3 })).rows);
+rows.push(
+  ...(await section<{ rows: Row[] }>('sessions', quick ? { changes: 300, rounds: 1 } : { changes: 1500, rounds: 3 }))
+    .rows,
+);
 
 log('6. MCP bridge');
-rows.push(...(await section<{ rows: Row[] }>('mcp-bridge', quick ? { rounds: 3, roundMs: 100 } : { rounds: 9, roundMs: 300 })).rows);
+rows.push(
+  ...(await section<{ rows: Row[] }>('mcp-bridge', quick ? { rounds: 3, roundMs: 100 } : { rounds: 9, roundMs: 300 }))
+    .rows,
+);
 
 log('5. memory');
 rows.push(...(await memoryRows({ ...starts.rss, loaded: http.hostRss.loaded }, TOOL_COUNT, log)));
@@ -125,7 +144,14 @@ log('8. abandoned MCP sessions');
 rows.push(...(await section<{ rows: Row[] }>('mcp-sessions', { sessions: quick ? 1000 : 10_000 })).rows);
 
 log('9. isolation');
-rows.push(...(await section<{ rows: Row[] }>('isolation', quick ? { rounds: 3, roundMs: 100, replacements: 2 } : { rounds: 9, roundMs: 200, replacements: 5 })).rows);
+rows.push(
+  ...(
+    await section<{ rows: Row[] }>(
+      'isolation',
+      quick ? { rounds: 3, roundMs: 100, replacements: 2 } : { rounds: 9, roundMs: 200, replacements: 5 },
+    )
+  ).rows,
+);
 
 log('10. finding tools');
 rows.push(...(await section<{ rows: Row[] }>('tool-search')).rows);
@@ -133,7 +159,9 @@ rows.push(...(await section<{ rows: Row[] }>('tool-search')).rows);
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(`${textTable(rows)}\n\n`);
 const missed = rows.filter((row) => goalMet(row) === false);
-process.stdout.write(missed.length === 0 ? 'Every goal met.\n' : `Goals missed: ${missed.map((row) => row.measure).join('; ')}\n`);
+process.stdout.write(
+  missed.length === 0 ? 'Every goal met.\n' : `Goals missed: ${missed.map((row) => row.measure).join('; ')}\n`,
+);
 process.stdout.write(`(${seconds.toFixed(0)} s)\n`);
 
 if (!quick) {
@@ -168,12 +196,14 @@ if (!quick) {
     'sizes (ms, ns, MiB) lower is better.',
     '',
     markdownTables(rows),
-    missed.length === 0 ? 'Every goal was met in this run.' : `Goals missed in this run: ${missed.map((row) => `*${row.measure}*`).join('; ')}. See "Where a goal is missed" below.`,
+    missed.length === 0
+      ? 'Every goal was met in this run.'
+      : `Goals missed in this run: ${missed.map((row) => `*${row.measure}*`).join('; ')}. See "Where a goal is missed" below.`,
     '',
     '## How the figures are reached',
     '',
     '- **Dispatch.** A tool built on `TypedAgentTool` parses and validates its arguments once (ajv, compiled on',
-    "  the first call and cached per schema), serialises its result itself, and answers synchronously when its",
+    '  the first call and cached per schema), serialises its result itself, and answers synchronously when its',
     '  `run` does: the executor then needs no timer, no AbortSignal and no promise of its own. A tool that answers',
     '  with a promise races one process-wide deadline queue (one timer for every call in flight, O(1) to join and',
     '  leave) instead of a `setTimeout` per call. An AbortSignal (about 3 µs to make on Node 20) is made only for a',
@@ -181,7 +211,7 @@ if (!quick) {
     '  constructor instead of declaring class fields: a tool is built per call, and defining fields on instances',
     '  of many subclasses cost a tenth of a call. The host builds a tool with its constructor on a per-call cradle',
     "  (the call's logger as its one own field, the container's cradle as its prototype): `container.build(ToolClass)`",
-    '  re-tokenises the class source on every call, and reading through the container\'s proxy costs a resolution.',
+    "  re-tokenises the class source on every call, and reading through the container's proxy costs a resolution.",
     '  Registry entries are instances of one class (object literals with getters each got a hidden class of their',
     '  own), and arguments under a schema closed at every depth are parsed with JSON.parse, unscanned.',
     '- **Start-up.** The registry checks every contract rule at registration, but compiles validators on first',
@@ -189,10 +219,10 @@ if (!quick) {
     '  call is compared with the first structurally, without serialising it.',
     '- **HTTP.** The invoke route makes an AbortSignal, and listens for the client hanging up, only for a call',
     '  still running after its synchronous start, splices the result JSON into the response instead of parsing',
-    "  and re-serialising it. Fastify has no logger of its own: one onRequest hook gives the request a logger that",
-    '  makes its pino child only when the request logs, sets X-Request-Id (no onSend hook) and runs the host\'s',
-    "  checks and the Host guard; at `info` one flat access line per request is written when it is answered",
-    "  (`incoming request` is at `debug`). A request without an X-Request-Id gets a per-server random",
+    '  and re-serialising it. Fastify has no logger of its own: one onRequest hook gives the request a logger that',
+    "  makes its pino child only when the request logs, sets X-Request-Id (no onSend hook) and runs the host's",
+    '  checks and the Host guard; at `info` one flat access line per request is written when it is answered',
+    '  (`incoming request` is at `debug`). A request without an X-Request-Id gets a per-server random',
     "  prefix and a count rather than a UUID, and a call's DI cradle is a one-field object whose prototype is",
     '  the container cradle.',
     '- **Sessions.** A tool call in a session reads the session on every call (a mode change made through another',
@@ -220,7 +250,13 @@ if (!quick) {
     missed.length === 0
       ? 'Nowhere in this run.'
       : [...new Set(missed.map((row) => row.section))]
-          .map((name) => `- *${missed.filter((row) => row.section === name).map((row) => row.measure).join('*, *')}*: ${MISSED_WHY[name] ?? 'see the note under its table.'}`)
+          .map(
+            (name) =>
+              `- *${missed
+                .filter((row) => row.section === name)
+                .map((row) => row.measure)
+                .join('*, *')}*: ${MISSED_WHY[name] ?? 'see the note under its table.'}`,
+          )
           .join('\n'),
     '',
   ].join('\n');

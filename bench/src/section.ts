@@ -62,7 +62,9 @@ async function run(): Promise<unknown> {
     case 'isolation':
       return { rows: await isolationSection(options as IsolationBenchOptions, log) };
     default:
-      throw new Error(`No bench section "${name}". Sections: dispatch, http, fresh-hosts, sessions, startup, mcp-bridge, adapters, mcp-sessions, isolation.`);
+      throw new Error(
+        `No bench section "${name}". Sections: dispatch, http, fresh-hosts, sessions, startup, mcp-bridge, adapters, mcp-sessions, isolation.`,
+      );
   }
 }
 

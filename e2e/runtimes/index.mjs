@@ -11,7 +11,9 @@ export function nodeBinary(major) {
   if (major !== 22 && major !== 24) throw new Error(`No Node.js ${major} runtime here: use 22 or 24.`);
   const binary = join(here, 'node_modules', `node${major}`, 'bin', 'node');
   if (!existsSync(binary)) {
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', here], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', here], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   return binary;
 }

@@ -6,7 +6,10 @@ import { copyTrackedFiles, outsideWorkspace, run, WORKSPACE } from './support.js
 const CHANGESET = join(WORKSPACE, 'node_modules', '.bin', 'changeset');
 
 function manifest(root: string, path: string): { version: string; dependencies?: Record<string, string> } {
-  return JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+  return JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies?: Record<string, string>;
+  };
 }
 
 describe('releases with changesets, on a scratch copy of the repository', () => {
@@ -15,11 +18,17 @@ describe('releases with changesets, on a scratch copy of the repository', () => 
 
   it('bumps the changed package, patch-bumps its dependants with their ranges, and writes changelogs', () => {
     // The release machinery alone: the changesets pending in the repository are left out, so only this test's one counts.
-    copyTrackedFiles(scratch, (path) => path.endsWith('package.json') || path === '.changeset/config.json' || path === '.changeset/README.md');
+    copyTrackedFiles(
+      scratch,
+      (path) => path.endsWith('package.json') || path === '.changeset/config.json' || path === '.changeset/README.md',
+    );
     const before = manifest(scratch, 'packages/tool-contract').version;
     const [major, minor] = before.split('.').map(Number);
     const expected = `${major}.${minor! + 1}.0`;
-    writeFileSync(join(scratch, '.changeset', 'e2e-schema-change.md'), '---\n"@aptix/tool-contract": minor\n---\n\nThe registry also accepts tools declared in plain JavaScript objects.\n');
+    writeFileSync(
+      join(scratch, '.changeset', 'e2e-schema-change.md'),
+      '---\n"@aptix/tool-contract": minor\n---\n\nThe registry also accepts tools declared in plain JavaScript objects.\n',
+    );
 
     run(CHANGESET, ['version'], scratch);
 
@@ -27,7 +36,13 @@ describe('releases with changesets, on a scratch copy of the repository', () => 
     const changelog = readFileSync(join(scratch, 'packages/tool-contract/CHANGELOG.md'), 'utf8');
     expect(changelog).toContain(`## ${expected}`);
     expect(changelog).toContain('The registry also accepts tools declared in plain JavaScript objects.');
-    for (const dependant of ['packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/reasoner', 'apps/host']) {
+    for (const dependant of [
+      'packages/tools/samples',
+      'packages/tools/mode-catalog',
+      'packages/tools/mode-change',
+      'packages/reasoner',
+      'apps/host',
+    ]) {
       const bumped = manifest(scratch, dependant);
       const original = manifest(WORKSPACE, dependant);
       const [a, b, c] = original.version.split('.').map(Number);
@@ -36,7 +51,9 @@ describe('releases with changesets, on a scratch copy of the repository', () => 
       expect(existsSync(join(scratch, dependant, 'CHANGELOG.md')), dependant).toBe(true);
     }
     // A package that does not depend on the changed one keeps its version; the changeset is consumed.
-    expect(manifest(scratch, 'packages/agent-sessions').version).toBe(manifest(WORKSPACE, 'packages/agent-sessions').version);
+    expect(manifest(scratch, 'packages/agent-sessions').version).toBe(
+      manifest(WORKSPACE, 'packages/agent-sessions').version,
+    );
     expect(existsSync(join(scratch, '.changeset', 'e2e-schema-change.md'))).toBe(false);
   });
 });

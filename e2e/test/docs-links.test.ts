@@ -3,11 +3,20 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WORKSPACE } from './support.js';
 
-const DOCS = ['README.md', ...readdirSync(join(WORKSPACE, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(WORKSPACE, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`),
+];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 describe.each(DOCS)('the links of %s', (doc) => {
@@ -31,7 +40,8 @@ describe.each(DOCS)('the links of %s', (doc) => {
 describe('docs/rules.md', () => {
   it('states the usage-guide sections under the headings the contract kit looks for', () => {
     const rules = readFileSync(join(WORKSPACE, 'docs', 'rules.md'), 'utf8');
-    for (const heading of ['Primary purpose:', 'Rules:', 'Arguments:', 'Error codes:', 'Good usage:', 'Bad usage:']) expect(rules).toContain(`| \`${heading}\` |`);
+    for (const heading of ['Primary purpose:', 'Rules:', 'Arguments:', 'Error codes:', 'Good usage:', 'Bad usage:'])
+      expect(rules).toContain(`| \`${heading}\` |`);
   });
 });
 
@@ -43,7 +53,9 @@ describe('one name for one setting across the docs', () => {
   });
 
   it('every CI example sets up the same Node version', () => {
-    const versions = DOCS.flatMap((doc) => [...readFileSync(join(WORKSPACE, doc), 'utf8').matchAll(/node-version:\s*(\d+)/g)].map((match) => match[1]));
+    const versions = DOCS.flatMap((doc) =>
+      [...readFileSync(join(WORKSPACE, doc), 'utf8').matchAll(/node-version:\s*(\d+)/g)].map((match) => match[1]),
+    );
     expect(new Set(versions)).toEqual(new Set(['22']));
   });
 });

@@ -1,7 +1,9 @@
 import type { Run } from './support.js';
 
 /** One step of a guide: a shell block to run (to completion, or as a server left running), or a file to write. */
-export type Step = { kind: 'sh'; script: string; id?: string; fails: boolean; serve: boolean } | { kind: 'file'; path: string; content: string };
+export type Step =
+  | { kind: 'sh'; script: string; id?: string; fails: boolean; serve: boolean }
+  | { kind: 'file'; path: string; content: string };
 
 /**
  * Reads a guide's steps, in order: ```sh e2e blocks (`id=name` keeps the output, `fails` expects a
@@ -15,7 +17,13 @@ export function guideSteps(markdown: string): Step[] {
     if (file) steps.push({ kind: 'file', path: file, content: body });
     else if (lang === 'sh' && /\be2e\b/.test(info)) {
       const id = /\bid=(\S+)/.exec(info)?.[1];
-      steps.push({ kind: 'sh', script: body, ...(id ? { id } : {}), fails: /\bfails\b/.test(info), serve: /\bserve\b/.test(info) });
+      steps.push({
+        kind: 'sh',
+        script: body,
+        ...(id ? { id } : {}),
+        fails: /\bfails\b/.test(info),
+        serve: /\bserve\b/.test(info),
+      });
     }
   }
   return steps;

@@ -10,11 +10,15 @@ const CONFIG = 'e2e/conformance/aptix.config.json';
 /** `aptix serve --config e2e/conformance/aptix.config.json` from the repository root, on a free port. */
 function serveConformanceHost(): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(WORKSPACE, 'apps/host/bin/aptix.js'), 'serve', '--config', CONFIG, '--port', '0'], {
-      cwd: WORKSPACE,
-      env: { ...process.env, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(WORKSPACE, 'apps/host/bin/aptix.js'), 'serve', '--config', CONFIG, '--port', '0'],
+      {
+        cwd: WORKSPACE,
+        env: { ...process.env, LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('exit', (code) => reject(new Error(`aptix serve exited with ${code}:\n${stderr}`)));
@@ -32,11 +36,23 @@ function serveConformanceHost(): Promise<{ url: string; child: ChildProcess }> {
 /** Runs one release of the suite on Node 22 (it needs `fs.globSync`) against /mcp, with its baseline. */
 function runSuite(packageAlias: string, baseline: string, url: string, extra: readonly string[] = []) {
   const cli = join(WORKSPACE, 'node_modules', packageAlias, 'dist', 'index.js');
-  const result = spawnSync(nodeBinary(22), [cli, 'server', '--url', `${url}/mcp`, '--expected-failures', join(WORKSPACE, 'e2e/conformance', baseline), ...extra], {
-    cwd: WORKSPACE,
-    encoding: 'utf8',
-    timeout: 540_000,
-  });
+  const result = spawnSync(
+    nodeBinary(22),
+    [
+      cli,
+      'server',
+      '--url',
+      `${url}/mcp`,
+      '--expected-failures',
+      join(WORKSPACE, 'e2e/conformance', baseline),
+      ...extra,
+    ],
+    {
+      cwd: WORKSPACE,
+      encoding: 'utf8',
+      timeout: 540_000,
+    },
+  );
   const output = `${result.stdout}\n${result.stderr}`;
   const summary = output.slice(output.lastIndexOf('=== SUMMARY ==='));
   return { status: result.status, summary };

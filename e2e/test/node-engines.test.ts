@@ -11,7 +11,9 @@ interface LockEntry {
 }
 
 const manifest = JSON.parse(readFileSync(join(WORKSPACE, 'package.json'), 'utf8')) as { engines: { node: string } };
-const lock = JSON.parse(readFileSync(join(WORKSPACE, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+const lock = JSON.parse(readFileSync(join(WORKSPACE, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, LockEntry>;
+};
 const readme = readFileSync(join(WORKSPACE, 'README.md'), 'utf8');
 
 /** The oldest Node.js the workspace supports, from its own `engines`. */
@@ -44,7 +46,13 @@ describe("the README's Node 20 notes", () => {
       const name = pkg.slice(0, pkg.lastIndexOf('@'));
       return !names.includes(pkg) && !(name.startsWith('@') && names.includes(`${name.split('/')[0]}/*`));
     });
-    expect(needingNewerNode().length, 'the lockfile has packages that need a newer Node (else this test checks nothing)').toBeGreaterThan(0);
-    expect(unexplained, `npm ci on Node ${oldest} warns EBADENGINE about these; say in README.md why each is fine there, or why not`).toEqual([]);
+    expect(
+      needingNewerNode().length,
+      'the lockfile has packages that need a newer Node (else this test checks nothing)',
+    ).toBeGreaterThan(0);
+    expect(
+      unexplained,
+      `npm ci on Node ${oldest} warns EBADENGINE about these; say in README.md why each is fine there, or why not`,
+    ).toEqual([]);
   });
 });

@@ -30,8 +30,11 @@ export function readmeCiCommand(): string {
 
 /** The plugin README's ```sh e2e block: the commands a user runs, from create-nx-workspace to the contract target. */
 export function pluginReadmeScript(): string {
-  const steps = guideSteps(readFileSync(join(WORKSPACE, 'tools', 'nx-plugin', 'README.md'), 'utf8')).filter((step) => step.kind === 'sh');
-  if (steps.length !== 1 || steps[0]!.kind !== 'sh') throw new Error(`tools/nx-plugin/README.md should have one \`\`\`sh e2e block, has ${steps.length}`);
+  const steps = guideSteps(readFileSync(join(WORKSPACE, 'tools', 'nx-plugin', 'README.md'), 'utf8')).filter(
+    (step) => step.kind === 'sh',
+  );
+  if (steps.length !== 1 || steps[0]!.kind !== 'sh')
+    throw new Error(`tools/nx-plugin/README.md should have one \`\`\`sh e2e block, has ${steps.length}`);
   return steps[0]!.script;
 }
 
@@ -44,14 +47,27 @@ export function pluginReadmeScript(): string {
  */
 export async function createNxWorkspace(dir: string, env: NodeJS.ProcessEnv): Promise<NxWorkspaceOutcome> {
   mkdirSync(dir, { recursive: true });
-  const nxEnv = { ...env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false', GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' };
+  const nxEnv = {
+    ...env,
+    NX_DAEMON: 'false',
+    NX_NO_CLOUD: 'true',
+    NX_TUI: 'false',
+    GIT_AUTHOR_NAME: 'e2e',
+    GIT_AUTHOR_EMAIL: 'e2e@example.com',
+    GIT_COMMITTER_NAME: 'e2e',
+    GIT_COMMITTER_EMAIL: 'e2e@example.com',
+  };
   const readme = await runAsync('bash', ['-c', `set -e\n${pluginReadmeScript()}`], dir, nxEnv);
-  if (readme.status !== 0) throw new Error(`The plugin README's commands failed (exit ${readme.status}):\n${readme.stdout}\n${readme.stderr}`);
+  if (readme.status !== 0)
+    throw new Error(`The plugin README's commands failed (exit ${readme.status}):\n${readme.stdout}\n${readme.stderr}`);
 
   const root = join(dir, 'ws');
   const sh = async (script: string, options: { ok?: boolean } = {}) => {
     const result = await runAsync('bash', ['-c', `set -e\n${script}`], root, nxEnv);
-    if ((options.ok ?? true) && result.status !== 0) throw new Error(`In the Nx workspace, this failed (exit ${result.status}):\n${script}\n${result.stdout}\n${result.stderr}`);
+    if ((options.ok ?? true) && result.status !== 0)
+      throw new Error(
+        `In the Nx workspace, this failed (exit ${result.status}):\n${script}\n${result.stdout}\n${result.stderr}`,
+      );
     return result;
   };
   const generated = readdirSync(join(root, 'packages', 'weather'));
@@ -63,7 +79,13 @@ export async function createNxWorkspace(dir: string, env: NodeJS.ProcessEnv): Pr
   const affected = await sh(`NX_BASE=HEAD~1 NX_HEAD=HEAD ${ci}`, { ok: false });
   // A schema change (the tool's description) without updating the committed snapshot.
   const tool = join(root, 'packages', 'weather', 'src', 'weather.tool.ts');
-  writeFileSync(tool, readFileSync(tool, 'utf8').replaceAll('Echoes a text with its length in characters.', 'Echoes a text, and counts its characters.'));
+  writeFileSync(
+    tool,
+    readFileSync(tool, 'utf8').replaceAll(
+      'Echoes a text with its length in characters.',
+      'Echoes a text, and counts its characters.',
+    ),
+  );
   await sh('git commit -q -am "Reword the tool description"');
   const broken = await sh(`NX_BASE=HEAD~1 NX_HEAD=HEAD ${ci}`, { ok: false });
   return { root, readme, generated, targets, affected, broken };

@@ -4,9 +4,29 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { run, WORKSPACE } from './support.js';
 
-const ADAPTERS = ['packages/adapters/core', 'packages/adapters/ai-sdk', 'packages/adapters/langchain', 'packages/adapters/openai-agents'];
-const PUBLISHED = ['packages/tool-contract', 'packages/agent-sessions', 'packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/tools/mcp-bridge', 'packages/reasoner', 'apps/host', ...ADAPTERS];
-const TOOL_PACKAGES = ['packages/tools/samples', 'packages/tools/mode-catalog', 'packages/tools/mode-change', 'packages/tools/mcp-bridge'];
+const ADAPTERS = [
+  'packages/adapters/core',
+  'packages/adapters/ai-sdk',
+  'packages/adapters/langchain',
+  'packages/adapters/openai-agents',
+];
+const PUBLISHED = [
+  'packages/tool-contract',
+  'packages/agent-sessions',
+  'packages/tools/samples',
+  'packages/tools/mode-catalog',
+  'packages/tools/mode-change',
+  'packages/tools/mcp-bridge',
+  'packages/reasoner',
+  'apps/host',
+  ...ADAPTERS,
+];
+const TOOL_PACKAGES = [
+  'packages/tools/samples',
+  'packages/tools/mode-catalog',
+  'packages/tools/mode-change',
+  'packages/tools/mcp-bridge',
+];
 const BIN = join(WORKSPACE, 'node_modules', '.bin');
 
 interface Manifest {
@@ -47,7 +67,9 @@ describe.each(PUBLISHED)('the published package in %s', (path) => {
   it('is clean for publint and for are-the-types-wrong (ESM only)', () => {
     const lint = run(join(BIN, 'publint'), [dir, '--strict'], WORKSPACE, { expectOk: false });
     expect(lint.status, lint.stdout + lint.stderr).toBe(0);
-    const types = run(join(BIN, 'attw'), ['--pack', dir, '--profile', 'esm-only', '--format', 'ascii'], WORKSPACE, { expectOk: false });
+    const types = run(join(BIN, 'attw'), ['--pack', dir, '--profile', 'esm-only', '--format', 'ascii'], WORKSPACE, {
+      expectOk: false,
+    });
     expect(types.status, types.stdout + types.stderr).toBe(0);
   }, 120_000);
 });
@@ -55,7 +77,12 @@ describe.each(PUBLISHED)('the published package in %s', (path) => {
 describe('the published packages together', () => {
   // knip.jsonc names the two private workspaces it skips and the packages the host loads by name.
   it('declare as dependencies exactly the packages their shipped code loads (knip, production files only)', () => {
-    const knip = run(join(BIN, 'knip'), ['--production', '--include', 'dependencies,unlisted,unresolved', '--no-progress'], WORKSPACE, { expectOk: false });
+    const knip = run(
+      join(BIN, 'knip'),
+      ['--production', '--include', 'dependencies,unlisted,unresolved', '--no-progress'],
+      WORKSPACE,
+      { expectOk: false },
+    );
     expect(knip.stdout + knip.stderr).toBe('');
     expect(knip.status).toBe(0);
   }, 120_000);
@@ -75,10 +102,16 @@ await new Promise((resolve) => setTimeout(resolve, 100));
 console.log(JSON.stringify([...seen]));`;
   const result = run(process.execPath, ['--input-type=module', '-e', script], WORKSPACE);
   const urls = JSON.parse(result.stdout.trim().split('\n').pop()!) as string[];
-  return [...new Set(urls.filter((url) => url.includes('/node_modules/')).map((url) => {
-    const rest = url.split('/node_modules/').pop()!.split('/');
-    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
-  }))];
+  return [
+    ...new Set(
+      urls
+        .filter((url) => url.includes('/node_modules/'))
+        .map((url) => {
+          const rest = url.split('/node_modules/').pop()!.split('/');
+          return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+        }),
+    ),
+  ];
 }
 
 describe.each(TOOL_PACKAGES)('the built entry of the tool package in %s', (path) => {
@@ -87,7 +120,9 @@ describe.each(TOOL_PACKAGES)('the built entry of the tool package in %s', (path)
     expect(existsSync(entry), `${entry} (build first)`).toBe(true);
     const loaded = packagesLoadedBy(entry);
     expect(loaded).toContain('typebox');
-    expect(loaded.filter((name) => /^(fastify|@fastify\/.*|awilix|@aptix\/host|@modelcontextprotocol\/sdk)$/.test(name))).toEqual([]);
+    expect(
+      loaded.filter((name) => /^(fastify|@fastify\/.*|awilix|@aptix\/host|@modelcontextprotocol\/sdk)$/.test(name)),
+    ).toEqual([]);
   });
 });
 

@@ -26,13 +26,20 @@ export function cleanEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     if (/^npm_/i.test(key) || key === 'INIT_CWD' || key === 'NODE' || /^(NX_|VITEST|TEST$)/.test(key)) continue;
     env[key] = value;
   }
-  env.PATH = (process.env.PATH ?? '').split(':').filter((dir) => !dir.includes('node_modules')).join(':');
+  env.PATH = (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => !dir.includes('node_modules'))
+    .join(':');
   return { ...env, ...overrides };
 }
 
 /** The public (not private) packages of the workspace. */
 export function publicPackages(): WorkspacePackage[] {
-  const result = spawnSync('npm', ['query', '.workspace'], { cwd: WORKSPACE, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync('npm', ['query', '.workspace'], {
+    cwd: WORKSPACE,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.status !== 0) throw new Error(`npm query .workspace failed: ${result.stderr}`);
   const all = JSON.parse(result.stdout) as Array<{ name: string; version: string; private?: boolean; path: string }>;
   return all.filter((pkg) => pkg.private !== true).map(({ name, version, path }) => ({ name, version, path }));
@@ -47,10 +54,18 @@ export const freePort = (): Promise<number> => detect(0);
  * everything else proxied to the registry npm is configured with on this machine, read at run time.
  * `npm run registry` (scripts/registry.ts) starts it too.
  */
-export async function startRegistry(dir: string, options: { port?: number } = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startRegistry(
+  dir: string,
+  options: { port?: number } = {},
+): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   mkdirSync(join(dir, 'storage'), { recursive: true });
-  const uplink = spawnSync('npm', ['config', 'get', 'registry'], { cwd: dir, encoding: 'utf8', env: cleanEnv() }).stdout.trim();
-  if (!/^https?:\/\//.test(uplink)) throw new Error(`npm config get registry gave ${JSON.stringify(uplink)}, not a URL`);
+  const uplink = spawnSync('npm', ['config', 'get', 'registry'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: cleanEnv(),
+  }).stdout.trim();
+  if (!/^https?:\/\//.test(uplink))
+    throw new Error(`npm config get registry gave ${JSON.stringify(uplink)}, not a URL`);
   const port = options.port ?? (await freePort());
   const config = join(dir, 'verdaccio.yaml');
   writeFileSync(
@@ -79,7 +94,11 @@ export async function startRegistry(dir: string, options: { port?: number } = {}
     ].join('\n'),
   );
   const bin = join(WORKSPACE, 'node_modules', 'verdaccio', 'bin', 'verdaccio');
-  const child = spawn(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], { cwd: dir, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], {
+    cwd: dir,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -120,7 +139,12 @@ export interface RegistryScript {
  * prints its .npmrc line (it builds every package first: cache hits after the suite's own build).
  */
 export async function runRegistryScript(port: number): Promise<RegistryScript> {
-  const child = spawn('npm', ['run', 'registry', '--', '--port', String(port)], { cwd: WORKSPACE, env: cleanEnv({ NX_DAEMON: 'false', NX_TUI: 'false' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['run', 'registry', '--', '--port', String(port)], {
+    cwd: WORKSPACE,
+    env: cleanEnv({ NX_DAEMON: 'false', NX_TUI: 'false' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const line = await new Promise<string>((resolve, reject) => {
@@ -131,9 +155,15 @@ export async function runRegistryScript(port: number): Promise<RegistryScript> {
     };
     child.stdout!.on('data', look);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then((code) => reject(new Error(`npm run registry exited with ${code} before printing its .npmrc line:\n${output}`)));
+    void exited.then((code) =>
+      reject(new Error(`npm run registry exited with ${code} before printing its .npmrc line:\n${output}`)),
+    );
   });
-  const published = [...output.matchAll(/^ {2}(@aptix\/[^@\s]+)@(\S+)$/gm)].map(([, name, version]) => ({ name: name!, version: version!, path: '' }));
+  const published = [...output.matchAll(/^ {2}(@aptix\/[^@\s]+)@(\S+)$/gm)].map(([, name, version]) => ({
+    name: name!,
+    version: version!,
+    path: '',
+  }));
   return {
     line,
     url: line.slice('@aptix:registry='.length),
@@ -156,7 +186,8 @@ async function addUser(url: string): Promise<string> {
     body: JSON.stringify({ name: 'aptix-release', password: 'aptix-release-password', type: 'user', roles: [] }),
   });
   const body = (await response.json()) as { token?: string };
-  if (!response.ok || !body.token) throw new Error(`Could not add a user to ${url}: ${response.status} ${JSON.stringify(body)}`);
+  if (!response.ok || !body.token)
+    throw new Error(`Could not add a user to ${url}: ${response.status} ${JSON.stringify(body)}`);
   return body.token;
 }
 
@@ -172,7 +203,8 @@ export async function publishWorkspace(url: string, dir: string): Promise<Worksp
   for (const pkg of packages) {
     const dir = join(WORKSPACE, pkg.path.slice(WORKSPACE.length));
     const manifest = JSON.parse(readFileSync(join(pkg.path, 'package.json'), 'utf8')) as { main?: string };
-    if (manifest.main?.startsWith('./dist/') && !existsSync(join(pkg.path, manifest.main))) throw new Error(`${pkg.name} is not built (${manifest.main} is missing): run npx nx run-many -t build first.`);
+    if (manifest.main?.startsWith('./dist/') && !existsSync(join(pkg.path, manifest.main)))
+      throw new Error(`${pkg.name} is not built (${manifest.main} is missing): run npx nx run-many -t build first.`);
     const result = spawnSync('npm', ['publish', '--registry', url, '--access', 'public', '--tag', 'latest'], {
       cwd: dir,
       encoding: 'utf8',

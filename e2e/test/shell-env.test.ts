@@ -21,10 +21,22 @@ it('the host suites pass with APTIX_* and OPENAI_* set in the environment they w
     NO_COLOR: '1',
     FORCE_COLOR: '0',
   };
-  const run = await promisify(execFile)(process.execPath, [join(WORKSPACE, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/approvals-turn.test.ts', 'test/sessions.test.ts'], {
-    cwd: join(WORKSPACE, 'apps', 'host'),
-    env,
-    timeout: 240_000,
-  }).catch((error: { stdout?: string; stderr?: string; code?: number }) => ({ stdout: error.stdout ?? '', stderr: `${error.stderr ?? ''} (exit ${error.code})` }));
+  const run = await promisify(execFile)(
+    process.execPath,
+    [
+      join(WORKSPACE, 'node_modules', 'vitest', 'vitest.mjs'),
+      'run',
+      'test/approvals-turn.test.ts',
+      'test/sessions.test.ts',
+    ],
+    {
+      cwd: join(WORKSPACE, 'apps', 'host'),
+      env,
+      timeout: 240_000,
+    },
+  ).catch((error: { stdout?: string; stderr?: string; code?: number }) => ({
+    stdout: error.stdout ?? '',
+    stderr: `${error.stderr ?? ''} (exit ${error.code})`,
+  }));
   expect(run.stdout, run.stderr).toMatch(/Test Files +2 passed \(2\)/);
 }, 300_000);

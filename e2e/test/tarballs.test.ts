@@ -11,8 +11,15 @@ const tarballName = (name: string): string => name.replace(/^@/, '').replace('/'
 function dependencyGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const pkg of publicPackages()) {
-    const manifest = JSON.parse(readFileSync(join(pkg.path, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-    graph.set(tarballName(pkg.name), Object.keys(manifest.dependencies ?? {}).filter((name) => name.startsWith('@aptix/')).map(tarballName));
+    const manifest = JSON.parse(readFileSync(join(pkg.path, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
+    graph.set(
+      tarballName(pkg.name),
+      Object.keys(manifest.dependencies ?? {})
+        .filter((name) => name.startsWith('@aptix/'))
+        .map(tarballName),
+    );
   }
   return graph;
 }
@@ -35,7 +42,7 @@ function tarballTable(guide: string): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const [, use, cell] of section.matchAll(/^\| ([^|]+?) \| ([^|]*`aptix-[^|]*) \|$/gm)) {
     const names = [...cell!.matchAll(/`(aptix-[a-z-]+)`/g)].map((match) => match[1]!);
-    rows.set(use!, [...(cell!.includes("the host's") ? rows.get('a host') ?? [] : []), ...names].sort());
+    rows.set(use!, [...(cell!.includes("the host's") ? (rows.get('a host') ?? []) : []), ...names].sort());
   }
   return rows;
 }
@@ -43,7 +50,9 @@ function tarballTable(guide: string): Map<string, string[]> {
 /** The tarball names an ```sh tarballs=<id> block installs, its `{a,b}` brace list expanded. */
 function commandTarballs(guide: string, id: string): string[] {
   const block = new RegExp(`\`\`\`sh tarballs=${id}\\n([\\s\\S]*?)\`\`\``).exec(guide)?.[1] ?? '';
-  return [...block.matchAll(/\$P\/aptix-(?:\{([^}]+)\}|([a-z-]+?))-\*\.tgz/g)].flatMap(([, list, one]) => (list ?? one!).split(',').map((name) => `aptix-${name}`)).sort();
+  return [...block.matchAll(/\$P\/aptix-(?:\{([^}]+)\}|([a-z-]+?))-\*\.tgz/g)]
+    .flatMap(([, list, one]) => (list ?? one!).split(',').map((name) => `aptix-${name}`))
+    .sort();
 }
 
 describe('docs/tool-packages.md: the tarballs each use needs', () => {
@@ -52,7 +61,15 @@ describe('docs/tool-packages.md: the tarballs each use needs', () => {
   const table = tarballTable(guide);
 
   it('names every use a newcomer meets', () => {
-    expect([...table.keys()]).toEqual(['a tool package', 'the Nx plugin', 'a host', 'a host bridging MCP servers', 'the AI SDK', 'LangChain', 'the Agents SDK']);
+    expect([...table.keys()]).toEqual([
+      'a tool package',
+      'the Nx plugin',
+      'a host',
+      'a host bridging MCP servers',
+      'the AI SDK',
+      'LangChain',
+      'the Agents SDK',
+    ]);
   });
 
   it('a tool package needs the contract kit alone', () => {

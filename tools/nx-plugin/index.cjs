@@ -20,7 +20,9 @@ const createNodes = [
   '**/package.json',
   async (configFiles, options, context) => {
     const isWorkspacePackage = workspaceMatcher(context.workspaceRoot);
-    const files = configFiles.filter((file) => isWorkspacePackage(file) || existsSync(join(context.workspaceRoot, dirname(file), 'project.json')));
+    const files = configFiles.filter(
+      (file) => isWorkspacePackage(file) || existsSync(join(context.workspaceRoot, dirname(file), 'project.json')),
+    );
     return createNodesFromFiles((file, opts, ctx) => contractNode(file, opts ?? {}, ctx), files, options, context);
   },
 ];
@@ -44,7 +46,10 @@ function contractNode(packageJsonPath, options, context) {
   const namedInputs = context.nxJsonConfiguration.namedInputs ?? {};
   const own = 'production' in namedInputs ? 'production' : 'default';
   const runner = relative(context.workspaceRoot, RUNNER).split('\\').join('/');
-  const setup = typeof pkg.aptix.contract?.setup === 'string' ? [`{projectRoot}/${pkg.aptix.contract.setup.replace(/^\.\//, '')}`] : [];
+  const setup =
+    typeof pkg.aptix.contract?.setup === 'string'
+      ? [`{projectRoot}/${pkg.aptix.contract.setup.replace(/^\.\//, '')}`]
+      : [];
   const targetName = options.targetName ?? DEFAULT_TARGET_NAME;
   return {
     projects: {
@@ -67,7 +72,8 @@ function contractNode(packageJsonPath, options, context) {
             outputs: ['{projectRoot}/tool-schemas.json'],
             metadata: {
               technologies: ['aptix'],
-              description: 'Checks every exported tool against the Aptix tool contract and the committed schema snapshot.',
+              description:
+                'Checks every exported tool against the Aptix tool contract and the committed schema snapshot.',
               help: {
                 command: `node ${runner} --help`,
                 example: { args: ['--update'] },
@@ -89,7 +95,9 @@ function projectName(pkg, root) {
 function workspaceMatcher(workspaceRoot) {
   try {
     const { buildPackageJsonPatterns, buildPackageJsonWorkspacesMatcher } = require('@nx/devkit/internal');
-    const patterns = buildPackageJsonPatterns(workspaceRoot, (file) => JSON.parse(readFileSync(join(workspaceRoot, file), 'utf8')));
+    const patterns = buildPackageJsonPatterns(workspaceRoot, (file) =>
+      JSON.parse(readFileSync(join(workspaceRoot, file), 'utf8')),
+    );
     return buildPackageJsonWorkspacesMatcher(patterns);
   } catch {
     return () => true;

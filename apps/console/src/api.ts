@@ -34,7 +34,10 @@ export function headers(extra: Record<string, string> = {}): Record<string, stri
 }
 
 /** Calls the API; a non-2xx answer throws an ApiError with the host's code and message. */
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
   const response = await fetch(path, {
     method: init.method ?? 'GET',
     headers: headers(init.body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -50,7 +53,12 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   if (!response.ok) {
     if (response.status === 401) for (const listener of unauthorizedListeners) listener();
     const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? `The host answered ${response.status}.`, body);
+    throw new ApiError(
+      response.status,
+      error?.code ?? `HTTP_${response.status}`,
+      error?.message ?? `The host answered ${response.status}.`,
+      body,
+    );
   }
   return { status: response.status, body: body as T };
 }

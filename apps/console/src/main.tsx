@@ -48,7 +48,14 @@ function KeyDialog({ onDone }: { onDone: () => void }) {
         }}
       >
         <label for="api-key">API key</label>
-        <input id="api-key" type="password" autoComplete="off" value={value} onInput={(event) => setValue(event.currentTarget.value)} autoFocus />
+        <input
+          id="api-key"
+          type="password"
+          autoComplete="off"
+          value={value}
+          onInput={(event) => setValue(event.currentTarget.value)}
+          autoFocus
+        />
         <button type="submit">Use this key</button>
       </form>
     </section>
@@ -84,7 +91,10 @@ function App() {
           <ul>
             {VIEWS.map((entry) => (
               <li key={entry.path}>
-                <a href={`#/${entry.path}`} aria-current={view === entry.path || (view === '' && entry.path === 'tools') ? 'page' : undefined}>
+                <a
+                  href={`#/${entry.path}`}
+                  aria-current={view === entry.path || (view === '' && entry.path === 'tools') ? 'page' : undefined}
+                >
                   {entry.label}
                 </a>
               </li>

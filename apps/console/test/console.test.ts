@@ -21,7 +21,10 @@ describe.skipIf(executable === undefined)('the console, in Chromium', () => {
   let host: Host;
   beforeAll(async () => {
     model = await ScriptedResponsesServer.start();
-    [browser, host] = await Promise.all([launch(executable!), serve({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', APTIX_MODEL: 'scripted-model' })]);
+    [browser, host] = await Promise.all([
+      launch(executable!),
+      serve({ OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', APTIX_MODEL: 'scripted-model' }),
+    ]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -55,7 +58,9 @@ describe.skipIf(executable === undefined)('the console, in Chromium', () => {
     await expect.poll(() => page.locator('[data-tool="testing_delay"]').count()).toBe(0);
     await page.getByLabel('Mode', { exact: true }).selectOption('');
     await page.getByLabel('Package', { exact: true }).selectOption('@aptix/tool-mode-change');
-    await expect.poll(async () => page.locator('.tool-list li').allTextContents()).toEqual([expect.stringContaining('agent_change_mode')]);
+    await expect
+      .poll(async () => page.locator('.tool-list li').allTextContents())
+      .toEqual([expect.stringContaining('agent_change_mode')]);
     await page.goto(`${host.url}/console/#/tools/testing_calculator`);
     const panel = page.getByRole('region', { name: 'testing_calculator' });
     await panel.getByRole('heading', { name: 'Error codes' }).waitFor();
@@ -74,7 +79,10 @@ describe.skipIf(executable === undefined)('the console, in Chromium', () => {
     await page.getByRole('button', { name: 'Run testing_calculator' }).click();
     const result = page.getByLabel('InvokeResult');
     await result.waitFor();
-    expect(JSON.parse((await result.textContent())!)).toMatchObject({ successful: true, result: { value: 42, expression: '6 * 7 = 42' } });
+    expect(JSON.parse((await result.textContent())!)).toMatchObject({
+      successful: true,
+      result: { value: 42, expression: '6 * 7 = 42' },
+    });
     await shot(page, 'try');
     await page.close();
   });
@@ -110,7 +118,13 @@ describe.skipIf(executable === undefined)('the console, in Chromium', () => {
   });
 
   it('approves a call that waits for a person, and shows its result', async () => {
-    const pending = (await (await fetch(`${host.url}/v1/tools/testing_issue_refund/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: { orderId: 'C-42', amount: 4200, currency: 'EUR' } }) })).json()) as { approvalId: string };
+    const pending = (await (
+      await fetch(`${host.url}/v1/tools/testing_issue_refund/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ arguments: { orderId: 'C-42', amount: 4200, currency: 'EUR' } }),
+      })
+    ).json()) as { approvalId: string };
     const page = await open('#/approvals');
     const card = page.locator(`[data-approval="${pending.approvalId}"]`);
     await card.waitFor();
@@ -125,7 +139,10 @@ describe.skipIf(executable === undefined)('the console, in Chromium', () => {
   });
 
   it('chats in a session against the model, showing each tool call as it happens', async () => {
-    model.script(respond(undefined, call('call_1', 'testing_calculator', { operation: 'multiply', a: 6, b: 7 })), respond('6 × 7 = 42.'));
+    model.script(
+      respond(undefined, call('call_1', 'testing_calculator', { operation: 'multiply', a: 6, b: 7 })),
+      respond('6 × 7 = 42.'),
+    );
     const page = await open('#/chat');
     await page.getByLabel('Message').fill('What is 6 times 7?');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -137,16 +154,26 @@ describe.skipIf(executable === undefined)('the console, in Chromium', () => {
     await page.close();
   });
 
-  it.each(['#/tools/testing_calculator', '#/try/testing_calculator', '#/modes', '#/sessions', '#/approvals', '#/chat'])('passes axe-core on %s with no serious violation', async (hash) => {
-    const page = await open(hash);
-    await page.locator('main h2').first().waitFor();
-    await page.waitForLoadState('networkidle');
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-    expect(serious.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`)).toEqual([]);
-    if (hash === '#/modes') await shot(page, 'modes');
-    await page.close();
-  });
+  it.each(['#/tools/testing_calculator', '#/try/testing_calculator', '#/modes', '#/sessions', '#/approvals', '#/chat'])(
+    'passes axe-core on %s with no serious violation',
+    async (hash) => {
+      const page = await open(hash);
+      await page.locator('main h2').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      const { violations } = await new AxeBuilder({ page }).analyze();
+      const serious = violations.filter(
+        (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+      );
+      expect(
+        serious.map(
+          (violation) =>
+            `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
+        ),
+      ).toEqual([]);
+      if (hash === '#/modes') await shot(page, 'modes');
+      await page.close();
+    },
+  );
 
   it('is usable with the keyboard alone: the views are reached and a tool is run without a mouse', async () => {
     const page = await open('#/try/testing_calculator');
@@ -217,11 +244,16 @@ describe.skipIf(executable === undefined)('the console on a host that requires a
   });
 
   it('keeps the host’s Host and Origin checks on the console’s own requests', async () => {
-    const forged = await fetch(`${host.url}/v1/tools`, { headers: { authorization: `Bearer ${KEY}`, origin: 'http://evil.example' } });
+    const forged = await fetch(`${host.url}/v1/tools`, {
+      headers: { authorization: `Bearer ${KEY}`, origin: 'http://evil.example' },
+    });
     expect(forged.status).toBe(403);
     const page = await browser.newPage();
     await page.goto(`${host.url}/console/`);
-    const status = await page.evaluate(async (key) => (await fetch('/v1/tools', { headers: { authorization: `Bearer ${key}` } })).status, KEY);
+    const status = await page.evaluate(
+      async (key) => (await fetch('/v1/tools', { headers: { authorization: `Bearer ${key}` } })).status,
+      KEY,
+    );
     expect(status).toBe(200);
     await page.close();
   });

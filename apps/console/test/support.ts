@@ -13,11 +13,18 @@ export const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta
 
 /** Debian's Chromium (`apt-get install chromium`); CHROMIUM_PATH overrides. Playwright's own download cannot work here. */
 export function chromiumPath(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((path): path is string => Boolean(path));
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
+    (path): path is string => Boolean(path),
+  );
   const found = candidates.find((path) => existsSync(path));
   if (found === undefined) {
-    if (process.env.CI === 'true') throw new Error('Chromium is not installed, and CI=true requires the console tests: apt-get install -y chromium, or set CHROMIUM_PATH.');
-    console.warn('\n!!! Chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH): the console browser tests are SKIPPED. !!!\n');
+    if (process.env.CI === 'true')
+      throw new Error(
+        'Chromium is not installed, and CI=true requires the console tests: apt-get install -y chromium, or set CHROMIUM_PATH.',
+      );
+    console.warn(
+      '\n!!! Chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH): the console browser tests are SKIPPED. !!!\n',
+    );
   }
   return found;
 }
@@ -28,7 +35,15 @@ export function launch(executablePath: string): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -71,6 +86,8 @@ export async function serve(env: NodeJS.ProcessEnv = {}): Promise<Host> {
 
 /** Whether the host's build (bin/aptix.js imports dist/) and the console's are there. */
 export function built(): boolean {
-  return existsSync(join(REPO, 'apps', 'host', 'dist', 'index.js')) && existsSync(join(REPO, 'apps', 'console', 'dist', 'index.html'));
+  return (
+    existsSync(join(REPO, 'apps', 'host', 'dist', 'index.js')) &&
+    existsSync(join(REPO, 'apps', 'console', 'dist', 'index.html'))
+  );
 }
-

@@ -26,10 +26,17 @@ const NAME_EQUALS_WITHIN = 65;
  * parseApiKeys(undefined, ['ops=0123456789abcdef0', 'ci=fedcba98765432100'], 'APTIX_API_KEYS')
  * // [{ name: 'ops', key: '0123456789abcdef0' }, { name: 'ci', key: 'fedcba98765432100' }]
  */
-export function parseApiKeys(single: { key: string; source: string } | undefined, entries: readonly string[] | undefined, source: string): ApiKey[] {
+export function parseApiKeys(
+  single: { key: string; source: string } | undefined,
+  entries: readonly string[] | undefined,
+  source: string,
+): ApiKey[] {
   const keys: ApiKey[] = [];
   if (single !== undefined) {
-    if (single.key.length < MIN_KEY_LENGTH) throw new Error(`${single.source} is shorter than ${MIN_KEY_LENGTH} characters. Fix: use a long random key, e.g. \`openssl rand -hex 32\`.`);
+    if (single.key.length < MIN_KEY_LENGTH)
+      throw new Error(
+        `${single.source} is shorter than ${MIN_KEY_LENGTH} characters. Fix: use a long random key, e.g. \`openssl rand -hex 32\`.`,
+      );
     keys.push({ name: 'default', key: single.key });
   }
   if (entries !== undefined && entries.length === 0) {
@@ -49,11 +56,20 @@ export function parseApiKeys(single: { key: string; source: string } | undefined
     const key = named ? entry.slice(equals + 1) : entry;
     const name = named ? entry.slice(0, equals) : `key${index + 1}`;
     if (key.length < MIN_KEY_LENGTH) {
-      throw new Error(`${where} has a key shorter than ${MIN_KEY_LENGTH} characters. Fix: use a long random key (\`openssl rand -hex 32\`); a key that itself contains "=" needs a name in front: <name>=<key>.`);
+      throw new Error(
+        `${where} has a key shorter than ${MIN_KEY_LENGTH} characters. Fix: use a long random key (\`openssl rand -hex 32\`); a key that itself contains "=" needs a name in front: <name>=<key>.`,
+      );
     }
-    if (/[\s,]/.test(key)) throw new Error(`${where} has a key with a space or a comma. Fix: use a key of letters, digits and symbols only (\`openssl rand -hex 32\`).`);
-    if (keys.some((other) => other.name === name)) throw new Error(`${where} repeats the key name "${name}". Fix: give each key its own name.`);
-    if (keys.some((other) => other.key === key)) throw new Error(`${where} repeats a key already accepted (as "${keys.find((other) => other.key === key)!.name}"). Fix: list each key once.`);
+    if (/[\s,]/.test(key))
+      throw new Error(
+        `${where} has a key with a space or a comma. Fix: use a key of letters, digits and symbols only (\`openssl rand -hex 32\`).`,
+      );
+    if (keys.some((other) => other.name === name))
+      throw new Error(`${where} repeats the key name "${name}". Fix: give each key its own name.`);
+    if (keys.some((other) => other.key === key))
+      throw new Error(
+        `${where} repeats a key already accepted (as "${keys.find((other) => other.key === key)!.name}"). Fix: list each key once.`,
+      );
     keys.push({ name, key });
   });
   return keys;

@@ -1,5 +1,14 @@
 import type { AwilixContainer } from 'awilix';
-import { createAdminLogger, InvokeResult, type AgentToolExecutionContext, type RegisteredTool, type LevelLogger, type DefinitionByFormat, type DefinitionFormat, type ExecuteOptions } from '@aptix/tool-contract';
+import {
+  createAdminLogger,
+  InvokeResult,
+  type AgentToolExecutionContext,
+  type RegisteredTool,
+  type LevelLogger,
+  type DefinitionByFormat,
+  type DefinitionFormat,
+  type ExecuteOptions,
+} from '@aptix/tool-contract';
 import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@aptix/tool-mode-catalog';
 import type { AgentSession, HistoryPageRequest, SessionHead } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
@@ -9,9 +18,29 @@ import type { HostCradle } from './container.js';
 import type { LiveTools } from './live-tools.js';
 import type { ApprovalGate } from './approvals/approval-gate.js';
 import { hostApprovalGate, turnApprovalsOf } from './approvals/host-gate.js';
-import { refusedInput, ScopeError, sessionNotFound, toSessionView, withSinks, type CallOptions, type CallOutcome, type SessionPageView, type SessionView, type ToolScope } from './host-api.js';
+import {
+  refusedInput,
+  ScopeError,
+  sessionNotFound,
+  toSessionView,
+  withSinks,
+  type CallOptions,
+  type CallOutcome,
+  type SessionPageView,
+  type SessionView,
+  type ToolScope,
+} from './host-api.js';
 
-export { presentResult, ScopeError, toSessionView, type CallOptions, type CallOutcome, type SessionPageView, type SessionView, type ToolScope } from './host-api.js';
+export {
+  presentResult,
+  ScopeError,
+  toSessionView,
+  type CallOptions,
+  type CallOutcome,
+  type SessionPageView,
+  type SessionView,
+  type ToolScope,
+} from './host-api.js';
 export { InvokeResult };
 
 /**
@@ -30,7 +59,11 @@ const VALIDATED: ExecuteOptions = Object.freeze({ argumentsValidated: true });
 
 export class AptixHost {
   /** The singletons a call uses, resolved once: each read of the cradle is an awilix resolution. */
-  #services: (Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> & { liveTools: LiveTools | undefined }) | undefined;
+  #services:
+    | (Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> & {
+        liveTools: LiveTools | undefined;
+      })
+    | undefined;
   /** The tools each mode offers, listed and as a set. The cache is dropped when the registry changes (its revision). */
   readonly #offered = new Map<string, { readonly names: readonly string[]; readonly set: ReadonlySet<string> }>();
   #offeredFor = -1;
@@ -53,7 +86,9 @@ export class AptixHost {
     return this.container.cradle;
   }
 
-  #use(): Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> & { liveTools: LiveTools | undefined } {
+  #use(): Pick<HostCradle, 'registry' | 'executor' | 'modeCatalog' | 'sessionManager'> & {
+    liveTools: LiveTools | undefined;
+  } {
     if (this.#services === undefined) {
       const { registry, executor, modeCatalog, sessionManager } = this.cradle;
       // A container composed without one (an embedding host's own) has tools fixed at start-up.
@@ -108,9 +143,14 @@ export class AptixHost {
   /** The tool names offered in a scope: a mode's, a session's current mode's, or every tool. */
   async toolNames(scope: ToolScope = {}): Promise<readonly string[]> {
     const { registry, modeCatalog } = this.#use();
-    const mode = scope.sessionId !== undefined ? (await this.requireSession(scope.sessionId, scope.actor)).mode : scope.mode;
+    const mode =
+      scope.sessionId !== undefined ? (await this.requireSession(scope.sessionId, scope.actor)).mode : scope.mode;
     if (mode === undefined) return registry.names();
-    if (modeCatalog.getMode(mode) === undefined) throw new ScopeError('UNKNOWN_MODE', `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
+    if (modeCatalog.getMode(mode) === undefined)
+      throw new ScopeError(
+        'UNKNOWN_MODE',
+        `Mode "${mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`,
+      );
     // The list kept per mode until the tools change (a 2026-07-28 MCP call without a session checks it every time).
     return this.#offeredIn(mode).names;
   }
@@ -121,7 +161,10 @@ export class AptixHost {
     let finder = this.#finders.get(mode);
     if (finder === undefined) {
       const { registry } = this.#use();
-      finder = new ToolFinder(mode, names.map((name) => registry.get(name)!));
+      finder = new ToolFinder(
+        mode,
+        names.map((name) => registry.get(name)!),
+      );
       this.#finders.set(mode, finder);
     }
     return finder;
@@ -164,7 +207,10 @@ export class AptixHost {
     return this.#use().registry.get(name)?.outputSchema !== undefined;
   }
 
-  async definitions<F extends DefinitionFormat>(format: F, scope: ToolScope = {}): Promise<readonly DefinitionByFormat[F][]> {
+  async definitions<F extends DefinitionFormat>(
+    format: F,
+    scope: ToolScope = {},
+  ): Promise<readonly DefinitionByFormat[F][]> {
     const { registry } = this.cradle;
     if (scope.mode === undefined && scope.sessionId === undefined) return registry.definitions(format);
     return registry.definitions(format, await this.toolNames(scope));
@@ -180,7 +226,10 @@ export class AptixHost {
       const entry = registry.get(name);
       if (entry === undefined) {
         const withdrawn = liveTools?.retired(name);
-        return Promise.resolve({ kind: 'not_found', message: `${withdrawn ?? `Tool "${name}" does not exist.`} Available tools: ${registry.names().join(', ')}.` });
+        return Promise.resolve({
+          kind: 'not_found',
+          message: `${withdrawn ?? `Tool "${name}" does not exist.`} Available tools: ${registry.names().join(', ')}.`,
+        });
       }
       if (options.actor !== undefined) {
         // A principal calls only what its permissions allow (a key without an entry: everything).
@@ -190,9 +239,13 @@ export class AptixHost {
       if (entry.approval !== 'never') return this.#callGated(entry, args, options);
       if (options.sessionId === undefined) {
         // No session to read, so no await: the common stateless call spares two turns of the microtask queue.
-        const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
-        if (options.onProgress !== undefined || options.onLog !== undefined || options.input !== undefined) return this.#callInSession(name, args, undefined, options);
-        return executor.execute(name, args, context, this.#executeOptions(options)).then((result) => ({ kind: 'result', result, session: undefined }));
+        const context: AgentToolExecutionContext =
+          options.conversationId === undefined ? {} : { conversationId: options.conversationId };
+        if (options.onProgress !== undefined || options.onLog !== undefined || options.input !== undefined)
+          return this.#callInSession(name, args, undefined, options);
+        return executor
+          .execute(name, args, context, this.#executeOptions(options))
+          .then((result) => ({ kind: 'result', result, session: undefined }));
       }
       return this.#callInSession(name, args, options.sessionId, options);
     } catch (error) {
@@ -201,27 +254,52 @@ export class AptixHost {
   }
 
   /** The context a call runs with in a session, or why the session's mode refuses it now. */
-  #sessionContext(name: string, sessionId: string, conversationId: string | undefined, actor?: string): Promise<ScopedCall | Extract<CallOutcome, { kind: 'refused' }>> {
+  #sessionContext(
+    name: string,
+    sessionId: string,
+    conversationId: string | undefined,
+    actor?: string,
+  ): Promise<ScopedCall | Extract<CallOutcome, { kind: 'refused' }>> {
     // Read on every call, never cached: a mode change made through another host applies to the next call.
     // One prepared single-row read (no history); the mode's tools come from the catalog, held in memory.
     // A promise chain, not async functions: each async layer costs a call a few turns of the microtask queue.
     return this.#use()
       .sessionManager.getSessionHead(sessionId)
-      .then((session) => this.#scoped(name, sessionId, conversationId, actor === undefined || session === undefined || this.maySee(session, actor) ? session : undefined));
+      .then((session) =>
+        this.#scoped(
+          name,
+          sessionId,
+          conversationId,
+          actor === undefined || session === undefined || this.maySee(session, actor) ? session : undefined,
+        ),
+      );
   }
 
-  #scoped(name: string, sessionId: string, conversationId: string | undefined, session: SessionHead | undefined): ScopedCall | Extract<CallOutcome, { kind: 'refused' }> {
-    if (session === undefined) return { kind: 'refused', code: 'SESSION_NOT_FOUND', message: sessionNotFound(sessionId) };
+  #scoped(
+    name: string,
+    sessionId: string,
+    conversationId: string | undefined,
+    session: SessionHead | undefined,
+  ): ScopedCall | Extract<CallOutcome, { kind: 'refused' }> {
+    if (session === undefined)
+      return { kind: 'refused', code: 'SESSION_NOT_FOUND', message: sessionNotFound(sessionId) };
     const allowed = this.#offeredIn(session.mode);
     if (!allowed.set.has(name)) {
       return {
         kind: 'refused',
         code: 'TOOL_NOT_IN_MODE',
-        message: toolNotInModeMessage({ tool: name, mode: session.mode, sessionId: session.id, offered: allowed.names }),
+        message: toolNotInModeMessage({
+          tool: name,
+          mode: session.mode,
+          sessionId: session.id,
+          offered: allowed.names,
+        }),
       };
     }
     // Built field by field: spreads of optional parts cost more than the rest of this step.
-    const context: { -readonly [K in keyof AgentToolExecutionContext]: AgentToolExecutionContext[K] } = { sessionId: session.id };
+    const context: { -readonly [K in keyof AgentToolExecutionContext]: AgentToolExecutionContext[K] } = {
+      sessionId: session.id,
+    };
     if (conversationId !== undefined) context.conversationId = conversationId;
     if (session.org !== null) context.org = session.org;
     if (session.user !== null) context.user = session.user;
@@ -230,12 +308,33 @@ export class AptixHost {
   }
 
   /** A call in a session (checked against its mode), or without one when `sessionId` is undefined; with the caller's progress and log sinks. */
-  #callInSession(name: string, args: unknown, sessionId: string | undefined, options: CallOptions): Promise<CallOutcome> {
-    if (sessionId === undefined) return this.#run(name, args, { context: options.conversationId === undefined ? {} : { conversationId: options.conversationId }, session: undefined }, options);
-    return this.#sessionContext(name, sessionId, options.conversationId, options.actor).then((scoped) => ('kind' in scoped ? scoped : this.#run(name, args, scoped, options)));
+  #callInSession(
+    name: string,
+    args: unknown,
+    sessionId: string | undefined,
+    options: CallOptions,
+  ): Promise<CallOutcome> {
+    if (sessionId === undefined)
+      return this.#run(
+        name,
+        args,
+        {
+          context: options.conversationId === undefined ? {} : { conversationId: options.conversationId },
+          session: undefined,
+        },
+        options,
+      );
+    return this.#sessionContext(name, sessionId, options.conversationId, options.actor).then((scoped) =>
+      'kind' in scoped ? scoped : this.#run(name, args, scoped, options),
+    );
   }
 
-  #run(name: string, args: unknown, scoped: ScopedCall | { context: AgentToolExecutionContext; session: undefined }, options: CallOptions): Promise<CallOutcome> {
+  #run(
+    name: string,
+    args: unknown,
+    scoped: ScopedCall | { context: AgentToolExecutionContext; session: undefined },
+    options: CallOptions,
+  ): Promise<CallOutcome> {
     return this.#use()
       .executor.execute(name, args, withSinks(scoped.context, options), this.#executeOptions(options))
       .then((result) => ({ kind: 'result', result, session: scoped.session }));
@@ -243,10 +342,15 @@ export class AptixHost {
 
   /** The executor's options for a call: its cancellation, and its logger (one naming the actor when only that is given). */
   #executeOptions(options: CallOptions, argumentsValidated = false): ExecuteOptions | undefined {
-    const log = options.logger ?? (options.actor === undefined ? undefined : this.cradle.pino.child({ actor: options.actor }));
+    const log =
+      options.logger ?? (options.actor === undefined ? undefined : this.cradle.pino.child({ actor: options.actor }));
     if (log === undefined && !argumentsValidated) return options.signal ? { signal: options.signal } : undefined;
     if (log === undefined && !options.signal) return VALIDATED;
-    return { signal: options.signal, logger: log === undefined ? undefined : createAdminLogger(log), argumentsValidated };
+    return {
+      signal: options.signal,
+      logger: log === undefined ? undefined : createAdminLogger(log),
+      argumentsValidated,
+    };
   }
 
   /** A call to a tool with an approval policy: it runs now, or waits for a person (nothing runs then). */
@@ -254,11 +358,17 @@ export class AptixHost {
     const name = entry.name;
     if (options.sessionId === undefined) {
       // No session to read: a call its policy lets through runs with no await of its own, as an ungated one.
-      const context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
+      const context: AgentToolExecutionContext =
+        options.conversationId === undefined ? {} : { conversationId: options.conversationId };
       const verdict = this.approvals().assessTool(entry, args, context);
       if ('required' in verdict && !verdict.required) {
         return this.#use()
-          .executor.execute(name, verdict.args, withSinks(context, options), this.#executeOptions(options, verdict.validated))
+          .executor.execute(
+            name,
+            verdict.args,
+            withSinks(context, options),
+            this.#executeOptions(options, verdict.validated),
+          )
           .then((result) => ({ kind: 'result', result, session: undefined }));
       }
     }
@@ -268,7 +378,8 @@ export class AptixHost {
   /** A gated call in a session (read first), one that waits for a person, or one whose tool's worker decides. */
   async #callGatedAsync(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
     const { executor } = this.#use();
-    let context: AgentToolExecutionContext = options.conversationId === undefined ? {} : { conversationId: options.conversationId };
+    let context: AgentToolExecutionContext =
+      options.conversationId === undefined ? {} : { conversationId: options.conversationId };
     let session: SessionHead | undefined;
     if (options.sessionId !== undefined) {
       const scoped = await this.#sessionContext(name, options.sessionId, options.conversationId, options.actor);
@@ -278,7 +389,12 @@ export class AptixHost {
     const answer = await this.approvals().gate(name, args, context, options.actor ?? null, options.logger);
     if (answer.gated) return { kind: 'pending_approval', approval: answer.approval };
     // Runs now, for this caller: its progress and log sinks apply (a call that waits runs later, for no one listening).
-    const result = await executor.execute(name, answer.args, withSinks(context, options), this.#executeOptions(options, answer.validated));
+    const result = await executor.execute(
+      name,
+      answer.args,
+      withSinks(context, options),
+      this.#executeOptions(options, answer.validated),
+    );
     return { kind: 'result', result, session };
   }
 
@@ -290,24 +406,38 @@ export class AptixHost {
   /** Approval gates: pending calls, decisions and the one execution each approval gets. */
   approvals(): ApprovalGate {
     // The mode is checked again when an approved call runs: the session may have moved on.
-    this.#gate ??= hostApprovalGate(this.cradle, (toolName, sessionId) => this.#sessionContext(toolName, sessionId, undefined));
+    this.#gate ??= hostApprovalGate(this.cradle, (toolName, sessionId) =>
+      this.#sessionContext(toolName, sessionId, undefined),
+    );
     return this.#gate;
   }
 
   /** A new agent session, owned by `owner` (the principal that asked; none on a host without keys). */
-  async createSession(input: { mode?: string; org?: string; user?: string } = {}, owner?: string): Promise<SessionView> {
+  async createSession(
+    input: { mode?: string; org?: string; user?: string } = {},
+    owner?: string,
+  ): Promise<SessionView> {
     const { modeCatalog, sessionManager } = this.cradle;
     if (input.mode !== undefined && modeCatalog.getMode(input.mode) === undefined) {
-      throw new ScopeError('UNKNOWN_MODE', `Mode "${input.mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`);
+      throw new ScopeError(
+        'UNKNOWN_MODE',
+        `Mode "${input.mode}" does not exist. Valid modes: ${modeCatalog.keys.join(', ')}.`,
+      );
     }
     return toSessionView(await sessionManager.createSession({ ...input, owner: owner ?? null }).catch(refusedInput));
   }
 
   /** The session with one page of its mode history (`limit` rows after `cursor`, oldest first). */
-  async getSessionPage(id: string, page: HistoryPageRequest = {}, actor?: string): Promise<SessionPageView | undefined> {
+  async getSessionPage(
+    id: string,
+    page: HistoryPageRequest = {},
+    actor?: string,
+  ): Promise<SessionPageView | undefined> {
     const read = await this.cradle.sessionManager.getSessionPage(id, page).catch(refusedInput);
     // Another principal's session is as unknown as one that does not exist: no oracle for ids.
-    return read === undefined || !this.maySee(read.session, actor) ? undefined : { ...toSessionView(read.session), nextCursor: read.nextCursor };
+    return read === undefined || !this.maySee(read.session, actor)
+      ? undefined
+      : { ...toSessionView(read.session), nextCursor: read.nextCursor };
   }
 
   async getSession(id: string, actor?: string): Promise<SessionView | undefined> {
@@ -317,7 +447,8 @@ export class AptixHost {
 
   async requireSession(id: string, actor?: string): Promise<AgentSession> {
     const session = await this.cradle.sessionManager.getSession(id);
-    if (session === undefined || !this.maySee(session, actor)) throw new ScopeError('SESSION_NOT_FOUND', sessionNotFound(id));
+    if (session === undefined || !this.maySee(session, actor))
+      throw new ScopeError('SESSION_NOT_FOUND', sessionNotFound(id));
     return session;
   }
 
@@ -331,7 +462,8 @@ export class AptixHost {
     } catch (error) {
       // awilix wraps what a factory throws; surface the Reasoner's own error, which says what to set.
       let cause: unknown = error;
-      while (cause instanceof Error && !(cause instanceof ReasonerError) && cause.cause !== undefined) cause = cause.cause;
+      while (cause instanceof Error && !(cause instanceof ReasonerError) && cause.cause !== undefined)
+        cause = cause.cause;
       throw cause instanceof ReasonerError ? cause : error;
     }
   }

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { parseApiKeys, splitKeyList, type ApiKey } from './api-keys.js';
-import { DEFAULT_CANCEL_GRACE_MS, DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT_MS } from '@aptix/tool-contract';
+import {
+  DEFAULT_CANCEL_GRACE_MS,
+  DEFAULT_MAX_ERROR_MESSAGE_LENGTH,
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_TOOL_TIMEOUT_MS,
+} from '@aptix/tool-contract';
 import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConfig } from './tool-package-config.js';
 import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap-policy.js';
@@ -11,7 +16,11 @@ import type { PrincipalEntry } from './permissions.js';
 export { AptixConfigFile, ConfigError, parseConfigFile } from './config-file.js';
 
 /** The first-party tool packages a host loads when the configuration names none. */
-export const DEFAULT_TOOL_PACKAGES = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'] as const;
+export const DEFAULT_TOOL_PACKAGES = [
+  '@aptix/tool-samples',
+  '@aptix/tool-mode-catalog',
+  '@aptix/tool-mode-change',
+] as const;
 
 /** The resolved configuration a host runs with. */
 export interface AptixConfig {
@@ -108,7 +117,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     source = path;
   } catch (error) {
     if (!(isNotFound(error) && explicit === undefined)) {
-      if (isNotFound(error)) throw new ConfigError(`Config file ${path} does not exist. Fix: pass an existing file to --config, or omit --config to use the defaults.`);
+      if (isNotFound(error))
+        throw new ConfigError(
+          `Config file ${path} does not exist. Fix: pass an existing file to --config, or omit --config to use the defaults.`,
+        );
       throw error;
     }
   }
@@ -117,39 +129,59 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
   const fromEnv = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
   const port = fromEnv('APTIX_PORT');
   const envPort = port === undefined ? undefined : parsePort(port, 'APTIX_PORT');
-  const envPackages = fromEnv('APTIX_TOOL_PACKAGES')?.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const envPackages = fromEnv('APTIX_TOOL_PACKAGES')
+    ?.split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const logLevel = fromEnv('LOG_LEVEL') ?? file.logLevel ?? options.defaultLogLevel ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL "${logLevel}" is not a log level. Fix: use one of fatal, error, warn, info, debug, trace, silent.`);
+    throw new ConfigError(
+      `LOG_LEVEL "${logLevel}" is not a log level. Fix: use one of fatal, error, warn, info, debug, trace, silent.`,
+    );
   }
   const apiKeys = readApiKeys(fromEnv('APTIX_API_KEY'), fromEnv('APTIX_API_KEYS'), file, source);
   const requestTimeoutMs = file.requestTimeoutMs ?? 30_000;
   const headersTimeoutMs = file.headersTimeoutMs ?? Math.min(10_000, requestTimeoutMs);
   if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigError(`headersTimeoutMs (${headersTimeoutMs}) is longer than requestTimeoutMs (${requestTimeoutMs}), which already includes the headers. Fix: make headersTimeoutMs at most requestTimeoutMs.`);
+    throw new ConfigError(
+      `headersTimeoutMs (${headersTimeoutMs}) is longer than requestTimeoutMs (${requestTimeoutMs}), which already includes the headers. Fix: make headersTimeoutMs at most requestTimeoutMs.`,
+    );
   }
 
   let toolPackages: ToolPackageConfig[];
   try {
-    toolPackages = normaliseToolPackages(envPackages ?? file.toolPackages ?? [...DEFAULT_TOOL_PACKAGES], envPackages ? ' (in APTIX_TOOL_PACKAGES)' : source ? ` (in ${source})` : '');
+    toolPackages = normaliseToolPackages(
+      envPackages ?? file.toolPackages ?? [...DEFAULT_TOOL_PACKAGES],
+      envPackages ? ' (in APTIX_TOOL_PACKAGES)' : source ? ` (in ${source})` : '',
+    );
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  const { catalog: fileCatalog, ...modeChanges } = typeof file.modes === 'object' ? file.modes : { catalog: file.modes };
+  const { catalog: fileCatalog, ...modeChanges } =
+    typeof file.modes === 'object' ? file.modes : { catalog: file.modes };
   const modes = fromEnv('APTIX_MODES') ?? fileCatalog;
   return {
     host: unbracket(options.overrides?.host ?? fromEnv('APTIX_HOST') ?? file.host ?? '127.0.0.1'),
     port: options.overrides?.port ?? envPort ?? file.port ?? 8787,
     db: fromEnv('APTIX_DB') ?? file.db ?? 'sqlite:./.aptix/aptix.db',
-    modes: modes === undefined ? undefined : isAbsolute(modes) ? modes : resolve(fromEnv('APTIX_MODES') ? cwd : baseDir, modes),
+    modes:
+      modes === undefined
+        ? undefined
+        : isAbsolute(modes)
+          ? modes
+          : resolve(fromEnv('APTIX_MODES') ? cwd : baseDir, modes),
     modeChanges: Object.keys(modeChanges).length > 0 ? modeChanges : undefined,
     apiKeys,
     toolPackages,
     logLevel,
     bodyLimitBytes: file.bodyLimitBytes ?? 1024 * 1024,
     mcp: {
-      sessionIdleMs: (positiveInt(fromEnv('APTIX_MCP_SESSION_IDLE_SECONDS'), 'APTIX_MCP_SESSION_IDLE_SECONDS') ?? file.mcp?.sessionIdleSeconds ?? 1800) * 1000,
-      maxSessions: positiveInt(fromEnv('APTIX_MCP_MAX_SESSIONS'), 'APTIX_MCP_MAX_SESSIONS') ?? file.mcp?.maxSessions ?? 10_000,
+      sessionIdleMs:
+        (positiveInt(fromEnv('APTIX_MCP_SESSION_IDLE_SECONDS'), 'APTIX_MCP_SESSION_IDLE_SECONDS') ??
+          file.mcp?.sessionIdleSeconds ??
+          1800) * 1000,
+      maxSessions:
+        positiveInt(fromEnv('APTIX_MCP_MAX_SESSIONS'), 'APTIX_MCP_MAX_SESSIONS') ?? file.mcp?.maxSessions ?? 10_000,
       requestStateKey: stateKey(fromEnv('APTIX_MCP_STATE_KEY')) ?? file.mcp?.requestStateKey,
       streamRetryMs: file.mcp?.streamRetryMs ?? 1000,
       streamHoldMs: file.mcp?.streamHoldMs ?? 0,
@@ -163,7 +195,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     shutdownTimeoutMs: file.shutdownTimeoutMs ?? 10_000,
     readinessTimeoutMs: file.readinessTimeoutMs ?? 2_000,
     maxUrlLength: file.maxUrlLength ?? 4096,
-    rateLimit: file.rateLimit === undefined ? undefined : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
+    rateLimit:
+      file.rateLimit === undefined
+        ? undefined
+        : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
     console: onOff(fromEnv('APTIX_CONSOLE'), 'APTIX_CONSOLE') ?? file.console ?? true,
     deferredModes: file.deferredModes ?? false,
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
@@ -178,7 +213,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     startupTimeoutMs: file.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
     maxResultBytes: file.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     maxErrorMessageLength: file.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH,
-    heapGrowthPercent: percentage(fromEnv('APTIX_HEAP_GROWTH_PERCENT'), 'APTIX_HEAP_GROWTH_PERCENT') ?? file.heapGrowthPercent ?? DEFAULT_HEAP_GROWTH_PERCENT,
+    heapGrowthPercent:
+      percentage(fromEnv('APTIX_HEAP_GROWTH_PERCENT'), 'APTIX_HEAP_GROWTH_PERCENT') ??
+      file.heapGrowthPercent ??
+      DEFAULT_HEAP_GROWTH_PERCENT,
     openai: {
       baseUrl: fromEnv('OPENAI_BASE_URL') ?? file.openai?.baseUrl,
       apiKey: fromEnv('OPENAI_API_KEY') ?? file.openai?.apiKey,
@@ -190,9 +228,20 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
 }
 
 /** APTIX_API_KEY / APTIX_API_KEYS replace the file's apiKey / apiKeys; together they are the accepted keys. */
-function readApiKeys(envKey: string | undefined, envKeys: string | undefined, file: AptixConfigFile, source: string | undefined): ApiKey[] {
-  const single = envKey !== undefined ? { key: envKey, source: 'APTIX_API_KEY' } : file.apiKey !== undefined ? { key: file.apiKey, source: `apiKey in ${source}` } : undefined;
-  const [entries, from] = envKeys !== undefined ? [splitKeyList(envKeys), 'APTIX_API_KEYS'] : [file.apiKeys, `apiKeys in ${source}`];
+function readApiKeys(
+  envKey: string | undefined,
+  envKeys: string | undefined,
+  file: AptixConfigFile,
+  source: string | undefined,
+): ApiKey[] {
+  const single =
+    envKey !== undefined
+      ? { key: envKey, source: 'APTIX_API_KEY' }
+      : file.apiKey !== undefined
+        ? { key: file.apiKey, source: `apiKey in ${source}` }
+        : undefined;
+  const [entries, from] =
+    envKeys !== undefined ? [splitKeyList(envKeys), 'APTIX_API_KEYS'] : [file.apiKeys, `apiKeys in ${source}`];
   try {
     return parseApiKeys(single, entries, from);
   } catch (error) {
@@ -207,7 +256,8 @@ function unbracket(host: string): string {
 
 function parsePort(value: string, name: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${name} "${value}" is not a TCP port. Fix: use a whole number from 0 to 65535.`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`${name} "${value}" is not a TCP port. Fix: use a whole number from 0 to 65535.`);
   return port;
 }
 
@@ -226,26 +276,37 @@ function onOff(value: string | undefined, name: string): boolean | undefined {
   const word = value.trim().toLowerCase();
   if (['on', 'true', '1', 'yes'].includes(word)) return true;
   if (['off', 'false', '0', 'no'].includes(word)) return false;
-  throw new ConfigError(`${name} "${value.slice(0, 40)}" is neither on nor off. Fix: set it to on or off (true/false, 1/0 and yes/no also work), or unset it for the default.`);
+  throw new ConfigError(
+    `${name} "${value.slice(0, 40)}" is neither on nor off. Fix: set it to on or off (true/false, 1/0 and yes/no also work), or unset it for the default.`,
+  );
 }
 
 function positiveInt(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new ConfigError(`${name} "${value}" is not a whole number of at least 1. Fix: set it to a positive whole number, or unset it for the default.`);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new ConfigError(
+      `${name} "${value}" is not a whole number of at least 1. Fix: set it to a positive whole number, or unset it for the default.`,
+    );
   return parsed;
 }
 
 function percentage(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const parsed = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
-  if (!(parsed <= 1000)) throw new ConfigError(`${name} "${value.slice(0, 40)}" is not a whole percentage from 0 to 1000. Fix: set it to a whole number (0 leaves the choice to V8), or unset it for the default.`);
+  if (!(parsed <= 1000))
+    throw new ConfigError(
+      `${name} "${value.slice(0, 40)}" is not a whole percentage from 0 to 1000. Fix: set it to a whole number (0 leaves the choice to V8), or unset it for the default.`,
+    );
   return parsed;
 }
 
 /** APTIX_MCP_STATE_KEY: the requestState HMAC key; too short a key is refused at start-up, never weakened. */
 function stateKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (Buffer.byteLength(value) < 32) throw new ConfigError(`APTIX_MCP_STATE_KEY must be at least 32 bytes long (it is ${Buffer.byteLength(value)}): use a long random value, the same on every host, for example \`openssl rand -base64 48\`.`);
+  if (Buffer.byteLength(value) < 32)
+    throw new ConfigError(
+      `APTIX_MCP_STATE_KEY must be at least 32 bytes long (it is ${Buffer.byteLength(value)}): use a long random value, the same on every host, for example \`openssl rand -base64 48\`.`,
+    );
   return value;
 }

@@ -1,4 +1,11 @@
-import { asFunction, asValue, AwilixResolutionError, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import {
+  asFunction,
+  asValue,
+  AwilixResolutionError,
+  createContainer,
+  InjectionMode,
+  type AwilixContainer,
+} from 'awilix';
 import type { Logger } from 'pino';
 import {
   AgentToolExecutor,
@@ -59,14 +66,30 @@ export interface ComposeOptions {
   readonly withoutSessions?: boolean;
 }
 
-const CORE_NAMES = new Set(['config', 'pino', 'logger', 'registry', 'executor', 'modeCatalog', 'warnings', 'sessionManager', 'toolPackages', 'reasoner', 'liveTools', 'principals']);
+const CORE_NAMES = new Set([
+  'config',
+  'pino',
+  'logger',
+  'registry',
+  'executor',
+  'modeCatalog',
+  'warnings',
+  'sessionManager',
+  'toolPackages',
+  'reasoner',
+  'liveTools',
+  'principals',
+]);
 
 /**
  * The composition root: builds the strict awilix container from the configuration, loads every tool
  * package, checks every tool against the contract and the catalog, and proves each tool can be built.
  * Anything wrong stops here, with an error naming the package, the tool and the rule.
  */
-export async function composeHost(config: AptixConfig, options: ComposeOptions = {}): Promise<AwilixContainer<HostCradle>> {
+export async function composeHost(
+  config: AptixConfig,
+  options: ComposeOptions = {},
+): Promise<AwilixContainer<HostCradle>> {
   const logger = options.pino ?? createHostLogger(config.logLevel, options.logDestination ?? 2);
   const adminLogger = createAdminLogger(logger);
 
@@ -90,7 +113,14 @@ export async function composeHost(config: AptixConfig, options: ComposeOptions =
   }
 }
 
-async function composeWith(config: AptixConfig, options: ComposeOptions, logger: Logger, adminLogger: AdminLogger, toolPackages: readonly LoadedToolPackage[], liveTools: LiveTools): Promise<AwilixContainer<HostCradle>> {
+async function composeWith(
+  config: AptixConfig,
+  options: ComposeOptions,
+  logger: Logger,
+  adminLogger: AdminLogger,
+  toolPackages: readonly LoadedToolPackage[],
+  liveTools: LiveTools,
+): Promise<AwilixContainer<HostCradle>> {
   const container = createContainer<HostCradle>({ injectionMode: InjectionMode.PROXY, strict: true });
   // No logger: a violation stops start-up with a HostStartupError that says it all, printed once by the caller.
   const registry = new AgentToolRegistry();
@@ -100,9 +130,15 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
         registry.registerTool(toolClass);
       } catch (error) {
         if (error instanceof ToolContractError) {
-          throw new HostStartupError(`Tool package "${toolPackage.name}" has a tool that breaks the contract (${error.code}): ${error.message}`, { cause: error });
+          throw new HostStartupError(
+            `Tool package "${toolPackage.name}" has a tool that breaks the contract (${error.code}): ${error.message}`,
+            { cause: error },
+          );
         }
-        throw new HostStartupError(`Tool package "${toolPackage.name}" has a tool the host cannot read: inspecting it threw ${describeThrown(error)}. Fix: declare ToolName, ToolUsageMetadata, getSchema and TimeoutMs as plain static members.`, { cause: error });
+        throw new HostStartupError(
+          `Tool package "${toolPackage.name}" has a tool the host cannot read: inspecting it threw ${describeThrown(error)}. Fix: declare ToolName, ToolUsageMetadata, getSchema and TimeoutMs as plain static members.`,
+          { cause: error },
+        );
       }
     }
   }
@@ -111,7 +147,11 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
   let warnings: readonly string[];
   try {
     let awaited: readonly string[];
-    ({ catalog: modeCatalog, warnings, awaited } = await composeHostCatalog(config, toolPackages, registry, liveTools.livePackages()));
+    ({
+      catalog: modeCatalog,
+      warnings,
+      awaited,
+    } = await composeHostCatalog(config, toolPackages, registry, liveTools.livePackages()));
     liveTools.awaitTools(awaited);
     checkDeferredModes(config.deferredModes, modeCatalog);
   } catch (error) {
@@ -119,9 +159,15 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
   }
   let principals: PrincipalTable;
   try {
-    principals = new PrincipalTable(config.principals, config.apiKeys.map((key) => key.name), config.allowSelfApproval);
+    principals = new PrincipalTable(
+      config.principals,
+      config.apiKeys.map((key) => key.name),
+      config.allowSelfApproval,
+    );
   } catch (error) {
-    throw new HostStartupError(`The configuration's principals cannot be used: ${(error as Error).message}`, { cause: error });
+    throw new HostStartupError(`The configuration's principals cannot be used: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 
   // Tools are constructor-injected and built per call, by the executor and the Reasoner alike.
@@ -135,24 +181,33 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
     warnings: asValue(warnings),
     principals: asValue(principals),
     toolPackages: asValue(toolPackages),
-    executor: asFunction(({ registry: tools, logger: toolLogger }: HostCradle) => new AgentToolExecutor({
-      registry: tools,
-      logger: toolLogger,
-      defaultTimeoutMs: config.toolTimeoutMs,
-      maxResultBytes: config.maxResultBytes,
-      maxErrorMessageLength: config.maxErrorMessageLength,
-      cancelGraceMs: config.toolCancelGraceMs,
-      // Tools are constructor-injected and built per call; they see only the names they ask for.
-      createTool,
-    })).singleton(),
+    executor: asFunction(
+      ({ registry: tools, logger: toolLogger }: HostCradle) =>
+        new AgentToolExecutor({
+          registry: tools,
+          logger: toolLogger,
+          defaultTimeoutMs: config.toolTimeoutMs,
+          maxResultBytes: config.maxResultBytes,
+          maxErrorMessageLength: config.maxErrorMessageLength,
+          cancelGraceMs: config.toolCancelGraceMs,
+          // Tools are constructor-injected and built per call; they see only the names they ask for.
+          createTool,
+        }),
+    ).singleton(),
   });
 
   const providedBy = new Map<string, string>();
   for (const toolPackage of toolPackages) {
     for (const [name, value] of Object.entries(toolPackage.dependencies)) {
-      if (CORE_NAMES.has(name)) throw new HostStartupError(`Tool package "${toolPackage.name}" provides a dependency named "${name}", which the host itself provides. Fix: rename it in its createDependencies.`);
+      if (CORE_NAMES.has(name))
+        throw new HostStartupError(
+          `Tool package "${toolPackage.name}" provides a dependency named "${name}", which the host itself provides. Fix: rename it in its createDependencies.`,
+        );
       const other = providedBy.get(name);
-      if (other) throw new HostStartupError(`Tool packages "${other}" and "${toolPackage.name}" both provide a dependency named "${name}". Fix: give one of them another name.`);
+      if (other)
+        throw new HostStartupError(
+          `Tool packages "${other}" and "${toolPackage.name}" both provide a dependency named "${name}". Fix: give one of them another name.`,
+        );
       providedBy.set(name, toolPackage.name);
       container.register(name, asValue(value));
     }
@@ -161,7 +216,14 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
   if (!options.withoutSessions) {
     try {
       const { url, schema } = splitSchema(config.db);
-      const { maxReasonLength, maxKeyLength, historyPageSize, maxHistoryPageSize, sqliteBusyTimeoutMs, postgres: timeouts } = config.sessions;
+      const {
+        maxReasonLength,
+        maxKeyLength,
+        historyPageSize,
+        maxHistoryPageSize,
+        sqliteBusyTimeoutMs,
+        postgres: timeouts,
+      } = config.sessions;
       const storeOptions: OpenSessionStoreOptions = {
         modes: modeCatalog,
         logger,
@@ -171,27 +233,42 @@ async function composeWith(config: AptixConfig, options: ComposeOptions, logger:
       };
       container.register('sessionManager', asValue(await openSessionStore(url, storeOptions)));
     } catch (error) {
-      throw new HostStartupError(`The session store ${redactUrl(config.db)} cannot be opened: ${(error as Error).message}`, { cause: error });
+      throw new HostStartupError(
+        `The session store ${redactUrl(config.db)} cannot be opened: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
   if (!options.withoutSessions) {
     container.register(
       'reasoner',
-      asFunction(({ registry: tools, executor, modeCatalog: modes, sessionManager, logger: toolLogger, liveTools }: HostCradle) =>
-        createReasoner({
+      asFunction(
+        ({
           registry: tools,
-          // Tools a package changes while the host runs (a bridged MCP server's) reach the agent loop too.
-          offeredTools: (mode) => liveTools.offered(mode),
           executor,
           modeCatalog: modes,
-          sessions: sessionManager,
+          sessionManager,
           logger: toolLogger,
-          model: { ...optional('baseURL', config.openai.baseUrl), ...optional('apiKey', config.openai.apiKey), ...optional('model', config.openai.model) },
-          // The same factory as the executor's, so the Reasoner sees the tools the calls will run.
-          createTool,
-          deferred: config.deferredModes,
-        }),
+          liveTools,
+        }: HostCradle) =>
+          createReasoner({
+            registry: tools,
+            // Tools a package changes while the host runs (a bridged MCP server's) reach the agent loop too.
+            offeredTools: (mode) => liveTools.offered(mode),
+            executor,
+            modeCatalog: modes,
+            sessions: sessionManager,
+            logger: toolLogger,
+            model: {
+              ...optional('baseURL', config.openai.baseUrl),
+              ...optional('apiKey', config.openai.apiKey),
+              ...optional('model', config.openai.model),
+            },
+            // The same factory as the executor's, so the Reasoner sees the tools the calls will run.
+            createTool,
+            deferred: config.deferredModes,
+          }),
       ).singleton(),
     );
   }
@@ -205,7 +282,9 @@ function checkDeferredModes(deferred: boolean | readonly string[], catalog: Mode
   if (typeof deferred === 'boolean') return;
   const unknown = deferred.filter((key) => catalog.getMode(key) === undefined);
   if (unknown.length > 0) {
-    throw new Error(`deferredModes names ${unknown.map((key) => `"${key}"`).join(', ')}, which the catalog does not have. Modes: ${catalog.keys.join(', ')}. Fix: use their keys, or true to defer every mode.`);
+    throw new Error(
+      `deferredModes names ${unknown.map((key) => `"${key}"`).join(', ')}, which the catalog does not have. Modes: ${catalog.keys.join(', ')}. Fix: use their keys, or true to defer every mode.`,
+    );
   }
 }
 
@@ -228,7 +307,8 @@ function toolFactory(container: AwilixContainer<HostCradle>): ToolFactory {
     }
   }
   Object.setPrototypeOf(CallCradle.prototype, container.cradle as object);
-  return (toolClass, _context, logger) => new (toolClass as unknown as new (cradle: CallCradle) => AgentTool)(new CallCradle(logger));
+  return (toolClass, _context, logger) =>
+    new (toolClass as unknown as new (cradle: CallCradle) => AgentTool)(new CallCradle(logger));
 }
 
 /**
@@ -236,7 +316,10 @@ function toolFactory(container: AwilixContainer<HostCradle>): ToolFactory {
  * every registered tool from the real container, so a missing dependency fails at start-up and not on
  * the first call.
  */
-export function checkToolsResolve(container: AwilixContainer<HostCradle>, toolPackages: readonly LoadedToolPackage[]): void {
+export function checkToolsResolve(
+  container: AwilixContainer<HostCradle>,
+  toolPackages: readonly LoadedToolPackage[],
+): void {
   for (const toolPackage of toolPackages) {
     for (const toolClass of toolPackage.tools as readonly AnyAgentToolClass[]) {
       let tool: AgentTool;
@@ -253,10 +336,15 @@ export function checkToolsResolve(container: AwilixContainer<HostCradle>, toolPa
         const why = missing
           ? `it needs "${missing}", which nothing provides. Fix: add the package that provides it, or provide it from ${toolPackage.name}'s createDependencies`
           : `its constructor threw ${describeThrown(error)}`;
-        throw new HostStartupError(`Tool "${toolClass.ToolName}" from "${toolPackage.name}" cannot be created: ${why}.`, { cause: error });
+        throw new HostStartupError(
+          `Tool "${toolClass.ToolName}" from "${toolPackage.name}" cannot be created: ${why}.`,
+          { cause: error },
+        );
       }
       if (tool.name !== toolClass.ToolName || typeof tool.execute !== 'function') {
-        throw new HostStartupError(`Tool "${toolClass.ToolName}" from "${toolPackage.name}" breaks the contract: its instances report the name "${String(tool.name)}" (it must equal ToolName) or have no execute method.`);
+        throw new HostStartupError(
+          `Tool "${toolClass.ToolName}" from "${toolPackage.name}" breaks the contract: its instances report the name "${String(tool.name)}" (it must equal ToolName) or have no execute method.`,
+        );
       }
     }
   }

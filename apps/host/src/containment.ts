@@ -96,7 +96,11 @@ export interface Containment {
 
 /** Where something came from, for a log line. */
 function describeSource(who: Attribution): string {
-  return who.tool ? `tool "${who.tool}" of package "${who.toolPackage}"` : who.toolPackage ? `package "${who.toolPackage}"` : 'code the host cannot attribute';
+  return who.tool
+    ? `tool "${who.tool}" of package "${who.toolPackage}"`
+    : who.toolPackage
+      ? `package "${who.toolPackage}"`
+      : 'code the host cannot attribute';
 }
 
 function isRefusal(error: unknown): boolean {
@@ -139,7 +143,10 @@ export function installContainment(options: { escapes?: boolean } = {}): Contain
     const attributed = attribute({ stack }, packages);
     const nearest = attributed.toolPackage === undefined ? nearestPackage(stack) : undefined;
     const who: Attribution = nearest === undefined ? attributed : { toolPackage: nearest };
-    const where = who.toolPackage === undefined ? 'code the host cannot attribute (an exit passed as a bare callback, such as setTimeout(process.exit), carries no frame of its package)' : describeSource(who);
+    const where =
+      who.toolPackage === undefined
+        ? 'code the host cannot attribute (an exit passed as a bare callback, such as setTimeout(process.exit), carries no frame of its package)'
+        : describeSource(who);
     log(
       { event: 'exitRefused', call, ...who },
       `refused ${call} from ${where}: only the host ends its process. The code that called it got a PROCESS_EXIT_REFUSED error (a tool call fails with that code) and the host keeps serving; fix the package to return or throw an error instead.`,

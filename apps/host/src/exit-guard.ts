@@ -78,7 +78,9 @@ function isProbe(signal: unknown): boolean {
  */
 export function guardExits(onRefused: (refused: RefusedExit) => void): ExitGuard {
   const target = process as unknown as Record<Guarded, (...args: unknown[]) => unknown>;
-  const originals = new Map<Guarded, PropertyDescriptor | undefined>(GUARDED.map((key) => [key, describeProperty(process, key)]));
+  const originals = new Map<Guarded, PropertyDescriptor | undefined>(
+    GUARDED.map((key) => [key, describeProperty(process, key)]),
+  );
   const refuse = (call: string, refuser: (...args: never[]) => unknown): never => {
     const stack = stackOfCaller(refuser);
     try {
@@ -104,15 +106,19 @@ export function guardExits(onRefused: (refused: RefusedExit) => void): ExitGuard
       return refuse('process.abort()', abort);
     },
     kill: function guardedKill(pid: unknown, signal?: unknown) {
-      if (targetsSelf(pid) && !isProbe(signal)) return refuse(`process.kill(${String(pid)}${signal === undefined ? '' : `, ${String(signal)}`})`, guardedKill);
+      if (targetsSelf(pid) && !isProbe(signal))
+        return refuse(`process.kill(${String(pid)}${signal === undefined ? '' : `, ${String(signal)}`})`, guardedKill);
       return kill.call(process, pid, signal);
     },
     _kill: function guardedRawKill(pid: unknown, signal?: unknown) {
-      if (targetsSelf(pid) && !isProbe(signal)) return refuse(`process._kill(${String(pid)}, ${String(signal)})`, guardedRawKill);
+      if (targetsSelf(pid) && !isProbe(signal))
+        return refuse(`process._kill(${String(pid)}, ${String(signal)})`, guardedRawKill);
       return rawKill.call(process, pid, signal);
     },
   };
-  for (const key of GUARDED) if (originals.get(key) !== undefined) defineProperty(process, key, { value: replacements[key], writable: true, enumerable: true, configurable: true });
+  for (const key of GUARDED)
+    if (originals.get(key) !== undefined)
+      defineProperty(process, key, { value: replacements[key], writable: true, enumerable: true, configurable: true });
   // `import { exit } from 'node:process'` reads a copy of the exports taken when the module was made:
   // brought up to date, so a package importing it by name gets the guard too.
   syncBuiltinESMExports();

@@ -1,4 +1,11 @@
-import { InvokeResult, type AgentToolExecutionContext, type ContentBlock, type ExecuteOptions, type LevelLogger, type ToolProgress } from '@aptix/tool-contract';
+import {
+  InvokeResult,
+  type AgentToolExecutionContext,
+  type ContentBlock,
+  type ExecuteOptions,
+  type LevelLogger,
+  type ToolProgress,
+} from '@aptix/tool-contract';
 import { SessionStoreError, type AgentSession, type SessionHead, type ToolApproval } from '@aptix/agent-sessions';
 
 // What AptixHost takes and answers: the shapes every surface (CLI, HTTP, MCP) shares, and how a
@@ -56,7 +63,11 @@ export type CallOutcome =
   | { readonly kind: 'not_found'; readonly message: string }
   /** The tool's policy asks a person first: nothing ran; the approval says where to decide. */
   | { readonly kind: 'pending_approval'; readonly approval: ToolApproval }
-  | { readonly kind: 'refused'; readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE' | 'TOOL_NOT_IN_MODE' | 'FORBIDDEN'; readonly message: string };
+  | {
+      readonly kind: 'refused';
+      readonly code: 'SESSION_NOT_FOUND' | 'UNKNOWN_MODE' | 'TOOL_NOT_IN_MODE' | 'FORBIDDEN';
+      readonly message: string;
+    };
 
 /**
  * A request the host refuses before any tool runs: an unknown mode or session, or a value the session
@@ -74,7 +85,8 @@ export class ScopeError extends Error {
 
 /** A session store's refusal of what the caller sent, as the ScopeError every surface answers with 400; other errors pass. */
 export function refusedInput(error: unknown): never {
-  if (error instanceof SessionStoreError && (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')) throw new ScopeError(error.code, error.message);
+  if (error instanceof SessionStoreError && (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT'))
+    throw new ScopeError(error.code, error.message);
   throw error;
 }
 
@@ -87,16 +99,30 @@ export function toSessionView(session: AgentSession): SessionView {
     id: session.id,
     mode: session.mode,
     parentId: session.parentId,
-    history: session.history.map(({ fromMode, toMode, reason, branch, at }) => ({ fromMode, toMode, reason, branch, at })),
+    history: session.history.map(({ fromMode, toMode, reason, branch, at }) => ({
+      fromMode,
+      toMode,
+      reason,
+      branch,
+      at,
+    })),
   };
 }
 
 /** The InvokeResult as callers see it: `result` parsed from the tool's JSON, and the tool's content blocks when it gave any. */
-export function presentResult(result: InvokeResult<string>): { successful: boolean; result: unknown; errors: ReadonlyArray<{ message: string; code?: string }>; content?: readonly ContentBlock[] } {
-  const presented = { successful: result.successful, result: result.successful ? JSON.parse(result.result) : null, errors: result.errors };
+export function presentResult(result: InvokeResult<string>): {
+  successful: boolean;
+  result: unknown;
+  errors: ReadonlyArray<{ message: string; code?: string }>;
+  content?: readonly ContentBlock[];
+} {
+  const presented = {
+    successful: result.successful,
+    result: result.successful ? JSON.parse(result.result) : null,
+    errors: result.errors,
+  };
   return result.successful && result.content !== undefined ? { ...presented, content: result.content } : presented;
 }
-
 
 /** The call's context with the caller's progress and log sinks, when it gave any. */
 export function withSinks(context: AgentToolExecutionContext, options: CallOptions): AgentToolExecutionContext {

@@ -25,7 +25,11 @@ export class HostPermissions {
 
   /** The package that provides a tool (bridged tools too: their package is the bridge's entry). */
   packageOf(tool: string): string | undefined {
-    this.#packageOf ??= new Map(this.toolPackages.flatMap((toolPackage) => toolPackage.tools.map((toolClass) => [String(toolClass.ToolName), toolPackage.name] as const)));
+    this.#packageOf ??= new Map(
+      this.toolPackages.flatMap((toolPackage) =>
+        toolPackage.tools.map((toolClass) => [String(toolClass.ToolName), toolPackage.name] as const),
+      ),
+    );
     return this.#packageOf.get(tool);
   }
 
@@ -40,26 +44,40 @@ export class HostPermissions {
     if (permissions === Permissions.ALL) return undefined;
     const name = entry.name;
     if (!permissions.mayCall(name, this.packageOf(name))) {
-      return { kind: 'refused', code: 'FORBIDDEN', message: `Calling ${name} needs the permission tools: ${name}, which this principal does not have; it was not run.` };
+      return {
+        kind: 'refused',
+        code: 'FORBIDDEN',
+        message: `Calling ${name} needs the permission tools: ${name}, which this principal does not have; it was not run.`,
+      };
     }
     if (name === 'agent_change_mode') {
       const mode = modeArgument(args);
       if (mode !== undefined && !permissions.mayUseMode(mode)) {
-        return { kind: 'refused', code: 'FORBIDDEN', message: `Moving a session into mode "${mode}" needs the permission modes: ${mode}, which this principal does not have; nothing changed.` };
+        return {
+          kind: 'refused',
+          code: 'FORBIDDEN',
+          message: `Moving a session into mode "${mode}" needs the permission modes: ${mode}, which this principal does not have; nothing changed.`,
+        };
       }
     }
     return undefined;
   }
 
   /** A list of definitions (MCP, Responses or Chat Completions) with only the tools `principal` may call: the same list object for the same principal. */
-  visible<T>(principal: string | undefined, definitions: readonly T[], nameOf: (definition: T) => string): readonly T[] {
+  visible<T>(
+    principal: string | undefined,
+    definitions: readonly T[],
+    nameOf: (definition: T) => string,
+  ): readonly T[] {
     const permissions = this.principals.of(principal);
     if (permissions === Permissions.ALL) return definitions;
     let byPrincipal = this.#lists.get(definitions);
     if (byPrincipal === undefined) this.#lists.set(definitions, (byPrincipal = new Map()));
     let list = byPrincipal.get(permissions) as readonly T[] | undefined;
     if (list === undefined) {
-      list = Object.freeze(definitions.filter((definition) => permissions.mayCall(nameOf(definition), this.packageOf(nameOf(definition)))));
+      list = Object.freeze(
+        definitions.filter((definition) => permissions.mayCall(nameOf(definition), this.packageOf(nameOf(definition)))),
+      );
       byPrincipal.set(permissions, list);
     }
     return list;

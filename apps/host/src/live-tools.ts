@@ -1,5 +1,11 @@
 import type { Logger } from 'pino';
-import { describeThrown, ToolContractError, type AgentToolRegistry, type AnyAgentToolClass, type ToolList } from '@aptix/tool-contract';
+import {
+  describeThrown,
+  ToolContractError,
+  type AgentToolRegistry,
+  type AnyAgentToolClass,
+  type ToolList,
+} from '@aptix/tool-contract';
 import { ALWAYS_OFFERED_TOOLS, MODE_KEY_PATTERN, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import type { LoadedToolPackage } from './tool-packages.js';
 
@@ -82,7 +88,9 @@ export class LiveTools {
 
   /** The names of the loaded packages that may change their tools while the host runs. */
   livePackages(): string[] {
-    return [...this.#followed].filter((followed) => followed.toolPackage !== undefined && followed.watched).map((followed) => followed.toolPackage!.name);
+    return [...this.#followed]
+      .filter((followed) => followed.toolPackage !== undefined && followed.watched)
+      .map((followed) => followed.toolPackage!.name);
   }
 
   /**
@@ -144,7 +152,10 @@ export class LiveTools {
       if (!Array.isArray(tools)) throw new TypeError(`it is ${typeof tools}, not an array of tool classes`);
       list = [...(tools as readonly AnyAgentToolClass[])];
     } catch (error) {
-      logger.error(log, `Tool package "${toolPackage.name}" reported a changed tool list the host cannot read (${describeThrown(error)}); its tools stay as they were.`);
+      logger.error(
+        log,
+        `Tool package "${toolPackage.name}" reported a changed tool list the host cannot read (${describeThrown(error)}); its tools stay as they were.`,
+      );
       return;
     }
     const next = new Map<string, AnyAgentToolClass>();
@@ -156,7 +167,10 @@ export class LiveTools {
         name = undefined;
       }
       if (typeof name !== 'string' || next.has(name)) {
-        logger.error(log, `Tool package "${toolPackage.name}" reported a tool the host cannot take: ${typeof name === 'string' ? `"${name}" twice` : 'a class without a ToolName'}; it is not offered.`);
+        logger.error(
+          log,
+          `Tool package "${toolPackage.name}" reported a tool the host cannot take: ${typeof name === 'string' ? `"${name}" twice` : 'a class without a ToolName'}; it is not offered.`,
+        );
         continue;
       }
       next.set(name, toolClass);
@@ -168,7 +182,10 @@ export class LiveTools {
       if (registry.get(name)?.toolClass === toolClass) registry.unregister(name);
       followed.owned.delete(name);
       this.#joins.delete(name);
-      this.#retired.set(name, `Tool "${name}" from "${toolPackage.name}" is no longer offered: the package withdrew it while the host runs (a bridged MCP server no longer offers it, or its new definition failed the contract check; the host log says which).`);
+      this.#retired.set(
+        name,
+        `Tool "${name}" from "${toolPackage.name}" is no longer offered: the package withdrew it while the host runs (a bridged MCP server no longer offers it, or its new definition failed the contract check; the host log says which).`,
+      );
       logger.warn({ ...log, tool: name }, `Tool "${name}" from "${toolPackage.name}" is no longer offered.`);
       changed = true;
     }
@@ -188,8 +205,13 @@ export class LiveTools {
       followed.owned.set(name, toolClass);
       this.#retired.delete(name);
       this.#joins.set(name, this.#modes(toolClass, toolPackage));
-      const named = this.#awaited.has(name) ? ` It joins the modes the catalog names it in (${this.#catalogModes(name).join(', ')}).` : '';
-      logger.info({ ...log, tool: name }, `Tool "${name}" from "${toolPackage.name}" is ${old === undefined ? 'now offered' : 'offered with its new definition'}.${named}`);
+      const named = this.#awaited.has(name)
+        ? ` It joins the modes the catalog names it in (${this.#catalogModes(name).join(', ')}).`
+        : '';
+      logger.info(
+        { ...log, tool: name },
+        `Tool "${name}" from "${toolPackage.name}" is ${old === undefined ? 'now offered' : 'offered with its new definition'}.${named}`,
+      );
     }
     if (!changed) return;
     this.#changed = true;
@@ -236,12 +258,19 @@ export class LiveTools {
     }
     if (modes === undefined) return [];
     if (!Array.isArray(modes) || modes.some((key) => typeof key !== 'string' || !MODE_KEY.test(key))) {
-      logger.warn({ toolPackage: toolPackage.name, tool: toolClass.ToolName }, `Tool "${toolClass.ToolName}" declares Modes that are not a list of mode keys; it joins no mode.`);
+      logger.warn(
+        { toolPackage: toolPackage.name, tool: toolClass.ToolName },
+        `Tool "${toolClass.ToolName}" declares Modes that are not a list of mode keys; it joins no mode.`,
+      );
       return [];
     }
     const known = (modes as string[]).filter((key) => catalog.getMode(key) !== undefined);
     const unknown = (modes as string[]).filter((key) => catalog.getMode(key) === undefined);
-    if (unknown.length > 0) logger.warn({ toolPackage: toolPackage.name, tool: toolClass.ToolName }, `Tool "${toolClass.ToolName}" joins modes this host does not have (${unknown.join(', ')}); it joins ${known.length > 0 ? known.join(', ') : 'no mode'}.`);
+    if (unknown.length > 0)
+      logger.warn(
+        { toolPackage: toolPackage.name, tool: toolClass.ToolName },
+        `Tool "${toolClass.ToolName}" joins modes this host does not have (${unknown.join(', ')}); it joins ${known.length > 0 ? known.join(', ') : 'no mode'}.`,
+      );
     return Object.freeze(known);
   }
 }

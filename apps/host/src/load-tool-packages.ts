@@ -6,14 +6,22 @@ import type { LiveTools } from './live-tools.js';
 import { loadInProcess, type LoadedToolPackage } from './tool-packages.js';
 
 /** What loading the tool packages reads of the configuration. */
-export type ToolPackagesSettings = Pick<AptixConfig, 'toolPackages' | 'baseDir' | 'startupTimeoutMs' | 'maxResultBytes' | 'maxErrorMessageLength'>;
+export type ToolPackagesSettings = Pick<
+  AptixConfig,
+  'toolPackages' | 'baseDir' | 'startupTimeoutMs' | 'maxResultBytes' | 'maxErrorMessageLength'
+>;
 
 /**
  * Loads every configured package, in order: in process, or in worker threads for `isolation: "worker"`.
  * Each gets its time limit for its import and for its createDependencies and createTools. An
  * `optional` package that fails is skipped with an error in the log; any other stops start-up.
  */
-export async function loadToolPackages(config: ToolPackagesSettings, logger: Logger, adminLogger: AdminLogger, live?: LiveTools): Promise<LoadedToolPackage[]> {
+export async function loadToolPackages(
+  config: ToolPackagesSettings,
+  logger: Logger,
+  adminLogger: AdminLogger,
+  live?: LiveTools,
+): Promise<LoadedToolPackage[]> {
   const loaded: LoadedToolPackage[] = [];
   try {
     for (const entry of config.toolPackages) {
@@ -22,7 +30,17 @@ export async function loadToolPackages(config: ToolPackagesSettings, logger: Log
         if (entry.isolation === 'worker') {
           // Its workers report the package's changed tool lists; the host follows them like any package's.
           const follower = live?.follower();
-          const toolPackage = await loadIsolated(entry, config.baseDir, { limitMs, logger, maxResultBytes: config.maxResultBytes, maxErrorMessageLength: config.maxErrorMessageLength }, follower);
+          const toolPackage = await loadIsolated(
+            entry,
+            config.baseDir,
+            {
+              limitMs,
+              logger,
+              maxResultBytes: config.maxResultBytes,
+              maxErrorMessageLength: config.maxErrorMessageLength,
+            },
+            follower,
+          );
           follower?.loaded(toolPackage);
           loaded.push(toolPackage);
           continue;
@@ -30,7 +48,11 @@ export async function loadToolPackages(config: ToolPackagesSettings, logger: Log
         const follower = live?.follower();
         const host: ToolPackageHost = { logger: adminLogger, options: entry.options };
         // Only a package that takes toolsChanged can change its tools: the others keep 2026 list caching.
-        if (follower !== undefined) Object.defineProperty(host, 'toolsChanged', { enumerable: true, get: () => (follower.watched(), follower.toolsChanged) });
+        if (follower !== undefined)
+          Object.defineProperty(host, 'toolsChanged', {
+            enumerable: true,
+            get: () => (follower.watched(), follower.toolsChanged),
+          });
         const toolPackage = await loadInProcess(entry, config.baseDir, host, limitMs);
         follower?.loaded(toolPackage);
         loaded.push(toolPackage);
@@ -45,7 +67,6 @@ export async function loadToolPackages(config: ToolPackagesSettings, logger: Log
   }
   return loaded;
 }
-
 
 /** A loading failure's message: the host's own errors carry the whole message; anything else is described safely. */
 function describeFailure(error: unknown): string {

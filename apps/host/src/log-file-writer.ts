@@ -91,7 +91,7 @@ export class LogFileWriter {
 
 /** A regular file takes the whole buffer, unless the disk fills up part way (then write throws next). */
 function writeWhole(fd: number, bytes: Buffer): void {
-  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+  for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset, bytes.length - offset);
 }
 
 const writers = new Map<number, LogFileWriter>();

@@ -26,14 +26,23 @@ export function createHostLogger(level: string, fd: 1 | 2): Logger {
 }
 
 /** A pino logger with only a level and base fields, writing JSON lines into `stream`: one {@link accessLineWriter} serves. */
-export function jsonLineLogger(options: { level: string; base: Record<string, unknown> }, stream: DestinationStream): Logger {
+export function jsonLineLogger(
+  options: { level: string; base: Record<string, unknown> },
+  stream: DestinationStream,
+): Logger {
   const logger = pino({ level: options.level, base: options.base }, stream);
   jsonLineLoggers.add(logger);
   return logger;
 }
 
 /** Writes one request's access line (`request completed` at info) with the request id as its first field. */
-export type AccessLineWriter = (reqId: string, method: string, url: string, statusCode: number, responseTime: number) => void;
+export type AccessLineWriter = (
+  reqId: string,
+  method: string,
+  url: string,
+  statusCode: number,
+  responseTime: number,
+) => void;
 
 /** The host's own loggers writing JSON lines: no serializers, formatters, mixin, hooks or redaction. */
 const jsonLineLoggers = new WeakSet<Logger>();
@@ -73,7 +82,9 @@ export function accessLineWriter(logger: Logger): AccessLineWriter | undefined {
       }
       start = head;
     } else start = `${level}${time()}${bindings},"reqId":`;
-    stream.write(`${start}${jsonString(reqId)},"method":${METHOD_JSON.get(method) ?? jsonString(method)},"url":${jsonString(url)},"statusCode":${statusCode},"responseTime":${millisText(responseTime)},"msg":"request completed"${end}`);
+    stream.write(
+      `${start}${jsonString(reqId)},"method":${METHOD_JSON.get(method) ?? jsonString(method)},"url":${jsonString(url)},"statusCode":${statusCode},"responseTime":${millisText(responseTime)},"msg":"request completed"${end}`,
+    );
   };
 }
 
@@ -96,7 +107,9 @@ function jsonString(text: string): string {
 const METHOD_JSON = new Map(METHODS.map((method) => [method, `"${method}"`]));
 
 /** ".001" to ".999" without trailing zeros, and "" for 0: the fraction of a time rounded to the µs, as JSON writes it. */
-const MICROS_TEXT = Array.from({ length: 1000 }, (_, micros) => (micros === 0 ? '' : `.${String(micros).padStart(3, '0').replace(/0+$/, '')}`));
+const MICROS_TEXT = Array.from({ length: 1000 }, (_, micros) =>
+  micros === 0 ? '' : `.${String(micros).padStart(3, '0').replace(/0+$/, '')}`,
+);
 
 /**
  * A time in ms as JSON writes it. The host rounds response times to the µs: such a time is its whole
@@ -107,7 +120,9 @@ const MICROS_TEXT = Array.from({ length: 1000 }, (_, micros) => (micros === 0 ? 
 function millisText(ms: number): string {
   const micros = Math.round(ms * 1000);
   const whole = Math.floor(micros / 1000);
-  return micros / 1000 === ms && micros >= 0 && micros < 1e15 ? `${whole}${MICROS_TEXT[micros - whole * 1000]}` : `${ms}`;
+  return micros / 1000 === ms && micros >= 0 && micros < 1e15
+    ? `${whole}${MICROS_TEXT[micros - whole * 1000]}`
+    : `${ms}`;
 }
 
 function isRegularFile(fd: number): boolean {

@@ -36,17 +36,30 @@ export interface HostCatalog extends ComposedModeCatalog {
  * typo never passes silently.
  * @throws {Error} a ModeCatalogError, or an Error naming the tool package and the tool whose `Modes` is malformed.
  */
-export async function composeHostCatalog(config: AptixConfig, toolPackages: readonly LoadedToolPackage[], registry: AgentToolRegistry, livePackages: readonly string[] = []): Promise<HostCatalog> {
+export async function composeHostCatalog(
+  config: AptixConfig,
+  toolPackages: readonly LoadedToolPackage[],
+  registry: AgentToolRegistry,
+  livePackages: readonly string[] = [],
+): Promise<HostCatalog> {
   const base = await loadModeCatalog(config.modes ?? defaultCatalogPath);
   const configSource = config.file ? `the "modes" of ${config.file}` : 'the configuration';
   const extensions: ModeCatalogExtension[] = [];
   if (config.modeChanges) extensions.push({ source: configSource, ...config.modeChanges, unknownMode: 'error' });
-  for (const toolPackage of toolPackages) extensions.push({ source: `tool package "${toolPackage.name}"`, extend: packageJoins(toolPackage), unknownMode: 'warning' });
+  for (const toolPackage of toolPackages)
+    extensions.push({
+      source: `tool package "${toolPackage.name}"`,
+      extend: packageJoins(toolPackage),
+      unknownMode: 'warning',
+    });
 
   const { catalog, warnings } = composeModeCatalog(base, extensions);
   const awaited = livePackages.length === 0 ? new Map<string, string[]>() : unofferedNames(registry, catalog);
   if (livePackages.length === 0) refuseMisspeltNames(config, configSource, registry);
-  checkCatalogAgainstRegistry({ has: (name) => registry.has(name) || awaited.has(name), names: () => registry.names() }, catalog);
+  checkCatalogAgainstRegistry(
+    { has: (name) => registry.has(name) || awaited.has(name), names: () => registry.names() },
+    catalog,
+  );
   const later = [...awaited].map(
     ([name, modes]) =>
       `Tool "${name}" is named in mode${modes.length > 1 ? 's' : ''} ${modes.join(', ')}, but no package offers it at start-up. ` +
@@ -69,14 +82,21 @@ export async function composeHostCatalog(config: AptixConfig, toolPackages: read
  */
 function refuseMisspeltNames(config: AptixConfig, configSource: string, registry: AgentToolRegistry): void {
   const named: Array<[mode: string, tool: string]> = [
-    ...Object.entries(config.modeChanges?.extend ?? {}).flatMap(([mode, tools]) => tools.map((tool): [string, string] => [mode, tool])),
+    ...Object.entries(config.modeChanges?.extend ?? {}).flatMap(([mode, tools]) =>
+      tools.map((tool): [string, string] => [mode, tool]),
+    ),
     ...(config.modeChanges?.add ?? []).flatMap((mode) => mode.tools.map((tool): [string, string] => [mode.key, tool])),
   ];
   const typos = named.flatMap(([mode, tool]) => {
     const guess = registry.has(tool) ? undefined : closest(tool, registry.names());
-    return guess === undefined ? [] : [`mode "${mode}" names "${tool}", which no tool package offers: did you mean "${guess}"?`];
+    return guess === undefined
+      ? []
+      : [`mode "${mode}" names "${tool}", which no tool package offers: did you mean "${guess}"?`];
   });
-  if (typos.length > 0) throw new Error(`in ${configSource}, ${typos.join(' And ')} Fix: correct the name${typos.length > 1 ? 's' : ''} there.`);
+  if (typos.length > 0)
+    throw new Error(
+      `in ${configSource}, ${typos.join(' And ')} Fix: correct the name${typos.length > 1 ? 's' : ''} there.`,
+    );
 }
 
 /** Tool name → the modes that name it, for the names no package registered (the always-offered tools stay required). */

@@ -66,7 +66,8 @@ export class Permissions {
     const tools = entry?.tools;
     const packages = entry?.packages;
     // Without either list, every tool; with one of them, what it names.
-    this.#tools = !configured || (tools === undefined && packages === undefined) ? EVERYTHING : new Patterns(tools ?? []);
+    this.#tools =
+      !configured || (tools === undefined && packages === undefined) ? EVERYTHING : new Patterns(tools ?? []);
     this.#packages = packages === undefined ? NOTHING : new Patterns(packages);
     this.#modes = entry?.modes === undefined ? EVERYTHING : new Patterns(entry.modes);
     const approve = configured ? (entry.approve ?? false) : true;
@@ -105,7 +106,11 @@ export class PrincipalTable {
   /**
    * @throws Error naming a principal entry that names no accepted key (a typo would leave that key with every permission).
    */
-  constructor(entries: Readonly<Record<string, PrincipalEntry>>, keyNames: readonly string[], allowSelfApproval: readonly string[]) {
+  constructor(
+    entries: Readonly<Record<string, PrincipalEntry>>,
+    keyNames: readonly string[],
+    allowSelfApproval: readonly string[],
+  ) {
     for (const [name, entry] of Object.entries(entries)) {
       if (!keyNames.includes(name)) {
         throw new Error(

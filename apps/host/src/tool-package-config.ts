@@ -11,14 +11,22 @@ export const DEFAULT_WORKER_EXTERNAL_MB = 256;
 
 const ResourceLimits = Type.Object(
   {
-    maxOldGenerationSizeMb: Type.Optional(Type.Integer({ minimum: 16, description: 'Heap of each worker (MiB). A tool that needs more is stopped with RESOURCE_LIMIT.' })),
-    maxYoungGenerationSizeMb: Type.Optional(Type.Integer({ minimum: 1, description: 'Young generation of each worker (MiB).' })),
+    maxOldGenerationSizeMb: Type.Optional(
+      Type.Integer({
+        minimum: 16,
+        description: 'Heap of each worker (MiB). A tool that needs more is stopped with RESOURCE_LIMIT.',
+      }),
+    ),
+    maxYoungGenerationSizeMb: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Young generation of each worker (MiB).' }),
+    ),
     codeRangeSizeMb: Type.Optional(Type.Integer({ minimum: 1, description: 'Code range of each worker (MiB).' })),
     stackSizeMb: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Stack of each worker (MiB).' })),
     maxExternalMemoryMb: Type.Optional(
       Type.Integer({
         minimum: 1,
-        description: 'Memory each worker may hold outside the V8 heap (Buffers, ArrayBuffers; MiB, default 256), measured after each call and once a second: a worker over it is replaced, and its calls fail with RESOURCE_LIMIT.',
+        description:
+          'Memory each worker may hold outside the V8 heap (Buffers, ArrayBuffers; MiB, default 256), measured after each call and once a second: a worker over it is replaced, and its calls fail with RESOURCE_LIMIT.',
       }),
     ),
   },
@@ -29,11 +37,35 @@ const ResourceLimits = Type.Object(
 export const ToolPackageEntryObject = Type.Object(
   {
     package: Type.String({ minLength: 1, description: 'npm name or path of the tool package.' }),
-    isolation: Type.Optional(Type.Union([Type.Literal('worker'), Type.Literal('none')], { description: '"worker": load and run the package in worker threads; "none" (the default): in the host process.' })),
-    options: Type.Optional(Type.Object({}, { additionalProperties: true, description: "Handed to the package's createDependencies and createTools as host.options." })),
-    optional: Type.Optional(Type.Boolean({ description: 'When true, a package that fails to load is skipped with an error in the log instead of stopping start-up.' })),
-    startupTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: "This package's time limit for its import, and for its createDependencies and createTools." })),
-    workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'Worker threads for an isolated package (default 2).' })),
+    isolation: Type.Optional(
+      Type.Union([Type.Literal('worker'), Type.Literal('none')], {
+        description: '"worker": load and run the package in worker threads; "none" (the default): in the host process.',
+      }),
+    ),
+    options: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: "Handed to the package's createDependencies and createTools as host.options.",
+        },
+      ),
+    ),
+    optional: Type.Optional(
+      Type.Boolean({
+        description:
+          'When true, a package that fails to load is skipped with an error in the log instead of stopping start-up.',
+      }),
+    ),
+    startupTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: "This package's time limit for its import, and for its createDependencies and createTools.",
+      }),
+    ),
+    workers: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 64, description: 'Worker threads for an isolated package (default 2).' }),
+    ),
     resourceLimits: Type.Optional(ResourceLimits),
   },
   { additionalProperties: false },
@@ -70,7 +102,10 @@ export function normaliseToolPackages(entries: readonly ToolPackageEntry[], wher
   return entries.map((entry) => {
     const object = typeof entry === 'string' ? { package: entry } : entry;
     const key = JSON.stringify([object.package, object.options ?? {}]);
-    if (seen.has(key)) throw new Error(`toolPackages lists "${object.package}" twice${object.options ? ' with the same options' : ''}${where}. Fix: list each tool package once.`);
+    if (seen.has(key))
+      throw new Error(
+        `toolPackages lists "${object.package}" twice${object.options ? ' with the same options' : ''}${where}. Fix: list each tool package once.`,
+      );
     seen.add(key);
     return {
       specifier: object.package,

@@ -58,10 +58,12 @@ export interface ToolPackageModule {
 export function withTimeLimit<T>(work: () => T | PromiseLike<T>, limitMs: number, onTimeout: () => Error): Promise<T> {
   return new Promise<T>((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(onTimeout()), limitMs);
-    const done = <A extends unknown[]>(settle: (...args: A) => void) => (...args: A) => {
-      clearTimeout(timer);
-      settle(...args);
-    };
+    const done =
+      <A extends unknown[]>(settle: (...args: A) => void) =>
+      (...args: A) => {
+        clearTimeout(timer);
+        settle(...args);
+      };
     try {
       Promise.resolve(work()).then(done(resolvePromise), done(reject));
     } catch (error) {
@@ -80,7 +82,11 @@ function fixTimeout(specifier: string, limitMs: number): string {
 }
 
 /** Imports a package's entry under its time limit. */
-export async function importToolPackage(specifier: string, baseDir: string, limitMs: number): Promise<{ module: ToolPackageModule; entry: string; name: string; version: string | undefined; folder: string }> {
+export async function importToolPackage(
+  specifier: string,
+  baseDir: string,
+  limitMs: number,
+): Promise<{ module: ToolPackageModule; entry: string; name: string; version: string | undefined; folder: string }> {
   const entry = resolveEntry(specifier, baseDir);
   const meta = readPackageMeta(entry);
   const who = label(specifier, meta?.name);
@@ -89,13 +95,25 @@ export async function importToolPackage(specifier: string, baseDir: string, limi
     module = await withTimeLimit(
       () => import(pathToFileURL(entry).href) as Promise<ToolPackageModule>,
       limitMs,
-      () => new ToolPackageError(`Tool package ${who} did not finish importing within ${limitMs} ms (its entry ${entry} hangs). ${fixTimeout(specifier, limitMs)}`),
+      () =>
+        new ToolPackageError(
+          `Tool package ${who} did not finish importing within ${limitMs} ms (its entry ${entry} hangs). ${fixTimeout(specifier, limitMs)}`,
+        ),
     );
   } catch (error) {
     if (isToolPackageError(error)) throw error;
-    throw new ToolPackageError(`Tool package ${who} failed to load from ${entry}: importing it ${threwWithFix(error, 'build the package (its dist/ must exist) or fix that error.')}`, { cause: error });
+    throw new ToolPackageError(
+      `Tool package ${who} failed to load from ${entry}: importing it ${threwWithFix(error, 'build the package (its dist/ must exist) or fix that error.')}`,
+      { cause: error },
+    );
   }
-  return { module, entry, name: meta?.name ?? specifier, version: meta?.version, folder: meta?.folder ?? dirname(entry) };
+  return {
+    module,
+    entry,
+    name: meta?.name ?? specifier,
+    version: meta?.version,
+    folder: meta?.folder ?? dirname(entry),
+  };
 }
 
 /** Reads `tools` (and runs `createDependencies`, `createTools`) of an imported package, each under its time limit. */
@@ -110,43 +128,83 @@ export async function setUpToolPackage(
     try {
       return get();
     } catch (error) {
-      throw new ToolPackageError(`Tool package ${name}: reading its ${what} threw ${describeThrown(error)}. Fix: export plain values.`, { cause: error });
+      throw new ToolPackageError(
+        `Tool package ${name}: reading its ${what} threw ${describeThrown(error)}. Fix: export plain values.`,
+        { cause: error },
+      );
     }
   };
   const staticTools = read('`tools` export', () => module.tools);
   if (!Array.isArray(staticTools)) {
-    throw new ToolPackageError(`Tool package ${name} exports no \`tools\` array (got ${describeValue(staticTools)}). Fix: add \`export const tools = [YourTool] as const satisfies ToolList;\` to its entry (${who.entry}).`);
+    throw new ToolPackageError(
+      `Tool package ${name} exports no \`tools\` array (got ${describeValue(staticTools)}). Fix: add \`export const tools = [YourTool] as const satisfies ToolList;\` to its entry (${who.entry}).`,
+    );
   }
   const tools = read('`tools` array', () => [...(staticTools as unknown[])]) as AnyAgentToolClass[];
   const createDependencies = read('`createDependencies` export', () => module.createDependencies);
   const createTools = read('`createTools` export', () => module.createTools);
-  for (const [exported, value] of [['createDependencies', createDependencies], ['createTools', createTools]] as const) {
+  for (const [exported, value] of [
+    ['createDependencies', createDependencies],
+    ['createTools', createTools],
+  ] as const) {
     if (value !== undefined && typeof value !== 'function') {
-      throw new ToolPackageError(`Tool package ${name} exports \`${exported}\` but it is ${describeValue(value)}, not a function. Fix: export a function of the host ({ logger, options }).`);
+      throw new ToolPackageError(
+        `Tool package ${name} exports \`${exported}\` but it is ${describeValue(value)}, not a function. Fix: export a function of the host ({ logger, options }).`,
+      );
     }
   }
 
   let dependencies: Record<string, unknown> = {};
   if (typeof createDependencies === 'function') {
-    const provided = await runHook(name, who.specifier, 'createDependencies', () => (createDependencies as (h: ToolPackageHost) => unknown)(host), limitMs);
+    const provided = await runHook(
+      name,
+      who.specifier,
+      'createDependencies',
+      () => (createDependencies as (h: ToolPackageHost) => unknown)(host),
+      limitMs,
+    );
     dependencies = plainRecord(name, provided);
   }
   if (typeof createTools === 'function') {
-    const made = await runHook(name, who.specifier, 'createTools', () => (createTools as (h: ToolPackageHost) => unknown)(host), limitMs);
+    const made = await runHook(
+      name,
+      who.specifier,
+      'createTools',
+      () => (createTools as (h: ToolPackageHost) => unknown)(host),
+      limitMs,
+    );
     if (!Array.isArray(made)) {
-      throw new ToolPackageError(`Tool package ${name}: createTools() returned ${describeValue(made)}; it must return an array of tool classes (a ToolList), or a promise of one.`);
+      throw new ToolPackageError(
+        `Tool package ${name}: createTools() returned ${describeValue(made)}; it must return an array of tool classes (a ToolList), or a promise of one.`,
+      );
     }
-    tools.push(...read('createTools() result', () => [...(made as unknown[])]) as AnyAgentToolClass[]);
+    tools.push(...(read('createTools() result', () => [...(made as unknown[])]) as AnyAgentToolClass[]));
   }
   return { tools, dependencies };
 }
 
-async function runHook(name: string, specifier: string, hook: string, call: () => unknown, limitMs: number): Promise<unknown> {
+async function runHook(
+  name: string,
+  specifier: string,
+  hook: string,
+  call: () => unknown,
+  limitMs: number,
+): Promise<unknown> {
   try {
-    return await withTimeLimit(call, limitMs, () => new ToolPackageError(`Tool package ${name}: ${hook}() did not finish within ${limitMs} ms. ${fixTimeout(specifier, limitMs)}`));
+    return await withTimeLimit(
+      call,
+      limitMs,
+      () =>
+        new ToolPackageError(
+          `Tool package ${name}: ${hook}() did not finish within ${limitMs} ms. ${fixTimeout(specifier, limitMs)}`,
+        ),
+    );
   } catch (error) {
     if (isToolPackageError(error)) throw error;
-    throw new ToolPackageError(`Tool package ${name}: ${hook}() ${threwWithFix(error, 'make it work with what the host hands it ({ logger, options }), or fix that error.')}`, { cause: error });
+    throw new ToolPackageError(
+      `Tool package ${name}: ${hook}() ${threwWithFix(error, 'make it work with what the host hands it ({ logger, options }), or fix that error.')}`,
+      { cause: error },
+    );
   }
 }
 
@@ -159,7 +217,9 @@ function threwWithFix(error: unknown, fix: string): string {
 /** `createDependencies` must give a plain object: a string would otherwise register dependencies named "0", "1", … */
 function plainRecord(name: string, value: unknown): Record<string, unknown> {
   const refuse = (why: string) =>
-    new ToolPackageError(`Tool package ${name}: createDependencies() returned ${why}; it must return a plain object of dependencies by constructor-parameter name, e.g. { weatherClient: new WeatherClient() }.`);
+    new ToolPackageError(
+      `Tool package ${name}: createDependencies() returned ${why}; it must return a plain object of dependencies by constructor-parameter name, e.g. { weatherClient: new WeatherClient() }.`,
+    );
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw refuse(describeValue(value));
   let entries: Array<[string, unknown]>;
@@ -189,9 +249,19 @@ function describeValue(value: unknown): string {
 }
 
 /** Imports and sets up one package in the host process. */
-export async function loadInProcess(config: ToolPackageConfig, baseDir: string, host: ToolPackageHost, limitMs: number): Promise<LoadedToolPackage> {
+export async function loadInProcess(
+  config: ToolPackageConfig,
+  baseDir: string,
+  host: ToolPackageHost,
+  limitMs: number,
+): Promise<LoadedToolPackage> {
   const imported = await importToolPackage(config.specifier, baseDir, limitMs);
-  const { tools, dependencies } = await setUpToolPackage(imported.module, { specifier: config.specifier, name: imported.name, entry: imported.entry }, host, limitMs);
+  const { tools, dependencies } = await setUpToolPackage(
+    imported.module,
+    { specifier: config.specifier, name: imported.name, entry: imported.entry },
+    host,
+    limitMs,
+  );
   return {
     specifier: config.specifier,
     name: imported.name,
@@ -218,7 +288,11 @@ export async function closeModule(module: ToolPackageModule, name: string, limit
     return;
   }
   if (typeof close !== 'function') return;
-  await withTimeLimit(() => (close as () => unknown)(), limitMs, () => new ToolPackageError(`Tool package ${name}: close() did not finish within ${limitMs} ms.`)).catch(() => undefined);
+  await withTimeLimit(
+    () => (close as () => unknown)(),
+    limitMs,
+    () => new ToolPackageError(`Tool package ${name}: close() did not finish within ${limitMs} ms.`),
+  ).catch(() => undefined);
 }
 
 /** Where a specifier's entry file is: names from `baseDir` then from the host; paths against `baseDir`. */
@@ -231,12 +305,20 @@ export function resolveEntry(specifier: string, baseDir: string): string {
       // A folder resolves through its package.json (exports, then main), like an installed package.
       entry = createRequire(join(baseDir, 'noop.js')).resolve(path);
     } catch (error) {
-      throw new ToolPackageError(`Tool package "${specifier}" was not found at ${path}: ${(error as Error).message.split('\n')[0]}. Fix: point toolPackages at a built package folder or its entry file.`, { cause: error });
+      throw new ToolPackageError(
+        `Tool package "${specifier}" was not found at ${path}: ${(error as Error).message.split('\n')[0]}. Fix: point toolPackages at a built package folder or its entry file.`,
+        { cause: error },
+      );
     }
     // A path straight to a JSON file (the configuration file itself, a package.json) is no package: say so, before an import fails obscurely.
     if (extname(entry) === '.json') {
-      const what = basename(entry) === 'package.json' ? "a package's package.json" : `a JSON file${basename(entry) === 'aptix.config.json' ? ' (the configuration file itself)' : ''}`;
-      throw new ToolPackageError(`Tool package "${specifier}" resolves to the file ${entry}, which is ${what}, not a tool package. Fix: point toolPackages at a tool package's folder (the one holding its package.json), e.g. "./acme-weather", or at its built entry file (dist/index.js).`);
+      const what =
+        basename(entry) === 'package.json'
+          ? "a package's package.json"
+          : `a JSON file${basename(entry) === 'aptix.config.json' ? ' (the configuration file itself)' : ''}`;
+      throw new ToolPackageError(
+        `Tool package "${specifier}" resolves to the file ${entry}, which is ${what}, not a tool package. Fix: point toolPackages at a tool package's folder (the one holding its package.json), e.g. "./acme-weather", or at its built entry file (dist/index.js).`,
+      );
     }
     return entry;
   }
@@ -249,15 +331,23 @@ export function resolveEntry(specifier: string, baseDir: string): string {
   }
   // A name one slip away from an installed package is a typo: installing it would fetch another package, or nothing.
   const guess = nearInstalled(specifier, installedPackages([baseDir, ...(hostRequire.resolve.paths('') ?? [])]));
-  if (guess !== undefined) throw new ToolPackageError(`Tool package "${specifier}" is not installed (looked from ${baseDir} and from the host); "${guess}" is. Fix: did you mean "${guess}"? Correct its name in toolPackages.`);
-  throw new ToolPackageError(`Tool package "${specifier}" is not installed (looked from ${baseDir} and from the host). Fix: \`npm install ${specifier}\`, or correct its name in toolPackages.`);
+  if (guess !== undefined)
+    throw new ToolPackageError(
+      `Tool package "${specifier}" is not installed (looked from ${baseDir} and from the host); "${guess}" is. Fix: did you mean "${guess}"? Correct its name in toolPackages.`,
+    );
+  throw new ToolPackageError(
+    `Tool package "${specifier}" is not installed (looked from ${baseDir} and from the host). Fix: \`npm install ${specifier}\`, or correct its name in toolPackages.`,
+  );
 }
 
 /** The installed package in the same scope whose name is one slip away from `specifier`'s, if any. */
 function nearInstalled(specifier: string, installed: readonly string[]): string | undefined {
   const scope = (name: string) => (name.startsWith('@') ? name.slice(0, name.indexOf('/') + 1) : '');
   const own = scope(specifier);
-  const guess = closest(specifier.slice(own.length), installed.filter((name) => scope(name) === own).map((name) => name.slice(own.length)));
+  const guess = closest(
+    specifier.slice(own.length),
+    installed.filter((name) => scope(name) === own).map((name) => name.slice(own.length)),
+  );
   return guess === undefined ? undefined : `${own}${guess}`;
 }
 
@@ -266,10 +356,11 @@ function installedPackages(dirs: readonly string[]): string[] {
   const folders = new Set<string>();
   for (const dir of dirs) {
     if (basename(dir) === 'node_modules') folders.add(dir);
-    else for (let at = resolve(dir); ; at = dirname(at)) {
-      folders.add(join(at, 'node_modules'));
-      if (dirname(at) === at) break;
-    }
+    else
+      for (let at = resolve(dir); ; at = dirname(at)) {
+        folders.add(join(at, 'node_modules'));
+        if (dirname(at) === at) break;
+      }
   }
   const names = new Set<string>();
   const list = (dir: string) => {
@@ -301,4 +392,3 @@ export function readPackageMeta(entry: string): { name?: string; version?: strin
     if (dirname(dir) === dir) return undefined;
   }
 }
-

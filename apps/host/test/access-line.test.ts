@@ -37,10 +37,18 @@ describe("the access line's writer (the host's own JSON-line logger at info)", (
       reference.info({ reqId, method, url, statusCode, responseTime }, 'request completed');
     }
     expect(lines.map(timeless)).toEqual(expected.map(timeless));
-    expect(JSON.parse(lines[1]!)).toMatchObject({ level: 30, pid: 7, reqId: 'given.id-1', url: '/v1/tools?q="quoted"&b=\\back', statusCode: 404, responseTime: 12.5, msg: 'request completed' });
+    expect(JSON.parse(lines[1]!)).toMatchObject({
+      level: 30,
+      pid: 7,
+      reqId: 'given.id-1',
+      url: '/v1/tools?q="quoted"&b=\\back',
+      statusCode: 404,
+      responseTime: 12.5,
+      msg: 'request completed',
+    });
   });
 
-  it("stamps each line with the time it is written, across milliseconds", async () => {
+  it('stamps each line with the time it is written, across milliseconds', async () => {
     const { stream, lines } = sink();
     const write = accessLineWriter(jsonLineLogger({ level: 'info', base: { pid: 7 } }, stream))!;
     for (let i = 0; i < 3; i++) {
@@ -54,7 +62,7 @@ describe("the access line's writer (the host's own JSON-line logger at info)", (
     }
   });
 
-  it('is not offered below info, nor for a logger the host did not make (an embedder\'s, which may have serializers or redaction)', () => {
+  it("is not offered below info, nor for a logger the host did not make (an embedder's, which may have serializers or redaction)", () => {
     expect(accessLineWriter(jsonLineLogger({ level: 'warn', base: { pid: 7 } }, sink().stream))).toBeUndefined();
     expect(accessLineWriter(pino({ level: 'info' }, sink().stream))).toBeUndefined();
   });

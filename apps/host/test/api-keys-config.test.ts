@@ -15,12 +15,20 @@ const WITH_EQUALS = 'q8Vd+/Zr3nW2sXy0Tb5uLc9hPa7eMf1gKj4iOo6l=';
 const KEYS = [KEY, OTHER, WITH_EQUALS];
 
 /** Runs `aptix <command>` with the env in a scratch folder (optionally with a config file) and returns the run. */
-async function start(command: 'check' | 'serve', env: Record<string, string>, file?: Record<string, unknown>): Promise<CliRun> {
+async function start(
+  command: 'check' | 'serve',
+  env: Record<string, string>,
+  file?: Record<string, unknown>,
+): Promise<CliRun> {
   const space = scratch();
   try {
     const args = command === 'serve' ? ['serve', '--port', '0'] : ['check'];
     if (file !== undefined) writeFileSync(join(space.dir, 'aptix.config.json'), JSON.stringify(file));
-    return await runCli(file === undefined ? args : [...args, '--config', join(space.dir, 'aptix.config.json')], { env: { APTIX_DB: space.db, ...env }, cwd: space.dir, timeoutMs: 15_000 });
+    return await runCli(file === undefined ? args : [...args, '--config', join(space.dir, 'aptix.config.json')], {
+      env: { APTIX_DB: space.db, ...env },
+      cwd: space.dir,
+      timeoutMs: 15_000,
+    });
   } finally {
     space.cleanup();
   }
@@ -33,19 +41,31 @@ function expectRefused(run: CliRun, message: RegExp): void {
 }
 
 describe('API keys that are set but hold none', () => {
-  it.each(['check', 'serve'] as const)('aptix %s refuses APTIX_API_KEYS=" , ", saying it is set but holds no key and how to fix it', async (command) => {
-    for (const value of [' , ', ',', ' ,, , ']) {
-      const run = await start(command, { APTIX_API_KEYS: value });
-      expectRefused(run, /APTIX_API_KEYS is set but holds no key .*Fix: give at least one key, each "<name>=<key>" .*or remove APTIX_API_KEYS to run without keys/);
-    }
-  });
+  it.each(['check', 'serve'] as const)(
+    'aptix %s refuses APTIX_API_KEYS=" , ", saying it is set but holds no key and how to fix it',
+    async (command) => {
+      for (const value of [' , ', ',', ' ,, , ']) {
+        const run = await start(command, { APTIX_API_KEYS: value });
+        expectRefused(
+          run,
+          /APTIX_API_KEYS is set but holds no key .*Fix: give at least one key, each "<name>=<key>" .*or remove APTIX_API_KEYS to run without keys/,
+        );
+      }
+    },
+  );
 
   it('refuses it next to APTIX_API_KEY too: the list was meant to hold keys', async () => {
-    expectRefused(await start('serve', { APTIX_API_KEY: KEY, APTIX_API_KEYS: ' , ' }), /APTIX_API_KEYS is set but holds no key/);
+    expectRefused(
+      await start('serve', { APTIX_API_KEY: KEY, APTIX_API_KEYS: ' , ' }),
+      /APTIX_API_KEYS is set but holds no key/,
+    );
   });
 
   it('refuses "apiKeys": [] in the configuration file', async () => {
-    expectRefused(await start('check', {}, { apiKeys: [] }), /apiKeys in .*aptix\.config\.json is set but holds no key/);
+    expectRefused(
+      await start('check', {}, { apiKeys: [] }),
+      /apiKeys in .*aptix\.config\.json is set but holds no key/,
+    );
   });
 
   it('an empty APTIX_API_KEYS is not set: the host starts without keys, as before', async () => {
@@ -55,17 +75,25 @@ describe('API keys that are set but hold none', () => {
 });
 
 describe('an entry whose name is not a name', () => {
-  const rule = /entry (\d) has an "=" within its first 65 characters, so what comes before it is a key name, and it is not a valid one: a name is 1 to 64 letters, digits, "_", "\." or "-" \(\[A-Za-z0-9_\.-\]\{1,64\}\)\. Fix: write the entry as <name>=<key>/;
+  const rule =
+    /entry (\d) has an "=" within its first 65 characters, so what comes before it is a key name, and it is not a valid one: a name is 1 to 64 letters, digits, "_", "\." or "-" \(\[A-Za-z0-9_\.-\]\{1,64\}\)\. Fix: write the entry as <name>=<key>/;
 
-  it.each(['check', 'serve'] as const)('aptix %s refuses ops!=<key>, naming the entry and the rule, never the key', async (command) => {
-    const run = await start(command, { APTIX_API_KEYS: `ops!=${KEY}` });
-    expectRefused(run, rule);
-    expect(rule.exec(run.stderr)?.[1]).toBe('1');
-    expect(run.stderr).not.toContain('ops!');
-  });
+  it.each(['check', 'serve'] as const)(
+    'aptix %s refuses ops!=<key>, naming the entry and the rule, never the key',
+    async (command) => {
+      const run = await start(command, { APTIX_API_KEYS: `ops!=${KEY}` });
+      expectRefused(run, rule);
+      expect(rule.exec(run.stderr)?.[1]).toBe('1');
+      expect(run.stderr).not.toContain('ops!');
+    },
+  );
 
   it('names the position of the bad entry among good ones, in the environment and in the file', async () => {
-    for (const entries of [[`ops=${KEY}`, `bad name=${OTHER}`], [`ops=${KEY}`, `=${OTHER}`], [`ops=${KEY}`, `${'n'.repeat(63)}!=${OTHER}`]]) {
+    for (const entries of [
+      [`ops=${KEY}`, `bad name=${OTHER}`],
+      [`ops=${KEY}`, `=${OTHER}`],
+      [`ops=${KEY}`, `${'n'.repeat(63)}!=${OTHER}`],
+    ]) {
       const fromEnv = await start('check', { APTIX_API_KEYS: entries.join(',') });
       expectRefused(fromEnv, /APTIX_API_KEYS entry 2 has an "=" within its first 65 characters/);
       const fromFile = await start('check', {}, { apiKeys: entries });
@@ -76,15 +104,23 @@ describe('an entry whose name is not a name', () => {
   it('a named key that holds "=" is accepted and works; so is an unnamed key whose first "=" comes after position 65', async () => {
     const unnamed = 'u'.repeat(70) + '==';
     const space = scratch();
-    const host = await startHost({ env: { APTIX_DB: space.db, APTIX_API_KEYS: `ci=${WITH_EQUALS}, ${unnamed}`, LOG_LEVEL: 'info' } });
+    const host = await startHost({
+      env: { APTIX_DB: space.db, APTIX_API_KEYS: `ci=${WITH_EQUALS}, ${unnamed}`, LOG_LEVEL: 'info' },
+    });
     try {
       for (const key of [WITH_EQUALS, unnamed]) {
         const answer = await fetch(`${host.url}/v1/tools`, { headers: { authorization: `Bearer ${key}` } });
         expect(answer.status, key).toBe(200);
       }
-      expect((await fetch(`${host.url}/v1/tools`, { headers: { authorization: `Bearer ${WITH_EQUALS.slice(0, -1)}` } })).status).toBe(401);
+      expect(
+        (await fetch(`${host.url}/v1/tools`, { headers: { authorization: `Bearer ${WITH_EQUALS.slice(0, -1)}` } }))
+          .status,
+      ).toBe(401);
       // The access lines name each key by its name: "ci", and "key2" after its position.
-      for (const actor of ['ci', 'key2']) expect(await logLine(host, (line) => line.msg === 'request completed' && line.actor === actor)).toMatchObject({ statusCode: 200 });
+      for (const actor of ['ci', 'key2'])
+        expect(await logLine(host, (line) => line.msg === 'request completed' && line.actor === actor)).toMatchObject({
+          statusCode: 200,
+        });
     } finally {
       await host.stop();
       space.cleanup();

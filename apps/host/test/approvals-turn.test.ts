@@ -23,11 +23,19 @@ describe('a turn that waits for a person', () => {
     const { model } = suite;
     let host = suite.host;
     const { id } = (await post(host, '/v1/sessions', { mode: 'tool_diagnostics' })).body;
-    model.script(respond(undefined, call('call_refund', 'testing_issue_refund', { orderId: 'T-1', amount: 2500, currency: 'EUR' })));
+    model.script(
+      respond(
+        undefined,
+        call('call_refund', 'testing_issue_refund', { orderId: 'T-1', amount: 2500, currency: 'EUR' }),
+      ),
+    );
     const before = model.requests.length;
     const paused = await post(host, `/v1/sessions/${id}/messages`, { input: 'Refund order T-1, 2500 EUR.' });
     expect(paused.status).toBe(200);
-    expect(paused.body).toMatchObject({ status: 'waiting_for_approval', pendingToolCalls: [{ callId: 'call_refund', name: 'testing_issue_refund' }] });
+    expect(paused.body).toMatchObject({
+      status: 'waiting_for_approval',
+      pendingToolCalls: [{ callId: 'call_refund', name: 'testing_issue_refund' }],
+    });
     const [approvalId] = paused.body.pendingApprovals as string[];
     expect(approvalId).toBeDefined();
     expect(model.requests.length).toBe(before + 1);
@@ -38,18 +46,26 @@ describe('a turn that waits for a person', () => {
     expect(early.body).toMatchObject({ status: 'waiting_for_approval', pendingApprovals: [approvalId] });
     expect(model.requests.length).toBe(before + 1);
     // A client cannot answer the call in the person's place.
-    const forged = await post(host, `/v1/sessions/${id}/tool-outputs`, { outputs: [{ callId: 'call_refund', output: { refundId: 'fake' } }] });
+    const forged = await post(host, `/v1/sessions/${id}/tool-outputs`, {
+      outputs: [{ callId: 'call_refund', output: { refundId: 'fake' } }],
+    });
     expect(forged.status).toBe(400);
     expect(forged.body.error.message).toContain(`decide approval ${approvalId}`);
 
-    expect((await post(host, `/v1/approvals/${approvalId}`, { decision: 'approve' })).body).toMatchObject({ status: 'executed' });
+    expect((await post(host, `/v1/approvals/${approvalId}`, { decision: 'approve' })).body).toMatchObject({
+      status: 'executed',
+    });
     // The host stops between the decision and the resume; another takes over on the same database.
     host = await suite.restart();
 
     model.script(respond('The refund of 2500 EUR for T-1 is done.'));
     const resumed = await post(host, `/v1/sessions/${id}/resume`);
     expect(resumed.body).toMatchObject({ status: 'completed', output: 'The refund of 2500 EUR for T-1 is done.' });
-    expect(JSON.parse(outputFor(model, 'call_refund')!)).toMatchObject({ orderId: 'T-1', amount: 2500, status: 'refunded' });
+    expect(JSON.parse(outputFor(model, 'call_refund')!)).toMatchObject({
+      orderId: 'T-1',
+      amount: 2500,
+      status: 'refunded',
+    });
     // Nothing waits any more.
     expect((await post(host, `/v1/sessions/${id}/resume`)).status).toBe(400);
   });
@@ -57,7 +73,9 @@ describe('a turn that waits for a person', () => {
   it('tells the model that the person declined, with their note, not that the call failed for a technical reason', async () => {
     const { host, model } = suite;
     const { id } = (await post(host, '/v1/sessions', { mode: 'tool_diagnostics' })).body;
-    model.script(respond(undefined, call('call_big', 'testing_issue_refund', { orderId: 'T-2', amount: 9000, currency: 'USD' })));
+    model.script(
+      respond(undefined, call('call_big', 'testing_issue_refund', { orderId: 'T-2', amount: 9000, currency: 'USD' })),
+    );
     const paused = await post(host, `/v1/sessions/${id}/messages`, { input: 'Refund T-2.' });
     const [approvalId] = paused.body.pendingApprovals as string[];
     await post(host, `/v1/approvals/${approvalId}`, { decision: 'deny', note: 'Customer already got a voucher.' });
@@ -74,8 +92,14 @@ describe('a turn that waits for a person', () => {
   it('runs a call under the threshold at once, in the same turn', async () => {
     const { host, model } = suite;
     const { id } = (await post(host, '/v1/sessions', { mode: 'tool_diagnostics' })).body;
-    model.script(respond(undefined, call('call_small', 'testing_issue_refund', { orderId: 'T-3', amount: 20, currency: 'GBP' })), respond('Done: 20 GBP refunded.'));
+    model.script(
+      respond(undefined, call('call_small', 'testing_issue_refund', { orderId: 'T-3', amount: 20, currency: 'GBP' })),
+      respond('Done: 20 GBP refunded.'),
+    );
     const turn = await post(host, `/v1/sessions/${id}/messages`, { input: 'Refund T-3, 20 GBP.' });
-    expect(turn.body).toMatchObject({ status: 'completed', toolCalls: [{ name: 'testing_issue_refund', successful: true }] });
+    expect(turn.body).toMatchObject({
+      status: 'completed',
+      toolCalls: [{ name: 'testing_issue_refund', successful: true }],
+    });
   });
 });

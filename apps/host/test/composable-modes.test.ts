@@ -33,7 +33,10 @@ describe('composable modes: tool packages and the configuration add to the shipp
 
   beforeAll(() => {
     mkdirSync(acme, { recursive: true });
-    writeFileSync(join(acme, 'package.json'), JSON.stringify({ name: 'acme-tools', version: '1.0.0', type: 'module', main: 'index.js' }));
+    writeFileSync(
+      join(acme, 'package.json'),
+      JSON.stringify({ name: 'acme-tools', version: '1.0.0', type: 'module', main: 'index.js' }),
+    );
     writeFileSync(
       join(acme, 'index.js'),
       toolSource('JoiningTool', 'acme_joining', "static Modes = ['general', 'research'];") +
@@ -49,7 +52,9 @@ describe('composable modes: tool packages and the configuration add to the shipp
     config('composed.json', {
       modes: {
         extend: { tool_diagnostics: ['acme_configured'] },
-        add: [{ key: 'weather', displayName: 'Weather', description: 'Forecasts and conversions.', tools: ['acme_added'] }],
+        add: [
+          { key: 'weather', displayName: 'Weather', description: 'Forecasts and conversions.', tools: ['acme_added'] },
+        ],
       },
     });
 
@@ -60,7 +65,9 @@ describe('composable modes: tool packages and the configuration add to the shipp
     expect(report.ok).toBe(true);
     expect(report.modes).toEqual(['general', 'ddr_authoring', 'tool_diagnostics', 'weather']);
     expect(report.warnings).toEqual([
-      expect.stringMatching(/^tool package "acme-tools" adds "acme_joining" to mode "research", which this host's catalog does not have \(modes: general, ddr_authoring, tool_diagnostics, weather\), so it joins no mode there\. Fix: /),
+      expect.stringMatching(
+        /^tool package "acme-tools" adds "acme_joining" to mode "research", which this host's catalog does not have \(modes: general, ddr_authoring, tool_diagnostics, weather\), so it joins no mode there\. Fix: /,
+      ),
       'Tool "acme_idle" from "acme-tools" is offered in no mode, so no session\'s model is offered it (HTTP, MCP and the CLI still serve it). ' +
         'Fix: add static readonly Modes = [\'general\'] to its class, or "modes": { "extend": { "general": ["acme_idle"] } } to aptix.config.json.',
     ]);
@@ -82,42 +89,98 @@ describe('composable modes: tool packages and the configuration add to the shipp
       ['weather', ['acme_added']],
     ]);
     expect(modes.filter((mode) => mode.isDefault).map((mode) => mode.key)).toEqual(['general']);
-    const weather = (await runCli(['--config', file, 'tools', 'list', '--mode', 'weather'], { env })).json<{ tools: Array<{ name: string }> }>();
+    const weather = (await runCli(['--config', file, 'tools', 'list', '--mode', 'weather'], { env })).json<{
+      tools: Array<{ name: string }>;
+    }>();
     expect(weather.tools.map((tool) => tool.name)).toEqual(['acme_added', 'agent_list_modes', 'agent_change_mode']);
   });
 
   it('agent_list_modes lists the added mode and agent_change_mode moves a session into it', async () => {
     const file = composed();
-    const listed = (await runCli(['--config', file, 'tools', 'call', 'agent_list_modes', '{}'], { env })).json<{ successful: boolean; result: { modes: Array<{ key: string }> } }>();
+    const listed = (await runCli(['--config', file, 'tools', 'call', 'agent_list_modes', '{}'], { env })).json<{
+      successful: boolean;
+      result: { modes: Array<{ key: string }> };
+    }>();
     expect(listed.successful).toBe(true);
-    expect(listed.result.modes.map((mode) => mode.key)).toEqual(['general', 'ddr_authoring', 'tool_diagnostics', 'weather']);
-    const session = (await runCli(['--config', file, 'sessions', 'create'], { env })).json<{ id: string; mode: string }>();
+    expect(listed.result.modes.map((mode) => mode.key)).toEqual([
+      'general',
+      'ddr_authoring',
+      'tool_diagnostics',
+      'weather',
+    ]);
+    const session = (await runCli(['--config', file, 'sessions', 'create'], { env })).json<{
+      id: string;
+      mode: string;
+    }>();
     expect(session.mode).toBe('general');
-    const changed = await runCli(['--config', file, 'tools', 'call', '--session', session.id, 'agent_change_mode', JSON.stringify({ mode: 'weather', branch: false, reason: 'The user asks for a forecast.' })], { env });
+    const changed = await runCli(
+      [
+        '--config',
+        file,
+        'tools',
+        'call',
+        '--session',
+        session.id,
+        'agent_change_mode',
+        JSON.stringify({ mode: 'weather', branch: false, reason: 'The user asks for a forecast.' }),
+      ],
+      { env },
+    );
     expect(changed.json<{ successful: boolean }>().successful, changed.stdout).toBe(true);
-    expect((await runCli(['--config', file, 'sessions', 'show', session.id], { env })).json<{ mode: string }>().mode).toBe('weather');
+    expect(
+      (await runCli(['--config', file, 'sessions', 'show', session.id], { env })).json<{ mode: string }>().mode,
+    ).toBe('weather');
   });
 
   it('refuses a configured extension of a mode the catalog lacks, listing the modes', async () => {
-    const run = await runCli(['--config', config('typo.json', { modes: { extend: { genral: ['acme_configured'] } } }), 'check'], { env });
+    const run = await runCli(
+      ['--config', config('typo.json', { modes: { extend: { genral: ['acme_configured'] } } }), 'check'],
+      { env },
+    );
     expect(run.code).toBe(1);
-    expect(run.json<{ error: { message: string } }>().error.message).toContain('adds tools to mode "genral", which the catalog does not have. Valid modes: general, ddr_authoring, tool_diagnostics.');
+    expect(run.json<{ error: { message: string } }>().error.message).toContain(
+      'adds tools to mode "genral", which the catalog does not have. Valid modes: general, ddr_authoring, tool_diagnostics.',
+    );
   });
 
   it('refuses a mode naming a tool no package provides, naming the packages of the always-on tools', async () => {
-    const run = await runCli(['--config', config('unknown-tool.json', { modes: { extend: { general: ['acme_nowhere'] } } }), 'check'], { env });
+    const run = await runCli(
+      ['--config', config('unknown-tool.json', { modes: { extend: { general: ['acme_nowhere'] } } }), 'check'],
+      { env },
+    );
     expect(run.code).toBe(1);
     const message = run.json<{ error: { message: string } }>().error.message;
     expect(message).toContain('mode "general" offers "acme_nowhere", which is not registered');
-    expect(message).toContain('Every mode also offers agent_list_modes (from @aptix/tool-mode-catalog) and agent_change_mode (from @aptix/tool-mode-change): keep both packages in toolPackages.');
-    const withoutModeChange = await runCli(['check'], { env: { ...env, APTIX_TOOL_PACKAGES: '@aptix/tool-samples,@aptix/tool-mode-catalog' } });
+    expect(message).toContain(
+      'Every mode also offers agent_list_modes (from @aptix/tool-mode-catalog) and agent_change_mode (from @aptix/tool-mode-change): keep both packages in toolPackages.',
+    );
+    const withoutModeChange = await runCli(['check'], {
+      env: { ...env, APTIX_TOOL_PACKAGES: '@aptix/tool-samples,@aptix/tool-mode-catalog' },
+    });
     expect(withoutModeChange.code).toBe(1);
-    expect(withoutModeChange.json<{ error: { message: string } }>().error.message).toContain('"agent_change_mode" is offered in every mode, so the model can always see and change modes, but it is not registered (it comes from @aptix/tool-mode-change)');
+    expect(withoutModeChange.json<{ error: { message: string } }>().error.message).toContain(
+      '"agent_change_mode" is offered in every mode, so the model can always see and change modes, but it is not registered (it comes from @aptix/tool-mode-change)',
+    );
   });
 
   it('still takes the path form of "modes", and refuses an unknown field of the object form', async () => {
     const catalog = join(space.dir, 'modes.json');
-    writeFileSync(catalog, JSON.stringify({ modes: [{ id: '33333333333333333333333333333333', key: 'only', displayName: 'Only', description: 'The one mode.', systemPromptSummary: '', isDefault: true, tools: ['acme_joining'] }] }));
+    writeFileSync(
+      catalog,
+      JSON.stringify({
+        modes: [
+          {
+            id: '33333333333333333333333333333333',
+            key: 'only',
+            displayName: 'Only',
+            description: 'The one mode.',
+            systemPromptSummary: '',
+            isDefault: true,
+            tools: ['acme_joining'],
+          },
+        ],
+      }),
+    );
     const path = await runCli(['--config', config('path.json', { modes: catalog }), 'modes', 'list'], { env });
     expect(path.json<{ modes: Array<{ key: string }> }>().modes.map((mode) => mode.key)).toEqual(['only']);
     const typo = await runCli(['--config', config('bad-field.json', { modes: { extends: {} } }), 'check'], { env });

@@ -12,11 +12,16 @@ import { HOST_ROOT, hostForSuite, rawHttp, rawRequest, runCli, scratch } from '.
 const KEY = 'k'.repeat(40);
 const STACK = /\n\s+at\s|\bat \S+:\d+:\d+/;
 /** Text only files outside the console's dist hold: the host's package.json, its source, a system file. */
-const SECRETS = [JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')).description as string, 'registerConsoleRoutes', 'root:x:0:0'];
+const SECRETS = [
+  JSON.parse(readFileSync(join(HOST_ROOT, 'package.json'), 'utf8')).description as string,
+  'registerConsoleRoutes',
+  'root:x:0:0',
+];
 
 describe('the console under /console, with an API key on the host', () => {
   const suite = hostForSuite({ env: { APTIX_API_KEY: KEY } });
-  const get = (target: string, headers: Record<string, string> = {}) => rawHttp(suite.url, rawRequest(suite.url, 'GET', target, headers), { halfClose: false });
+  const get = (target: string, headers: Record<string, string> = {}) =>
+    rawHttp(suite.url, rawRequest(suite.url, 'GET', target, headers), { halfClose: false });
 
   it('serves the page without the key, under a strict content security policy', async () => {
     const page = await get('/console/');
@@ -50,17 +55,28 @@ describe('the console under /console, with an API key on the host', () => {
       const answer = await get(target);
       expect(answer.status, target).toBeGreaterThanOrEqual(200);
       expect(answer.status, `${target} must not fail the host`).toBeLessThan(500);
-      for (const secret of SECRETS) expect(answer.body, `${target} leaked a file outside the console`).not.toContain(secret);
+      for (const secret of SECRETS)
+        expect(answer.body, `${target} leaked a file outside the console`).not.toContain(secret);
       expect(answer.body, target).not.toMatch(STACK);
     }
   });
 
   it('does not open a protected route through a path that starts under /console', async () => {
-    for (const target of ['/console/../v1/tools', '/console/%2e%2e/v1/tools', '/console/..%2fv1%2ftools', '/console/../v1/modes', '/console/./../mcp']) {
+    for (const target of [
+      '/console/../v1/tools',
+      '/console/%2e%2e/v1/tools',
+      '/console/..%2fv1%2ftools',
+      '/console/../v1/modes',
+      '/console/./../mcp',
+    ]) {
       const answer = await get(target);
       expect([400, 401, 403, 404], target).toContain(answer.status);
       expect(answer.body, target).not.toContain('testing_ping_pong');
-      if (answer.status === 403) expect(answer.json?.error, target).toMatchObject({ code: 'PATH_NOT_ALLOWED', message: expect.stringContaining('plain path') });
+      if (answer.status === 403)
+        expect(answer.json?.error, target).toMatchObject({
+          code: 'PATH_NOT_ALLOWED',
+          message: expect.stringContaining('plain path'),
+        });
     }
   });
 
@@ -87,13 +103,16 @@ describe('APTIX_CONSOLE', () => {
     expect((await load(value)).console).toBe(true);
   });
 
-  it.each(['offf', 'disabled', '2', 'of', '\u200boff', 'x'.repeat(10_000)])('refuses "%s" rather than guess, naming the variable and the words it takes', async (value) => {
-    const error = await load(value).catch((thrown: unknown) => thrown);
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toContain('APTIX_CONSOLE');
-    expect((error as Error).message).toContain('on or off');
-    expect((error as Error).message.length).toBeLessThan(400);
-  });
+  it.each(['offf', 'disabled', '2', 'of', '\u200boff', 'x'.repeat(10_000)])(
+    'refuses "%s" rather than guess, naming the variable and the words it takes',
+    async (value) => {
+      const error = await load(value).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toContain('APTIX_CONSOLE');
+      expect((error as Error).message).toContain('on or off');
+      expect((error as Error).message.length).toBeLessThan(400);
+    },
+  );
 
   it('stops `aptix serve` with that message and a non-zero exit, before it listens', async () => {
     const space = scratch();

@@ -13,7 +13,7 @@ import { scratch } from './support.js';
 const space = scratch();
 afterAll(() => space.cleanup());
 
-describe('the host\'s defaults', () => {
+describe("the host's defaults", () => {
   it('cuts a tool that sets no limit of its own at 30 s (Story 6.1), and waits 1 s for a stopped tool to settle', async () => {
     const config = await loadConfig({ env: { APTIX_DB: space.db }, cwd: space.dir });
     expect(config.toolTimeoutMs).toBe(30_000);
@@ -48,7 +48,9 @@ describe('the host\'s defaults', () => {
     const file = join(space.dir, 'bad-grace.json');
     writeFileSync(file, JSON.stringify({ toolCancelGraceMs: -5 }));
     await expect(loadConfig({ file, env: { APTIX_DB: space.db }, cwd: space.dir })).rejects.toThrow(ConfigError);
-    await expect(loadConfig({ file, env: { APTIX_DB: space.db }, cwd: space.dir })).rejects.toThrow(/toolCancelGraceMs must be >= 0/);
+    await expect(loadConfig({ file, env: { APTIX_DB: space.db }, cwd: space.dir })).rejects.toThrow(
+      /toolCancelGraceMs must be >= 0/,
+    );
   });
 });
 
@@ -61,11 +63,14 @@ describe('APTIX_MCP_FAST_LANE, read as strictly as every on/off switch', () => {
     for (const value of ['on', 'True', '1', 'yes']) expect((await load(value)).mcp.fastLane, value).toBe(true);
   });
 
-  it.each(['offf', 'disabled', '\u200boff', 'x'.repeat(10_000)])('refuses "%s" rather than guess that it means on', async (value) => {
-    const error = await load(value).catch((thrown: unknown) => thrown);
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toContain('APTIX_MCP_FAST_LANE');
-    expect((error as Error).message).toContain('on or off');
-    expect((error as Error).message.length).toBeLessThan(400);
-  });
+  it.each(['offf', 'disabled', '\u200boff', 'x'.repeat(10_000)])(
+    'refuses "%s" rather than guess that it means on',
+    async (value) => {
+      const error = await load(value).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toContain('APTIX_MCP_FAST_LANE');
+      expect((error as Error).message).toContain('on or off');
+      expect((error as Error).message.length).toBeLessThan(400);
+    },
+  );
 });

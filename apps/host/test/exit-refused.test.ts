@@ -12,11 +12,26 @@ import { logLine, scratch, startHost, type RunningHost } from './support.js';
 const space = scratch();
 afterAll(() => space.cleanup());
 
-const WAYS = ['exit', 'exitNoCode', 'reallyExit', 'abort', 'kill', 'kill9', 'killGroup', 'rawKill', 'namedExit', 'namedKill', 'hidden'];
+const WAYS = [
+  'exit',
+  'exitNoCode',
+  'reallyExit',
+  'abort',
+  'kill',
+  'kill9',
+  'killGroup',
+  'rawKill',
+  'namedExit',
+  'namedKill',
+  'hidden',
+];
 
 /** A log line about a refused exit that names @broken/exiting (in a worker, through the worker's log entries). */
 const refusedLine = (call: string) => (entry: Record<string, unknown>) =>
-  entry.event === 'exitRefused' && entry.call === call && typeof entry.msg === 'string' && entry.msg.includes('package "@broken/exiting"');
+  entry.event === 'exitRefused' &&
+  entry.call === call &&
+  typeof entry.msg === 'string' &&
+  entry.msg.includes('package "@broken/exiting"');
 
 describe.each(['none', 'worker'])('isolation: "%s"', (isolation) => {
   let host: RunningHost;
@@ -39,18 +54,31 @@ describe.each(['none', 'worker'])('isolation: "%s"', (isolation) => {
     expect((await invoke(host, 'testing_calculator', { operation: 'add', a: 2, b: 3 })).body.result.value).toBe(5);
   }
 
-  it.each(WAYS)('refuses %s from a call: PROCESS_EXIT_REFUSED, a log line naming the package, and the host serves on', async (how) => {
-    const { body, text } = await invoke(host, 'exiting_now', { how });
-    expect(body.successful).toBe(false);
-    expect(body.errors[0]!.code).toBe('PROCESS_EXIT_REFUSED');
-    expect(body.errors[0]!.message).toMatch(/^exiting_now failed: it called process\.(exit|reallyExit|abort|kill|_kill)\(.*\), which would end the host process, and the host refused it\./);
-    expect(text).not.toMatch(STACK);
-    const line = await logLine(host, (entry) => entry.event === 'exitRefused' && typeof entry.call === 'string' && entry.msg !== undefined && String(entry.msg).includes('package "@broken/exiting"') && body.errors[0]!.message.includes(`called ${entry.call},`));
-    expect(line.level).toBe(50);
-    await stillServing();
-  });
+  it.each(WAYS)(
+    'refuses %s from a call: PROCESS_EXIT_REFUSED, a log line naming the package, and the host serves on',
+    async (how) => {
+      const { body, text } = await invoke(host, 'exiting_now', { how });
+      expect(body.successful).toBe(false);
+      expect(body.errors[0]!.code).toBe('PROCESS_EXIT_REFUSED');
+      expect(body.errors[0]!.message).toMatch(
+        /^exiting_now failed: it called process\.(exit|reallyExit|abort|kill|_kill)\(.*\), which would end the host process, and the host refused it\./,
+      );
+      expect(text).not.toMatch(STACK);
+      const line = await logLine(
+        host,
+        (entry) =>
+          entry.event === 'exitRefused' &&
+          typeof entry.call === 'string' &&
+          entry.msg !== undefined &&
+          String(entry.msg).includes('package "@broken/exiting"') &&
+          body.errors[0]!.message.includes(`called ${entry.call},`),
+      );
+      expect(line.level).toBe(50);
+      await stillServing();
+    },
+  );
 
-  it('refuses an exit from a tool\'s constructor with the same code', async () => {
+  it("refuses an exit from a tool's constructor with the same code", async () => {
     expect((await invoke(host, 'exiting_arm')).body.result.armed).toBe(true);
     expect((await invoke(host, 'exiting_in_constructor')).body.errors[0]!.code).toBe('PROCESS_EXIT_REFUSED');
     await logLine(host, refusedLine('process.exit(7)'));
@@ -66,7 +94,12 @@ describe.each(['none', 'worker'])('isolation: "%s"', (isolation) => {
   it.each(['own', 'bare'])('refuses an exit from a timer after the call answered (%s callback)', async (how) => {
     const before = host.logs.filter((entry) => entry.call === 'process.exit(6)').length;
     expect((await invoke(host, 'exiting_later', { how })).body.result).toEqual({ scheduled: how });
-    const line = await logLine(host, (entry) => entry.call === 'process.exit(6)' && host.logs.filter((e) => e.call === 'process.exit(6)').indexOf(entry) >= before);
+    const line = await logLine(
+      host,
+      (entry) =>
+        entry.call === 'process.exit(6)' &&
+        host.logs.filter((e) => e.call === 'process.exit(6)').indexOf(entry) >= before,
+    );
     // A bare callback (setTimeout(process.exit)) carries no frame of its package: in process the log says
     // so; in a worker the package is known anyway, since the worker runs only it.
     if (how === 'own' || isolation === 'worker') expect(line.msg).toContain('package "@broken/exiting"');
@@ -75,9 +108,20 @@ describe.each(['none', 'worker'])('isolation: "%s"', (isolation) => {
   });
 
   it('refuses an exit in an import: an optional package is skipped, naming it, and the host serves on', async () => {
-    const skipped = await logLine(host, (entry) => String(entry.msg).startsWith('optional tool package skipped') && String(entry.msg).includes('@broken/exit-import'));
+    const skipped = await logLine(
+      host,
+      (entry) =>
+        String(entry.msg).startsWith('optional tool package skipped') &&
+        String(entry.msg).includes('@broken/exit-import'),
+    );
     expect(skipped.msg).toContain('process.exit(9)');
-    expect(jsonLines(host.output()).some((entry) => entry.event === 'exitRefused' && String(entry.msg).startsWith('refused process.exit(9) from package "@broken/exit-import"'))).toBe(true);
+    expect(
+      jsonLines(host.output()).some(
+        (entry) =>
+          entry.event === 'exitRefused' &&
+          String(entry.msg).startsWith('refused process.exit(9) from package "@broken/exit-import"'),
+      ),
+    ).toBe(true);
     await stillServing();
   });
 
@@ -87,11 +131,24 @@ describe.each(['none', 'worker'])('isolation: "%s"', (isolation) => {
 });
 
 describe.each(['none', 'worker'])('an exit in createTools, isolation: "%s"', (isolation) => {
-  it.each([['check'], ['serve', '--port', '0']])('fails aptix %s with a message naming the package, instead of ending it with the package\'s code', async (...args) => {
-    const config = writeConfig(space.dir, `exit-create-${isolation}-${args[0]}`, [{ package: 'exit-import', isolation }]);
-    const run = await runToEnd(config, args, { env: { APTIX_FIXTURE_EXIT_WHEN: 'createTools' } });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/Tool package \\?"@broken\/exit-import\\?" \(.*\): createTools\(\) threw ToolRefusal: it called process\.exit\(10\)/);
-    expect(jsonLines(run.stdout + run.stderr).some((entry) => entry.event === 'exitRefused' && String(entry.msg).startsWith('refused process.exit(10) from package "@broken/exit-import"'))).toBe(true);
-  });
+  it.each([['check'], ['serve', '--port', '0']])(
+    "fails aptix %s with a message naming the package, instead of ending it with the package's code",
+    async (...args) => {
+      const config = writeConfig(space.dir, `exit-create-${isolation}-${args[0]}`, [
+        { package: 'exit-import', isolation },
+      ]);
+      const run = await runToEnd(config, args, { env: { APTIX_FIXTURE_EXIT_WHEN: 'createTools' } });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /Tool package \\?"@broken\/exit-import\\?" \(.*\): createTools\(\) threw ToolRefusal: it called process\.exit\(10\)/,
+      );
+      expect(
+        jsonLines(run.stdout + run.stderr).some(
+          (entry) =>
+            entry.event === 'exitRefused' &&
+            String(entry.msg).startsWith('refused process.exit(10) from package "@broken/exit-import"'),
+        ),
+      ).toBe(true);
+    },
+  );
 });

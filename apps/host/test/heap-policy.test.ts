@@ -21,10 +21,17 @@ describe('heapGrowthPercent / APTIX_HEAP_GROWTH_PERCENT', () => {
     const file = join(space.dir, 'heap.json');
     writeFileSync(file, JSON.stringify({ heapGrowthPercent: 120 }));
     expect((await loadConfig({ env: {}, cwd: space.dir, file })).heapGrowthPercent).toBe(120);
-    expect((await loadConfig({ env: { APTIX_HEAP_GROWTH_PERCENT: '30' }, cwd: space.dir, file })).heapGrowthPercent).toBe(30);
+    expect(
+      (await loadConfig({ env: { APTIX_HEAP_GROWTH_PERCENT: '30' }, cwd: space.dir, file })).heapGrowthPercent,
+    ).toBe(30);
   });
 
-  it.each(['-1', '1.5', '1001', 'lots', '50%', '1e3', ' 50', '0x10', 'x'.repeat(10_000)].map((value) => [value.slice(0, 12), value]))('refuses APTIX_HEAP_GROWTH_PERCENT="%s", naming it and what it takes', async (_label, value) => {
+  it.each(
+    ['-1', '1.5', '1001', 'lots', '50%', '1e3', ' 50', '0x10', 'x'.repeat(10_000)].map((value) => [
+      value.slice(0, 12),
+      value,
+    ]),
+  )('refuses APTIX_HEAP_GROWTH_PERCENT="%s", naming it and what it takes', async (_label, value) => {
     const error = await load({ APTIX_HEAP_GROWTH_PERCENT: value }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain('APTIX_HEAP_GROWTH_PERCENT');

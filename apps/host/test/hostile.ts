@@ -17,9 +17,19 @@ export const STACK = /\n\s+at\s|\bat \S+:\d+:\d+/;
 export type Entry = string | Record<string, unknown>;
 
 /** A config file in `dir` loading the first-party packages and `entries` (fixture names are made paths). */
-export function writeConfig(dir: string, name: string, entries: readonly Entry[], extra: Record<string, unknown> = {}): string {
+export function writeConfig(
+  dir: string,
+  name: string,
+  entries: readonly Entry[],
+  extra: Record<string, unknown> = {},
+): string {
   const pathOf = (entry: string) => (entry.startsWith('@aptix/') ? entry : join(BROKEN, entry));
-  const toolPackages = [...FIRST_PARTY, ...entries.map((entry) => (typeof entry === 'string' ? pathOf(entry) : { ...entry, package: pathOf(entry.package as string) }))];
+  const toolPackages = [
+    ...FIRST_PARTY,
+    ...entries.map((entry) =>
+      typeof entry === 'string' ? pathOf(entry) : { ...entry, package: pathOf(entry.package as string) },
+    ),
+  ];
   const file = join(dir, `${name}.json`);
   writeFileSync(file, JSON.stringify({ db: `sqlite:${join(dir, `${name}.db`)}`, toolPackages, ...extra }));
   return file;
@@ -38,9 +48,21 @@ export interface FailedRun {
  * SIGTERM if it ever listens, and with SIGKILL if it has not exited after `guardMs` (a hung process
  * then fails the test with code null). `onStderr` sees what it writes, to act on a line.
  */
-export function runToEnd(config: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; guardMs?: number; onStderr?: (text: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<FailedRun> {
+export function runToEnd(
+  config: string,
+  args: readonly string[],
+  options: {
+    env?: NodeJS.ProcessEnv;
+    guardMs?: number;
+    onStderr?: (text: string, child: ReturnType<typeof spawn>) => void;
+  } = {},
+): Promise<FailedRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--config', config, ...args], { cwd: HOST_ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '--config', config, ...args], {
+      cwd: HOST_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     const guard = setTimeout(() => child.kill('SIGKILL'), options.guardMs ?? 60_000);
@@ -72,7 +94,11 @@ export interface Invoked {
 }
 
 export async function invoke(host: RunningHost, name: string, args: unknown = {}): Promise<Invoked> {
-  const response = await fetch(`${host.url}/v1/tools/${name}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) });
+  const response = await fetch(`${host.url}/v1/tools/${name}/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ arguments: args }),
+  });
   const text = await response.text();
   return { status: response.status, text, body: JSON.parse(text) };
 }
@@ -84,8 +110,10 @@ export async function healthy(host: RunningHost): Promise<boolean> {
 
 /** Waits (bounded) until every worker the host replaced has its successor ready. */
 export async function everyWorkerReplaced(host: RunningHost): Promise<void> {
-  const count = (start: string) => host.logs.filter((entry) => typeof entry.msg === 'string' && entry.msg.includes(start)).length;
-  for (let i = 0; i < 300 && count('a fresh worker is ready') < count('replacing a worker'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  const count = (start: string) =>
+    host.logs.filter((entry) => typeof entry.msg === 'string' && entry.msg.includes(start)).length;
+  for (let i = 0; i < 300 && count('a fresh worker is ready') < count('replacing a worker'); i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** Every line of `text` that is a JSON object (log lines on stdout, and those written to stderr before the logger exists). */

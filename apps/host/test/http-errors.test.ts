@@ -4,7 +4,16 @@
  */
 import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hostForSuite, rawHttp, rawRequest, runCli, scratch, startHost, type RawResponse, type RunningHost } from './support.js';
+import {
+  hostForSuite,
+  rawHttp,
+  rawRequest,
+  runCli,
+  scratch,
+  startHost,
+  type RawResponse,
+  type RunningHost,
+} from './support.js';
 
 describe('errors over HTTP', () => {
   const suite = hostForSuite();
@@ -18,24 +27,50 @@ describe('errors over HTTP', () => {
     answers.push(answer);
     return answer;
   };
-  const post = (target: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => send(rawRequest(host.url, 'POST', target, headers, body));
-  const invoke = (body: unknown) => post('/v1/tools/testing_ping_pong/invoke', typeof body === 'string' ? body : JSON.stringify(body));
+  const post = (
+    target: string,
+    body: string,
+    headers: Record<string, string> = { 'content-type': 'application/json' },
+  ) => send(rawRequest(host.url, 'POST', target, headers, body));
+  const invoke = (body: unknown) =>
+    post('/v1/tools/testing_ping_pong/invoke', typeof body === 'string' ? body : JSON.stringify(body));
   const expectError = (answer: RawResponse, status: number, code: string, message: RegExp | string) => {
     expect(answer.status, answer.body).toBe(status);
     expect(Object.keys(answer.json ?? {})).toEqual(['error']);
     expect(answer.json!.error.code).toBe(code);
-    expect(answer.json!.error.message).toEqual(typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message));
+    expect(answer.json!.error.message).toEqual(
+      typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message),
+    );
   };
 
-
   it('415 for a body without a content-type, or with another one, saying to send application/json', async () => {
-    expectError(await post('/v1/tools/testing_ping_pong/invoke', '{"arguments":{"message":"hi"}}', {}), 415, 'UNSUPPORTED_MEDIA_TYPE', /send content-type: application\/json/i);
-    expectError(await post('/v1/tools/testing_ping_pong/invoke', '{"arguments":{}}', { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE', /send content-type: application\/json/i);
-    expectError(await post('/v1/sessions', 'mode=general', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE', '"application/x-www-form-urlencoded" is not accepted');
+    expectError(
+      await post('/v1/tools/testing_ping_pong/invoke', '{"arguments":{"message":"hi"}}', {}),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      /send content-type: application\/json/i,
+    );
+    expectError(
+      await post('/v1/tools/testing_ping_pong/invoke', '{"arguments":{}}', { 'content-type': 'text/plain' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      /send content-type: application\/json/i,
+    );
+    expectError(
+      await post('/v1/sessions', 'mode=general', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      '"application/x-www-form-urlencoded" is not accepted',
+    );
   });
 
   it('refuses a __proto__ or constructor.prototype key, saying so', async () => {
-    for (const body of ['{"arguments":{"message":"hi"},"__proto__":{"polluted":true}}', '{"arguments":{"message":"hi","__proto__":{"x":1}}}', '{"arguments":{"message":"hi"},"constructor":{"prototype":{"polluted":true}}}', '{"arguments":{"message":"hi"},"\\u005f_proto__":{}}']) {
+    for (const body of [
+      '{"arguments":{"message":"hi"},"__proto__":{"polluted":true}}',
+      '{"arguments":{"message":"hi","__proto__":{"x":1}}}',
+      '{"arguments":{"message":"hi"},"constructor":{"prototype":{"polluted":true}}}',
+      '{"arguments":{"message":"hi"},"\\u005f_proto__":{}}',
+    ]) {
       expectError(await invoke(body), 400, 'PROTOTYPE_KEY', '"__proto__"');
     }
   });
@@ -46,35 +81,81 @@ describe('errors over HTTP', () => {
   });
 
   it('refuses unknown body fields, naming the right one', async () => {
-    expectError(await invoke({ arguments: { message: 'hi' }, sessionId: 's-1' }), 400, 'BAD_REQUEST', 'put it in context.sessionId');
-    expectError(await invoke({ arguments: { message: 'hi' }, conversationId: 'c-1' }), 400, 'BAD_REQUEST', 'put it in context.conversationId');
-    expectError(await invoke({ arguments: { message: 'hi' }, contxt: {} }), 400, 'BAD_REQUEST', 'unknown field "contxt" in the body: did you mean "context"?');
-    expectError(await invoke({ arguments: { message: 'hi' }, context: { sesionId: 'x' } }), 400, 'BAD_REQUEST', 'unknown field "sesionId" in context (in the body): did you mean "sessionId"?');
-    expectError(await invoke({ args: {} }), 400, 'BAD_REQUEST', 'the body is missing the field "arguments" (it has "args": did you mean "arguments"?)');
+    expectError(
+      await invoke({ arguments: { message: 'hi' }, sessionId: 's-1' }),
+      400,
+      'BAD_REQUEST',
+      'put it in context.sessionId',
+    );
+    expectError(
+      await invoke({ arguments: { message: 'hi' }, conversationId: 'c-1' }),
+      400,
+      'BAD_REQUEST',
+      'put it in context.conversationId',
+    );
+    expectError(
+      await invoke({ arguments: { message: 'hi' }, contxt: {} }),
+      400,
+      'BAD_REQUEST',
+      'unknown field "contxt" in the body: did you mean "context"?',
+    );
+    expectError(
+      await invoke({ arguments: { message: 'hi' }, context: { sesionId: 'x' } }),
+      400,
+      'BAD_REQUEST',
+      'unknown field "sesionId" in context (in the body): did you mean "sessionId"?',
+    );
+    expectError(
+      await invoke({ args: {} }),
+      400,
+      'BAD_REQUEST',
+      'the body is missing the field "arguments" (it has "args": did you mean "arguments"?)',
+    );
     expectError(await invoke({}), 400, 'BAD_REQUEST', 'the body is missing the field "arguments"');
     expectError(await invoke({ arguments: [1, 2] }), 400, 'BAD_REQUEST', 'arguments must be a JSON object or a string');
     expectError(await invoke('[1]'), 400, 'BAD_REQUEST', 'the body must be a JSON object');
-    expectError(await post('/v1/sessions', JSON.stringify({ mode: 'general', owner: 'me' })), 400, 'BAD_REQUEST', /unknown field "owner" in the body.*accepted: mode, org, user/);
+    expectError(
+      await post('/v1/sessions', JSON.stringify({ mode: 'general', owner: 'me' })),
+      400,
+      'BAD_REQUEST',
+      /unknown field "owner" in the body.*accepted: mode, org, user/,
+    );
   });
 
   it('reads query errors plainly', async () => {
     const get = (target: string) => send(rawRequest(host.url, 'GET', target));
     expectError(await get('/v1/tools?format=xml'), 400, 'BAD_REQUEST', 'format must be one of responses, chat, mcp');
-    expectError(await get('/v1/tools?fromat=chat'), 400, 'BAD_REQUEST', 'unknown field "fromat" in the query: did you mean "format"?');
+    expectError(
+      await get('/v1/tools?fromat=chat'),
+      400,
+      'BAD_REQUEST',
+      'unknown field "fromat" in the query: did you mean "format"?',
+    );
   });
 
   it('400 for bad percent-encoding, 414 for a URL or segment too long, 431 for headers too large, 404 for no route', async () => {
-    const get = (target: string, headers: Record<string, string> = {}) => send(rawRequest(host.url, 'GET', target, headers));
+    const get = (target: string, headers: Record<string, string> = {}) =>
+      send(rawRequest(host.url, 'GET', target, headers));
     expectError(await get('/v1/tools/%zz'), 400, 'BAD_URL', 'Encode "%" as %25');
     expectError(await get(`/v1/tools/${'a'.repeat(300)}`), 414, 'URL_TOO_LONG', 'longer than 256 characters');
     expectError(await get(`/v1/tools?mode=${'a'.repeat(5000)}`), 414, 'URL_TOO_LONG', 'maxUrlLength');
-    expectError(await get('/v1/modes', { 'x-big': 'a'.repeat(20_000) }), 431, 'HEADERS_TOO_LARGE', 'Send fewer or shorter headers');
+    expectError(
+      await get('/v1/modes', { 'x-big': 'a'.repeat(20_000) }),
+      431,
+      'HEADERS_TOO_LARGE',
+      'Send fewer or shorter headers',
+    );
     expectError(await get('/v1/nope'), 404, 'NOT_FOUND', 'No route GET /v1/nope');
     expectError(await send('NOT HTTP AT ALL\r\n\r\n'), 400, 'BAD_REQUEST', 'not valid HTTP/1.1');
   });
 
   it('413 names the limit', async () => {
-    expectError(await invoke({ arguments: { message: 'x'.repeat(1024 * 1024 + 10) } }), 413, 'BODY_TOO_LARGE', `limit of ${1024 * 1024} bytes`);
+    expectError(
+      await invoke({ arguments: { message: 'x'.repeat(1024 * 1024 + 10) } }),
+      413,
+      'BODY_TOO_LARGE',
+      `limit of ${1024 * 1024} bytes`,
+    );
   });
 
   // A client still sending a body too large must read its 413, not a reset connection; one declaring a huge body is cut off.
@@ -89,7 +170,9 @@ describe('errors over HTTP', () => {
       socket.on('error', () => {});
       let closed = false;
       socket.once('close', () => (closed = true));
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: ${new URL(host.url).host}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n${prefix}`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: ${new URL(host.url).host}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n${prefix}`,
+      );
       // The whole answers received so far, each as its head and its body (read by its content-length).
       const answers = () => {
         const out: Array<{ head: string; body: string }> = [];

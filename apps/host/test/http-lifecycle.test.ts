@@ -6,7 +6,15 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { logLine, PG_URL, postgresAvailable, postgresSchema, scratch, startHostWithConfig, type RunningHost } from './support.js';
+import {
+  logLine,
+  PG_URL,
+  postgresAvailable,
+  postgresSchema,
+  scratch,
+  startHostWithConfig,
+  type RunningHost,
+} from './support.js';
 
 const hostWith = startHostWithConfig;
 
@@ -36,17 +44,26 @@ function drip(url: string, head: string, rest: string, everyMs: number): Drip {
 }
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)),
+  ]);
 }
 
-const slowBodyHead = (url: string) => `POST /v1/tools/testing_ping_pong/invoke HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
+const slowBodyHead = (url: string) =>
+  `POST /v1/tools/testing_ping_pong/invoke HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
 
 describe('HTTP time-outs', () => {
   it('cuts off a client that sends its body or its headers one byte at a time, with 408, and keeps serving others', async () => {
     const { host, space } = await hostWith({ requestTimeoutMs: 1500, headersTimeoutMs: 1000 });
     try {
       const body = drip(host.url, slowBodyHead(host.url), '{"arguments":{"message":"' + 'x'.repeat(2000), 300);
-      const headers = drip(host.url, `GET /healthz HTTP/1.1\r\nHost: ${new URL(host.url).host}\r\n`, 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 300);
+      const headers = drip(
+        host.url,
+        `GET /healthz HTTP/1.1\r\nHost: ${new URL(host.url).host}\r\n`,
+        'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+        300,
+      );
       expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
       await within(Promise.all([body.closed, headers.closed]), 20_000, 'the slow clients being cut off');
       for (const client of [body, headers]) {
@@ -54,8 +71,14 @@ describe('HTTP time-outs', () => {
         expect(client.received()).toContain('"code":"REQUEST_TIMEOUT"');
       }
       // The cut-off request's access line says its connection closed, never that the client hung up: the host closed it.
-      const line = await logLine(host, (entry) => entry.url === '/v1/tools/testing_ping_pong/invoke' && String(entry.msg).startsWith('request '));
-      expect(line).toMatchObject({ method: 'POST', msg: 'request aborted: the connection closed before its answer was sent' });
+      const line = await logLine(
+        host,
+        (entry) => entry.url === '/v1/tools/testing_ping_pong/invoke' && String(entry.msg).startsWith('request '),
+      );
+      expect(line).toMatchObject({
+        method: 'POST',
+        msg: 'request aborted: the connection closed before its answer was sent',
+      });
       expect(line).not.toHaveProperty('statusCode');
       expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
     } finally {
@@ -114,7 +137,15 @@ describe('a client that hangs up', () => {
       client.abort();
       expect(await leaving).toBe('AbortError');
       // The host still serves others, with its own request answered in full.
-      expect(await (await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"arguments":{"message":"still here"}}' })).json()).toMatchObject({ successful: true });
+      expect(
+        await (
+          await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"arguments":{"message":"still here"}}',
+          })
+        ).json(),
+      ).toMatchObject({ successful: true });
       // Had the call kept running, its one-minute timer would hold the stopped process open, and the host
       // would say so ("work that ignored its cancellation") before exiting.
       expect(await within(host.stop('SIGTERM'), 30_000, 'the host exiting after SIGTERM')).toBe(0);
@@ -131,7 +162,11 @@ describe('SIGTERM', () => {
     // The connection would stay open keepAliveTimeoutMs after its answer, past the shutdown deadline.
     const { host, space } = await hostWith({ keepAliveTimeoutMs: 120_000, shutdownTimeoutMs: 60_000 });
     try {
-      const call = fetch(`${host.url}/v1/tools/testing_delay/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'keep-alive' }, body: JSON.stringify({ arguments: { milliseconds: 400 } }) });
+      const call = fetch(`${host.url}/v1/tools/testing_delay/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', connection: 'keep-alive' },
+        body: JSON.stringify({ arguments: { milliseconds: 400 } }),
+      });
       await new Promise((resolve) => setTimeout(resolve, 150));
       const stopped = host.stop('SIGTERM');
       const answer = await call;
@@ -145,10 +180,18 @@ describe('SIGTERM', () => {
   });
 
   it('finishes short calls, then at the deadline closes slow clients and long calls, and exits 0', async () => {
-    const { host, space } = await hostWith({ requestTimeoutMs: 120_000, headersTimeoutMs: 60_000, shutdownTimeoutMs: 1500 });
+    const { host, space } = await hostWith({
+      requestTimeoutMs: 120_000,
+      headersTimeoutMs: 60_000,
+      shutdownTimeoutMs: 1500,
+    });
     const slow = drip(host.url, slowBodyHead(host.url), '{"arguments":{"message":"' + 'x'.repeat(2000), 500);
     const call = (ms: number) =>
-      fetch(`${host.url}/v1/tools/testing_delay/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: { milliseconds: ms } }) }).then(
+      fetch(`${host.url}/v1/tools/testing_delay/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ arguments: { milliseconds: ms } }),
+      }).then(
         async (response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> }),
         (error: Error) => ({ status: 0, body: { failed: error.message } }),
       );
@@ -161,7 +204,9 @@ describe('SIGTERM', () => {
       expect(await short).toMatchObject({ status: 200, body: { successful: true, result: { wasCancelled: false } } });
       // The long call's connection was closed at the deadline: no answer, or the tool reports its cancellation.
       const ended = await within(long, 10_000, 'the long call ending');
-      expect(ended.status === 0 || (ended.body as { result?: { wasCancelled?: boolean } }).result?.wasCancelled === true).toBe(true);
+      expect(
+        ended.status === 0 || (ended.body as { result?: { wasCancelled?: boolean } }).result?.wasCancelled === true,
+      ).toBe(true);
       await within(slow.closed, 10_000, 'the slow client being disconnected');
       expect(host.logs.some((line) => String(line.msg).startsWith('closing every remaining connection'))).toBe(true);
       expect(host.output()).not.toContain('    at ');
@@ -173,14 +218,19 @@ describe('SIGTERM', () => {
 });
 
 /** A TCP relay to PostgreSQL that can stop relaying: the server behind it looks frozen, without touching it. */
-async function freezableRelay(target: URL): Promise<{ url: string; freeze(): void; thaw(): void; close(): Promise<void> }> {
+async function freezableRelay(
+  target: URL,
+): Promise<{ url: string; freeze(): void; thaw(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let frozen = false;
   // What arrived while frozen is held, and relayed on thaw, so no connection loses a byte.
   const held: Array<{ to: Socket; chunk: Buffer }> = [];
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const [from, to] of [[client, upstream], [upstream, client]] as const) {
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       sockets.add(from);
       from.on('data', (chunk: Buffer) => {
         if (frozen) held.push({ to, chunk });

@@ -7,12 +7,19 @@ const B = 'b'.repeat(32);
 
 async function get(url: string, path: string, key?: string) {
   const response = await fetch(url + path, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { error?: { code: string; message: string } } };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as { error?: { code: string; message: string } },
+  };
 }
 
 describe('rate limit', () => {
   it('limits each API key on its own, answers 429 RATE_LIMITED with retry-after, and never limits the probes', async () => {
-    const { host, space } = await startHostWithConfig({ rateLimit: { max: 3, timeWindowMs: 60_000 } }, { APTIX_API_KEYS: `alice=${A},bob=${B}` });
+    const { host, space } = await startHostWithConfig(
+      { rateLimit: { max: 3, timeWindowMs: 60_000 } },
+      { APTIX_API_KEYS: `alice=${A},bob=${B}` },
+    );
     try {
       for (let i = 0; i < 3; i += 1) expect((await get(host.url, '/v1/modes', A)).status).toBe(200);
       const limited = await get(host.url, '/v1/tools', A);

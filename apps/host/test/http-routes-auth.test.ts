@@ -8,7 +8,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicRoute, PUBLIC_ROUTE_PREFIXES, PUBLIC_ROUTES } from '../src/http/security.js';
-import { DOCUMENTED_PUBLIC_PREFIXES, DOCUMENTED_PUBLIC_ROUTES, isDocumentedPublic, protectedRoutes, requestFor, send, startRouteHost, type RegisteredRoute, type RouteHost } from './route-table.js';
+import {
+  DOCUMENTED_PUBLIC_PREFIXES,
+  DOCUMENTED_PUBLIC_ROUTES,
+  isDocumentedPublic,
+  protectedRoutes,
+  requestFor,
+  send,
+  startRouteHost,
+  type RegisteredRoute,
+  type RouteHost,
+} from './route-table.js';
 
 const KEY = 'ops-key-0123456789abcdef0123';
 const WRONG = 'not-the-key-0123456789abcdef';
@@ -33,10 +43,11 @@ describe('every route the host registers needs the key', () => {
     expect(PUBLIC_ROUTES).toEqual(DOCUMENTED_PUBLIC_ROUTES);
     expect(PUBLIC_ROUTE_PREFIXES).toEqual(DOCUMENTED_PUBLIC_PREFIXES);
     // And the guard's decision agrees with the list, route by route.
-    for (const route of routes.server.routes) expect(isPublicRoute(route.url), id(route)).toBe(isDocumentedPublic(route.url));
+    for (const route of routes.server.routes)
+      expect(isPublicRoute(route.url), id(route)).toBe(isDocumentedPublic(route.url));
   });
 
-  it('the table is the router\'s: it holds the routes of every module, the HEAD of each GET, and a route added later', () => {
+  it("the table is the router's: it holds the routes of every module, the HEAD of each GET, and a route added later", () => {
     const ids = protectedRoutes(routes.server.routes).map(id);
     expect(ids).toEqual(
       expect.arrayContaining([
@@ -54,18 +65,29 @@ describe('every route the host registers needs the key', () => {
       ]),
     );
     // The public routes are in the table too, only left out of the check.
-    expect(routes.server.routes.map(id)).toEqual(expect.arrayContaining(['GET /healthz', 'GET /docs', 'GET /console/*']));
+    expect(routes.server.routes.map(id)).toEqual(
+      expect.arrayContaining(['GET /healthz', 'GET /docs', 'GET /console/*']),
+    );
   });
 
   it('each of them answers 401 UNAUTHORIZED, with WWW-Authenticate, without a key and with a wrong key', async () => {
     const wrong: string[] = [];
     for (const route of protectedRoutes(routes.server.routes)) {
       const request = requestFor(route);
-      for (const [who, key] of [['no key', undefined], ['a wrong key', WRONG]] as const) {
+      for (const [who, key] of [
+        ['no key', undefined],
+        ['a wrong key', WRONG],
+      ] as const) {
         const answer = await send(routes.url, request, key);
         // A HEAD answer has no body to carry the code.
-        const ok = answer.status === 401 && (route.method === 'HEAD' || answer.code === 'UNAUTHORIZED') && answer.headers.get('www-authenticate') === 'Bearer realm="aptix"';
-        if (!ok) wrong.push(`${id(route)} as ${request.method} ${request.path}, with ${who}: ${answer.status} ${answer.code ?? ''}`);
+        const ok =
+          answer.status === 401 &&
+          (route.method === 'HEAD' || answer.code === 'UNAUTHORIZED') &&
+          answer.headers.get('www-authenticate') === 'Bearer realm="aptix"';
+        if (!ok)
+          wrong.push(
+            `${id(route)} as ${request.method} ${request.path}, with ${who}: ${answer.status} ${answer.code ?? ''}`,
+          );
       }
     }
     expect(wrong).toEqual([]);
@@ -77,7 +99,11 @@ describe('every route the host registers needs the key', () => {
       const request = requestFor(route);
       const answer = await send(routes.url, request, KEY);
       // The router's own 404 is NOT_FOUND (a HEAD shows it only as a 404 with no body); a route's own 404 names what it did not find.
-      if (answer.status === 401 || answer.code === 'NOT_FOUND' || (route.method === 'HEAD' && answer.status === 404 && answer.code === undefined && !(await sameAsGet(request)))) {
+      if (
+        answer.status === 401 ||
+        answer.code === 'NOT_FOUND' ||
+        (route.method === 'HEAD' && answer.status === 404 && answer.code === undefined && !(await sameAsGet(request)))
+      ) {
         unmatched.push(`${id(route)} as ${request.method} ${request.path}: ${answer.status} ${answer.code ?? ''}`);
       }
     }

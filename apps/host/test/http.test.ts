@@ -2,7 +2,11 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, scratch, startHost, type RunningHost } from './support.js';
 
-async function call(host: RunningHost, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function call(
+  host: RunningHost,
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(host.url + path, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
@@ -10,7 +14,12 @@ async function call(host: RunningHost, path: string, init: { method?: string; bo
   });
   const text = await response.text();
   const json = response.headers.get('content-type')?.includes('json') ?? false;
-  return { status: response.status, headers: response.headers, text, body: json && text ? (JSON.parse(text) as Record<string, any>) : undefined };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: json && text ? (JSON.parse(text) as Record<string, any>) : undefined,
+  };
 }
 
 /** A raw request with a Host header of our choosing (fetch will not let us set it). */
@@ -39,7 +48,11 @@ describe('HTTP, over real sockets', () => {
 
   it('logs where it listens, the docs and the tool packages it loaded', () => {
     const banner = host.logs.find((line) => String(line.msg).startsWith('Aptix listening'))!;
-    expect(banner).toMatchObject({ docs: `${host.url}/docs`, mcp: `${host.url}/mcp`, toolPackages: ['@aptix/tool-samples@0.1.0', '@aptix/tool-mode-catalog@0.1.0', '@aptix/tool-mode-change@0.1.0'] });
+    expect(banner).toMatchObject({
+      docs: `${host.url}/docs`,
+      mcp: `${host.url}/mcp`,
+      toolPackages: ['@aptix/tool-samples@0.1.0', '@aptix/tool-mode-catalog@0.1.0', '@aptix/tool-mode-change@0.1.0'],
+    });
   });
 
   it('answers /healthz', async () => {
@@ -51,7 +64,12 @@ describe('HTTP, over real sockets', () => {
     expect(all.body!.tools).toHaveLength(8);
     expect(all.body!.tools[0]).toMatchObject({ type: 'function', name: 'agent_hello_world', strict: true });
     const chat = await call(host, '/v1/tools?format=chat&mode=ddr_authoring');
-    expect(chat.body!.tools.every((t: any) => t.type === 'function' && typeof t.function.name === 'string' && typeof t.function.strict === 'boolean')).toBe(true);
+    expect(
+      chat.body!.tools.every(
+        (t: any) =>
+          t.type === 'function' && typeof t.function.name === 'string' && typeof t.function.strict === 'boolean',
+      ),
+    ).toBe(true);
     expect(chat.body!.tools.map((t: any) => t.function.name)).toContain('agent_change_mode');
     expect((await call(host, '/v1/tools?mode=nope')).status).toBe(400);
     expect((await call(host, '/v1/tools?format=xml')).status).toBe(400);
@@ -59,29 +77,45 @@ describe('HTTP, over real sockets', () => {
 
   it('describes one tool, with its usage guidance, and 404s an unknown one', async () => {
     const tool = await call(host, '/v1/tools/testing_ping_pong');
-    expect(tool.body).toMatchObject({ name: 'testing_ping_pong', usageMetadata: expect.stringContaining('Primary purpose'), definitions: { chat: { function: { name: 'testing_ping_pong' } } } });
+    expect(tool.body).toMatchObject({
+      name: 'testing_ping_pong',
+      usageMetadata: expect.stringContaining('Primary purpose'),
+      definitions: { chat: { function: { name: 'testing_ping_pong' } } },
+    });
     expect((await call(host, '/v1/tools/nope')).status).toBe(404);
   });
 
   it('lists the modes', async () => {
-    expect((await call(host, '/v1/modes')).body!.modes.map((m: any) => m.key)).toEqual(['general', 'ddr_authoring', 'tool_diagnostics']);
+    expect((await call(host, '/v1/modes')).body!.modes.map((m: any) => m.key)).toEqual([
+      'general',
+      'ddr_authoring',
+      'tool_diagnostics',
+    ]);
   });
 
   it('invokes a tool with arguments as an object or as a JSON string', async () => {
-    const asObject = await call(host, '/v1/tools/testing_ping_pong/invoke', { body: { arguments: { message: 'hi', count: 2 }, context: { conversationId: 'c-7' } } });
+    const asObject = await call(host, '/v1/tools/testing_ping_pong/invoke', {
+      body: { arguments: { message: 'hi', count: 2 }, context: { conversationId: 'c-7' } },
+    });
     expect(asObject.status).toBe(200);
     expect(asObject.body).toMatchObject({ successful: true, result: { conversationId: 'c-7' }, errors: [] });
-    const asString = await call(host, '/v1/tools/testing_ping_pong/invoke', { body: { arguments: '{"message":"hi"}' } });
+    const asString = await call(host, '/v1/tools/testing_ping_pong/invoke', {
+      body: { arguments: '{"message":"hi"}' },
+    });
     expect(asString.body).toMatchObject({ successful: true, errors: [] });
     expect(asString.headers.get('x-request-id')).toBeTruthy();
   });
 
   it('returns 200 with the failure for a call that reached validation or the tool', async () => {
-    const invalid = await call(host, '/v1/tools/testing_calculator/invoke', { body: { arguments: { operation: 'pow', a: 1 } } });
+    const invalid = await call(host, '/v1/tools/testing_calculator/invoke', {
+      body: { arguments: { operation: 'pow', a: 1 } },
+    });
     expect(invalid.status).toBe(200);
     expect(invalid.body).toMatchObject({ successful: false, result: null, errors: [{ code: 'INVALID_ARGUMENTS' }] });
     expect(invalid.body!.errors[0].message).toContain("'b' is required");
-    const thrown = await call(host, '/v1/tools/testing_failure_injection/invoke', { body: { arguments: { mode: 'exception' } } });
+    const thrown = await call(host, '/v1/tools/testing_failure_injection/invoke', {
+      body: { arguments: { mode: 'exception' } },
+    });
     expect(thrown.body).toMatchObject({ successful: false, errors: [{ code: 'TOOL_EXCEPTION' }] });
     expect(thrown.text).not.toMatch(/\bat \S+:\d+/);
   });
@@ -100,27 +134,53 @@ describe('HTTP, over real sockets', () => {
     const listed = await call(host, `/v1/tools?sessionId=${id}`);
     expect(listed.body!.tools.map((t: any) => t.name)).toContain('testing_ping_pong');
     // Another client moves the session; this caller still holds the old list.
-    const change = await call(host, '/v1/tools/agent_change_mode/invoke', { body: { arguments: { mode: 'general', branch: false, reason: 'Back to everyday help.' }, context: { sessionId: id } } });
+    const change = await call(host, '/v1/tools/agent_change_mode/invoke', {
+      body: {
+        arguments: { mode: 'general', branch: false, reason: 'Back to everyday help.' },
+        context: { sessionId: id },
+      },
+    });
     expect(change.body).toMatchObject({ successful: true, result: { mode: 'general' } });
-    const refused = await call(host, '/v1/tools/testing_ping_pong/invoke', { body: { arguments: { message: 'hi' }, context: { sessionId: id } } });
+    const refused = await call(host, '/v1/tools/testing_ping_pong/invoke', {
+      body: { arguments: { message: 'hi' }, context: { sessionId: id } },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body!.error.code).toBe('TOOL_NOT_IN_MODE');
-    expect(refused.body!.error.message).toMatch(/^Tool "testing_ping_pong" is not offered in mode "general" \(session [\w-]+\); it was not run\. .*list the tools again/);
+    expect(refused.body!.error.message).toMatch(
+      /^Tool "testing_ping_pong" is not offered in mode "general" \(session [\w-]+\); it was not run\. .*list the tools again/,
+    );
   });
 
   it('creates and shows sessions, and keeps a tool call inside the session mode', async () => {
     const created = await call(host, '/v1/sessions', { body: { mode: 'ddr_authoring' } });
     expect(created.status).toBe(201);
     const { id } = created.body!;
-    const refused = await call(host, '/v1/tools/testing_calculator/invoke', { body: { arguments: { operation: 'add', a: 1, b: 2 }, context: { sessionId: id } } });
+    const refused = await call(host, '/v1/tools/testing_calculator/invoke', {
+      body: { arguments: { operation: 'add', a: 1, b: 2 }, context: { sessionId: id } },
+    });
     expect(refused.status).toBe(403);
-    expect(refused.body!.error).toMatchObject({ code: 'TOOL_NOT_IN_MODE', message: expect.stringContaining('"ddr_authoring"') });
-    const change = await call(host, '/v1/tools/agent_change_mode/invoke', { body: { arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Debugging a tool.' }, context: { sessionId: id } } });
-    expect(change.body).toMatchObject({ successful: true, result: { success: true, mode: 'tool_diagnostics', sessionId: id } });
+    expect(refused.body!.error).toMatchObject({
+      code: 'TOOL_NOT_IN_MODE',
+      message: expect.stringContaining('"ddr_authoring"'),
+    });
+    const change = await call(host, '/v1/tools/agent_change_mode/invoke', {
+      body: {
+        arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Debugging a tool.' },
+        context: { sessionId: id },
+      },
+    });
+    expect(change.body).toMatchObject({
+      successful: true,
+      result: { success: true, mode: 'tool_diagnostics', sessionId: id },
+    });
     const tools = await call(host, `/v1/tools?sessionId=${id}`);
     expect(tools.body!.tools.map((t: any) => t.name)).toContain('testing_calculator');
     const shown = await call(host, `/v1/sessions/${id}`);
-    expect(shown.body).toMatchObject({ id, mode: 'tool_diagnostics', history: [{ fromMode: 'ddr_authoring', toMode: 'tool_diagnostics', reason: 'Debugging a tool.', branch: false }] });
+    expect(shown.body).toMatchObject({
+      id,
+      mode: 'tool_diagnostics',
+      history: [{ fromMode: 'ddr_authoring', toMode: 'tool_diagnostics', reason: 'Debugging a tool.', branch: false }],
+    });
     expect((await call(host, '/v1/sessions/missing')).status).toBe(404);
     expect((await call(host, '/v1/sessions', { body: { mode: 'nope' } })).status).toBe(400);
   });
@@ -128,30 +188,48 @@ describe('HTTP, over real sockets', () => {
   it('serves OpenAPI and the docs', async () => {
     const spec = await call(host, '/openapi.json');
     expect(spec.body!.openapi).toMatch(/^3\./);
-    expect(Object.keys(spec.body!.paths)).toEqual(expect.arrayContaining(['/v1/tools', '/v1/tools/{name}/invoke', '/v1/sessions', '/v1/sessions/{id}']));
+    expect(Object.keys(spec.body!.paths)).toEqual(
+      expect.arrayContaining(['/v1/tools', '/v1/tools/{name}/invoke', '/v1/sessions', '/v1/sessions/{id}']),
+    );
     expect((await call(host, '/docs/')).status).toBe(200);
   });
 
   it('refuses another Host or a foreign Origin with 403 (DNS rebinding)', async () => {
     expect(await rawGet(host.url, '/healthz', { host: 'evil.example:80' })).toBe(403);
-    expect(await rawGet(host.url, '/healthz', { host: new URL(host.url).host, origin: 'http://evil.example' })).toBe(403);
+    expect(await rawGet(host.url, '/healthz', { host: new URL(host.url).host, origin: 'http://evil.example' })).toBe(
+      403,
+    );
     expect(await rawGet(host.url, '/healthz', { host: new URL(host.url).host, origin: host.url })).toBe(200);
     expect(await rawGet(host.url, '/healthz', { host: `localhost:${new URL(host.url).port}` })).toBe(200);
   });
 
   it('answers an oversized body with 413', async () => {
-    const big = await call(host, '/v1/tools/testing_ping_pong/invoke', { body: { arguments: { message: 'x'.repeat(2 * 1024 * 1024) } } });
+    const big = await call(host, '/v1/tools/testing_ping_pong/invoke', {
+      body: { arguments: { message: 'x'.repeat(2 * 1024 * 1024) } },
+    });
     expect(big.status).toBe(413);
     expect(big.body!.error.code).toBe('BODY_TOO_LARGE');
   });
 
-  it('puts the request id in every log line of a request, the tools\' included', async () => {
-    await call(host, '/v1/tools/testing_failure_injection/invoke', { body: { arguments: { mode: 'error', payload: 'p-1' } }, headers: { 'x-request-id': 'req-trace-1' } });
+  it("puts the request id in every log line of a request, the tools' included", async () => {
+    await call(host, '/v1/tools/testing_failure_injection/invoke', {
+      body: { arguments: { mode: 'error', payload: 'p-1' } },
+      headers: { 'x-request-id': 'req-trace-1' },
+    });
     // The lines reach the test over the host's stdout, which may trail the answer.
     const lines = () => host.logs.filter((line) => line.reqId === 'req-trace-1');
-    await vi.waitFor(() => expect(lines().some((line) => line.msg === 'request completed')).toBe(true), { timeout: 10_000, interval: 50 });
-    expect(lines().some((line) => line.tag === 'FailureInjectionTool.ExecuteAsync' && line.Payload === 'p-1')).toBe(true);
-    expect(lines().find((line) => line.msg === 'request completed')).toMatchObject({ method: 'POST', url: '/v1/tools/testing_failure_injection/invoke', statusCode: 200 });
+    await vi.waitFor(() => expect(lines().some((line) => line.msg === 'request completed')).toBe(true), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect(lines().some((line) => line.tag === 'FailureInjectionTool.ExecuteAsync' && line.Payload === 'p-1')).toBe(
+      true,
+    );
+    expect(lines().find((line) => line.msg === 'request completed')).toMatchObject({
+      method: 'POST',
+      url: '/v1/tools/testing_failure_injection/invoke',
+      statusCode: 200,
+    });
   });
 });
 
@@ -184,8 +262,15 @@ describe('HTTP: lifecycle and security', () => {
     const space = scratch();
     const first = await startHost({ env: { APTIX_DB: space.db } });
     const { id } = (await call(first, '/v1/sessions', { body: {} })).body!;
-    await call(first, '/v1/tools/agent_change_mode/invoke', { body: { arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Restart test.' }, context: { sessionId: id } } });
-    const inFlight = call(first, '/v1/tools/testing_delay/invoke', { body: { arguments: { milliseconds: 1500 }, context: { sessionId: id } } });
+    await call(first, '/v1/tools/agent_change_mode/invoke', {
+      body: {
+        arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Restart test.' },
+        context: { sessionId: id },
+      },
+    });
+    const inFlight = call(first, '/v1/tools/testing_delay/invoke', {
+      body: { arguments: { milliseconds: 1500 }, context: { sessionId: id } },
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const code = await first.stop('SIGTERM');
     const answered = await inFlight;
@@ -194,7 +279,11 @@ describe('HTTP: lifecycle and security', () => {
 
     const second = await startHost({ env: { APTIX_DB: space.db } });
     try {
-      expect((await call(second, `/v1/sessions/${id}`)).body).toMatchObject({ id, mode: 'tool_diagnostics', history: [{ toMode: 'tool_diagnostics' }] });
+      expect((await call(second, `/v1/sessions/${id}`)).body).toMatchObject({
+        id,
+        mode: 'tool_diagnostics',
+        history: [{ toMode: 'tool_diagnostics' }],
+      });
     } finally {
       await second.stop();
       space.cleanup();

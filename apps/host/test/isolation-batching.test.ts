@@ -30,8 +30,23 @@ let probe: {
 };
 beforeAll(async () => {
   const file = join(space.dir, 'aptix.config.json');
-  writeFileSync(file, JSON.stringify({ db: space.db, toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', { package: join(FIXTURES, 'broken', 'isolated'), isolation: 'worker', workers: 1 }] }));
-  const { stdout } = await promisify(execFile)(process.execPath, [join(FIXTURES, 'batching-probe.mjs'), file, space.dir], { cwd: HOST_ROOT, maxBuffer: 64 * 1024 * 1024 });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      db: space.db,
+      toolPackages: [
+        '@aptix/tool-samples',
+        '@aptix/tool-mode-catalog',
+        '@aptix/tool-mode-change',
+        { package: join(FIXTURES, 'broken', 'isolated'), isolation: 'worker', workers: 1 },
+      ],
+    }),
+  );
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(FIXTURES, 'batching-probe.mjs'), file, space.dir],
+    { cwd: HOST_ROOT, maxBuffer: 64 * 1024 * 1024 },
+  );
   probe = JSON.parse(stdout);
 }, 120_000);
 afterAll(() => space.cleanup());
@@ -54,8 +69,14 @@ describe('calls batched across the thread boundary', () => {
     // the call would end OUTCOME_UNKNOWN after the grace period): either the tool saw its signal abort, or,
     // still waiting its turn in the batch, the call was never started and answers cancelled.
     const { ok } = probe.cancelled;
-    expect(ok.aborted === 'AbortError' || (ok.wasCancelled === true && ok.elapsedMs === 0), JSON.stringify(probe.cancelled)).toBe(true);
-    const expected = [...Array.from({ length: 20 }, (_, i) => `before ${i}`), ...Array.from({ length: 20 }, (_, i) => `after ${i}`)];
+    expect(
+      ok.aborted === 'AbortError' || (ok.wasCancelled === true && ok.elapsedMs === 0),
+      JSON.stringify(probe.cancelled),
+    ).toBe(true);
+    const expected = [
+      ...Array.from({ length: 20 }, (_, i) => `before ${i}`),
+      ...Array.from({ length: 20 }, (_, i) => `after ${i}`),
+    ];
     expect(probe.around.map((answer) => answer.ok?.echo)).toEqual(expected);
   });
 

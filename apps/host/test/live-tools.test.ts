@@ -7,7 +7,17 @@ import { LiveTools } from '../src/live-tools.js';
 import type { LoadedToolPackage } from '../src/tool-packages.js';
 
 function loaded(name: string, tools: readonly AnyAgentToolClass[]): LoadedToolPackage {
-  return { specifier: name, name, version: undefined, entry: name, folder: '.', tools, dependencies: {}, isolation: 'none', close: async () => undefined };
+  return {
+    specifier: name,
+    name,
+    version: undefined,
+    entry: name,
+    folder: '.',
+    tools,
+    dependencies: {},
+    isolation: 'none',
+    close: async () => undefined,
+  };
 }
 
 /** A tool class joining `general`, built the way a package would make one at run time. */
@@ -26,7 +36,10 @@ function joining(base: typeof DelayTool, modes: unknown): AnyAgentToolClass {
 
 async function harness() {
   const lines: Array<{ level: number; msg: string }> = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
+  );
   const registry = new AgentToolRegistry();
   const catalog = await loadModeCatalog();
   const live = new LiveTools();

@@ -31,10 +31,17 @@ describe('aptix serve logging into a regular file (stdout redirected to it), at 
   let url: string;
   beforeAll(async () => {
     const fd = openSync(logPath, 'a');
-    child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: HOST_ROOT, env: { ...process.env, LOG_LEVEL: 'info', APTIX_DB: space.db }, stdio: ['ignore', fd, 'pipe'] });
+    child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+      cwd: HOST_ROOT,
+      env: { ...process.env, LOG_LEVEL: 'info', APTIX_DB: space.db },
+      stdio: ['ignore', fd, 'pipe'],
+    });
     closeSync(fd);
-    const listening = (await waitFor(logPath, (lines) => lines.some((line) => String(line.msg).startsWith('Aptix listening')))).find((line) => String(line.msg).startsWith('Aptix listening'));
-    if (listening === undefined) throw new Error(`aptix serve did not say where it listens:\n${readFileSync(logPath, 'utf8')}`);
+    const listening = (
+      await waitFor(logPath, (lines) => lines.some((line) => String(line.msg).startsWith('Aptix listening')))
+    ).find((line) => String(line.msg).startsWith('Aptix listening'));
+    if (listening === undefined)
+      throw new Error(`aptix serve did not say where it listens:\n${readFileSync(logPath, 'utf8')}`);
     url = listening.url as string;
   });
   afterAll(() => {
@@ -48,13 +55,22 @@ describe('aptix serve logging into a regular file (stdout redirected to it), at 
       ids.map(async (id, i) => {
         const tool = i % 3 === 0 ? 'testing_failure_injection' : 'testing_ping_pong';
         const args = i % 3 === 0 ? { mode: 'exception', payload: `p-${id}` } : { message: id };
-        const response = await fetch(`${url}/v1/tools/${tool}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': id }, body: JSON.stringify({ arguments: args }) });
+        const response = await fetch(`${url}/v1/tools/${tool}/invoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-request-id': id },
+          body: JSON.stringify({ arguments: args }),
+        });
         await response.text();
         return response.status;
       }),
     );
     expect(statuses.every((status) => status === 200)).toBe(true);
-    const lines = await waitFor(logPath, (seen) => seen.filter((line) => line.msg === 'request completed' && ids.includes(line.reqId as string)).length >= ids.length);
+    const lines = await waitFor(
+      logPath,
+      (seen) =>
+        seen.filter((line) => line.msg === 'request completed' && ids.includes(line.reqId as string)).length >=
+        ids.length,
+    );
     const completed = lines.filter((line) => line.msg === 'request completed' && ids.includes(line.reqId as string));
     expect(completed.map((line) => line.reqId).sort()).toEqual([...ids].sort());
     // The tools' own lines carry the id of the request that made them, batched with the rest.

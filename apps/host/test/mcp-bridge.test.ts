@@ -8,14 +8,25 @@ import { freePort, runCli, scratch, startHost, type RunningHost } from './suppor
 // Real MCP servers from the npm registry, bridged into a real `aptix` process configured by file.
 const require = createRequire(import.meta.url);
 const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
-const EVERYTHING = join(dirname(manifest), (require(manifest) as { bin: Record<string, string> }).bin['mcp-server-everything']!);
+const EVERYTHING = join(
+  dirname(manifest),
+  (require(manifest) as { bin: Record<string, string> }).bin['mcp-server-everything']!,
+);
 const FIRST_PARTY = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'];
 /** The bridge's own fixture: an MCP server on the v2 server SDK whose tool list changes while it runs. */
-const CHANGING = join(dirname(require.resolve('@aptix/tool-mcp-bridge/package.json')), 'test', 'fixtures', 'changing-server.mjs');
+const CHANGING = join(
+  dirname(require.resolve('@aptix/tool-mcp-bridge/package.json')),
+  'test',
+  'fixtures',
+  'changing-server.mjs',
+);
 
 /** server-everything over Streamable HTTP, as its own process (so a test can kill it and start it again). */
 async function everythingOverHttp(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let text = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -40,11 +51,27 @@ describe('MCP servers bridged into aptix, configured by file', () => {
   const config = (name: string, bridges: object[]) => {
     const file = join(space.dir, name);
     // Generous time limits: two cores shared by many test runs can make a server slow to start.
-    const entry = (bridge: { options: object }) => ({ package: '@aptix/tool-mcp-bridge', startupTimeoutMs: 60_000, ...bridge, options: { connectTimeoutMs: 30_000, ...bridge.options } });
-    writeFileSync(file, JSON.stringify({ toolPackages: [...FIRST_PARTY, ...bridges.map((bridge) => entry(bridge as { options: object }))] }));
+    const entry = (bridge: { options: object }) => ({
+      package: '@aptix/tool-mcp-bridge',
+      startupTimeoutMs: 60_000,
+      ...bridge,
+      options: { connectTimeoutMs: 30_000, ...bridge.options },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        toolPackages: [...FIRST_PARTY, ...bridges.map((bridge) => entry(bridge as { options: object }))],
+      }),
+    );
     return file;
   };
-  const stdioEverything = { options: { name: 'everything', stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, modes: ['general'] } };
+  const stdioEverything = {
+    options: {
+      name: 'everything',
+      stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+      modes: ['general'],
+    },
+  };
   afterAll(() => space.cleanup());
 
   it('aptix check runs the contract check on the bridged tools, and tools list shows them in the mode they join', async () => {
@@ -54,7 +81,9 @@ describe('MCP servers bridged into aptix, configured by file', () => {
     const report = check.json<{ ok: boolean; toolPackages: Array<{ name: string; tools: string[] }> }>();
     expect(report.ok).toBe(true);
     const bridged = report.toolPackages.find((entry) => entry.name === '@aptix/tool-mcp-bridge');
-    expect(bridged?.tools).toEqual(expect.arrayContaining(['everything_echo', 'everything_get_sum', 'everything_get_structured_content']));
+    expect(bridged?.tools).toEqual(
+      expect.arrayContaining(['everything_echo', 'everything_get_sum', 'everything_get_structured_content']),
+    );
 
     const listed = await runCli(['--config', file, 'tools', 'list', '--mode', 'general'], { env });
     expect(listed.code).toBe(0);
@@ -62,7 +91,17 @@ describe('MCP servers bridged into aptix, configured by file', () => {
   });
 
   it('aptix tools call forwards a call to the stdio server and exits when done', async () => {
-    const run = await runCli(['--config', config('call.json', [stdioEverything]), 'tools', 'call', 'everything_get_structured_content', '{"location":"Los Angeles"}'], { env });
+    const run = await runCli(
+      [
+        '--config',
+        config('call.json', [stdioEverything]),
+        'tools',
+        'call',
+        'everything_get_structured_content',
+        '{"location":"Los Angeles"}',
+      ],
+      { env },
+    );
     expect(run.code).toBe(0);
     const output = run.json<{ successful: boolean; result: { structuredContent: unknown } }>();
     expect(output.successful).toBe(true);
@@ -71,9 +110,21 @@ describe('MCP servers bridged into aptix, configured by file', () => {
 
   it('runs in worker isolation too: each worker holds its own bridge', async () => {
     const isolated = { ...stdioEverything, isolation: 'worker', workers: 1 };
-    const run = await runCli(['--config', config('worker.json', [isolated]), 'tools', 'call', 'everything_echo', '{"message":"from a worker"}'], { env });
+    const run = await runCli(
+      [
+        '--config',
+        config('worker.json', [isolated]),
+        'tools',
+        'call',
+        'everything_echo',
+        '{"message":"from a worker"}',
+      ],
+      { env },
+    );
     expect(run.code).toBe(0);
-    expect(run.json<{ result: unknown }>().result).toMatchObject({ content: [{ type: 'text', text: 'Echo: from a worker' }] });
+    expect(run.json<{ result: unknown }>().result).toMatchObject({
+      content: [{ type: 'text', text: 'Echo: from a worker' }],
+    });
   });
 
   it('an unreachable server stops start-up naming it, unless its entry is optional', async () => {
@@ -81,7 +132,10 @@ describe('MCP servers bridged into aptix, configured by file', () => {
     const stopped = await runCli(['--config', config('required.json', [missing]), 'check'], { env });
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toContain('MCP server "ghost"');
-    const skipped = await runCli(['--config', config('optional.json', [{ ...missing, optional: true }, stdioEverything]), 'check'], { env });
+    const skipped = await runCli(
+      ['--config', config('optional.json', [{ ...missing, optional: true }, stdioEverything]), 'check'],
+      { env },
+    );
     expect(skipped.code).toBe(0);
     expect(skipped.stderr).toMatch(/optional tool package skipped: .*MCP server \\"ghost\\" .*cannot be reached/);
     expect(JSON.stringify(skipped.json())).toContain('everything_echo');
@@ -93,14 +147,32 @@ describe('MCP servers bridged into aptix, configured by file', () => {
     let host: RunningHost | undefined;
     let file: string;
     const invoke = async (name: string, args: object) => {
-      const response = await fetch(`${host!.url}/v1/tools/${name}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) });
-      return (await response.json()) as { successful: boolean; result: Record<string, unknown> | null; errors: Array<{ code?: string; message: string }> };
+      const response = await fetch(`${host!.url}/v1/tools/${name}/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ arguments: args }),
+      });
+      return (await response.json()) as {
+        successful: boolean;
+        result: Record<string, unknown> | null;
+        errors: Array<{ code?: string; message: string }>;
+      };
     };
     beforeAll(async () => {
       port = await freePort();
       server = await everythingOverHttp(port);
       file = config('serve.json', [
-        { options: { name: 'remote', http: { url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: { env: 'BRIDGE_E2E_TOKEN', prefix: 'Bearer ' } } }, timeoutMs: 3_000, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } } },
+        {
+          options: {
+            name: 'remote',
+            http: {
+              url: `http://127.0.0.1:${port}/mcp`,
+              headers: { Authorization: { env: 'BRIDGE_E2E_TOKEN', prefix: 'Bearer ' } },
+            },
+            timeoutMs: 3_000,
+            reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+          },
+        },
       ]);
       host = await startHost({ env, args: ['--config', file] });
     });
@@ -138,7 +210,10 @@ describe('MCP servers bridged into aptix, configured by file', () => {
       const local = await invoke('testing_calculator', { operation: 'multiply', a: 6, b: 7 });
       expect(local.result).toMatchObject({ value: 42 });
       server = await everythingOverHttp(port);
-      await vi.waitFor(async () => expect((await invoke('remote_echo', { message: 'back' })).successful).toBe(true), { timeout: 15_000, interval: 100 });
+      await vi.waitFor(async () => expect((await invoke('remote_echo', { message: 'back' })).successful).toBe(true), {
+        timeout: 15_000,
+        interval: 100,
+      });
       expect(host!.child.exitCode).toBeNull();
     });
   });
@@ -146,24 +221,55 @@ describe('MCP servers bridged into aptix, configured by file', () => {
   describe('aptix serve with a server that changes its tool list', () => {
     let host: RunningHost | undefined;
     const invoke = async (name: string, args: object) => {
-      const response = await fetch(`${host!.url}/v1/tools/${name}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) });
-      return (await response.json()) as { successful: boolean; result: Record<string, unknown> | null; errors: Array<{ code?: string; message: string }> };
+      const response = await fetch(`${host!.url}/v1/tools/${name}/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ arguments: args }),
+      });
+      return (await response.json()) as {
+        successful: boolean;
+        result: Record<string, unknown> | null;
+        errors: Array<{ code?: string; message: string }>;
+      };
     };
     beforeAll(async () => {
-      host = await startHost({ env, args: ['--config', config('changing.json', [{ options: { name: 'calc', stdio: { command: process.execPath, args: [CHANGING] } } }])] });
+      host = await startHost({
+        env,
+        args: [
+          '--config',
+          config('changing.json', [
+            { options: { name: 'calc', stdio: { command: process.execPath, args: [CHANGING] } } },
+          ]),
+        ],
+      });
     });
     afterAll(() => host?.stop());
 
     it('follows tools/list_changed: a removed tool is no longer offered, a changed schema is checked, logged and offered, a new tool is offered', async () => {
       expect((await invoke('calc_add', { a: 1, b: 2 })).result).toMatchObject({ structuredContent: { value: 3 } });
       expect((await invoke('calc_reshape', {})).successful).toBe(true);
-      await vi.waitFor(async () => expect(JSON.stringify(await invoke('calc_retire', {}))).toContain('is no longer offered'), { timeout: 10_000, interval: 50 });
-      expect((await invoke('calc_multiply', { a: 6, b: 7 })).result).toMatchObject({ content: [{ type: 'text', text: '42' }] });
+      await vi.waitFor(
+        async () => expect(JSON.stringify(await invoke('calc_retire', {}))).toContain('is no longer offered'),
+        { timeout: 10_000, interval: 50 },
+      );
+      expect((await invoke('calc_multiply', { a: 6, b: 7 })).result).toMatchObject({
+        content: [{ type: 'text', text: '42' }],
+      });
       const old = await invoke('calc_add', { a: 1, b: 2 });
       expect(old.errors[0]?.code).toBe('INVALID_ARGUMENTS');
-      expect((await invoke('calc_add', { a: 1, b: 2, c: 3 })).result).toMatchObject({ structuredContent: { value: 6 } });
+      expect((await invoke('calc_add', { a: 1, b: 2, c: 3 })).result).toMatchObject({
+        structuredContent: { value: 6 },
+      });
       // The log reaches the test over the child's stdout, which may trail the HTTP answers.
-      await vi.waitFor(() => expect(host!.logs.some((line) => line.tag === '[McpBridge_SchemaChanged]' && String(line.msg).includes('arguments added: c'))).toBe(true), { timeout: 5_000, interval: 50 });
+      await vi.waitFor(
+        () =>
+          expect(
+            host!.logs.some(
+              (line) => line.tag === '[McpBridge_SchemaChanged]' && String(line.msg).includes('arguments added: c'),
+            ),
+          ).toBe(true),
+        { timeout: 5_000, interval: 50 },
+      );
     });
   });
 });

@@ -23,7 +23,10 @@ const CHART = [
 ];
 const STATS_SCHEMA = {
   type: 'object',
-  properties: { count: { type: 'integer', description: 'How many values.' }, mean: { type: 'number', description: 'Their mean.' } },
+  properties: {
+    count: { type: 'integer', description: 'How many values.' },
+    mean: { type: 'number', description: 'Their mean.' },
+  },
   required: ['count', 'mean'],
   additionalProperties: false,
 };
@@ -31,7 +34,14 @@ const STATS_SCHEMA = {
 let host: RunningHost;
 let space: ReturnType<typeof scratch>;
 beforeAll(async () => {
-  ({ host, space } = await startHostWithConfig({ toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(FIXTURES, 'content-tools')] }));
+  ({ host, space } = await startHostWithConfig({
+    toolPackages: [
+      '@aptix/tool-samples',
+      '@aptix/tool-mode-catalog',
+      '@aptix/tool-mode-change',
+      join(FIXTURES, 'content-tools'),
+    ],
+  }));
 });
 afterAll(async () => {
   await host?.stop();
@@ -39,7 +49,10 @@ afterAll(async () => {
 });
 
 async function modern(): Promise<ModernClient> {
-  const client = new ModernClient({ name: 'aptix-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const client = new ModernClient(
+    { name: 'aptix-test-v2', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
   await client.connect(new ModernTransport(new URL(`${host.url}/mcp`)));
   expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
   return client;
@@ -73,10 +86,16 @@ for (const [era, connect] of [
     it('receives the same content blocks through aptix_call_tool, and a malformed one refused the same way', async () => {
       const client = await connect();
       try {
-        const result = await client.callTool({ name: 'aptix_call_tool', arguments: { name: 'content_chart', arguments: { kind: 'chart' } } });
+        const result = await client.callTool({
+          name: 'aptix_call_tool',
+          arguments: { name: 'content_chart', arguments: { kind: 'chart' } },
+        });
         expect(result.isError).toBeFalsy();
         expect(result.content).toEqual(CHART);
-        const bad = await client.callTool({ name: 'aptix_call_tool', arguments: { name: 'content_chart', arguments: { kind: 'bad_base64' } } });
+        const bad = await client.callTool({
+          name: 'aptix_call_tool',
+          arguments: { name: 'content_chart', arguments: { kind: 'bad_base64' } },
+        });
         expect(bad.isError).toBe(true);
         expect(JSON.stringify(bad.content)).not.toContain('this is not base64');
       } finally {
@@ -95,7 +114,10 @@ for (const [era, connect] of [
         expect(result.structuredContent).toEqual({ count: 3, mean: 3 });
         expect(result.content).toEqual([{ type: 'text', text: '{"count":3,"mean":3}' }]);
         // A tool without an output schema sends text only.
-        const plain = await client.callTool({ name: 'testing_calculator', arguments: { operation: 'add', a: 1, b: 2 } });
+        const plain = await client.callTool({
+          name: 'testing_calculator',
+          arguments: { operation: 'add', a: 1, b: 2 },
+        });
         expect(plain.structuredContent).toBeUndefined();
       } finally {
         await client.close();
@@ -109,7 +131,9 @@ for (const [era, connect] of [
         expect(result.isError).toBe(true);
         expect(result.structuredContent).toBeUndefined();
         const [block] = result.content as Array<{ type: string; text: string }>;
-        expect(block!.text).toContain('content_stats returned a result that does not match its declared output schema (result.count must be integer)');
+        expect(block!.text).toContain(
+          'content_stats returned a result that does not match its declared output schema (result.count must be integer)',
+        );
       } finally {
         await client.close();
       }
@@ -120,7 +144,10 @@ for (const [era, connect] of [
       try {
         const expectations: Array<[string, RegExp]> = [
           ['bad_base64', /content block 0 \("image"\) has 'data' that is not valid base64/],
-          ['unknown_type', /content block 0 \("video"\) has an unknown type; a block's type is one of text, image, audio, resource/],
+          [
+            'unknown_type',
+            /content block 0 \("video"\) has an unknown type; a block's type is one of text, image, audio, resource/,
+          ],
           ['huge', /larger than this host's limit of 1048576 bytes \(its text and content blocks together\)/],
         ];
         for (const [kind, message] of expectations) {
@@ -140,34 +167,44 @@ for (const [era, connect] of [
 const execFileAsync = promisify(execFile);
 const pythonAvailable = spawnSync('python3', ['-c', 'import mcp'], { encoding: 'utf8' }).status === 0;
 
-describe.skipIf(!pythonAvailable && process.env.CI !== 'true')('content blocks and structured output through the Python MCP SDK (a client from another code base)', () => {
-  for (const [era, version] of [
-    ['modern', '2026-07-28'],
-    ['legacy', '2025-11-25'],
-  ] as const) {
-    it(`parses the image, the embedded document and structuredContent into its own types (${version})`, async () => {
-      // Asynchronously: a spawnSync would stop this process's event loop for seconds, and its idle
-      // keep-alive sockets would then outlive the host's keepAliveTimeout unnoticed (the next fetch fails).
-      const run = await execFileAsync('python3', [join(HOST_ROOT, 'test', 'clients', 'python_content_client.py'), `${host.url}/mcp`, era], { encoding: 'utf8', timeout: 60_000 });
-      const seen = JSON.parse(run.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-      expect(seen.protocolVersion).toBe(version);
-      expect(seen.outputSchema).toEqual(STATS_SCHEMA);
-      expect(seen.chartIsError).toBe(false);
-      expect(seen.chart).toEqual([
-        { ...CHART[0], pythonType: 'TextContent' },
-        { ...CHART[1], pythonType: 'ImageContent' },
-        { ...CHART[2], pythonType: 'EmbeddedResource' },
-      ]);
-      expect(seen.structured).toEqual({ count: 3, mean: 3 });
-      expect(seen.statsText).toEqual(['{"count":3,"mean":3}']);
-    });
-  }
-});
+describe.skipIf(!pythonAvailable && process.env.CI !== 'true')(
+  'content blocks and structured output through the Python MCP SDK (a client from another code base)',
+  () => {
+    for (const [era, version] of [
+      ['modern', '2026-07-28'],
+      ['legacy', '2025-11-25'],
+    ] as const) {
+      it(`parses the image, the embedded document and structuredContent into its own types (${version})`, async () => {
+        // Asynchronously: a spawnSync would stop this process's event loop for seconds, and its idle
+        // keep-alive sockets would then outlive the host's keepAliveTimeout unnoticed (the next fetch fails).
+        const run = await execFileAsync(
+          'python3',
+          [join(HOST_ROOT, 'test', 'clients', 'python_content_client.py'), `${host.url}/mcp`, era],
+          { encoding: 'utf8', timeout: 60_000 },
+        );
+        const seen = JSON.parse(run.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+        expect(seen.protocolVersion).toBe(version);
+        expect(seen.outputSchema).toEqual(STATS_SCHEMA);
+        expect(seen.chartIsError).toBe(false);
+        expect(seen.chart).toEqual([
+          { ...CHART[0], pythonType: 'TextContent' },
+          { ...CHART[1], pythonType: 'ImageContent' },
+          { ...CHART[2], pythonType: 'EmbeddedResource' },
+        ]);
+        expect(seen.structured).toEqual({ count: 3, mean: 3 });
+        expect(seen.statsText).toEqual(['{"count":3,"mean":3}']);
+      });
+    }
+  },
+);
 
 describe('a gated tool with content and an output schema, approved by the MCP client user', () => {
   it('answers the approved call with the image and structuredContent, as an ungated call would (2026-07-28 and 2025-11-25)', async () => {
     const approve = { action: 'accept', content: { decision: 'approve' } } as const;
-    const v2 = new ModernClient({ name: 'aptix-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+    const v2 = new ModernClient(
+      { name: 'aptix-test-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+    );
     v2.setRequestHandler('elicitation/create', async () => approve as never);
     await v2.connect(new ModernTransport(new URL(`${host.url}/mcp`)));
     const v1 = new LegacyClient({ name: 'aptix-test-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
@@ -178,7 +215,10 @@ describe('a gated tool with content and an output schema, approved by the MCP cl
         await client.listTools(); // the SDK client checks structuredContent against the listed outputSchema
         const result = await client.callTool({ name: 'content_gated_plot', arguments: { values: [1, 2, 3] } });
         expect(result.isError).toBeFalsy();
-        expect(result.content).toEqual([{ type: 'image', data: PNG, mimeType: 'image/png' }, { type: 'text', text: '{"points":3}' }]);
+        expect(result.content).toEqual([
+          { type: 'image', data: PNG, mimeType: 'image/png' },
+          { type: 'text', text: '{"points":3}' },
+        ]);
         expect(result.structuredContent).toEqual({ points: 3 });
         expect((result._meta as Record<string, { status: string }>)['aptix/approval']?.status).toBe('executed');
       }
@@ -214,24 +254,47 @@ describe('a gated tool with an output schema, called by clients that cannot be a
 
 describe('content blocks over HTTP invoke', () => {
   it('answers with the result (the text view) and the content blocks', async () => {
-    const response = await fetch(`${host.url}/v1/tools/content_chart/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: { kind: 'chart' } }) });
+    const response = await fetch(`${host.url}/v1/tools/content_chart/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ arguments: { kind: 'chart' } }),
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       successful: true,
-      result: { content: [{ type: 'text', text: 'Sales by month:' }, { type: 'image', mimeType: 'image/png', bytes: 70 }, { type: 'resource', uri: 'file:///sales.csv', mimeType: 'text/csv', text: 'month,sales\njan,3' }] },
+      result: {
+        content: [
+          { type: 'text', text: 'Sales by month:' },
+          { type: 'image', mimeType: 'image/png', bytes: 70 },
+          { type: 'resource', uri: 'file:///sales.csv', mimeType: 'text/csv', text: 'month,sales\njan,3' },
+        ],
+      },
       errors: [],
       content: CHART,
     });
   });
 
   it('answers a structured result as plain JSON, and a schema violation as a failed result with OUTPUT_SCHEMA_MISMATCH', async () => {
-    const invoke = (args: object) => fetch(`${host.url}/v1/tools/content_stats/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) }).then((r) => r.json());
+    const invoke = (args: object) =>
+      fetch(`${host.url}/v1/tools/content_stats/invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ arguments: args }),
+      }).then((r) => r.json());
     expect(await invoke({ values: [2, 4] })).toEqual({ successful: true, result: { count: 2, mean: 3 }, errors: [] });
-    expect(await invoke({ values: [2], lie: true })).toEqual({ successful: false, result: null, errors: [{ code: 'OUTPUT_SCHEMA_MISMATCH', message: expect.stringContaining('result.count must be integer') }] });
+    expect(await invoke({ values: [2], lie: true })).toEqual({
+      successful: false,
+      result: null,
+      errors: [{ code: 'OUTPUT_SCHEMA_MISMATCH', message: expect.stringContaining('result.count must be integer') }],
+    });
   });
 
   it('refuses bad base64 as MALFORMED_RESULT and sends none of it', async () => {
-    const response = await fetch(`${host.url}/v1/tools/content_chart/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: { kind: 'bad_base64' } }) });
+    const response = await fetch(`${host.url}/v1/tools/content_chart/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ arguments: { kind: 'bad_base64' } }),
+    });
     const body = (await response.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ successful: false, result: null, errors: [{ code: 'MALFORMED_RESULT' }] });
     expect(body).not.toHaveProperty('content');
@@ -243,11 +306,16 @@ describe('an output schema that is not valid JSON Schema', () => {
     const dir = scratch();
     try {
       const config = join(dir.dir, 'aptix.config.json');
-      writeFileSync(config, JSON.stringify({ db: `sqlite:${dir.db}`, toolPackages: [join(FIXTURES, 'broken', 'bad-output-schema')] }));
+      writeFileSync(
+        config,
+        JSON.stringify({ db: `sqlite:${dir.db}`, toolPackages: [join(FIXTURES, 'broken', 'bad-output-schema')] }),
+      );
       const run = await runCli(['--config', config, 'serve', '--port', '0']);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('Tool "broken_output_schema"');
-      expect(run.stderr).toContain('OutputSchema is not a valid JSON Schema: OutputSchema.properties.total.type must be equal to one of the allowed values');
+      expect(run.stderr).toContain(
+        'OutputSchema is not a valid JSON Schema: OutputSchema.properties.total.type must be equal to one of the allowed values',
+      );
       expect(run.stderr).toContain('Fix: declare it with TypeBox as an object');
       expect(run.stderr).not.toMatch(/\n\s+at\s/);
     } finally {
@@ -258,13 +326,34 @@ describe('an output schema that is not valid JSON Schema', () => {
 
 describe('content blocks and output schemas from a tool package isolated in workers', () => {
   it('pass from the worker to HTTP invoke unchanged, and the host checks the output schema again', async () => {
-    const { host: isolated, space: dir } = await startHostWithConfig({ toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', { package: join(FIXTURES, 'content-tools'), isolation: 'worker', workers: 1 }] });
+    const { host: isolated, space: dir } = await startHostWithConfig({
+      toolPackages: [
+        '@aptix/tool-samples',
+        '@aptix/tool-mode-catalog',
+        '@aptix/tool-mode-change',
+        { package: join(FIXTURES, 'content-tools'), isolation: 'worker', workers: 1 },
+      ],
+    });
     try {
-      const invoke = (tool: string, args: object) => fetch(`${isolated.url}/v1/tools/${tool}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) }).then((r) => r.json());
+      const invoke = (tool: string, args: object) =>
+        fetch(`${isolated.url}/v1/tools/${tool}/invoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ arguments: args }),
+        }).then((r) => r.json());
       expect(await invoke('content_chart', { kind: 'chart' })).toMatchObject({ successful: true, content: CHART });
-      expect(await invoke('content_stats', { values: [2, 4] })).toEqual({ successful: true, result: { count: 2, mean: 3 }, errors: [] });
-      expect(await invoke('content_stats', { values: [2], lie: true })).toMatchObject({ successful: false, errors: [{ code: 'OUTPUT_SCHEMA_MISMATCH' }] });
-      const tool = (await fetch(`${isolated.url}/v1/tools/content_stats`).then((r) => r.json())) as { definitions: { mcp: { outputSchema?: unknown } } };
+      expect(await invoke('content_stats', { values: [2, 4] })).toEqual({
+        successful: true,
+        result: { count: 2, mean: 3 },
+        errors: [],
+      });
+      expect(await invoke('content_stats', { values: [2], lie: true })).toMatchObject({
+        successful: false,
+        errors: [{ code: 'OUTPUT_SCHEMA_MISMATCH' }],
+      });
+      const tool = (await fetch(`${isolated.url}/v1/tools/content_stats`).then((r) => r.json())) as {
+        definitions: { mcp: { outputSchema?: unknown } };
+      };
       expect(tool.definitions.mcp.outputSchema).toEqual(STATS_SCHEMA);
     } finally {
       await isolated.stop();

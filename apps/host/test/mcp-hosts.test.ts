@@ -34,7 +34,10 @@ describe.skipIf(!available)('a 2025-era MCP session on two hosts that share one 
     await client.connect(transport);
     try {
       expect(names(await client.listTools())).not.toContain('testing_delay');
-      const change = await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Across hosts.' } });
+      const change = await client.callTool({
+        name: 'agent_change_mode',
+        arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Across hosts.' },
+      });
       expect(change.isError).toBeFalsy();
       expect(changed).toBe(1);
       expect(names(await client.listTools())).toContain('testing_delay');
@@ -61,7 +64,10 @@ describe('a 2025-era MCP session across a host restart', () => {
     await client.connect(transport);
     try {
       const sessionId = transport.sessionId;
-      await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Before the crash.' } });
+      await client.callTool({
+        name: 'agent_change_mode',
+        arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Before the crash.' },
+      });
       expect(await host.stop('SIGKILL')).toBeNull();
       host = await start();
       // Same MCP session, no new initialize: the restarted host adopts it from the store.
@@ -77,7 +83,12 @@ describe('a 2025-era MCP session across a host restart', () => {
 });
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'aptix-test', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'aptix-test', version: '1' } },
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface OpenedSession {
@@ -128,7 +139,10 @@ describe.each(stores)('2025-era MCP sessions that expired or were closed, on hos
   const store = setup();
   afterAll(() => store.dispose());
   const start = (idleSeconds: number, port?: number) =>
-    startHost({ env: { APTIX_DB: store.db, APTIX_MCP_SESSION_IDLE_SECONDS: String(idleSeconds) }, ...(port === undefined ? {} : { args: ['--port', String(port)] }) });
+    startHost({
+      env: { APTIX_DB: store.db, APTIX_MCP_SESSION_IDLE_SECONDS: String(idleSeconds) },
+      ...(port === undefined ? {} : { args: ['--port', String(port)] }),
+    });
   const running: RunningHost[] = [];
   const host = async (idleSeconds: number, port?: number) => {
     const started = await start(idleSeconds, port);
@@ -166,7 +180,10 @@ describe.each(stores)('2025-era MCP sessions that expired or were closed, on hos
     const c = await host(1);
     const closed = await initialize(a);
     expect((await listTools(b, closed)).status).toBe(200);
-    const deleted = await fetch(`${a.url}/mcp`, { method: 'DELETE', headers: { 'content-type': 'application/json', 'mcp-session-id': closed.id } });
+    const deleted = await fetch(`${a.url}/mcp`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json', 'mcp-session-id': closed.id },
+    });
     expect(deleted.status).toBe(200);
     await expectRefused(c, closed);
     await expectRefused(a, closed);

@@ -14,10 +14,12 @@ const auth = { authorization: `Bearer ${KEY}` };
 const REFUNDED = '[testing_issue_refund_Refunded]';
 const ASKING = join(HOST_ROOT, 'test', 'fixtures', 'asking-tools');
 /** Parsed from text, so "__proto__" is an own key, as a client's JSON brings it (an object literal would set the prototype instead). */
-const underProto = (answers: object) => JSON.parse(`{"__proto__":${JSON.stringify(answers)}}`) as Record<string, unknown>;
+const underProto = (answers: object) =>
+  JSON.parse(`{"__proto__":${JSON.stringify(answers)}}`) as Record<string, unknown>;
 
 /** One raw 2026-07-28 tools/call at a mode's URL, from a client that declares form elicitation. */
-const rawCall = (url: string, mode: string, params: Record<string, unknown>) => rawToolsCall(url, params, { path: `/mcp/modes/${mode}`, key: KEY });
+const rawCall = (url: string, mode: string, params: Record<string, unknown>) =>
+  rawToolsCall(url, params, { path: `/mcp/modes/${mode}`, key: KEY });
 
 describe('inputResponses with an own "__proto__" key', () => {
   let host: RunningHost;
@@ -26,7 +28,11 @@ describe('inputResponses with an own "__proto__" key', () => {
   beforeAll(async () => {
     const started = await startHostWithConfig(
       // allowSelfApproval: the key that asked is asked about its own refund (and may decide it), so the round trip happens.
-      { toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', ASKING], modes: { extend: { general: ['ask_name_and_colour'] } }, approvals: { allowSelfApproval: ['testing_issue_refund'] } },
+      {
+        toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', ASKING],
+        modes: { extend: { general: ['ask_name_and_colour'] } },
+        approvals: { allowSelfApproval: ['testing_issue_refund'] },
+      },
       { APTIX_API_KEYS: `ops=${KEY}` },
     );
     host = started.host;
@@ -51,25 +57,42 @@ describe('inputResponses with an own "__proto__" key', () => {
     });
     expect(retry.result).toBeUndefined();
     expect(retry.error?.code).toBe(-32602);
-    expect(retry.error?.message).toMatch(/^Invalid inputResponses: they hold a "__proto__" key .*nothing was decided or run\. Send each answer under the key of its input request \(for an approval: "approval"\)/);
+    expect(retry.error?.message).toMatch(
+      /^Invalid inputResponses: they hold a "__proto__" key .*nothing was decided or run\. Send each answer under the key of its input request \(for an approval: "approval"\)/,
+    );
     const stored = await (await fetch(`${host.url}/v1/approvals/${approvalId}`, { headers: auth })).json();
     expect(stored).toMatchObject({ status: 'pending', decidedBy: null });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(host.logs.filter((line) => line.tag === REFUNDED)).toHaveLength(0);
     // The same answer sent plainly, with the same state, decides it: the refusal was the key's alone.
-    const plain = await rawCall(host.url, 'tool_diagnostics', { name: 'testing_issue_refund', arguments: args, requestState, inputResponses: { approval: { action: 'accept', content: { decision: 'approve' } } } });
+    const plain = await rawCall(host.url, 'tool_diagnostics', {
+      name: 'testing_issue_refund',
+      arguments: args,
+      requestState,
+      inputResponses: { approval: { action: 'accept', content: { decision: 'approve' } } },
+    });
     expect(plain.result._meta['aptix/approval']).toMatchObject({ status: 'executed', approvalId });
   });
 
-  it("a tool's own question answered under \"__proto__\" is refused before the tool reads it; the same answer sent plainly is taken", async () => {
+  it('a tool\'s own question answered under "__proto__" is refused before the tool reads it; the same answer sent plainly is taken', async () => {
     const first = await rawCall(host.url, 'general', { name: 'ask_name_and_colour', arguments: {} });
     expect(first.result.resultType).toBe('input_required');
     const { requestState } = first.result;
     const answer = { name: { action: 'accept', content: { name: 'Mallory' } } };
-    const smuggled = await rawCall(host.url, 'general', { name: 'ask_name_and_colour', arguments: {}, requestState, inputResponses: underProto(answer) });
+    const smuggled = await rawCall(host.url, 'general', {
+      name: 'ask_name_and_colour',
+      arguments: {},
+      requestState,
+      inputResponses: underProto(answer),
+    });
     expect(smuggled.error?.code).toBe(-32602);
     expect(smuggled.error?.message).toContain('"__proto__"');
-    const plain = await rawCall(host.url, 'general', { name: 'ask_name_and_colour', arguments: {}, requestState, inputResponses: answer });
+    const plain = await rawCall(host.url, 'general', {
+      name: 'ask_name_and_colour',
+      arguments: {},
+      requestState,
+      inputResponses: answer,
+    });
     expect(plain.result.resultType).toBe('input_required');
     expect(Object.keys(plain.result.inputRequests)).toEqual(['colour']);
   });
@@ -77,7 +100,12 @@ describe('inputResponses with an own "__proto__" key', () => {
   it('a "__proto__" key deeper in an answer is refused too', async () => {
     const first = await rawCall(host.url, 'general', { name: 'ask_name_and_colour', arguments: {} });
     const nested = { name: JSON.parse('{"action":"accept","content":{"__proto__":{"name":"Mallory"}}}') };
-    const retry = await rawCall(host.url, 'general', { name: 'ask_name_and_colour', arguments: {}, requestState: first.result.requestState, inputResponses: nested });
+    const retry = await rawCall(host.url, 'general', {
+      name: 'ask_name_and_colour',
+      arguments: {},
+      requestState: first.result.requestState,
+      inputResponses: nested,
+    });
     expect(retry.error?.code).toBe(-32602);
   });
 });

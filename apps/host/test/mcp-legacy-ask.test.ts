@@ -19,7 +19,10 @@ type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string
 let host: RunningHost;
 let cleanup: () => void = () => undefined;
 beforeAll(async () => {
-  const started = await startHostWithConfig({ toolPackages: [...FIRST_PARTY, PACKAGE], modes: { extend: { general: ['ask_name_and_colour', 'ask_forever'] } } });
+  const started = await startHostWithConfig({
+    toolPackages: [...FIRST_PARTY, PACKAGE],
+    modes: { extend: { general: ['ask_name_and_colour', 'ask_forever'] } },
+  });
   host = started.host;
   cleanup = () => started.space.cleanup();
 }, 60_000);
@@ -30,28 +33,47 @@ afterAll(async () => {
 
 /** A v1 client; with `answer`, it declares elicitation and answers each question (and records it). */
 async function legacyClient(answer?: (message: string, schema: unknown) => Answer): Promise<LegacyClient> {
-  const client = new LegacyClient({ name: 'aptix-legacy-ask', version: '1.0.0' }, answer ? { capabilities: { elicitation: {} } } : {});
-  if (answer) client.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params.message, (request.params as { requestedSchema?: unknown }).requestedSchema) as never);
+  const client = new LegacyClient(
+    { name: 'aptix-legacy-ask', version: '1.0.0' },
+    answer ? { capabilities: { elicitation: {} } } : {},
+  );
+  if (answer)
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      async (request) =>
+        answer(request.params.message, (request.params as { requestedSchema?: unknown }).requestedSchema) as never,
+    );
   await client.connect(new LegacyTransport(new URL(`${host.url}/mcp`)));
   return client;
 }
 
-const textOf = (result: object) => (((result as { content?: unknown }).content as Array<{ text?: string }>) ?? []).map((block) => block.text ?? '').join('\n');
+const textOf = (result: object) =>
+  (((result as { content?: unknown }).content as Array<{ text?: string }>) ?? [])
+    .map((block) => block.text ?? '')
+    .join('\n');
 
 describe('a tool that asks, on a 2025 session (v1 SDK client)', () => {
   it('asks each question as elicitation/create, over two rounds, and the tool gets both answers and its state', async () => {
     const asked: Array<{ message: string; schema: unknown }> = [];
     const client = await legacyClient((message, schema) => {
       asked.push({ message, schema });
-      return message === 'What is your name?' ? { action: 'accept', content: { name: 'Ada' } } : { action: 'accept', content: { colour: 'teal' } };
+      return message === 'What is your name?'
+        ? { action: 'accept', content: { name: 'Ada' } }
+        : { action: 'accept', content: { colour: 'teal' } };
     });
     try {
       const result = await client.callTool({ name: 'ask_name_and_colour', arguments: { greeting: 'Hi' } });
       expect(result.isError).toBeFalsy();
       expect(JSON.parse(textOf(result))).toMatchObject({ text: 'Hi, Ada, lover of teal!', rounds: 2, canAsk: true });
       expect(asked).toEqual([
-        { message: 'What is your name?', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
-        { message: 'Which colour do you like, Ada?', schema: { type: 'object', properties: { colour: { type: 'string' } }, required: ['colour'] } },
+        {
+          message: 'What is your name?',
+          schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
+        {
+          message: 'Which colour do you like, Ada?',
+          schema: { type: 'object', properties: { colour: { type: 'string' } }, required: ['colour'] },
+        },
       ]);
     } finally {
       await client.close();
@@ -73,7 +95,9 @@ describe('a tool that asks, on a 2025 session (v1 SDK client)', () => {
 
   it('a tool that keeps asking is stopped after 8 rounds, with an error naming the limit', async () => {
     const asked: string[] = [];
-    const client = await legacyClient((message) => (asked.push(message), { action: 'accept', content: { answer: 'more' } }));
+    const client = await legacyClient(
+      (message) => (asked.push(message), { action: 'accept', content: { answer: 'more' } }),
+    );
     try {
       const result = await client.callTool({ name: 'ask_forever', arguments: {} });
       expect(result.isError).toBe(true);
@@ -90,10 +114,14 @@ describe('a tool that asks, on a 2025 session (v1 SDK client)', () => {
     const client = await legacyClient((message) => {
       asked.push(message);
       if (message.startsWith('Round')) controller.abort();
-      return message === 'What is your name?' ? { action: 'accept', content: { name: 'Ada' } } : { action: 'accept', content: { colour: 'teal', answer: 'more' } };
+      return message === 'What is your name?'
+        ? { action: 'accept', content: { name: 'Ada' } }
+        : { action: 'accept', content: { colour: 'teal', answer: 'more' } };
     });
     try {
-      await expect(client.callTool({ name: 'ask_forever', arguments: {} }, undefined, { signal: controller.signal })).rejects.toThrow();
+      await expect(
+        client.callTool({ name: 'ask_forever', arguments: {} }, undefined, { signal: controller.signal }),
+      ).rejects.toThrow();
       // The session's question channel was released: the next call is asked, both rounds.
       const next = await client.callTool({ name: 'ask_name_and_colour', arguments: {} });
       expect(JSON.parse(textOf(next))).toMatchObject({ text: 'Hello, Ada, lover of teal!' });
@@ -108,7 +136,9 @@ describe('a tool that asks, on a 2025 session (v1 SDK client)', () => {
     try {
       const result = await client.callTool({ name: 'ask_name_and_colour', arguments: {} });
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toBe('This call needs answers from the user that this caller cannot relay, so nothing was done.');
+      expect(textOf(result)).toBe(
+        'This call needs answers from the user that this caller cannot relay, so nothing was done.',
+      );
     } finally {
       await client.close();
     }

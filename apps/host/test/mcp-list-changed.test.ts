@@ -9,13 +9,27 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { HOST_ROOT, hostForSuite, startHostWithConfig, type RunningHost } from './support.js';
 
 const FIRST_PARTY = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'];
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+};
 
 /** A raw 2026-07-28 request's result. */
-async function modernCall(url: string, method: string, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
+async function modernCall(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
   const response = await fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
   });
   const text = await response.text();
@@ -31,7 +45,9 @@ describe('a host whose tools can change', () => {
   });
 
   it('declares tools.listChanged, promises no caching (ttlMs 0), and tells a listening 2026 client when a tool comes and goes', async () => {
-    const started = await startHostWithConfig({ toolPackages: [...FIRST_PARTY, join(HOST_ROOT, 'test', 'fixtures', 'changing-tools')] });
+    const started = await startHostWithConfig({
+      toolPackages: [...FIRST_PARTY, join(HOST_ROOT, 'test', 'fixtures', 'changing-tools')],
+    });
     host = started.host;
     cleanup = () => started.space.cleanup();
     const discovered = await modernCall(host.url, 'server/discover');
@@ -41,7 +57,12 @@ describe('a host whose tools can change', () => {
     const heard: string[][] = [];
     const client = new Client(
       { name: 'aptix-test-v2', version: '1' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } }, listChanged: { tools: { onChanged: (_error, tools) => void heard.push((tools ?? []).map((tool) => tool.name)) } } },
+      {
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        listChanged: {
+          tools: { onChanged: (_error, tools) => void heard.push((tools ?? []).map((tool) => tool.name)) },
+        },
+      },
     );
     await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`)));
     try {

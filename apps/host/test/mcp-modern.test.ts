@@ -47,7 +47,10 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
       await expect(unknown).rejects.toThrow(`Tools in mode "general": ${GENERAL_TOOLS.join(', ')}.`);
 
       // A mode change needs an agent session: the first one without a handle starts one, and says where its tools are.
-      const change = await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Debug a slow tool.' } });
+      const change = await client.callTool({
+        name: 'agent_change_mode',
+        arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Debug a slow tool.' },
+      });
       expect(change.isError).toBeFalsy();
       const { sessionId } = JSON.parse(texts(change)[0]!) as { sessionId: string };
       expect(texts(change)[1]).toContain(`aptix_call_tool {"sessionId": "${sessionId}"`);
@@ -62,7 +65,13 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
   });
 
   it('serves each mode at /modes/<mode>/mcp, with calls in the agent session the request names', async () => {
-    const created = (await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).json()) as { id: string };
+    const created = (await (
+      await fetch(`${host.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'tool_diagnostics' }),
+      })
+    ).json()) as { id: string };
     const client = await connectHttp(`${host.url}/modes/tool_diagnostics/mcp`, created.id);
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('testing_delay');
@@ -72,7 +81,10 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
       expect(JSON.parse(texts(hello)[0]!)).toMatchObject({ sessionId: created.id });
 
       // The session's mode governs what may run, not the URL: back in general, testing_delay is refused here too.
-      const back = await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'general', branch: false, reason: 'Done debugging.' } });
+      const back = await client.callTool({
+        name: 'agent_change_mode',
+        arguments: { mode: 'general', branch: false, reason: 'Done debugging.' },
+      });
       // A pinned mode's URL points to the new mode's own URL.
       expect(texts(back)[1]).toContain('/modes/general/mcp');
       const refused = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 1 } });
@@ -83,11 +95,14 @@ describe('MCP 2026-07-28 over Streamable HTTP, through the v2 SDK client', () =>
     }
   });
 
-  it('sends a tool\'s progress reports as notifications when the client asks for them', async () => {
+  it("sends a tool's progress reports as notifications when the client asks for them", async () => {
     const client = await connectHttp(`${host.url}/mcp/modes/tool_diagnostics`);
     try {
       const reports: Array<{ progress: number; total?: number }> = [];
-      const result = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 300 } }, { onprogress: (progress) => reports.push(progress) });
+      const result = await client.callTool(
+        { name: 'testing_delay', arguments: { milliseconds: 300 } },
+        { onprogress: (progress) => reports.push(progress) },
+      );
       expect(result.isError).toBeFalsy();
       expect(reports.length).toBeGreaterThanOrEqual(2);
       expect(reports[0]).toMatchObject({ progress: 0, total: 300 });
@@ -116,7 +131,11 @@ describe('MCP 2026-07-28 over stdio, through the v2 SDK client', () => {
   afterAll(() => space.cleanup());
 
   it('writes nothing but protocol messages to stdout: a start-up failure goes to stderr with a non-zero exit', async () => {
-    for (const args of [['mcp', '--session', 'no-such-session'], ['mcp', '--mode', 'no_such_mode'], ['--config', 'missing.json', 'mcp']]) {
+    for (const args of [
+      ['mcp', '--session', 'no-such-session'],
+      ['mcp', '--mode', 'no_such_mode'],
+      ['--config', 'missing.json', 'mcp'],
+    ]) {
       const run = await runCli(args, { env: { APTIX_DB: space.db } });
       expect(run.stdout, args.join(' ')).toBe('');
       expect(run.code, args.join(' ')).not.toBe(0);
@@ -126,10 +145,18 @@ describe('MCP 2026-07-28 over stdio, through the v2 SDK client', () => {
   });
 
   it('lists the mode the process serves and runs calls in the --session it was given', async () => {
-    const created = (await runCli(['sessions', 'create', '--mode', 'tool_diagnostics'], { env: { APTIX_DB: space.db } })).json<{ id: string }>();
+    const created = (
+      await runCli(['sessions', 'create', '--mode', 'tool_diagnostics'], { env: { APTIX_DB: space.db } })
+    ).json<{ id: string }>();
     const client = modernClient();
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--session', created.id], cwd: HOST_ROOT, env: { ...process.env, APTIX_DB: space.db, LOG_LEVEL: 'warn' } as Record<string, string>, stderr: 'pipe' }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp', '--session', created.id],
+        cwd: HOST_ROOT,
+        env: { ...process.env, APTIX_DB: space.db, LOG_LEVEL: 'warn' } as Record<string, string>,
+        stderr: 'pipe',
+      }),
     );
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');

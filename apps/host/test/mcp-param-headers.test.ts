@@ -12,12 +12,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_ROOT, startHostWithConfig, type RunningHost } from './support.js';
 
 const FIXTURES = join(HOST_ROOT, 'test', 'fixtures');
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+};
 
 let host: RunningHost;
 let cleanup: () => void;
 beforeAll(async () => {
-  const started = await startHostWithConfig({ toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(FIXTURES, 'routed-tools')] });
+  const started = await startHostWithConfig({
+    toolPackages: [
+      '@aptix/tool-samples',
+      '@aptix/tool-mode-catalog',
+      '@aptix/tool-mode-change',
+      join(FIXTURES, 'routed-tools'),
+    ],
+  });
   host = started.host;
   cleanup = () => started.space.cleanup();
 });
@@ -27,11 +38,26 @@ afterAll(async () => {
 });
 
 /** A 2026-07-28 tools/call as a client or a gateway would send it, with these extra headers. */
-async function rawCall(args: Record<string, unknown>, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+async function rawCall(
+  args: Record<string, unknown>,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${host.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'routed_lookup', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'routed_lookup', arguments: args, _meta: ENVELOPE } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'routed_lookup',
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'routed_lookup', arguments: args, _meta: ENVELOPE },
+    }),
   });
   const text = await response.text();
   const data = text.startsWith('{') ? JSON.parse(text) : JSON.parse(/^data: (.+)$/m.exec(text)![1]!);
@@ -46,13 +72,15 @@ const refusedBeforeRunning = (answer: { status: number; body: any }, header: str
   expect(answer.body.error.message).toContain('Fix:');
   expect(answer.body.error.data).toEqual({ mismatch: { header, body: expect.any(String) } });
 };
-const ranFor = (orderId: string) => host.logs.filter((line) => line.tag === '[routed_lookup_Ran]' && line.OrderId === orderId).length;
+const ranFor = (orderId: string) =>
+  host.logs.filter((line) => line.tag === '[routed_lookup_Ran]' && line.OrderId === orderId).length;
 
 /** Log lines arrive a little after the answers: a valid call's line, once seen, shows the earlier ones are in too. */
 async function expectNeverRan(orderIds: readonly string[]): Promise<void> {
   const control = `control-${Math.random().toString(36).slice(2)}`;
   expect((await rawCall({ region: 'eu', orderId: control }, { 'mcp-param-region': 'eu' })).status).toBe(200);
-  for (let attempt = 0; attempt < 200 && ranFor(control) === 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 25));
+  for (let attempt = 0; attempt < 200 && ranFor(control) === 0; attempt++)
+    await new Promise((resolve) => setTimeout(resolve, 25));
   expect(ranFor(control)).toBe(1);
   for (const orderId of orderIds) expect(ranFor(orderId), orderId).toBe(0);
 }
@@ -64,12 +92,22 @@ describe('Mcp-Param headers (SEP-2243)', () => {
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const tool = (await client.listTools()).tools.find((listed) => listed.name === 'routed_lookup')!;
-      expect((tool.inputSchema.properties as Record<string, Record<string, unknown>>).region!['x-mcp-header']).toBe('Region');
-      const result = await client.callTool({ name: 'routed_lookup', arguments: { region: 'eu-west', shard: 4, orderId: 'A-1' } });
+      expect((tool.inputSchema.properties as Record<string, Record<string, unknown>>).region!['x-mcp-header']).toBe(
+        'Region',
+      );
+      const result = await client.callTool({
+        name: 'routed_lookup',
+        arguments: { region: 'eu-west', shard: 4, orderId: 'A-1' },
+      });
       expect(result.isError).toBeFalsy();
-      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual({ seen: { region: 'eu-west', shard: 4, orderId: 'A-1' } });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual({
+        seen: { region: 'eu-west', shard: 4, orderId: 'A-1' },
+      });
       // Text outside ASCII goes Base64-encoded, and still agrees.
-      const accented = await client.callTool({ name: 'routed_lookup', arguments: { region: 'Zürich — Ω', orderId: 'A-2' } });
+      const accented = await client.callTool({
+        name: 'routed_lookup',
+        arguments: { region: 'Zürich — Ω', orderId: 'A-2' },
+      });
       expect(accented.isError).toBeFalsy();
     } finally {
       await client.close();
@@ -78,33 +116,73 @@ describe('Mcp-Param headers (SEP-2243)', () => {
 
   it('accepts a literal header, a Base64 one, surrounding spaces, and an integer written as 4.0', async () => {
     expect((await rawCall({ region: 'eu', orderId: 'A' }, { 'mcp-param-region': 'eu' })).status).toBe(200);
-    expect((await rawCall({ region: 'eu', orderId: 'A' }, { 'Mcp-Param-Region': `=?base64?${Buffer.from('eu').toString('base64')}?=` })).status).toBe(200);
+    expect(
+      (
+        await rawCall(
+          { region: 'eu', orderId: 'A' },
+          { 'Mcp-Param-Region': `=?base64?${Buffer.from('eu').toString('base64')}?=` },
+        )
+      ).status,
+    ).toBe(200);
     expect((await rawCall({ region: 'eu', orderId: 'A' }, { 'MCP-PARAM-REGION': '  eu  ' })).status).toBe(200);
-    expect((await rawCall({ region: 'eu', shard: 4, orderId: 'A' }, { 'mcp-param-region': 'eu', 'mcp-param-shard': '4.0' })).status).toBe(200);
+    expect(
+      (await rawCall({ region: 'eu', shard: 4, orderId: 'A' }, { 'mcp-param-region': 'eu', 'mcp-param-shard': '4.0' }))
+        .status,
+    ).toBe(200);
   });
 
   it('refuses a missing header, naming it', async () => {
-    refusedBeforeRunning(await rawCall({ region: 'eu', orderId: 'M' }, {}), 'Mcp-Param-Region', /header is missing, but the arguments carry region="eu"/);
-    refusedBeforeRunning(await rawCall({ region: 'eu', shard: 2, orderId: 'M' }, { 'mcp-param-region': 'eu' }), 'Mcp-Param-Shard', /missing/);
+    refusedBeforeRunning(
+      await rawCall({ region: 'eu', orderId: 'M' }, {}),
+      'Mcp-Param-Region',
+      /header is missing, but the arguments carry region="eu"/,
+    );
+    refusedBeforeRunning(
+      await rawCall({ region: 'eu', shard: 2, orderId: 'M' }, { 'mcp-param-region': 'eu' }),
+      'Mcp-Param-Shard',
+      /missing/,
+    );
     await expectNeverRan(['M']);
   });
 
   it('refuses a header that disagrees with the argument: a gateway routed the call somewhere else than the tool would act', async () => {
-    refusedBeforeRunning(await rawCall({ region: 'us-east', orderId: 'M' }, { 'mcp-param-region': 'eu-west' }), 'Mcp-Param-Region', /says "eu-west", but the arguments carry region="us-east"/);
-    refusedBeforeRunning(await rawCall({ region: 'eu', orderId: 'M' }, { 'mcp-param-region': 'EU' }), 'Mcp-Param-Region', /says "EU"/);
-    refusedBeforeRunning(await rawCall({ region: 'eu', shard: 4, orderId: 'M' }, { 'mcp-param-region': 'eu', 'mcp-param-shard': '4x' }), 'Mcp-Param-Shard', /says "4x"/);
+    refusedBeforeRunning(
+      await rawCall({ region: 'us-east', orderId: 'M' }, { 'mcp-param-region': 'eu-west' }),
+      'Mcp-Param-Region',
+      /says "eu-west", but the arguments carry region="us-east"/,
+    );
+    refusedBeforeRunning(
+      await rawCall({ region: 'eu', orderId: 'M' }, { 'mcp-param-region': 'EU' }),
+      'Mcp-Param-Region',
+      /says "EU"/,
+    );
+    refusedBeforeRunning(
+      await rawCall({ region: 'eu', shard: 4, orderId: 'M' }, { 'mcp-param-region': 'eu', 'mcp-param-shard': '4x' }),
+      'Mcp-Param-Shard',
+      /says "4x"/,
+    );
     await expectNeverRan(['M']);
   });
 
   it('refuses Base64 that is not canonical, or not UTF-8, rather than guess', async () => {
-    for (const bad of ['=?base64?SGVsbG8?=', '=?base64?SGVs!!!bG8=?=', `=?base64?${Buffer.from([0xff, 0xfe, 0xfd]).toString('base64')}?=`]) {
-      refusedBeforeRunning(await rawCall({ region: 'Hello', orderId: 'M' }, { 'mcp-param-region': bad }), 'Mcp-Param-Region', /not canonical Base64/);
+    for (const bad of [
+      '=?base64?SGVsbG8?=',
+      '=?base64?SGVs!!!bG8=?=',
+      `=?base64?${Buffer.from([0xff, 0xfe, 0xfd]).toString('base64')}?=`,
+    ]) {
+      refusedBeforeRunning(
+        await rawCall({ region: 'Hello', orderId: 'M' }, { 'mcp-param-region': bad }),
+        'Mcp-Param-Region',
+        /not canonical Base64/,
+      );
     }
     await expectNeverRan(['M']);
   });
 
   it('expects no header for an argument that is absent', async () => {
-    expect((await rawCall({ region: 'eu', orderId: 'A' }, { 'mcp-param-region': 'eu', 'mcp-param-shard': '99' })).status).toBe(200);
+    expect(
+      (await rawCall({ region: 'eu', orderId: 'A' }, { 'mcp-param-region': 'eu', 'mcp-param-shard': '99' })).status,
+    ).toBe(200);
   });
 
   it('asks 2025-era clients, which know no such headers, for nothing', async () => {

@@ -7,8 +7,11 @@ const SCRIPT = join(HOST_ROOT, 'test', 'clients', 'python_client.py');
 const probe = spawnSync('python3', ['-c', 'import mcp'], { encoding: 'utf8' });
 const available = probe.status === 0;
 if (!available) {
-  if (process.env.CI === 'true') throw new Error(`The Python MCP SDK is required in CI (pip install mcp): ${probe.stderr || probe.error?.message}`);
-  console.warn('\n!!! python3 with the mcp package is not available: the Python MCP SDK client tests are SKIPPED. Run `pip install mcp` to run them. !!!\n');
+  if (process.env.CI === 'true')
+    throw new Error(`The Python MCP SDK is required in CI (pip install mcp): ${probe.stderr || probe.error?.message}`);
+  console.warn(
+    '\n!!! python3 with the mcp package is not available: the Python MCP SDK client tests are SKIPPED. Run `pip install mcp` to run them. !!!\n',
+  );
 }
 
 interface PythonRun {
@@ -46,7 +49,12 @@ describe.skipIf(!available)('MCP through the Python MCP SDK (a client from anoth
     expect(JSON.parse(seen.sum)).toMatchObject({ value: 5 });
     expect(JSON.parse(seen.sum).sessionId).toEqual(expect.any(String));
     // The host's access line of the DELETE (one per request: method, URL, status), read from its stdout.
-    const deleteAnswers = () => host.host.logs.filter((line) => line.msg === 'request completed' && line.method === 'DELETE' && String(line.url).startsWith('/mcp')).map((line) => line.statusCode);
+    const deleteAnswers = () =>
+      host.host.logs
+        .filter(
+          (line) => line.msg === 'request completed' && line.method === 'DELETE' && String(line.url).startsWith('/mcp'),
+        )
+        .map((line) => line.statusCode);
     await expect.poll(deleteAnswers).toContain(200);
   });
 });

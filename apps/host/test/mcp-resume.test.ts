@@ -16,11 +16,28 @@ let host: RunningHost;
 
 /** An agent session in the mode that offers testing_delay, and a raw 2025-era MCP session bound to it. */
 async function rawSession(protocolVersion = '2025-11-25'): Promise<{ mcp: string; agent: string; version: string }> {
-  const agent = ((await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).json()) as { id: string }).id;
+  const agent = (
+    (await (
+      await fetch(`${host.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'tool_diagnostics' }),
+      })
+    ).json()) as { id: string }
+  ).id;
   const response = await fetch(`${host.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-aptix-session-id': agent },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'x-aptix-session-id': agent,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
   });
   expect(response.status).toBe(200);
   await response.text();
@@ -30,14 +47,31 @@ async function rawSession(protocolVersion = '2025-11-25'): Promise<{ mcp: string
 function delayCall(session: { mcp: string; version: string }, milliseconds: number, id = 1, signal?: AbortSignal) {
   return fetch(`${host.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session.mcp, 'mcp-protocol-version': session.version },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'testing_delay', arguments: { milliseconds } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': session.mcp,
+      'mcp-protocol-version': session.version,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'testing_delay', arguments: { milliseconds } },
+    }),
     ...(signal ? { signal } : {}),
   });
 }
 
 function resume(session: { mcp: string; version: string }, lastEventId: string) {
-  return fetch(`${host.url}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-session-id': session.mcp, 'mcp-protocol-version': session.version, 'last-event-id': lastEventId } });
+  return fetch(`${host.url}/mcp`, {
+    headers: {
+      accept: 'text/event-stream',
+      'mcp-session-id': session.mcp,
+      'mcp-protocol-version': session.version,
+      'last-event-id': lastEventId,
+    },
+  });
 }
 
 /** Every event of a stream until it ends, with the retry it asked for. */
@@ -51,19 +85,29 @@ async function readEvents(response: Response): Promise<{ events: EventSourceMess
 }
 
 /** Resumes as a client would, connection after connection (the hold closes each), until the answer to `id` comes. */
-async function resumeUntilAnswered(session: { mcp: string; version: string }, from: string, id: number): Promise<EventSourceMessage[]> {
+async function resumeUntilAnswered(
+  session: { mcp: string; version: string },
+  from: string,
+  id: number,
+): Promise<EventSourceMessage[]> {
   const seen: EventSourceMessage[] = [];
   let last = from;
   for (let attempt = 0; attempt < 50 && resultOf(seen, id) === undefined; attempt++) {
     const { events } = await readEvents(await resume(session, last));
-    expect(events[0], 'each resumed stream opens with a priming event at the client position').toMatchObject({ id: last, data: '' });
+    expect(events[0], 'each resumed stream opens with a priming event at the client position').toMatchObject({
+      id: last,
+      data: '',
+    });
     seen.push(...events);
     last = events.at(-1)!.id!;
   }
   return seen;
 }
 
-const resultOf = (events: readonly EventSourceMessage[], id: number) => events.map((event) => (event.data ? JSON.parse(event.data) : undefined)).find((message) => message?.id === id && message.result);
+const resultOf = (events: readonly EventSourceMessage[], id: number) =>
+  events
+    .map((event) => (event.data ? JSON.parse(event.data) : undefined))
+    .find((message) => message?.id === id && message.result);
 
 // The fast lane writes plain calls' streams itself (recorded as they are made); the SDK path's streams are recorded from the SDK's events.
 describe.each([
@@ -99,11 +143,24 @@ describe.each([
     const session = await rawSession();
     const response = await fetch(`${host.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session.mcp, 'mcp-protocol-version': session.version },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'testing_delay', arguments: { milliseconds: HOLD_MS * 2 }, _meta: { progressToken: 'p' } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session.mcp,
+        'mcp-protocol-version': session.version,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'testing_delay', arguments: { milliseconds: HOLD_MS * 2 }, _meta: { progressToken: 'p' } },
+      }),
     });
     const first = await readEvents(response);
-    const all = [...first.events, ...(resultOf(first.events, 4) ? [] : await resumeUntilAnswered(session, first.events.at(-1)!.id!, 4))];
+    const all = [
+      ...first.events,
+      ...(resultOf(first.events, 4) ? [] : await resumeUntilAnswered(session, first.events.at(-1)!.id!, 4)),
+    ];
     const sent = all.filter((event) => event.data !== '');
     expect(sent.map((event) => Number(event.id!.split('.')[1]))).toEqual(sent.map((_, index) => index + 1));
     expect(sent.slice(0, -1).every((event) => JSON.parse(event.data).method === 'notifications/progress')).toBe(true);
@@ -114,7 +171,11 @@ describe.each([
   it('lets the v1 SDK client finish a call that outlasts the hold: it resumes by itself', async () => {
     const { agent } = await rawSession();
     const client = new Client({ name: 'aptix-test-v1', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { 'x-aptix-session-id': agent } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+        requestInit: { headers: { 'x-aptix-session-id': agent } },
+      }),
+    );
     try {
       const result = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: HOLD_MS * 4 } });
       expect(result.isError).toBeFalsy();
@@ -134,7 +195,10 @@ describe.each([
     const last = first.events.at(-1)!.id!;
 
     const rest = await resumeUntilAnswered(session, last, 1);
-    expect(JSON.parse(resultOf(rest, 1).result.content[0].text)).toMatchObject({ wasCancelled: false, requestedMs: HOLD_MS * 2.5 });
+    expect(JSON.parse(resultOf(rest, 1).result.content[0].text)).toMatchObject({
+      wasCancelled: false,
+      requestedMs: HOLD_MS * 2.5,
+    });
     expect(rest.every((event) => /^[0-9a-f]{32}\.\d+$/.test(event.id!))).toBe(true);
     // Read to its end, the stream is not kept: nothing is held for a client that has everything.
     expect((await resume(session, `${last.split('.')[0]}.0`)).status).toBe(404);
@@ -163,7 +227,12 @@ describe.each([
     await new Promise((resolve) => setTimeout(resolve, 100));
     await fetch(`${host.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session.mcp, 'mcp-protocol-version': session.version },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session.mcp,
+        'mcp-protocol-version': session.version,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } }),
     });
     const first = await call;
@@ -186,7 +255,14 @@ describe.each([
     expect(foreign.status).toBe(404);
     const message = ((await foreign.json()) as { error: { message: string } }).error.message;
     expect(message).toContain('Send every request of an MCP session to one host');
-    for (const made of ['0', 'x'.repeat(5000), `${streamId}.-1`, `${streamId}`, '../../etc/passwd', `${'0'.repeat(32)}.1`]) {
+    for (const made of [
+      '0',
+      'x'.repeat(5000),
+      `${streamId}.-1`,
+      `${streamId}`,
+      '../../etc/passwd',
+      `${'0'.repeat(32)}.1`,
+    ]) {
       expect((await resume(owner, made)).status, made.slice(0, 40)).toBe(404);
     }
     const past = await resume(owner, `${streamId}.999`);
@@ -203,7 +279,8 @@ describe.each([
     expect(second.status).toBe(200);
     // The first connection ends without the answer; the second gets it.
     let first = '';
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) first += new TextDecoder().decode(chunk.value);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      first += new TextDecoder().decode(chunk.value);
     expect(first).not.toContain('"result"');
     const rest = [...(await readEvents(second)).events];
     const answered = resultOf(rest, 1) ? rest : [...rest, ...(await resumeUntilAnswered(session, rest.at(-1)!.id!, 1))];
@@ -223,7 +300,11 @@ describe('a response stream that ends without its answer', () => {
   function brokenAnswer(fail: boolean): Response {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
-        controller.enqueue(new TextEncoder().encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`));
+        controller.enqueue(
+          new TextEncoder().encode(
+            `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })}\n\n`,
+          ),
+        );
         if (fail) controller.error(new Error('the SDK stream broke'));
         else controller.close();
       },
@@ -231,20 +312,30 @@ describe('a response stream that ends without its answer', () => {
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   }
 
-  it.each([true, false])('answers with "outcome unknown" for the request, never a result and never silence (stream failed: %s)', async (fail) => {
-    const streams = new ResumableStreams();
-    const { events } = await readEvents(streams.record('s-1', brokenAnswer(fail), new AbortController().signal, 42));
-    const last = JSON.parse(events.at(-1)!.data) as { id: number; error?: { code: number; message: string }; result?: unknown };
-    expect(last.id).toBe(42);
-    expect(last.result).toBeUndefined();
-    expect(last.error!.code).toBe(-32603);
-    expect(last.error!.message).toContain('is unknown');
-    expect(events.filter((event) => event.data.includes('"error"'))).toHaveLength(1);
-  });
+  it.each([true, false])(
+    'answers with "outcome unknown" for the request, never a result and never silence (stream failed: %s)',
+    async (fail) => {
+      const streams = new ResumableStreams();
+      const { events } = await readEvents(streams.record('s-1', brokenAnswer(fail), new AbortController().signal, 42));
+      const last = JSON.parse(events.at(-1)!.data) as {
+        id: number;
+        error?: { code: number; message: string };
+        result?: unknown;
+      };
+      expect(last.id).toBe(42);
+      expect(last.result).toBeUndefined();
+      expect(last.error!.code).toBe(-32603);
+      expect(last.error!.message).toContain('is unknown');
+      expect(events.filter((event) => event.data.includes('"error"'))).toHaveLength(1);
+    },
+  );
 
   it('adds nothing to a stream that carried its answer', async () => {
     const streams = new ResumableStreams();
-    const body = new Response(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 7, result: { content: [] } })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    const body = new Response(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 7, result: { content: [] } })}\n\n`,
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
     const { events } = await readEvents(streams.record('s-1', body, new AbortController().signal, 7));
     expect(events.filter((event) => event.data !== '')).toHaveLength(1);
     expect(JSON.parse(events.at(-1)!.data).result).toEqual({ content: [] });

@@ -7,7 +7,12 @@ import { keptCapabilities, LegacySessions, SessionCapError, storeEveryMs } from 
 import { hostForSuite } from './support.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } },
+});
 
 /** A store of bindings in memory, as the session table sees a store (the real stores are tested in packages/agent-sessions). */
 function memoryStore(clock: () => number = Date.now) {
@@ -16,11 +21,23 @@ function memoryStore(clock: () => number = Date.now) {
     bindings,
     bindMcpSession: async (mcp: string, agent: string) => {
       const held = bindings.get(mcp);
-      bindings.set(mcp, { agent, usedAt: clock(), closed: held?.closed ?? false, touches: held === undefined ? 0 : held.touches + 1 });
+      bindings.set(mcp, {
+        agent,
+        usedAt: clock(),
+        closed: held?.closed ?? false,
+        touches: held === undefined ? 0 : held.touches + 1,
+      });
     },
     getMcpSession: async (mcp: string) => {
       const held = bindings.get(mcp);
-      return held && { agentSessionId: held.agent, idleMs: clock() - held.usedAt, closed: held.closed, touches: held.touches };
+      return (
+        held && {
+          agentSessionId: held.agent,
+          idleMs: clock() - held.usedAt,
+          closed: held.closed,
+          touches: held.touches,
+        }
+      );
     },
     touchMcpSession: async (mcp: string) => {
       const held = bindings.get(mcp);
@@ -95,13 +112,29 @@ describe('the 2025-era MCP session table', () => {
     }
   });
 
-  it('keeps of a client\'s declared capabilities only whether and how it can be asked, never what else it sends', () => {
-    const padding = { experimental: { pad: { s: 'x'.repeat(900_000) } }, roots: { listChanged: true }, sampling: { tools: {} } };
+  it("keeps of a client's declared capabilities only whether and how it can be asked, never what else it sends", () => {
+    const padding = {
+      experimental: { pad: { s: 'x'.repeat(900_000) } },
+      roots: { listChanged: true },
+      sampling: { tools: {} },
+    };
     const kept = (declared: unknown) => keptCapabilities(declared);
     expect(JSON.stringify(kept(padding)).length).toBeLessThan(100);
-    expect(kept({ ...padding, elicitation: { form: { applyDefaults: true, junk: 'y'.repeat(900_000) }, url: { junk: 1 } } })).toEqual({ elicitation: { form: { applyDefaults: true }, url: {} } });
+    expect(
+      kept({ ...padding, elicitation: { form: { applyDefaults: true, junk: 'y'.repeat(900_000) }, url: { junk: 1 } } }),
+    ).toEqual({ elicitation: { form: { applyDefaults: true }, url: {} } });
     // The host's decision (ask by form, or not) is the same on what is kept as on what was declared.
-    for (const elicitation of [undefined, null, 'yes', {}, { form: {} }, { url: {} }, { form: {}, url: {} }, { form: null }, { form: { applyDefaults: 'no' } }]) {
+    for (const elicitation of [
+      undefined,
+      null,
+      'yes',
+      {},
+      { form: {} },
+      { url: {} },
+      { form: {}, url: {} },
+      { form: null },
+      { form: { applyDefaults: 'no' } },
+    ]) {
       const declared = { ...padding, ...(elicitation === undefined ? {} : { elicitation }) };
       expect(canElicitForm(kept(declared)), JSON.stringify(elicitation)).toBe(canElicitForm(declared as never));
     }
@@ -135,7 +168,8 @@ describe('2025-era MCP sessions in a store shared by hosts (and by a host after 
     const touch = vi.spyOn(store, 'touchMcpSession');
     const sessions = host();
     const session = await sessions.open('agent-1');
-    for (clock.now = 0; clock.now <= 4 * every; clock.now += 1000) expect(await sessions.find(session.id)).toBe(session);
+    for (clock.now = 0; clock.now <= 4 * every; clock.now += 1000)
+      expect(await sessions.find(session.id)).toBe(session);
     expect(touch).toHaveBeenCalledTimes(4);
     expect((await store.getMcpSession(session.id))!.idleMs).toBeLessThan(every);
     sessions.clear();
@@ -200,7 +234,8 @@ describe('2025-era MCP sessions in a store shared by hosts (and by a host after 
     const a = host();
     const b = host();
     const session = await a.open('agent-1');
-    for (clock.now = 1000; clock.now <= 2 * limits.idleMs; clock.now += 1000) expect(await b.find(session.id)).toMatchObject({ agentSessionId: 'agent-1' });
+    for (clock.now = 1000; clock.now <= 2 * limits.idleMs; clock.now += 1000)
+      expect(await b.find(session.id)).toMatchObject({ agentSessionId: 'agent-1' });
     a.sweep();
     await settle();
     expect(a.size).toBe(0);
@@ -238,7 +273,8 @@ describe('2025-era MCP sessions over HTTP: lifecycle and refusals', () => {
       db.close();
     }
   };
-  const post = (body: string, headers: Record<string, string> = {}) => fetch(`${host.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body });
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${host.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body });
 
   it('creates no agent session for a refused initialize', async () => {
     await post(INITIALIZE); // make sure the store exists
@@ -248,7 +284,9 @@ describe('2025-era MCP sessions over HTTP: lifecycle and refusals', () => {
     expect(await badJson.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
     const plain = await post(INITIALIZE, { 'content-type': 'text/plain' });
     expect(plain.status).toBe(415);
-    expect(((await plain.json()) as { error: { message: string } }).error.message).toMatch(/Content-Type must be application\/json/);
+    expect(((await plain.json()) as { error: { message: string } }).error.message).toMatch(
+      /Content-Type must be application\/json/,
+    );
     const wrongAccept = await post(INITIALIZE, { accept: 'text/html' });
     expect(wrongAccept.status).toBe(406);
     expect(((await wrongAccept.json()) as { error: { message: string } }).error.message).toMatch(/text\/event-stream/);
@@ -257,7 +295,9 @@ describe('2025-era MCP sessions over HTTP: lifecycle and refusals', () => {
 
   it('answers an empty or blank Mcp-Session-Id with a 400 JSON-RPC error naming the header', async () => {
     for (const value of ['', '   ']) {
-      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), { 'mcp-session-id': value });
+      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), {
+        'mcp-session-id': value,
+      });
       expect(response.status).toBe(400);
       const body = (await response.json()) as { error: { code: number; message: string } };
       expect(body.error.code).toBe(-32600);
@@ -269,9 +309,15 @@ describe('2025-era MCP sessions over HTTP: lifecycle and refusals', () => {
     const init = await post(INITIALIZE);
     await init.text();
     const id = init.headers.get('mcp-session-id')!;
-    const closed = await fetch(`${host.url}/mcp`, { method: 'DELETE', headers: { 'content-type': 'application/json', 'mcp-session-id': id } });
+    const closed = await fetch(`${host.url}/mcp`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json', 'mcp-session-id': id },
+    });
     expect(closed.status).toBe(200);
-    const after = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    const after = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), {
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-11-25',
+    });
     expect(after.status).toBe(404);
     expect(await after.json()).toMatchObject({ error: { code: -32001 }, id: 2 });
   });
@@ -283,9 +329,14 @@ describe('2025-era MCP sessions over HTTP: lifecycle and refusals', () => {
     const agentSessionId = init.headers.get('x-aptix-session-id')!;
     // Idle time-out is 2 s: wait until it has certainly passed (this asserts an outcome, not a duration).
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    const after = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' });
+    const after = await post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), {
+      'mcp-session-id': id,
+      'mcp-protocol-version': '2025-11-25',
+    });
     expect(after.status).toBe(404);
-    expect(((await after.json()) as { error: { message: string } }).error.message).toContain(`X-Aptix-Session-Id: ${agentSessionId}`);
+    expect(((await after.json()) as { error: { message: string } }).error.message).toContain(
+      `X-Aptix-Session-Id: ${agentSessionId}`,
+    );
   });
 
   it('refuses a new session over the cap with 503 and a clear message, creating no agent session, while open ones keep working', async () => {
@@ -314,5 +365,4 @@ describe('2025-era MCP sessions over HTTP: lifecycle and refusals', () => {
       await client.close();
     }
   });
-
 });

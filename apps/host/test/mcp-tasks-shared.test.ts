@@ -32,15 +32,35 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
   // A host that stops marking its tasks alive is taken for stopped after a second (default 30 s); a stopped tool has 2 s to confirm.
   writeFileSync(
     config,
-    JSON.stringify({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools'), taskTools], modes: join(dir, 'modes.json'), mcp: { taskStaleMs: 1000 }, toolCancelGraceMs: 2000 }),
+    JSON.stringify({
+      toolPackages: [
+        '@aptix/tool-mode-catalog',
+        '@aptix/tool-mode-change',
+        join(conformance, 'fixture-tools'),
+        taskTools,
+      ],
+      modes: join(dir, 'modes.json'),
+      mcp: { taskStaleMs: 1000 },
+      toolCancelGraceMs: 2000,
+    }),
   );
   // Hosts that take a silent host for stopped only after the default 30 s, and give a stopped tool 200 ms.
   const patient = join(dir, 'patient.config.json');
-  writeFileSync(patient, JSON.stringify({ toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools')], modes: join(conformance, 'modes.json'), toolCancelGraceMs: 200 }));
+  writeFileSync(
+    patient,
+    JSON.stringify({
+      toolPackages: ['@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(conformance, 'fixture-tools')],
+      modes: join(conformance, 'modes.json'),
+      toolCancelGraceMs: 200,
+    }),
+  );
   const store = backend.setup();
   const hosts: RunningHost[] = [];
   const start = async (file = config) => {
-    const host = await startHost({ args: ['--config', file], env: { APTIX_DB: store.db, APTIX_API_KEYS: `ops=${KEY},auditor=${OTHER}` } });
+    const host = await startHost({
+      args: ['--config', file],
+      env: { APTIX_DB: store.db, APTIX_API_KEYS: `ops=${KEY},auditor=${OTHER}` },
+    });
     hosts.push(host);
     return host;
   };
@@ -54,10 +74,14 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     await store.dispose();
     rmSync(dir, { recursive: true, force: true });
   });
-  const on = (host: RunningHost, capabilities: Record<string, unknown> = TASKS, key = KEY) => (method: string, params: Record<string, unknown>) => taskRpc(host.url, method, params, capabilities, key, '/mcp');
+  const on =
+    (host: RunningHost, capabilities: Record<string, unknown> = TASKS, key = KEY) =>
+    (method: string, params: Record<string, unknown>) =>
+      taskRpc(host.url, method, params, capabilities, key, '/mcp');
 
   it('a task created on one host is read, answered and finished through the other', async () => {
-    const created = (await on(a)('tools/call', { name: 'confirm_delete', arguments: { filename: 'report.txt' } })).result;
+    const created = (await on(a)('tools/call', { name: 'confirm_delete', arguments: { filename: 'report.txt' } }))
+      .result;
     expect(created).toMatchObject({ resultType: 'task', status: 'working' });
     // The questions the call on host a asked are read on host b.
     let parked: any;
@@ -68,7 +92,14 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     expect(Object.keys(parked.inputRequests)).toEqual(['confirm']);
     expect((await on(b, TASKS, OTHER)('tasks/get', { taskId: created.taskId })).error?.code).toBe(-32602);
     // Answered on host b: the call on host a goes on with the answer.
-    expect((await on(b)('tasks/update', { taskId: created.taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } })).error).toBeUndefined();
+    expect(
+      (
+        await on(b)('tasks/update', {
+          taskId: created.taskId,
+          inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+        })
+      ).error,
+    ).toBeUndefined();
     const done = await settledVia(on(b), created.taskId);
     expect(done.status).toBe('completed');
     expect(JSON.stringify(done.result.content)).toContain('Confirmed: report.txt would be deleted');
@@ -94,7 +125,10 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     }
     // Reads go on until the cancel has answered: the end must not change after it either.
     while (!cancelled) seen.push((await on(runner)('tasks/get', { taskId })).result.status);
-    seen.push((await on(via)('tasks/get', { taskId })).result.status, (await on(runner)('tasks/get', { taskId })).result.status);
+    seen.push(
+      (await on(via)('tasks/get', { taskId })).result.status,
+      (await on(runner)('tasks/get', { taskId })).result.status,
+    );
     return { seen, end, answer: await answer };
   };
   /** Every status read was open, or the end: the end was written once and never changed. */
@@ -112,13 +146,16 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     expect(end).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
     expect(end).not.toHaveProperty('result');
     // Host a learned of it when it next marked its tasks alive, and stopped the call.
-    expect(a.output()).toContain(`task ${taskId}: a cancel was requested through another host, so its call here was asked to stop`);
+    expect(a.output()).toContain(
+      `task ${taskId}: a cancel was requested through another host, so its call here was asked to stop`,
+    );
     expect((await on(a)('tasks/cancel', { taskId })).error).toBeUndefined();
     expect((await on(b)('tasks/get', { taskId })).result).toEqual(end);
   });
 
   it('a cancel through the other host of a task parked for its questions: cancelled, its questions gone', async () => {
-    const { taskId } = (await on(a)('tools/call', { name: 'confirm_delete', arguments: { filename: 'kept.txt' } })).result;
+    const { taskId } = (await on(a)('tools/call', { name: 'confirm_delete', arguments: { filename: 'kept.txt' } }))
+      .result;
     let parked: any;
     for (let poll = 0; poll < 100 && parked?.status !== 'input_required'; poll++) {
       parked = (await on(b)('tasks/get', { taskId })).result;
@@ -130,7 +167,14 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     expect(end).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
     expect(end).not.toHaveProperty('inputRequests');
     // An answer that comes after the end changes nothing.
-    expect((await on(b)('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } })).error).toBeUndefined();
+    expect(
+      (
+        await on(b)('tasks/update', {
+          taskId,
+          inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+        })
+      ).error,
+    ).toBeUndefined();
     expect((await on(a)('tasks/get', { taskId })).result).toEqual(end);
   });
 
@@ -139,11 +183,16 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     const { taskId } = (await on(a)('tools/call', { name: 'stubborn_job', arguments: { milliseconds: 1500 } })).result;
     const { seen, end } = await cancelWatched(a, b, taskId);
     expectOnlyOpenThen(seen, 'completed');
-    expect(end).toMatchObject({ status: 'completed', statusMessage: 'The tool finished before the cancel reached it: its result stands.' });
+    expect(end).toMatchObject({
+      status: 'completed',
+      statusMessage: 'The tool finished before the cancel reached it: its result stands.',
+    });
     expect(JSON.stringify(end.result.content)).toContain('Finished after 1500 ms.');
     // A 2025 client's cancel of the finished task is refused, saying what it is.
     const legacy = new LegacyClient({ name: 'tasks-v1', version: '1' }, { capabilities: { tasks: {} } });
-    await legacy.connect(new LegacyTransport(new URL(`${b.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+    await legacy.connect(
+      new LegacyTransport(new URL(`${b.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }),
+    );
     try {
       await expect(legacy.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/already completed/);
     } finally {
@@ -153,10 +202,13 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
   });
 
   it('a cancel through the other host of a tool that does not confirm it stopped: cancelled, saying the outcome is unknown', async () => {
-    const { taskId } = (await on(a)('tools/call', { name: 'stubborn_job', arguments: { milliseconds: 60_000 } })).result;
+    const { taskId } = (await on(a)('tools/call', { name: 'stubborn_job', arguments: { milliseconds: 60_000 } }))
+      .result;
     const { seen, end } = await cancelWatched(a, b, taskId);
     expectOnlyOpenThen(seen, 'cancelled');
-    expect(end.statusMessage).toBe('Cancelled by the client, but the tool did not confirm it stopped: whether it took effect is unknown.');
+    expect(end.statusMessage).toBe(
+      'Cancelled by the client, but the tool did not confirm it stopped: whether it took effect is unknown.',
+    );
   });
 
   it('a cancel whose running host does not answer in time: the task stays open, saying a cancel was requested; the host records the end once it runs again', async () => {
@@ -170,9 +222,17 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
       expect(open).toMatchObject({ status: 'working', statusMessage: CANCEL_REQUESTED });
       // A 2025 client's cancel answers the task as it is: still working, never a cancelled that might be false.
       const legacy = new LegacyClient({ name: 'tasks-v1', version: '1' }, { capabilities: { tasks: {} } });
-      await legacy.connect(new LegacyTransport(new URL(`${via.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+      await legacy.connect(
+        new LegacyTransport(new URL(`${via.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${KEY}` } },
+        }),
+      );
       try {
-        expect(await legacy.experimental.tasks.cancelTask(taskId)).toMatchObject({ taskId, status: 'working', statusMessage: CANCEL_REQUESTED });
+        expect(await legacy.experimental.tasks.cancelTask(taskId)).toMatchObject({
+          taskId,
+          status: 'working',
+          statusMessage: CANCEL_REQUESTED,
+        });
       } finally {
         await legacy.close();
       }
@@ -181,7 +241,9 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     }
     const end = await settledVia(on(via), taskId);
     expect(end).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
-    expect(runner.output()).toContain(`task ${taskId}: a cancel was requested through another host, so its call here was asked to stop`);
+    expect(runner.output()).toContain(
+      `task ${taskId}: a cancel was requested through another host, so its call here was asked to stop`,
+    );
   });
 
   it('a host killed under a working task: another host reports it failed, its outcome unknown, never working forever', async () => {
@@ -191,7 +253,9 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     await doomed.stop('SIGKILL');
     // A 2025-11-25 client's tasks/list on host b shows it failed once its host is stale, never working forever.
     const legacy = new LegacyClient({ name: 'tasks-v1', version: '1' }, { capabilities: { tasks: {} } });
-    await legacy.connect(new LegacyTransport(new URL(`${b.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+    await legacy.connect(
+      new LegacyTransport(new URL(`${b.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }),
+    );
     try {
       let listed: string | undefined;
       for (let poll = 0; poll < 100 && listed !== 'failed'; poll++) {
@@ -203,7 +267,11 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
       await legacy.close();
     }
     const failed = await settledVia(on(b), taskId);
-    expect(failed).toMatchObject({ status: 'failed', statusMessage: 'The host running this task stopped; the outcome is unknown.', error: { code: -32603, data: { code: 'OUTCOME_UNKNOWN' } } });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      statusMessage: 'The host running this task stopped; the outcome is unknown.',
+      error: { code: -32603, data: { code: 'OUTCOME_UNKNOWN' } },
+    });
     expect(failed.error.message).toContain('Whether the tool finished or took effect is unknown');
     expect(failed).not.toHaveProperty('result');
     expect((await on(a)('tasks/get', { taskId })).result).toEqual(failed);

@@ -12,7 +12,14 @@ import { createMcpServer } from '../src/mcp/mcp-server.js';
 import { BIN, HOST_ROOT, hostForSuite, runCli, scratch } from './support.js';
 
 /** At /mcp and over stdio, the default mode's tools and the pair that reaches any mode's tools (see mcp-discovery.test.ts). */
-const GENERAL_TOOLS = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode', 'aptix_find_tools', 'aptix_call_tool'];
+const GENERAL_TOOLS = [
+  'agent_hello_world',
+  'testing_calculator',
+  'agent_list_modes',
+  'agent_change_mode',
+  'aptix_find_tools',
+  'aptix_call_tool',
+];
 
 function listChanged(client: Client): { count: () => number; next: () => Promise<void> } {
   let count = 0;
@@ -33,7 +40,10 @@ async function exerciseModes(client: Client) {
   const changes = listChanged(client);
   const before = await client.listTools();
   expect(before.tools.map((t) => t.name)).toEqual(GENERAL_TOOLS);
-  expect(before.tools.find((t) => t.name === 'agent_list_modes')!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+  expect(before.tools.find((t) => t.name === 'agent_list_modes')!.annotations).toMatchObject({
+    readOnlyHint: true,
+    idempotentHint: true,
+  });
 
   const sum = await client.callTool({ name: 'testing_calculator', arguments: { operation: 'add', a: 2, b: 3 } });
   expect(sum.isError).toBeFalsy();
@@ -50,7 +60,10 @@ async function exerciseModes(client: Client) {
   expect((outside.content as Array<{ text: string }>)[0]!.text).toContain('not offered in mode "general"');
 
   const notified = changes.next();
-  const change = await client.callTool({ name: 'agent_change_mode', arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Debug a slow tool.' } });
+  const change = await client.callTool({
+    name: 'agent_change_mode',
+    arguments: { mode: 'tool_diagnostics', branch: false, reason: 'Debug a slow tool.' },
+  });
   expect(change.isError).toBeFalsy();
   await notified;
   expect(changes.count()).toBe(1);
@@ -66,21 +79,37 @@ describe('MCP over stdio, through the SDK client', () => {
   afterAll(() => space.cleanup());
 
   it('offers the mode tools, runs calls, and announces a mode change', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd: HOST_ROOT, env: { ...process.env, APTIX_DB: space.db, LOG_LEVEL: 'warn' } as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      cwd: HOST_ROOT,
+      env: { ...process.env, APTIX_DB: space.db, LOG_LEVEL: 'warn' } as Record<string, string>,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'aptix-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       const sessionId = await exerciseModes(client);
       // The mode change was persisted: a later process sees it.
-      expect((await runCli(['sessions', 'show', sessionId], { env: { APTIX_DB: space.db } })).json<{ mode: string }>().mode).toBe('tool_diagnostics');
+      expect(
+        (await runCli(['sessions', 'show', sessionId], { env: { APTIX_DB: space.db } })).json<{ mode: string }>().mode,
+      ).toBe('tool_diagnostics');
     } finally {
       await client.close();
     }
   });
 
   it('continues an existing session with --session', async () => {
-    const created = (await runCli(['sessions', 'create', '--mode', 'tool_diagnostics'], { env: { APTIX_DB: space.db } })).json<{ id: string }>();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--session', created.id], cwd: HOST_ROOT, env: { ...process.env, APTIX_DB: space.db, LOG_LEVEL: 'warn' } as Record<string, string>, stderr: 'pipe' });
+    const created = (
+      await runCli(['sessions', 'create', '--mode', 'tool_diagnostics'], { env: { APTIX_DB: space.db } })
+    ).json<{ id: string }>();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--session', created.id],
+      cwd: HOST_ROOT,
+      env: { ...process.env, APTIX_DB: space.db, LOG_LEVEL: 'warn' } as Record<string, string>,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'aptix-test', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -104,7 +133,9 @@ describe('MCP over Streamable HTTP, through the SDK client', () => {
     await client.close();
 
     // A client that reconnects with the agent session id continues in that session's mode.
-    const again = new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { 'x-aptix-session-id': sessionId } } });
+    const again = new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+      requestInit: { headers: { 'x-aptix-session-id': sessionId } },
+    });
     const client2 = new Client({ name: 'aptix-test', version: '1.0.0' });
     await client2.connect(again);
     expect((await client2.listTools()).tools.map((t) => t.name)).toContain('testing_delay');
@@ -113,20 +144,38 @@ describe('MCP over Streamable HTTP, through the SDK client', () => {
     // A host that does not know an MCP session id (ended, or opened on another host) says which agent session to continue.
     const stale = await fetch(`${host.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': mcpSessionId },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': mcpSessionId,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(stale.status).toBe(404);
-    expect(((await stale.json()) as { error: { message: string } }).error.message).toContain(`X-Aptix-Session-Id: ${sessionId}`);
+    expect(((await stale.json()) as { error: { message: string } }).error.message).toContain(
+      `X-Aptix-Session-Id: ${sessionId}`,
+    );
   });
 
   it('sends progress notifications to a 2025-era client that sent a progress token', async () => {
-    const created = (await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'tool_diagnostics' }) })).json()) as { id: string };
+    const created = (await (
+      await fetch(`${host.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'tool_diagnostics' }),
+      })
+    ).json()) as { id: string };
     const client = new Client({ name: 'aptix-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { 'x-aptix-session-id': created.id } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+        requestInit: { headers: { 'x-aptix-session-id': created.id } },
+      }),
+    );
     try {
       const reports: Array<{ progress: number; total?: number }> = [];
-      await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 200 } }, undefined, { onprogress: (progress) => reports.push(progress) });
+      await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 200 } }, undefined, {
+        onprogress: (progress) => reports.push(progress),
+      });
       expect(reports[0]).toMatchObject({ progress: 0, total: 200 });
       expect(reports.at(-1)).toMatchObject({ progress: 200, total: 200 });
       // Without a token, nothing is sent.
@@ -140,7 +189,9 @@ describe('MCP over Streamable HTTP, through the SDK client', () => {
   });
 
   it('refuses to continue an agent session that does not exist', async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: { 'x-aptix-session-id': 'missing' } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+      requestInit: { headers: { 'x-aptix-session-id': 'missing' } },
+    });
     const client = new Client({ name: 'aptix-test', version: '1.0.0' });
     await expect(client.connect(transport)).rejects.toThrow(/missing/);
   });
@@ -166,7 +217,9 @@ describe('MCP cancellation', () => {
         return outcome;
       };
       const controller = new AbortController();
-      const pending = client.callTool({ name: 'testing_delay', arguments: { milliseconds: 60_000 } }, undefined, { signal: controller.signal });
+      const pending = client.callTool({ name: 'testing_delay', arguments: { milliseconds: 60_000 } }, undefined, {
+        signal: controller.signal,
+      });
       setTimeout(() => controller.abort('user pressed stop'), 50);
       await expect(pending).rejects.toThrow();
       const outcome = (await outcomes[0]) as { kind: string; result: { successful: boolean; result: string } };

@@ -49,12 +49,26 @@ async function invokeStream(host: RunningHost, name: string, body: unknown, head
   });
   const text = await response.text();
   const streamed = response.headers.get('content-type')?.startsWith('text/event-stream') ?? false;
-  return { status: response.status, headers: response.headers, text, events: streamed ? parseEvents(text) : [], json: streamed ? undefined : (JSON.parse(text) as Record<string, any>) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    events: streamed ? parseEvents(text) : [],
+    json: streamed ? undefined : (JSON.parse(text) as Record<string, any>),
+  };
 }
 
 async function invokeJson(host: RunningHost, name: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${host.url}/v1/tools/${name}/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH, ...headers }, body: JSON.stringify(body) });
-  return { status: response.status, contentType: response.headers.get('content-type'), body: (await response.json()) as Record<string, any> };
+  const response = await fetch(`${host.url}/v1/tools/${name}/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...AUTH, ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: (await response.json()) as Record<string, any>,
+  };
 }
 
 /**
@@ -66,7 +80,10 @@ function wireBounds(ms: number): { progress: number; logs: number } {
   return { progress: 16 + Math.ceil(20 * seconds) + 1, logs: 32 + Math.ceil(20 * seconds) + 1 };
 }
 
-const progressOf = (events: readonly SseEvent[]) => events.filter((e) => e.event === 'progress').map((e) => JSON.parse(e.data) as { progress: number; total?: number; message?: string });
+const progressOf = (events: readonly SseEvent[]) =>
+  events
+    .filter((e) => e.event === 'progress')
+    .map((e) => JSON.parse(e.data) as { progress: number; total?: number; message?: string });
 
 let host: RunningHost;
 let cleanup: () => void;
@@ -74,7 +91,14 @@ beforeAll(async () => {
   const started = await startHostWithConfig({
     apiKeys: [`tester=${KEY}`, `other=${OTHER_KEY}`, `approver=${APPROVER_KEY}`],
     rateLimit: { max: 300, timeWindowMs: 600_000 },
-    toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', join(BROKEN, 'huge-result'), fileURLToPath(new URL('./fixtures/progress-gated/', import.meta.url)), { package: join(BROKEN, 'isolated'), isolation: 'worker', workers: 1 }],
+    toolPackages: [
+      '@aptix/tool-samples',
+      '@aptix/tool-mode-catalog',
+      '@aptix/tool-mode-change',
+      join(BROKEN, 'huge-result'),
+      fileURLToPath(new URL('./fixtures/progress-gated/', import.meta.url)),
+      { package: join(BROKEN, 'isolated'), isolation: 'worker', workers: 1 },
+    ],
     modes: { extend: { general: ['iso_progress', 'iso_progress_attack', 'iso_echo'] } },
   });
   host = started.host;
@@ -87,7 +111,10 @@ afterAll(async () => {
 
 describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
   it("streams testing_delay's progress, then one result event carrying the JSON reply's envelope", async () => {
-    const streamed = await invokeStream(host, 'testing_delay', { arguments: { milliseconds: 300 }, context: { conversationId: 'c-1' } });
+    const streamed = await invokeStream(host, 'testing_delay', {
+      arguments: { milliseconds: 300 },
+      context: { conversationId: 'c-1' },
+    });
     expect(streamed.status).toBe(200);
     expect(streamed.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(streamed.headers.get('x-request-id')).toBeTruthy();
@@ -99,10 +126,17 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     expect(streamed.events.at(-1)!.event).toBe('result');
     const result = JSON.parse(streamed.events.at(-1)!.data);
 
-    const plain = await invokeJson(host, 'testing_delay', { arguments: { milliseconds: 1 }, context: { conversationId: 'c-1' } });
+    const plain = await invokeJson(host, 'testing_delay', {
+      arguments: { milliseconds: 1 },
+      context: { conversationId: 'c-1' },
+    });
     expect(plain.status).toBe(200);
     expect(Object.keys(result)).toEqual(Object.keys(plain.body));
-    expect(result).toMatchObject({ successful: true, errors: [], result: { wasCancelled: false, requestedMs: 300, conversationId: 'c-1' } });
+    expect(result).toMatchObject({
+      successful: true,
+      errors: [],
+      result: { wasCancelled: false, requestedMs: 300, conversationId: 'c-1' },
+    });
   });
 
   it('describes the event stream in the OpenAPI document', async () => {
@@ -116,7 +150,12 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
   it('keeps JSON the default, and for a client that refuses the stream (q=0)', async () => {
     const plain = await invokeJson(host, 'testing_ping_pong', { arguments: { message: 'hi' } });
     expect(plain.contentType).toMatch(/^application\/json/);
-    const refused = await invokeJson(host, 'testing_ping_pong', { arguments: { message: 'hi' } }, { accept: 'text/event-stream;q=0, application/json' });
+    const refused = await invokeJson(
+      host,
+      'testing_ping_pong',
+      { arguments: { message: 'hi' } },
+      { accept: 'text/event-stream;q=0, application/json' },
+    );
     expect(refused.contentType).toMatch(/^application\/json/);
     expect(refused.body.successful).toBe(true);
   });
@@ -138,12 +177,26 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     expect(unknown.json!.error.code).toBe('TOOL_NOT_FOUND');
     const noKey = await invokeStream(host, 'testing_delay', { arguments: { milliseconds: 1 } }, { authorization: '' });
     expect(noKey.status).toBe(401);
-    const wrongKey = await invokeStream(host, 'testing_delay', { arguments: { milliseconds: 1 } }, { authorization: 'Bearer not-the-key-at-all-0123456789' });
+    const wrongKey = await invokeStream(
+      host,
+      'testing_delay',
+      { arguments: { milliseconds: 1 } },
+      { authorization: 'Bearer not-the-key-at-all-0123456789' },
+    );
     expect(wrongKey.status).toBe(401);
     const badBody = await invokeStream(host, 'testing_delay', { arguments: { milliseconds: 1 }, extra: true });
     expect(badBody.status).toBe(400);
-    const session = (await (await fetch(`${host.url}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: '{"mode":"general"}' })).json()) as { id: string };
-    const outside = await invokeStream(host, 'testing_delay', { arguments: { milliseconds: 1 }, context: { sessionId: session.id } });
+    const session = (await (
+      await fetch(`${host.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...AUTH },
+        body: '{"mode":"general"}',
+      })
+    ).json()) as { id: string };
+    const outside = await invokeStream(host, 'testing_delay', {
+      arguments: { milliseconds: 1 },
+      context: { sessionId: session.id },
+    });
     expect(outside.status).toBe(403);
     expect(outside.json!.error.code).toBe('TOOL_NOT_IN_MODE');
   });
@@ -162,7 +215,12 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     const abort = new AbortController();
     const response = await fetch(`${host.url}/v1/tools/testing_delay/invoke`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...AUTH, 'x-request-id': 'hang-up-1' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...AUTH,
+        'x-request-id': 'hang-up-1',
+      },
       body: JSON.stringify({ arguments: { milliseconds: 30_000 } }),
       signal: abort.signal,
     });
@@ -170,7 +228,10 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toContain('event: progress');
     abort.abort();
-    const line = await logLine(host, (entry) => entry.reqId === 'hang-up-1' && entry.msg === 'the client hung up before a streamed call answered');
+    const line = await logLine(
+      host,
+      (entry) => entry.reqId === 'hang-up-1' && entry.msg === 'the client hung up before a streamed call answered',
+    );
     expect(line.outcome).toBe('cancelled');
     expect(await healthy()).toBe(true);
   });
@@ -180,14 +241,22 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     const abort = new AbortController();
     const pending = fetch(`${host.url}/v1/tools/iso_stubborn/invoke`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...AUTH, 'x-request-id': 'hang-up-2' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...AUTH,
+        'x-request-id': 'hang-up-2',
+      },
       body: '{"arguments":{"text":"hang-up-2"}}',
       signal: abort.signal,
     }).catch((error: unknown) => error);
     await logLine(host, (entry) => entry.msg === 'iso_stubborn started' && entry.marker === 'hang-up-2');
     abort.abort();
     await pending;
-    const line = await logLine(host, (entry) => entry.reqId === 'hang-up-2' && entry.msg === 'the client hung up before a streamed call answered');
+    const line = await logLine(
+      host,
+      (entry) => entry.reqId === 'hang-up-2' && entry.msg === 'the client hung up before a streamed call answered',
+    );
     expect(line.outcome).toBe('OUTCOME_UNKNOWN');
     expect(await healthy()).toBe(true);
   });
@@ -199,17 +268,28 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     const body = JSON.stringify({ arguments: { text } });
     const chunks: Buffer[] = [];
     const done = new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ hostname, port, path: '/v1/tools/iso_echo/invoke', method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...AUTH } }, (res) => {
-        res.pause();
-        // Others are served while this client reads nothing.
-        void (async () => {
-          for (let i = 0; i < 5; i++) expect(await healthy()).toBe(true);
-          expect((await invokeJson(host, 'testing_ping_pong', { arguments: { message: 'meanwhile' } })).body.successful).toBe(true);
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve(res.statusCode ?? 0));
-          res.resume();
-        })().catch(reject);
-      });
+      const req = httpRequest(
+        {
+          hostname,
+          port,
+          path: '/v1/tools/iso_echo/invoke',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...AUTH },
+        },
+        (res) => {
+          res.pause();
+          // Others are served while this client reads nothing.
+          void (async () => {
+            for (let i = 0; i < 5; i++) expect(await healthy()).toBe(true);
+            expect(
+              (await invokeJson(host, 'testing_ping_pong', { arguments: { message: 'meanwhile' } })).body.successful,
+            ).toBe(true);
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve(res.statusCode ?? 0));
+            res.resume();
+          })().catch(reject);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -230,12 +310,21 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
     expect(progress.length).toBeLessThanOrEqual(bounds.progress);
     expect(progress[0]).toEqual({ progress: 1, message: 'x'.repeat(1000) });
     expect(progress.at(-1)!.progress).toBe(200_000);
-    for (const report of progress) expect(Number.isFinite(report.progress) && (report.total === undefined || Number.isFinite(report.total))).toBe(true);
+    for (const report of progress)
+      expect(Number.isFinite(report.progress) && (report.total === undefined || Number.isFinite(report.total))).toBe(
+        true,
+      );
     for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
-    const logs = streamed.events.filter((e) => e.event === 'log').map((e) => JSON.parse(e.data) as { level: string; message: string; data?: unknown });
+    const logs = streamed.events
+      .filter((e) => e.event === 'log')
+      .map((e) => JSON.parse(e.data) as { level: string; message: string; data?: unknown });
     expect(logs.length).toBeGreaterThan(2);
     expect(logs.length).toBeLessThanOrEqual(bounds.logs);
-    expect(logs[0]).toEqual({ level: 'info', message: 'a cycle', data: '(left out: the data could not be serialised as JSON)' });
+    expect(logs[0]).toEqual({
+      level: 'info',
+      message: 'a cycle',
+      data: '(left out: the data could not be serialised as JSON)',
+    });
     expect(logs[1]!.message).toHaveLength(4000);
     expect(String(logs[1]!.data)).toMatch(/^\(left out: 1000002 characters of JSON/);
     expect(JSON.stringify(streamed.events)).not.toContain('after the result');
@@ -258,12 +347,25 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
   it('answers 429 as plain JSON once the rate limit is reached', async () => {
     let status = 0;
     for (let i = 0; i < 400 && status !== 429; i++) {
-      const response = await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${OTHER_KEY}` }, body: '{"arguments":{"message":"hi"}}' });
+      const response = await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          authorization: `Bearer ${OTHER_KEY}`,
+        },
+        body: '{"arguments":{"message":"hi"}}',
+      });
       status = response.status;
       await response.arrayBuffer();
     }
     expect(status).toBe(429);
-    const limited = await invokeStream(host, 'testing_ping_pong', { arguments: { message: 'hi' } }, { authorization: `Bearer ${OTHER_KEY}` });
+    const limited = await invokeStream(
+      host,
+      'testing_ping_pong',
+      { arguments: { message: 'hi' } },
+      { authorization: `Bearer ${OTHER_KEY}` },
+    );
     expect(limited.status).toBe(429);
     expect(limited.json!.error.code).toBe('RATE_LIMITED');
   });
@@ -272,7 +374,9 @@ describe('POST /v1/tools/:name/invoke with Accept: text/event-stream', () => {
 describe('an isolated package: progress and log entries cross the worker boundary', () => {
   async function legacyClient(): Promise<Client> {
     const client = new Client({ name: 'aptix-progress-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: AUTH } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: AUTH } }),
+    );
     return client;
   }
 
@@ -280,28 +384,41 @@ describe('an isolated package: progress and log entries cross the worker boundar
     const client = await legacyClient();
     try {
       const logs: Array<{ level: string; data: unknown }> = [];
-      client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
+      client.setNotificationHandler(
+        LoggingMessageNotificationSchema,
+        (notification) => void logs.push(notification.params),
+      );
       await client.setLoggingLevel('info');
       const reports: Array<{ progress: number; total?: number; message?: string }> = [];
-      const result = await client.callTool({ name: 'iso_progress', arguments: { steps: 3 } }, undefined, { onprogress: (progress) => reports.push(progress) });
+      const result = await client.callTool({ name: 'iso_progress', arguments: { steps: 3 } }, undefined, {
+        onprogress: (progress) => reports.push(progress),
+      });
       expect(result.isError).toBeFalsy();
       const answer = JSON.parse((result.content as Array<{ text: string }>)[0]!.text);
       expect(answer).toMatchObject({ steps: 3, heard: { progress: 'function', log: 'function' } });
       expect(answer.threadId).toBeGreaterThan(0);
       expect(reports).toEqual([0, 1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })));
-      expect(logs.map((entry) => entry.data)).toEqual([0, 1, 2, 3].map((i) => ({ message: `step ${i}`, data: { step: i, threadId: answer.threadId } })));
+      expect(logs.map((entry) => entry.data)).toEqual(
+        [0, 1, 2, 3].map((i) => ({ message: `step ${i}`, data: { step: i, threadId: answer.threadId } })),
+      );
     } finally {
       await client.close();
     }
   });
 
   it('reaches a 2026-07-28 client (the v2 SDK) as progress notifications', async () => {
-    const client = new ModernClient({ name: 'aptix-progress-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    const client = new ModernClient(
+      { name: 'aptix-progress-test-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
     await client.connect(new ModernTransport(new URL(`${host.url}/mcp`), { requestInit: { headers: AUTH } }));
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const reports: Array<{ progress: number; total?: number; message?: string }> = [];
-      const result = await client.callTool({ name: 'iso_progress', arguments: { steps: 2 } }, { onprogress: (progress) => reports.push(progress) });
+      const result = await client.callTool(
+        { name: 'iso_progress', arguments: { steps: 2 } },
+        { onprogress: (progress) => reports.push(progress) },
+      );
       expect(result.isError).toBeFalsy();
       expect(reports).toEqual([0, 1, 2].map((i) => ({ progress: i, total: 2, message: `step ${i}` })));
     } finally {
@@ -314,7 +431,10 @@ describe('an isolated package: progress and log entries cross the worker boundar
     try {
       const result = await client.callTool({ name: 'iso_progress', arguments: { steps: 1 } });
       // No progress token: no reportProgress. A 2025 session hears log entries at info until it sets a level.
-      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text).heard).toEqual({ progress: 'undefined', log: 'function' });
+      expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text).heard).toEqual({
+        progress: 'undefined',
+        log: 'function',
+      });
     } finally {
       await client.close();
     }
@@ -327,11 +447,16 @@ describe('an isolated package: progress and log entries cross the worker boundar
     const client = await legacyClient();
     try {
       const logs: unknown[] = [];
-      client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
+      client.setNotificationHandler(
+        LoggingMessageNotificationSchema,
+        (notification) => void logs.push(notification.params),
+      );
       await client.setLoggingLevel('info');
       const reports: Array<{ progress: number; message?: string }> = [];
       const started = performance.now();
-      const result = await client.callTool({ name: 'iso_progress_attack', arguments: {} }, undefined, { onprogress: (progress) => reports.push(progress) });
+      const result = await client.callTool({ name: 'iso_progress_attack', arguments: {} }, undefined, {
+        onprogress: (progress) => reports.push(progress),
+      });
       const bounds = wireBounds(performance.now() - started);
       expect(result.isError).toBeFalsy();
       expect(reports.length).toBeLessThanOrEqual(bounds.progress);
@@ -347,7 +472,15 @@ describe('an isolated package: progress and log entries cross the worker boundar
 
   it('carries content blocks beside the result, the same in the JSON reply and the result event', async () => {
     const plain = await invokeJson(host, 'iso_image', { arguments: {} });
-    expect(plain.body).toEqual({ successful: true, result: { pixels: 1 }, errors: [], content: [{ type: 'text', text: 'a red pixel' }, { type: 'image', data: Buffer.from('not really a png').toString('base64'), mimeType: 'image/png' }] });
+    expect(plain.body).toEqual({
+      successful: true,
+      result: { pixels: 1 },
+      errors: [],
+      content: [
+        { type: 'text', text: 'a red pixel' },
+        { type: 'image', data: Buffer.from('not really a png').toString('base64'), mimeType: 'image/png' },
+      ],
+    });
     const streamed = await invokeStream(host, 'iso_image', { arguments: {} });
     expect(JSON.parse(streamed.events.at(-1)!.data)).toEqual(plain.body);
   });
@@ -362,14 +495,23 @@ describe('an isolated package: progress and log entries cross the worker boundar
   });
 
   it("keeps an isolated tool's approval policy: 'always' gates, one that depends on the arguments is asked in the worker, and an approved call runs there", async () => {
-    const listed = (await (await fetch(`${host.url}/v1/tools`, { headers: AUTH })).json()) as { approvals: Record<string, string> };
+    const listed = (await (await fetch(`${host.url}/v1/tools`, { headers: AUTH })).json()) as {
+      approvals: Record<string, string>;
+    };
     expect(listed.approvals).toMatchObject({ iso_gated_always: 'always', iso_gated_dynamic: 'dynamic' });
     expect(listed.approvals.iso_echo).toBeUndefined();
     const always = await invokeJson(host, 'iso_gated_always', { arguments: { text: 'hello' } });
     expect(always.status).toBe(202);
     // Decided by another principal than the one that asked (separation of duties).
-    const approved = await fetch(`${host.url}/v1/approvals/${always.body.approvalId}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${APPROVER_KEY}` }, body: '{"decision":"approve"}' });
-    const decided = (await approved.json()) as { status: string; result: { successful: boolean; result: { ran: string; threadId: number } } };
+    const approved = await fetch(`${host.url}/v1/approvals/${always.body.approvalId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${APPROVER_KEY}` },
+      body: '{"decision":"approve"}',
+    });
+    const decided = (await approved.json()) as {
+      status: string;
+      result: { successful: boolean; result: { ran: string; threadId: number } };
+    };
     expect(decided).toMatchObject({ status: 'executed', result: { successful: true, result: { ran: 'hello' } } });
     expect(decided.result.result.threadId).toBeGreaterThan(0);
 
@@ -388,16 +530,31 @@ describe('an isolated package: progress and log entries cross the worker boundar
     const hung = await invokeJson(host, 'iso_gated_dynamic', { arguments: { text: 'hang' } });
     expect(hung.status).toBe(202);
     expect(hung.body.reason).toContain('did not answer within');
-    await logLine(host, (entry) => typeof entry.msg === 'string' && entry.msg.includes('replacing a worker that stayed busy'));
+    await logLine(
+      host,
+      (entry) => typeof entry.msg === 'string' && entry.msg.includes('replacing a worker that stayed busy'),
+    );
     // The next call waits for the fresh worker (the caller's deadline still holds) and runs.
-    expect((await invokeJson(host, 'iso_echo', { arguments: { text: 'after the hang' } })).body.result.echo).toBe('after the hang');
+    expect((await invokeJson(host, 'iso_echo', { arguments: { text: 'after the hang' } })).body.result.echo).toBe(
+      'after the hang',
+    );
     expect(await healthy()).toBe(true);
   });
 
   it('streams an isolated tool over HTTP: progress and log events in order, then the result', async () => {
     const streamed = await invokeStream(host, 'iso_progress', { arguments: { steps: 2 } });
-    expect(streamed.events.map((e) => e.event)).toEqual(['progress', 'log', 'progress', 'log', 'progress', 'log', 'result']);
-    expect(progressOf(streamed.events)).toEqual([0, 1, 2].map((i) => ({ progress: i, total: 2, message: `step ${i}` })));
+    expect(streamed.events.map((e) => e.event)).toEqual([
+      'progress',
+      'log',
+      'progress',
+      'log',
+      'progress',
+      'log',
+      'result',
+    ]);
+    expect(progressOf(streamed.events)).toEqual(
+      [0, 1, 2].map((i) => ({ progress: i, total: 2, message: `step ${i}` })),
+    );
     expect(JSON.parse(streamed.events.at(-1)!.data).result.heard).toEqual({ progress: 'function', log: 'function' });
   });
 });

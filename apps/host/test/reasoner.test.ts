@@ -5,7 +5,11 @@ import { BIN, HOST_ROOT, runCli, scratch, startHost, type RunningHost } from './
 import { hostWithScriptedModel } from './suites.js';
 
 async function post(host: RunningHost, path: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(host.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(host.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Parses a server-sent-event stream into its events' JSON data. */
@@ -23,15 +27,28 @@ describe('the agent loop through the host, against a scripted Responses endpoint
   it('POST /v1/sessions/:id/messages runs the tools the model calls and returns the answer', async () => {
     const { host, model } = suite;
     const { id } = (await (await post(host, '/v1/sessions', {})).json()) as { id: string };
-    model.script(respond(undefined, call('call_1', 'testing_calculator', { operation: 'add', a: 2, b: 3 })), respond('2 + 3 = 5.'));
+    model.script(
+      respond(undefined, call('call_1', 'testing_calculator', { operation: 'add', a: 2, b: 3 })),
+      respond('2 + 3 = 5.'),
+    );
     const before = model.requests.length;
     const response = await post(host, `/v1/sessions/${id}/messages`, { input: 'What is 2 + 3?' });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ sessionId: id, mode: 'general', output: '2 + 3 = 5.', toolCalls: [{ name: 'testing_calculator', successful: true }] });
+    expect(await response.json()).toMatchObject({
+      sessionId: id,
+      mode: 'general',
+      output: '2 + 3 = 5.',
+      toolCalls: [{ name: 'testing_calculator', successful: true }],
+    });
 
     const [first, second] = model.requests.slice(before);
     expect(first!.body.model).toBe('scripted-model');
-    expect(first!.body.tools.map((t) => t.name)).toEqual(['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode']);
+    expect(first!.body.tools.map((t) => t.name)).toEqual([
+      'agent_hello_world',
+      'testing_calculator',
+      'agent_list_modes',
+      'agent_change_mode',
+    ]);
     expect(first!.body.tools.every((t) => typeof t.strict === 'boolean')).toBe(true);
     expect(first!.body.instructions).toContain('testing_calculator — Usage Guide');
     expect(first!.body.instructions).not.toContain('testing_delay — Usage Guide');
@@ -43,13 +60,23 @@ describe('the agent loop through the host, against a scripted Responses endpoint
     const { host, model } = suite;
     const { id } = (await (await post(host, '/v1/sessions', {})).json()) as { id: string };
     model.script(respond(undefined, call('call_2', 'agent_hello_world', { name: 'Ada' })), respond('Hello, Ada!'));
-    const response = await post(host, `/v1/sessions/${id}/messages`, { input: 'Greet Ada.' }, { accept: 'text/event-stream' });
+    const response = await post(
+      host,
+      `/v1/sessions/${id}/messages`,
+      { input: 'Greet Ada.' },
+      { accept: 'text/event-stream' },
+    );
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const events = parseEvents(await response.text());
     const types = events.map((event) => event.type);
     expect(types).toContain('tool_call_started');
     expect(types).toContain('tool_call_finished');
-    expect(events.filter((event) => event.type === 'text_delta').map((event) => event.delta).join('')).toBe('Hello, Ada!');
+    expect(
+      events
+        .filter((event) => event.type === 'text_delta')
+        .map((event) => event.delta)
+        .join(''),
+    ).toBe('Hello, Ada!');
     expect(types.at(-1)).toBe('turn_ended');
   });
 
@@ -57,11 +84,17 @@ describe('the agent loop through the host, against a scripted Responses endpoint
     const { host, model } = suite;
     const { id } = (await (await post(host, '/v1/sessions', { mode: 'tool_diagnostics' })).json()) as { id: string };
     model.script(respond(undefined, call('call_wait', 'testing_delay', { milliseconds: 200 })), respond('Waited.'));
-    const response = await post(host, `/v1/sessions/${id}/messages`, { input: 'Wait a moment.' }, { accept: 'text/event-stream' });
+    const response = await post(
+      host,
+      `/v1/sessions/${id}/messages`,
+      { input: 'Wait a moment.' },
+      { accept: 'text/event-stream' },
+    );
     const events = parseEvents(await response.text());
     const progress = events.filter((event) => event.type === 'tool_call_progress');
     expect(progress.length).toBeGreaterThan(1);
-    for (const event of progress) expect(event).toMatchObject({ sessionId: id, callId: 'call_wait', name: 'testing_delay', total: 200 });
+    for (const event of progress)
+      expect(event).toMatchObject({ sessionId: id, callId: 'call_wait', name: 'testing_delay', total: 200 });
     expect(progress.at(-1)!.progress).toBe(200);
     const order = events.map((event) => event.type);
     expect(order.indexOf('tool_call_progress')).toBeGreaterThan(order.indexOf('tool_call_started'));
@@ -70,7 +103,12 @@ describe('the agent loop through the host, against a scripted Responses endpoint
 
   it('answers 404 for an unknown session, as plain JSON even when a stream was asked for', async () => {
     const { host } = suite;
-    const response = await post(host, '/v1/sessions/missing/messages', { input: 'hi' }, { accept: 'text/event-stream' });
+    const response = await post(
+      host,
+      '/v1/sessions/missing/messages',
+      { input: 'hi' },
+      { accept: 'text/event-stream' },
+    );
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain('missing');
   });
@@ -87,8 +125,16 @@ describe('the agent loop through the host, against a scripted Responses endpoint
   it('aptix chat is an interactive chat that shows tool calls as they happen', async () => {
     const { model, env } = suite;
     const created = (await runCli(['sessions', 'create'], { env })).json<{ id: string }>();
-    model.script(respond(undefined, call('call_9', 'testing_calculator', { operation: 'multiply', a: 6, b: 7 })), respond('6 × 7 = 42.'), respond('Goodbye.'));
-    const child = spawn(process.execPath, [BIN, 'chat', '--session', created.id], { cwd: HOST_ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    model.script(
+      respond(undefined, call('call_9', 'testing_calculator', { operation: 'multiply', a: 6, b: 7 })),
+      respond('6 × 7 = 42.'),
+      respond('Goodbye.'),
+    );
+    const child = spawn(process.execPath, [BIN, 'chat', '--session', created.id], {
+      cwd: HOST_ROOT,
+      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -122,7 +168,10 @@ describe('the agent loop without a configured model', () => {
       const { id } = (await (await post(host, '/v1/sessions', {})).json()) as { id: string };
       const response = await post(host, `/v1/sessions/${id}/messages`, { input: 'hi' });
       expect(response.status).toBe(503);
-      expect(((await response.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'MODEL_NOT_CONFIGURED', message: expect.stringContaining('APTIX_MODEL') });
+      expect(((await response.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+        code: 'MODEL_NOT_CONFIGURED',
+        message: expect.stringContaining('APTIX_MODEL'),
+      });
       expect((await post(host, '/v1/tools/agent_hello_world/invoke', { arguments: { name: 'Ada' } })).status).toBe(200);
       const run = await runCli(['chat', '--message', 'hi'], { env });
       expect(run.code).toBe(1);

@@ -11,8 +11,16 @@ import { scratch, startHost, type RunningHost } from './support.js';
 
 const MODES = ['general', 'ddr_authoring', 'tool_diagnostics'];
 
-async function changeMode(host: RunningHost, sessionId: string, mode: string, reason: string): Promise<{ status: number; body: any }> {
-  return postJson(host, '/v1/tools/agent_change_mode/invoke', { arguments: { mode, branch: false, reason }, context: { sessionId } });
+async function changeMode(
+  host: RunningHost,
+  sessionId: string,
+  mode: string,
+  reason: string,
+): Promise<{ status: number; body: any }> {
+  return postJson(host, '/v1/tools/agent_change_mode/invoke', {
+    arguments: { mode, branch: false, reason },
+    context: { sessionId },
+  });
 }
 
 function expectUnbrokenChain(session: { mode: string; history: Array<{ fromMode: string; toMode: string }> }): void {
@@ -26,9 +34,11 @@ function expectUnbrokenChain(session: { mode: string; history: Array<{ fromMode:
 
 async function sessionView(host: RunningHost, id: string) {
   // One page holds the whole history these tests make (200 changes; the default page is 100).
-  return (await (await fetch(`${host.url}/v1/sessions/${id}?limit=1000`)).json()) as { mode: string; history: Array<{ fromMode: string; toMode: string; reason: string }> };
+  return (await (await fetch(`${host.url}/v1/sessions/${id}?limit=1000`)).json()) as {
+    mode: string;
+    history: Array<{ fromMode: string; toMode: string; reason: string }>;
+  };
 }
-
 
 for (const store of await storeBackends('aptix_robust', 'the PostgreSQL robustness tests are')) {
   describe(`${store.name}: concurrent mode changes and a crash, over HTTP`, () => {
@@ -37,11 +47,16 @@ for (const store of await storeBackends('aptix_robust', 'the PostgreSQL robustne
       const host = await startHost({ env: { APTIX_DB: database.db } });
       try {
         const { id } = (await postJson(host, '/v1/sessions')).body as { id: string };
-        const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => changeMode(host, id, MODES[(i * 5) % 3]!, `concurrent ${i}`)));
-        for (const answer of answers) expect(answer.body).toMatchObject({ successful: true, result: { success: true } });
+        const answers = await Promise.all(
+          Array.from({ length: 200 }, (_, i) => changeMode(host, id, MODES[(i * 5) % 3]!, `concurrent ${i}`)),
+        );
+        for (const answer of answers)
+          expect(answer.body).toMatchObject({ successful: true, result: { success: true } });
         const session = await sessionView(host, id);
         expect(session.history).toHaveLength(200);
-        expect(new Set(session.history.map((change) => change.reason))).toEqual(new Set(Array.from({ length: 200 }, (_, i) => `concurrent ${i}`)));
+        expect(new Set(session.history.map((change) => change.reason))).toEqual(
+          new Set(Array.from({ length: 200 }, (_, i) => `concurrent ${i}`)),
+        );
         expectUnbrokenChain(session);
       } finally {
         await host.stop();
@@ -94,10 +109,13 @@ for (const store of await storeBackends('aptix_robust', 'the PostgreSQL robustne
         try {
           const session = await sessionView(second, id);
           const stored = new Set(session.history.map((change) => change.reason));
-          for (const reason of acknowledged) expect(stored.has(reason), `acknowledged change "${reason}" is missing after the restart`).toBe(true);
+          for (const reason of acknowledged)
+            expect(stored.has(reason), `acknowledged change "${reason}" is missing after the restart`).toBe(true);
           expectUnbrokenChain(session);
           // The store takes new changes after the crash, continuing from the mode it recovered.
-          expect((await changeMode(second, id, 'ddr_authoring', 'after the crash')).body).toMatchObject({ successful: true });
+          expect((await changeMode(second, id, 'ddr_authoring', 'after the crash')).body).toMatchObject({
+            successful: true,
+          });
           expectUnbrokenChain(await sessionView(second, id));
         } finally {
           await second.stop();
@@ -109,4 +127,3 @@ for (const store of await storeBackends('aptix_robust', 'the PostgreSQL robustne
     });
   });
 }
-

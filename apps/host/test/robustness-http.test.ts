@@ -22,9 +22,22 @@ const STACK = /\n\s+at\s|\bat \S+:\d+:\d+/;
 function writeHangingTools(dir: string, timeoutMs: number): string {
   const folder = join(dir, 'hanging-tools');
   mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'hanging-tools', version: '1.0.0', type: 'module', main: 'index.js' }));
+  writeFileSync(
+    join(folder, 'package.json'),
+    JSON.stringify({ name: 'hanging-tools', version: '1.0.0', type: 'module', main: 'index.js' }),
+  );
   const schema = (name: string) =>
-    JSON.stringify({ type: 'function', name, description: 'Never answers.', parameters: { type: 'object', properties: { label: { type: 'string', description: 'A label for the log.' } }, required: ['label'], additionalProperties: false } });
+    JSON.stringify({
+      type: 'function',
+      name,
+      description: 'Never answers.',
+      parameters: {
+        type: 'object',
+        properties: { label: { type: 'string', description: 'A label for the log.' } },
+        required: ['label'],
+        additionalProperties: false,
+      },
+    });
   writeFileSync(
     join(folder, 'index.js'),
     `// Never answers; says in the log when its signal aborts.
@@ -92,7 +105,9 @@ describe('time-outs, connections and oversized bodies, over real HTTP', () => {
     });
     // While all twenty hang, the host answers everything else, at once.
     for (let i = 0; i < 30; i++) {
-      const answer = await postJson(host, '/v1/tools/testing_ping_pong/invoke', { arguments: { message: `ping ${i}` } });
+      const answer = await postJson(host, '/v1/tools/testing_ping_pong/invoke', {
+        arguments: { message: `ping ${i}` },
+      });
       expect(answer.body).toMatchObject({ successful: true, result: { reply: `pong: ping ${i}` } });
     }
     expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
@@ -100,11 +115,20 @@ describe('time-outs, connections and oversized bodies, over real HTTP', () => {
 
     for (const answer of await Promise.all(hanging)) {
       expect(answer.status).toBe(200);
-      expect(answer.body).toMatchObject({ successful: false, result: null, errors: [{ code: 'TIMEOUT', message: expect.stringContaining(`within ${LIMIT_MS} ms`) }] });
+      expect(answer.body).toMatchObject({
+        successful: false,
+        result: null,
+        errors: [{ code: 'TIMEOUT', message: expect.stringContaining(`within ${LIMIT_MS} ms`) }],
+      });
     }
     // The tool that listens was told, through its signal, for every call.
-    await waitFor(() => host.logs.filter((line) => line.tag === '[fixture_hang_Aborted]').length === 10, 'the aborted lines of fixture_hang');
-    expect(new Set(host.logs.filter((line) => line.tag === '[fixture_hang_Aborted]').map((line) => line.Label))).toEqual(new Set(Array.from({ length: 10 }, (_, i) => `hang-${i * 2}`)));
+    await waitFor(
+      () => host.logs.filter((line) => line.tag === '[fixture_hang_Aborted]').length === 10,
+      'the aborted lines of fixture_hang',
+    );
+    expect(
+      new Set(host.logs.filter((line) => line.tag === '[fixture_hang_Aborted]').map((line) => line.Label)),
+    ).toEqual(new Set(Array.from({ length: 10 }, (_, i) => `hang-${i * 2}`)));
   });
 
   it('holds 200 concurrent connections, each with a call in flight', async () => {
@@ -118,11 +142,21 @@ describe('time-outs, connections and oversized bodies, over real HTTP', () => {
           { length: 200 },
           () =>
             new Promise<{ status: number; json: any }>((resolve, reject) => {
-              const req = httpRequest({ hostname, port, agent, method: 'POST', path: '/v1/tools/testing_delay/invoke', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-                let text = '';
-                res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-                res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
-              });
+              const req = httpRequest(
+                {
+                  hostname,
+                  port,
+                  agent,
+                  method: 'POST',
+                  path: '/v1/tools/testing_delay/invoke',
+                  headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+                },
+                (res) => {
+                  let text = '';
+                  res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+                  res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+                },
+              );
               req.on('socket', (socket) => socket.once('connect', () => ports.add(socket.localPort!)));
               req.on('error', reject);
               req.end(body);
@@ -130,7 +164,11 @@ describe('time-outs, connections and oversized bodies, over real HTTP', () => {
         ),
       );
       expect(ports.size, 'every call had a connection of its own').toBe(200);
-      for (const answer of answers) expect(answer).toMatchObject({ status: 200, json: { successful: true, result: { wasCancelled: false, requestedMs: 300 } } });
+      for (const answer of answers)
+        expect(answer).toMatchObject({
+          status: 200,
+          json: { successful: true, result: { wasCancelled: false, requestedMs: 300 } },
+        });
     } finally {
       agent.destroy();
     }
@@ -158,7 +196,13 @@ describe('time-outs, connections and oversized bodies, over real HTTP', () => {
         done = true;
         resolve({ status, body, writtenMiB: written / 2 ** 20, closedByServer });
       };
-      const req = httpRequest({ hostname, port, method: 'POST', path: '/v1/tools/testing_ping_pong/invoke', headers: { 'content-type': 'application/json', ...headers } });
+      const req = httpRequest({
+        hostname,
+        port,
+        method: 'POST',
+        path: '/v1/tools/testing_ping_pong/invoke',
+        headers: { 'content-type': 'application/json', ...headers },
+      });
       let reset = false;
       req.on('response', (res: IncomingMessage) => {
         status = res.statusCode;
@@ -190,7 +234,9 @@ describe('time-outs, connections and oversized bodies, over real HTTP', () => {
     // has read all that was sent, so its answer arrives whole.
     const outcome = await streamBody(headers, sentMiB, { hold: true });
     expect(outcome.status).toBe(413);
-    expect(JSON.parse(outcome.body)).toEqual({ error: { code: 'BODY_TOO_LARGE', message: expect.stringContaining('1048576 bytes') } });
+    expect(JSON.parse(outcome.body)).toEqual({
+      error: { code: 'BODY_TOO_LARGE', message: expect.stringContaining('1048576 bytes') },
+    });
     expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
   });
 

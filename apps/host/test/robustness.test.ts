@@ -17,7 +17,16 @@ import { composeHost } from '../src/container.js';
 import { createMcpServer } from '../src/mcp/mcp-server.js';
 import { scratch, startHost, type RunningHost } from './support.js';
 
-const FIRST_PARTY = ['agent_hello_world', 'testing_ping_pong', 'testing_calculator', 'testing_delay', 'testing_failure_injection', 'testing_issue_refund', 'agent_list_modes', 'agent_change_mode'];
+const FIRST_PARTY = [
+  'agent_hello_world',
+  'testing_ping_pong',
+  'testing_calculator',
+  'testing_delay',
+  'testing_failure_injection',
+  'testing_issue_refund',
+  'agent_list_modes',
+  'agent_change_mode',
+];
 const FIRST_PARTY_PACKAGES = '@aptix/tool-samples,@aptix/tool-mode-catalog,@aptix/tool-mode-change';
 const STACK = /\n\s+at\s|\bat \S+:\d+:\d+/;
 const MODES = ['general', 'ddr_authoring', 'tool_diagnostics'];
@@ -45,7 +54,10 @@ interface Shape {
 
 function shapeOf(tool: string, parameters: { properties?: unknown }): Shape {
   const properties = (parameters.properties ?? {}) as Record<string, { enum?: unknown[]; const?: unknown }>;
-  const enums = Object.values(properties).flatMap((property) => [...(property.enum ?? []), ...('const' in property ? [property.const] : [])]);
+  const enums = Object.values(properties).flatMap((property) => [
+    ...(property.enum ?? []),
+    ...('const' in property ? [property.const] : []),
+  ]);
   return { tool, names: Object.keys(properties), enums };
 }
 
@@ -54,11 +66,25 @@ function argumentText({ tool, names: declared, enums }: Shape): fc.Arbitrary<str
   const names = declared.length > 0 ? declared : ['value'];
   // Values a property could take, valid or not: the schema's own enum values (so every branch of a tool
   // is reached), the catalog's mode keys, booleans and any JSON.
-  const other = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(...MODES), fc.boolean(), fc.string({ maxLength: 12 }), fc.integer({ min: -5, max: 20 }));
-  const value = enums.length > 0 ? fc.oneof({ arbitrary: fc.constantFrom(...enums), weight: 1 }, { arbitrary: other, weight: 1 }) : other;
+  const other = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.constantFrom(...MODES),
+    fc.boolean(),
+    fc.string({ maxLength: 12 }),
+    fc.integer({ min: -5, max: 20 }),
+  );
+  const value =
+    enums.length > 0
+      ? fc.oneof({ arbitrary: fc.constantFrom(...enums), weight: 1 }, { arbitrary: other, weight: 1 })
+      : other;
   const nearValid = fc.dictionary(fc.constantFrom(...names), value).map((args) => JSON.stringify(tame(tool, args)));
   const hostile = fc
-    .tuple(fc.constantFrom(...names), fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('__proto__', '\\u005f_proto__', 'constructor'), fc.boolean())
+    .tuple(
+      fc.constantFrom(...names),
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom('__proto__', '\\u005f_proto__', 'constructor'),
+      fc.boolean(),
+    )
     .map(([name, value, proto, nested]) => {
       const poison = `"${proto}":{"prototype":{"polluted":true,"b":5},"polluted":true,"b":5}`;
       // Refused for its key before any tool runs, so `value` needs no taming.
@@ -70,10 +96,16 @@ function argumentText({ tool, names: declared, enums }: Shape): fc.Arbitrary<str
     { arbitrary: nearValid, weight: 5 },
     { arbitrary: hostile, weight: 3 },
     { arbitrary: fc.string({ maxLength: 30 }), weight: 2 },
-    { arbitrary: fc.json().chain((text) => fc.nat(Math.max(0, text.length - 1)).map((cut) => text.slice(0, cut))), weight: 2 },
+    {
+      arbitrary: fc.json().chain((text) => fc.nat(Math.max(0, text.length - 1)).map((cut) => text.slice(0, cut))),
+      weight: 2,
+    },
     { arbitrary: depth.map((d) => '['.repeat(d) + ']'.repeat(d)), weight: 1 },
     { arbitrary: depth.map((d) => `{"${names[0]}":${'{"a":'.repeat(d)}1${'}'.repeat(d)}}`), weight: 1 },
-    { arbitrary: fc.integer({ min: 100_000, max: 800_000 }).map((n) => JSON.stringify({ [names[0]!]: 'x'.repeat(n) })), weight: 1 },
+    {
+      arbitrary: fc.integer({ min: 100_000, max: 800_000 }).map((n) => JSON.stringify({ [names[0]!]: 'x'.repeat(n) })),
+      weight: 1,
+    },
   );
 }
 
@@ -90,7 +122,9 @@ function argumentValue(shape: Shape): fc.Arbitrary<unknown> {
 
 /** Every own key of the built-in prototypes: a property tells from it that nothing was planted. */
 function prototypeKeys(): string {
-  return [Object.prototype, Array.prototype, Function.prototype, String.prototype, Number.prototype].map((proto) => Reflect.ownKeys(proto).map(String).sort().join(',')).join('|');
+  return [Object.prototype, Array.prototype, Function.prototype, String.prototype, Number.prototype]
+    .map((proto) => Reflect.ownKeys(proto).map(String).sort().join(','))
+    .join('|');
 }
 
 function expectInvokeResult(result: InvokeResult<string>, where: string): void {
@@ -112,7 +146,9 @@ function expectInvokeResult(result: InvokeResult<string>, where: string): void {
 }
 
 async function inProcessHost(db: string, dir: string): Promise<AptixHost> {
-  return new AptixHost(await composeHost(await loadConfig({ env: { APTIX_DB: db }, cwd: dir }), { pino: pino({ level: 'silent' }) }));
+  return new AptixHost(
+    await composeHost(await loadConfig({ env: { APTIX_DB: db }, cwd: dir }), { pino: pino({ level: 'silent' }) }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -140,26 +176,29 @@ describe('every first-party tool, through the executor, under arbitrary argument
   it.each([
     ['JSON text', argumentText],
     ['parsed values', argumentValue],
-  ] as const)('answers %s with a well-formed InvokeResult, never throwing, polluting or leaking a stack', async (_kind, arbitrary) => {
-    const { registry, executor } = host.cradle;
-    const before = prototypeKeys();
-    for (const name of registry.names()) {
-      await fc.assert(
-        fc.asyncProperty(arbitrary(shapeOf(name, registry.get(name)!.parameters)), async (args) => {
-          let result: InvokeResult<string>;
-          try {
-            result = await executor.execute(name, args, context, { timeoutMs: 2_000 });
-          } catch (error) {
-            throw new Error(`${name}: execute rejected: ${String(error)}`);
-          }
-          expectInvokeResult(result, name);
-          expect(prototypeKeys(), name).toBe(before);
-          expect(({} as Record<string, unknown>).polluted, name).toBeUndefined();
-        }),
-        { numRuns: 300 },
-      );
-    }
-  });
+  ] as const)(
+    'answers %s with a well-formed InvokeResult, never throwing, polluting or leaking a stack',
+    async (_kind, arbitrary) => {
+      const { registry, executor } = host.cradle;
+      const before = prototypeKeys();
+      for (const name of registry.names()) {
+        await fc.assert(
+          fc.asyncProperty(arbitrary(shapeOf(name, registry.get(name)!.parameters)), async (args) => {
+            let result: InvokeResult<string>;
+            try {
+              result = await executor.execute(name, args, context, { timeoutMs: 2_000 });
+            } catch (error) {
+              throw new Error(`${name}: execute rejected: ${String(error)}`);
+            }
+            expectInvokeResult(result, name);
+            expect(prototypeKeys(), name).toBe(before);
+            expect(({} as Record<string, unknown>).polluted, name).toBeUndefined();
+          }),
+          { numRuns: 300 },
+        );
+      }
+    },
+  );
 });
 
 interface Answer {
@@ -168,8 +207,17 @@ interface Answer {
   readonly json: any;
 }
 
-async function send(host: RunningHost, path: string, body: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(host.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+async function send(
+  host: RunningHost,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await fetch(host.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   const text = await response.text();
   let json: unknown;
   try {
@@ -209,7 +257,11 @@ function expectPresented(answer: Answer, where: string): void {
     }
   } else if (answer.status === 202) {
     // A gated tool's call that waits for a person: nothing ran, and the answer says where to decide.
-    expect(answer.json, where).toMatchObject({ status: 'pending_approval', approvalId: expect.any(String), message: expect.stringContaining('Nothing has run yet') });
+    expect(answer.json, where).toMatchObject({
+      status: 'pending_approval',
+      approvalId: expect.any(String),
+      message: expect.stringContaining('Nothing has run yet'),
+    });
   } else {
     expect([400, 404, 413], `${where}: status ${answer.status} ${answer.text.slice(0, 200)}`).toContain(answer.status);
     expect(answer.json, where).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
@@ -229,7 +281,9 @@ describe('every first-party tool, over real HTTP, under arbitrary arguments and 
 
   it('answers every call with a well-formed InvokeResult or a clean 4xx, and keeps running', async () => {
     // The schemas as the host serves them (format mcp: the parameters exactly as declared).
-    const schemas = (await (await fetch(`${host.url}/v1/tools?format=mcp`)).json()) as { tools: Array<{ name: string; inputSchema: { properties?: object } }> };
+    const schemas = (await (await fetch(`${host.url}/v1/tools?format=mcp`)).json()) as {
+      tools: Array<{ name: string; inputSchema: { properties?: object } }>;
+    };
     expect(schemas.tools.map((tool) => tool.name)).toEqual(FIRST_PARTY);
     for (const { name, inputSchema } of schemas.tools) {
       const shape = shapeOf(name, inputSchema);
@@ -238,11 +292,15 @@ describe('every first-party tool, over real HTTP, under arbitrary arguments and 
         argumentValue(shape).map((args) => bodyText({ arguments: args })),
         argumentText(shape).map((text) => JSON.stringify({ arguments: text })),
         argumentText(shape).map((text) => `{"arguments":${text}}`),
-        fc.tuple(argumentValue(shape), fc.jsonValue({ maxDepth: 2 })).map(([args, context]) => bodyText({ arguments: args, context })),
+        fc
+          .tuple(argumentValue(shape), fc.jsonValue({ maxDepth: 2 }))
+          .map(([args, context]) => bodyText({ arguments: args, context })),
         fc.string({ maxLength: 40 }),
       );
       await fc.assert(
-        fc.asyncProperty(body, async (text) => expectPresented(await send(host, `/v1/tools/${name}/invoke`, text), name)),
+        fc.asyncProperty(body, async (text) =>
+          expectPresented(await send(host, `/v1/tools/${name}/invoke`, text), name),
+        ),
         { numRuns: 100 },
       );
     }
@@ -252,10 +310,25 @@ describe('every first-party tool, over real HTTP, under arbitrary arguments and 
 
   it('let no payload plant a property on its prototypes', async () => {
     // Had {"__proto__":{"b":5}} reached Object.prototype, ajv would find the missing 'b' there.
-    const canary = await send(host, '/v1/tools/testing_calculator/invoke', JSON.stringify({ arguments: { operation: 'add', a: 1 } }));
-    expect(canary.json).toMatchObject({ successful: false, errors: [{ code: 'INVALID_ARGUMENTS', message: expect.stringContaining("'b' is required") }] });
-    const echo = await send(host, '/v1/tools/testing_ping_pong/invoke', JSON.stringify({ arguments: { message: 'still clean' } }));
-    expect(echo.json).toEqual({ successful: true, result: { reply: 'pong: still clean', count: 1, sessionId: null, conversationId: null }, errors: [] });
+    const canary = await send(
+      host,
+      '/v1/tools/testing_calculator/invoke',
+      JSON.stringify({ arguments: { operation: 'add', a: 1 } }),
+    );
+    expect(canary.json).toMatchObject({
+      successful: false,
+      errors: [{ code: 'INVALID_ARGUMENTS', message: expect.stringContaining("'b' is required") }],
+    });
+    const echo = await send(
+      host,
+      '/v1/tools/testing_ping_pong/invoke',
+      JSON.stringify({ arguments: { message: 'still clean' } }),
+    );
+    expect(echo.json).toEqual({
+      successful: true,
+      result: { reply: 'pong: still clean', count: 1, sessionId: null, conversationId: null },
+      errors: [],
+    });
   });
 });
 
@@ -281,7 +354,11 @@ describe('every first-party tool, over MCP through the SDK client, under arbitra
       const client = new Client({ name: 'aptix-fuzz', version: '1.0.0' });
       await client.connect(clientSide);
       // MCP arguments are an object (the protocol says so); anything else is wrapped in one.
-      const args = argumentValue(shapeOf(name, registry.get(name)!.parameters)).map((value) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }));
+      const args = argumentValue(shapeOf(name, registry.get(name)!.parameters)).map((value) =>
+        value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? (value as Record<string, unknown>)
+          : { value },
+      );
       await fc.assert(
         fc.asyncProperty(args, async (value) => {
           const result = await client.callTool({ name, arguments: value });

@@ -42,7 +42,11 @@ export async function startRouteHost(options: RouteHostOptions = {}): Promise<Ro
   const space = scratch();
   const file = join(space.dir, 'aptix.config.json');
   if (options.file !== undefined) writeFileSync(file, JSON.stringify(options.file));
-  const config = await loadConfig({ env: { APTIX_DB: space.db, ...options.env }, cwd: space.dir, ...(options.file === undefined ? {} : { file }) });
+  const config = await loadConfig({
+    env: { APTIX_DB: space.db, ...options.env },
+    cwd: space.dir,
+    ...(options.file === undefined ? {} : { file }),
+  });
   const host = new AptixHost(await composeHost(config, { pino: pino({ level: 'silent' }) }));
   const server = await createHttpServer(host, '0.0.0-test');
   options.configure?.(server);
@@ -69,7 +73,10 @@ export const DOCUMENTED_PUBLIC_PREFIXES: readonly string[] = ['/docs', '/console
 
 /** Whether a route pattern is on the documented public list. */
 export function isDocumentedPublic(url: string): boolean {
-  return DOCUMENTED_PUBLIC_ROUTES.includes(url) || DOCUMENTED_PUBLIC_PREFIXES.some((prefix) => url === prefix || url.startsWith(`${prefix}/`));
+  return (
+    DOCUMENTED_PUBLIC_ROUTES.includes(url) ||
+    DOCUMENTED_PUBLIC_PREFIXES.some((prefix) => url === prefix || url.startsWith(`${prefix}/`))
+  );
 }
 
 /** Every registered route and method but the documented public ones, each once. */

@@ -8,16 +8,33 @@ import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, HOST_ROOT, postgresAvailable, postgresSchema, runCli, scratch, startHost, type RunningHost } from './support.js';
+import {
+  BIN,
+  HOST_ROOT,
+  postgresAvailable,
+  postgresSchema,
+  runCli,
+  scratch,
+  startHost,
+  type RunningHost,
+} from './support.js';
 
 async function call(url: string, path: string, body?: unknown): Promise<{ status: number; text: string; body: any }> {
-  const response = await fetch(url + path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(
+    url + path,
+    body === undefined
+      ? {}
+      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
   const text = await response.text();
   return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
 }
 
 function changeMode(url: string, sessionId: string, mode: string, reason: string) {
-  return call(url, '/v1/tools/agent_change_mode/invoke', { arguments: { mode, branch: false, reason }, context: { sessionId } });
+  return call(url, '/v1/tools/agent_change_mode/invoke', {
+    arguments: { mode, branch: false, reason },
+    context: { sessionId },
+  });
 }
 
 describe('session history pages and bounded strings (SQLite host)', () => {
@@ -28,7 +45,10 @@ describe('session history pages and bounded strings (SQLite host)', () => {
 
   beforeAll(async () => {
     const config = join(space.dir, 'aptix.config.json');
-    writeFileSync(config, JSON.stringify({ sessions: { historyPageSize: 2, maxHistoryPageSize: 5, maxReasonLength: 500 } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ sessions: { historyPageSize: 2, maxHistoryPageSize: 5, maxReasonLength: 500 } }),
+    );
     host = await startHost({ env: { APTIX_DB: space.db, APTIX_CONFIG: config } });
     sessionId = (await call(host.url, '/v1/sessions', {})).body.id;
     for (const [i, reason] of reasons.entries()) {
@@ -55,7 +75,10 @@ describe('session history pages and bounded strings (SQLite host)', () => {
       cursor = page.body.nextCursor;
     }
     expect(seen.map((row: { reason: string }) => row.reason)).toEqual(reasons);
-    expect((await call(host.url, `/v1/sessions/${sessionId}?limit=5`)).body).toMatchObject({ nextCursor: null, history: { length: 5 } });
+    expect((await call(host.url, `/v1/sessions/${sessionId}?limit=5`)).body).toMatchObject({
+      nextCursor: null,
+      history: { length: 5 },
+    });
   });
 
   it('refuses a page larger than the maximum, and a cursor it did not give out, with 400 and what to send', async () => {
@@ -64,7 +87,10 @@ describe('session history pages and bounded strings (SQLite host)', () => {
     expect(tooLarge.body.error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('1 to 5') });
     const forged = await call(host.url, `/v1/sessions/${sessionId}?cursor=${encodeURIComponent("1' OR '1'='1")}`);
     expect(forged.status).toBe(400);
-    expect(forged.body.error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('nextCursor') });
+    expect(forged.body.error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('nextCursor'),
+    });
     expect((await call(host.url, `/v1/sessions/${sessionId}?limit=0`)).status).toBe(400);
   });
 
@@ -72,7 +98,10 @@ describe('session history pages and bounded strings (SQLite host)', () => {
     const attack = await changeMode(host.url, sessionId, 'general', 'x'.repeat(900_000));
     expect(attack.status).toBe(200);
     expect(attack.body.successful).toBe(false);
-    expect(attack.body.errors[0]).toMatchObject({ code: 'VALUE_TOO_LONG', message: expect.stringContaining('limit is 500') });
+    expect(attack.body.errors[0]).toMatchObject({
+      code: 'VALUE_TOO_LONG',
+      message: expect.stringContaining('limit is 500'),
+    });
     const read = await call(host.url, `/v1/sessions/${sessionId}?limit=5`);
     expect(read.body.mode).toBe('tool_diagnostics');
     expect(read.text.length).toBeLessThan(5_000);
@@ -91,7 +120,10 @@ describe('session history pages and bounded strings (SQLite host)', () => {
     const page = first.json<{ id: string; history: Array<{ reason: string }>; nextCursor: string | null }>();
     expect(page.history.map((row) => row.reason)).toEqual(['one', 'two', 'three']);
     const rest = await runCli(['sessions', 'show', sessionId, '--limit', '3', '--cursor', page.nextCursor!], { env });
-    expect(rest.json<{ history: Array<{ reason: string }>; nextCursor: string | null }>()).toMatchObject({ nextCursor: null, history: [{ reason: 'four' }, { reason: 'five' }] });
+    expect(rest.json<{ history: Array<{ reason: string }>; nextCursor: string | null }>()).toMatchObject({
+      nextCursor: null,
+      history: [{ reason: 'four' }, { reason: 'five' }],
+    });
     const bad = await runCli(['sessions', 'show', sessionId, '--limit', 'lots'], { env });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--limit');
@@ -128,10 +160,18 @@ describe('a SQLite database the host cannot write', () => {
   // Root may write any file: run the host as an unprivileged user then.
   const asUser = process.getuid?.() === 0 ? 65534 : undefined;
 
-  function aptix(args: readonly string[], db: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function aptix(
+    args: readonly string[],
+    db: string,
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const node = [process.execPath, BIN, ...args];
-    const command = asUser === undefined ? node : ['setpriv', `--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', ...node];
-    const child = spawn(command[0]!, command.slice(1), { cwd: HOST_ROOT, env: { ...process.env, APTIX_DB: db, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const command =
+      asUser === undefined ? node : ['setpriv', `--reuid=${asUser}`, `--regid=${asUser}`, '--clear-groups', ...node];
+    const child = spawn(command[0]!, command.slice(1), {
+      cwd: HOST_ROOT,
+      env: { ...process.env, APTIX_DB: db, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -180,7 +220,10 @@ describe('a SQLite database locked by another process', () => {
       expect(writeSettled).toBe(false);
       const refused = await write;
       expect(refused.status).toBe(503);
-      expect(refused.body.error).toEqual({ code: 'DATABASE_LOCKED', message: expect.stringContaining('locked by another process') });
+      expect(refused.body.error).toEqual({
+        code: 'DATABASE_LOCKED',
+        message: expect.stringContaining('locked by another process'),
+      });
       expect(refused.text).not.toContain(space.dir);
     } finally {
       other.exec('COMMIT');
@@ -189,4 +232,3 @@ describe('a SQLite database locked by another process', () => {
     expect((await call(host.url, '/v1/sessions', {})).status).toBe(201);
   });
 });
-

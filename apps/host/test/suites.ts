@@ -9,8 +9,17 @@ import { afterAll, beforeAll } from 'vitest';
 import { postgresAvailable, postgresSchema, scratch, startHost, type RunningHost } from './support.js';
 
 /** `POST` with a JSON body; answers the status and the parsed body. */
-export async function postJson(host: RunningHost, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(host.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body ?? {}) });
+export async function postJson(
+  host: RunningHost,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(host.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body ?? {}),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -31,7 +40,12 @@ export function hostWithScriptedModel(): ScriptedModelSuite {
   let env: NodeJS.ProcessEnv | undefined;
   beforeAll(async () => {
     model = await ScriptedResponsesServer.start();
-    env = { APTIX_DB: space.db, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', APTIX_MODEL: 'scripted-model' };
+    env = {
+      APTIX_DB: space.db,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'test-key',
+      APTIX_MODEL: 'scripted-model',
+    };
     host = await startHost({ env });
   });
   afterAll(async () => {
@@ -62,11 +76,18 @@ export function hostWithScriptedModel(): ScriptedModelSuite {
 }
 
 /** Two `aptix serve` processes on one fresh PostgreSQL schema, for the enclosing `describe`. */
-export function hostPairOnPostgres(prefix: string): { readonly a: RunningHost; readonly b: RunningHost; readonly db: string } {
+export function hostPairOnPostgres(prefix: string): {
+  readonly a: RunningHost;
+  readonly b: RunningHost;
+  readonly db: string;
+} {
   const { db, dispose } = postgresSchema(prefix);
   let pair: [RunningHost, RunningHost] | undefined;
   beforeAll(async () => {
-    pair = (await Promise.all([startHost({ env: { APTIX_DB: db } }), startHost({ env: { APTIX_DB: db } })])) as [RunningHost, RunningHost];
+    pair = (await Promise.all([startHost({ env: { APTIX_DB: db } }), startHost({ env: { APTIX_DB: db } })])) as [
+      RunningHost,
+      RunningHost,
+    ];
   });
   afterAll(async () => {
     await Promise.all(pair?.map((host) => host.stop()) ?? []);
@@ -94,7 +115,10 @@ export function hostPairOnPostgres(prefix: string): { readonly a: RunningHost; r
 export function writeBrokenToolPackage(parent: string): string {
   const dir = join(parent, 'broken-tools');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'broken-tools', version: '1.0.0', type: 'module', main: 'index.js' }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'broken-tools', version: '1.0.0', type: 'module', main: 'index.js' }),
+  );
   writeFileSync(
     join(dir, 'index.js'),
     `export class BadTool {
@@ -123,5 +147,7 @@ export async function storeBackends(prefix: string, what: string): Promise<Store
       return { db: dir.db, dispose: async () => dir.cleanup() };
     },
   };
-  return (await postgresAvailable(what)) ? [sqlite, { name: 'PostgreSQL', setup: () => postgresSchema(prefix) }] : [sqlite];
+  return (await postgresAvailable(what))
+    ? [sqlite, { name: 'PostgreSQL', setup: () => postgresSchema(prefix) }]
+    : [sqlite];
 }

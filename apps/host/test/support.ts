@@ -31,7 +31,10 @@ export interface CliRun {
  * a process still running then is killed (code null): a command expected to refuse to start, which
  * starts instead, then fails its test rather than outliving it.
  */
-export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? HOST_ROOT,
@@ -43,7 +46,8 @@ export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessE
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    const timer =
+      options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({
@@ -52,7 +56,10 @@ export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessE
         stderr,
         json<T>() {
           const lines = stdout.trim().split('\n');
-          if (lines.length !== 1) throw new Error(`stdout must hold exactly one JSON document, got ${lines.length} lines:\n${stdout}\nstderr:\n${stderr}`);
+          if (lines.length !== 1)
+            throw new Error(
+              `stdout must hold exactly one JSON document, got ${lines.length} lines:\n${stdout}\nstderr:\n${stderr}`,
+            );
           return JSON.parse(lines[0]!) as T;
         },
       });
@@ -74,7 +81,9 @@ export interface RunningHost {
 }
 
 /** Starts `aptix serve --port 0` and waits for the line that says where it listens. */
-export function startHost(options: { env?: NodeJS.ProcessEnv; args?: readonly string[]; cwd?: string } = {}): Promise<RunningHost> {
+export function startHost(
+  options: { env?: NodeJS.ProcessEnv; args?: readonly string[]; cwd?: string } = {},
+): Promise<RunningHost> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...(options.args ?? [])], {
       cwd: options.cwd ?? HOST_ROOT,
@@ -96,7 +105,12 @@ export function startHost(options: { env?: NodeJS.ProcessEnv; args?: readonly st
         return;
       }
       logs.push(entry);
-      if (!ready && typeof entry.url === 'string' && typeof entry.msg === 'string' && entry.msg.startsWith('Aptix listening')) {
+      if (
+        !ready &&
+        typeof entry.url === 'string' &&
+        typeof entry.msg === 'string' &&
+        entry.msg.startsWith('Aptix listening')
+      ) {
         ready = true;
         resolve({
           url: entry.url,
@@ -137,8 +151,13 @@ export async function postgresAvailable(what: string): Promise<boolean> {
     await client.end().catch(() => {});
   }
   if (!reachable) {
-    if (process.env.CI === 'true') throw new Error(`PostgreSQL is not reachable at ${PG_URL}, and CI=true requires it. Start it, or set APTIX_TEST_PG_URL.`);
-    console.warn(`\n!!! PostgreSQL is not reachable at ${PG_URL}: ${what} SKIPPED. Start PostgreSQL or set APTIX_TEST_PG_URL to run it. !!!\n`);
+    if (process.env.CI === 'true')
+      throw new Error(
+        `PostgreSQL is not reachable at ${PG_URL}, and CI=true requires it. Start it, or set APTIX_TEST_PG_URL.`,
+      );
+    console.warn(
+      `\n!!! PostgreSQL is not reachable at ${PG_URL}: ${what} SKIPPED. Start PostgreSQL or set APTIX_TEST_PG_URL to run it. !!!\n`,
+    );
   }
   return reachable;
 }
@@ -162,7 +181,11 @@ export function postgresSchema(prefix: string): { db: string; dispose(): Promise
  * One `aptix serve` on its own SQLite file for the enclosing `describe`: started before its tests,
  * stopped (and the file removed) after them. Read `.url` inside the tests.
  */
-export function hostForSuite(options: { env?: NodeJS.ProcessEnv; args?: readonly string[] } = {}): { readonly url: string; readonly host: RunningHost; readonly db: string } {
+export function hostForSuite(options: { env?: NodeJS.ProcessEnv; args?: readonly string[] } = {}): {
+  readonly url: string;
+  readonly host: RunningHost;
+  readonly db: string;
+} {
   const space = scratch();
   let host: RunningHost | undefined;
   beforeAll(async () => {
@@ -185,7 +208,10 @@ export function hostForSuite(options: { env?: NodeJS.ProcessEnv; args?: readonly
 }
 
 /** Starts `aptix serve` with these configuration-file fields (written to a scratch config file) on a scratch SQLite store. */
-export async function startHostWithConfig(fields: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<{ host: RunningHost; space: ReturnType<typeof scratch> }> {
+export async function startHostWithConfig(
+  fields: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ host: RunningHost; space: ReturnType<typeof scratch> }> {
   const space = scratch();
   const file = join(space.dir, 'aptix.config.json');
   writeFileSync(file, JSON.stringify(fields));
@@ -205,12 +231,18 @@ export interface RawResponse {
  * Sends `text` as it is over a new TCP connection (a request fetch would refuse to send: duplicate
  * headers, absolute-form targets, undecodable paths) and reads the answer until the server closes.
  */
-export function rawHttp(url: string, text: string | Buffer, options: { halfClose?: boolean } = {}): Promise<RawResponse> {
+export function rawHttp(
+  url: string,
+  text: string | Buffer,
+  options: { halfClose?: boolean } = {},
+): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     // halfClose: false keeps our side open until the server closes, as a browser does; a streamed
     // reply (a static file) is dropped by Node when the client has already ended its side.
-    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () => (options.halfClose === false ? socket.write(text) : socket.end(text)));
+    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () =>
+      options.halfClose === false ? socket.write(text) : socket.end(text),
+    );
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
@@ -231,10 +263,17 @@ export function rawHttp(url: string, text: string | Buffer, options: { halfClose
 }
 
 /** A GET (or another method) as raw text, with `Connection: close` so the answer ends the exchange. */
-export function rawRequest(url: string, method: string, target: string, headers: Record<string, string | string[]> = {}, body?: string): string {
+export function rawRequest(
+  url: string,
+  method: string,
+  target: string,
+  headers: Record<string, string | string[]> = {},
+  body?: string,
+): string {
   const lines = [`${method} ${target} HTTP/1.1`];
   if (!Object.keys(headers).some((name) => name.toLowerCase() === 'host')) lines.push(`Host: ${new URL(url).host}`);
-  for (const [name, value] of Object.entries(headers)) for (const one of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${one}`);
+  for (const [name, value] of Object.entries(headers))
+    for (const one of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${one}`);
   if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   lines.push('Connection: close');
   return `${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
@@ -244,7 +283,10 @@ export function rawRequest(url: string, method: string, target: string, headers:
 export const freePort = (): Promise<number> => detect(0);
 
 /** Waits (bounded) for a log line of the host that `match` accepts. */
-export async function logLine(host: RunningHost, match: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+export async function logLine(
+  host: RunningHost,
+  match: (entry: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
   for (let i = 0; i < 300; i++) {
     const found = host.logs.find(match);
     if (found) return found;
@@ -265,17 +307,43 @@ export interface RawRpcAnswer {
  * the requestState, the inputResponses), its answer read from JSON or from the last event of a stream.
  * `params.arguments` and `params.inputResponses` go as JSON.stringify writes them, so an own "__proto__" key stays one.
  */
-export async function rawToolsCall(url: string, params: Record<string, unknown>, options: { path?: string; key?: string; capabilities?: Record<string, unknown> } = {}): Promise<RawRpcAnswer> {
+export async function rawToolsCall(
+  url: string,
+  params: Record<string, unknown>,
+  options: { path?: string; key?: string; capabilities?: Record<string, unknown> } = {},
+): Promise<RawRpcAnswer> {
   const response = await fetch(`${url}${options.path ?? '/mcp'}`, {
     method: 'POST',
-    headers: { ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': String(params.name) },
+    headers: {
+      ...(options.key === undefined ? {} : { authorization: `Bearer ${options.key}` }),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': String(params.name),
+    },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? { elicitation: { form: {} } } } },
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? { elicitation: { form: {} } },
+        },
+      },
     }),
   });
   const text = await response.text();
-  return text.startsWith('{') ? (JSON.parse(text) as RawRpcAnswer) : (JSON.parse(text.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5)).pop()!) as RawRpcAnswer);
+  return text.startsWith('{')
+    ? (JSON.parse(text) as RawRpcAnswer)
+    : (JSON.parse(
+        text
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5))
+          .pop()!,
+      ) as RawRpcAnswer);
 }

@@ -74,11 +74,26 @@ if (kind === 'aptix') {
         {
           description: `Generated tool ${k}: looks up a query and answers with what it found.`,
           inputSchema: {
-            query: z.string().min(1).max(p.properties.query!.maxLength as number).describe(p.properties.query!.description as string),
-            limit: z.number().int().min(1).max(100).optional().describe('How many results to return, 1 to 100; 10 when omitted.'),
-            mode: z.enum(p.properties.mode!.enum as [string, ...string[]]).optional().describe('How hard to look.'),
+            query: z
+              .string()
+              .min(1)
+              .max(p.properties.query!.maxLength as number)
+              .describe(p.properties.query!.description as string),
+            limit: z
+              .number()
+              .int()
+              .min(1)
+              .max(100)
+              .optional()
+              .describe('How many results to return, 1 to 100; 10 when omitted.'),
+            mode: z
+              .enum(p.properties.mode!.enum as [string, ...string[]])
+              .optional()
+              .describe('How hard to look.'),
             tags: z.array(z.string().min(1)).optional().describe('Tags the results must carry.'),
-            ...(k % 3 === 0 ? { since: z.iso.datetime().optional().describe('Only results newer than this time.') } : {}),
+            ...(k % 3 === 0
+              ? { since: z.iso.datetime().optional().describe('Only results newer than this time.') }
+              : {}),
           },
         },
         async ({ query }) => ({ content: [{ type: 'text' as const, text: JSON.stringify({ query }) }] }),

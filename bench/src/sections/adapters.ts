@@ -20,7 +20,8 @@ import { PING_ARGS, PING_JSON, pong } from '../fixtures.js';
 import { compare, type Subject } from '../harness.js';
 import type { Row } from '../report.js';
 
-const SECTION = "7. Framework adapters (testing_ping_pong): a call through the adapter against the framework's own tool()";
+const SECTION =
+  "7. Framework adapters (testing_ping_pong): a call through the adapter against the framework's own tool()";
 const NAME = 'testing_ping_pong';
 const DESCRIPTION = PingPongTool.getSchema().description;
 const pingSchema = () => z.object({ message: z.string().min(1), count: z.number().int().min(1).max(10).optional() });
@@ -35,31 +36,47 @@ export async function adaptersSection(log: (line: string) => void): Promise<Row[
     doGenerate: async () => ({
       content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: NAME, input: PING_JSON }],
       finishReason: { unified: 'tool-calls', raw: undefined },
-      usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } },
+      usage: {
+        inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 1, text: 1, reasoning: undefined },
+      },
       warnings: [],
     }),
   });
   const aiAptix = (await createAiSdkTools({ tools: [PingPongTool] })).tools;
-  const aiOwn: ToolSet = { [NAME]: aiTool({ description: DESCRIPTION, inputSchema: pingSchema(), execute: async (args) => ping(args) }) };
+  const aiOwn: ToolSet = {
+    [NAME]: aiTool({ description: DESCRIPTION, inputSchema: pingSchema(), execute: async (args) => ping(args) }),
+  };
   const aiStep = (tools: ToolSet) => generateText({ model, tools, stopWhen: stepCountIs(1), prompt: 'ping' });
 
   // LangChain: a tool call as a LangChain agent's tool node hands it over.
   const lcAptix = (await createLangChainTools({ tools: [PingPongTool] })).tools[0]!;
-  const lcOwn = langchainTool(async (args: { message: string; count?: number }) => JSON.stringify(ping(args)), { name: NAME, description: DESCRIPTION, schema: pingSchema() });
+  const lcOwn = langchainTool(async (args: { message: string; count?: number }) => JSON.stringify(ping(args)), {
+    name: NAME,
+    description: DESCRIPTION,
+    schema: pingSchema(),
+  });
   const toolCall = { type: 'tool_call' as const, id: 'call-1', name: NAME, args: PING_ARGS };
 
   // Agents SDK: the model's JSON arguments, as the runner hands them over.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const agentsAptix = (await createAgentsTools({ tools: [PingPongTool] })).tools[0]! as FunctionTool<any, any, any>;
-  const agentsOwn = agentsTool({ name: NAME, description: DESCRIPTION, parameters: pingSchema(), execute: async (args) => JSON.stringify(ping(args)) });
+  const agentsOwn = agentsTool({
+    name: NAME,
+    description: DESCRIPTION,
+    parameters: pingSchema(),
+    execute: async (args) => JSON.stringify(ping(args)),
+  });
   const runContext = new RunContext();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const agentsCall = (tool: FunctionTool<any, any, any>) => invokeFunctionTool({ tool, runContext, input: PING_JSON, details: {} });
+  const agentsCall = (tool: FunctionTool<any, any, any>) =>
+    invokeFunctionTool({ tool, runContext, input: PING_JSON, details: {} });
 
   // Sanity: both sides of each pair answer the same before they are timed.
   const expected = ping(PING_ARGS);
   const same = (who: string, got: unknown) => {
-    if (JSON.stringify(got) !== JSON.stringify(expected)) throw new Error(`${who} answered ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+    if (JSON.stringify(got) !== JSON.stringify(expected))
+      throw new Error(`${who} answered ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
   };
   same('AI SDK, Aptix', (await aiStep(aiAptix)).toolResults[0]?.output);
   same('AI SDK, own', (await aiStep(aiOwn)).toolResults[0]?.output);
@@ -75,9 +92,21 @@ export async function adaptersSection(log: (line: string) => void): Promise<Row[
     },
   });
   const pairs: Array<[string, Subject, Subject]> = [
-    ['AI SDK generateText step', asyncLoop('@aptix/ai-sdk', () => aiStep(aiAptix)), asyncLoop("ai's tool() with zod", () => aiStep(aiOwn))],
-    ['LangChain tool.invoke(toolCall)', asyncLoop('@aptix/langchain', () => lcAptix.invoke(toolCall)), asyncLoop("@langchain/core's tool() with zod", () => lcOwn.invoke(toolCall))],
-    ['Agents SDK invokeFunctionTool', asyncLoop('@aptix/openai-agents', () => agentsCall(agentsAptix)), asyncLoop("@openai/agents' tool() with zod", () => agentsCall(agentsOwn))],
+    [
+      'AI SDK generateText step',
+      asyncLoop('@aptix/ai-sdk', () => aiStep(aiAptix)),
+      asyncLoop("ai's tool() with zod", () => aiStep(aiOwn)),
+    ],
+    [
+      'LangChain tool.invoke(toolCall)',
+      asyncLoop('@aptix/langchain', () => lcAptix.invoke(toolCall)),
+      asyncLoop("@langchain/core's tool() with zod", () => lcOwn.invoke(toolCall)),
+    ],
+    [
+      'Agents SDK invokeFunctionTool',
+      asyncLoop('@aptix/openai-agents', () => agentsCall(agentsAptix)),
+      asyncLoop("@openai/agents' tool() with zod", () => agentsCall(agentsOwn)),
+    ],
   ];
   const rows: Row[] = [];
   for (const [entry, aptix, own] of pairs) {

@@ -9,11 +9,25 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createMcpServer } from '@aptix/host';
-import { AgentToolExecutor, AgentToolRegistry, decodeArguments, silentAdminLogger, type JsonSchema } from '@aptix/tool-contract';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  decodeArguments,
+  silentAdminLogger,
+  type JsonSchema,
+} from '@aptix/tool-contract';
 import { PingPongTool } from '@aptix/tool-samples';
 import { z } from 'zod';
 import { awilix, pg } from '../host-deps.js';
-import { AsyncPingPongTool, composeBenchHost, CONTEXT, PING_ARGS, PING_JSON, pong, SignalPingPongTool } from '../fixtures.js';
+import {
+  AsyncPingPongTool,
+  composeBenchHost,
+  CONTEXT,
+  PING_ARGS,
+  PING_JSON,
+  pong,
+  SignalPingPongTool,
+} from '../fixtures.js';
 import { compare, type Subject } from '../harness.js';
 import type { Row } from '../report.js';
 import { FIRST_PARTY_PACKAGES, GATED_PACKAGE } from '../paths.js';
@@ -50,7 +64,10 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
   const pgUrl = new URL(PG_URL);
   pgUrl.searchParams.set('schema', pgSchema);
   const pgBench = pgWhy === undefined ? await composeBenchHost({ db: pgUrl.href }) : undefined;
-  if (pgWhy !== undefined) log(`  dispatch: PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${pgWhy}); its rows are skipped`);
+  if (pgWhy !== undefined)
+    log(
+      `  dispatch: PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${pgWhy}); its rows are skipped`,
+    );
   const pgSession = pgBench === undefined ? undefined : await pgBench.host.createSession({ mode: 'tool_diagnostics' });
   // What the read is made of: the same single-row SELECT on a pool of its own, no host around it.
   const rawPool = pgBench === undefined ? undefined : new pg.Pool({ connectionString: PG_URL, max: 1 });
@@ -70,27 +87,42 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
   // Aptix's own MCP server over the same in-memory transport, in a session whose mode offers the tool.
   const aptixMcpClient = await connect(createMcpServer(host, { era: 'legacy', agentSessionId: session.id }, '0.0.0'));
 
-  const lcTool = langchainTool(async (args: { message: string; count?: number }) => JSON.stringify(pong(args, CONTEXT)), {
-    name: 'testing_ping_pong',
-    description: PingPongTool.getSchema().description,
-    schema: z.object({ message: z.string().min(1), count: z.number().int().min(1).max(10).optional() }),
-  });
+  const lcTool = langchainTool(
+    async (args: { message: string; count?: number }) => JSON.stringify(pong(args, CONTEXT)),
+    {
+      name: 'testing_ping_pong',
+      description: PingPongTool.getSchema().description,
+      schema: z.object({ message: z.string().min(1), count: z.number().int().min(1).max(10).optional() }),
+    },
+  );
 
   // Sanity: every contender answers the same thing before it is timed.
   const expected = JSON.stringify(pong(PING_ARGS, CONTEXT));
   const checks: Array<[string, unknown]> = [
     ['executor', (await executor.execute('testing_ping_pong', PING_JSON, CONTEXT)).result],
-    ['sdk', ((await sdkClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS })).content as Array<{ text: string }>)[0]!.text],
+    [
+      'sdk',
+      (
+        (await sdkClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS })).content as Array<{
+          text: string;
+        }>
+      )[0]!.text,
+    ],
     ['langchain', await lcTool.invoke(PING_ARGS)],
   ];
-  for (const [who, got] of checks) if (got !== expected) throw new Error(`${who} answered ${String(got)}, expected ${expected}`);
+  for (const [who, got] of checks)
+    if (got !== expected) throw new Error(`${who} answered ${String(got)}, expected ${expected}`);
   for (const [who, call] of [
     ['AptixHost.call', () => host.call('testing_ping_pong', PING_ARGS, { sessionId: session.id })],
-    ['AptixHost.call on PostgreSQL', () => (pgBench ? pgBench.host.call('testing_ping_pong', PING_ARGS, { sessionId: pgSession!.id }) : undefined)],
+    [
+      'AptixHost.call on PostgreSQL',
+      () => (pgBench ? pgBench.host.call('testing_ping_pong', PING_ARGS, { sessionId: pgSession!.id }) : undefined),
+    ],
     ['AptixHost.call of the gated twin', () => host.call('bench_ping_pong_gated', PING_JSON)],
   ] as const) {
     const viaHost = await call();
-    if (viaHost !== undefined && (viaHost.kind !== 'result' || !viaHost.result.successful)) throw new Error(`${who} failed: ${JSON.stringify(viaHost)}`);
+    if (viaHost !== undefined && (viaHost.kind !== 'result' || !viaHost.result.successful))
+      throw new Error(`${who} failed: ${JSON.stringify(viaHost)}`);
   }
 
   const loop = (name: string, once: () => unknown): Subject => ({
@@ -107,27 +139,50 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
   });
 
   log('  dispatch: contenders');
-  const bare = loop('bare: JSON.parse, run, JSON.stringify', () => JSON.stringify(pong(JSON.parse(PING_JSON), CONTEXT)));
-  const contenders = await compare([
-    bare,
-    asyncLoop('AgentToolExecutor.execute (JSON text)', () => executor.execute('testing_ping_pong', PING_JSON, CONTEXT)),
-    asyncLoop('AgentToolExecutor.execute (parsed object)', () => executor.execute('testing_ping_pong', PING_ARGS, CONTEXT)),
-    asyncLoop('… tool with an async run (deadline race on)', () => executor.execute('bench_ping_pong_async', PING_JSON, CONTEXT)),
-    asyncLoop('… tool whose run takes the signal', () => executor.execute('bench_ping_pong_signal', PING_JSON, CONTEXT)),
-    asyncLoop("the host's executor (a tool built per call on the container's cradle)", () => hostExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT)),
-    asyncLoop('AptixHost.call, no session', () => host.call('testing_ping_pong', PING_JSON)),
-    asyncLoop('AptixHost.call in a session (SQLite read, mode check)', () => host.call('testing_ping_pong', PING_JSON, { sessionId: session.id })),
-    ...(pgBench === undefined
-      ? []
-      : [
-          asyncLoop('AptixHost.call in a session (PostgreSQL read, mode check)', () => pgBench.host.call('testing_ping_pong', PING_JSON, { sessionId: pgSession!.id })),
-          asyncLoop(RAW_PG_READ, () => rawPool!.query(rawRead, [pgSession!.id])),
-        ]),
-    asyncLoop(GATED, () => host.call('bench_ping_pong_gated', PING_JSON)),
-    asyncLoop("Aptix's MCP server, in-memory callTool", () => aptixMcpClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS })),
-    asyncLoop('MCP SDK McpServer, in-memory callTool', () => sdkClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS })),
-    asyncLoop('LangChain tool().invoke', () => lcTool.invoke(PING_ARGS)),
-  ], { rounds: 15, roundMs: 50 });
+  const bare = loop('bare: JSON.parse, run, JSON.stringify', () =>
+    JSON.stringify(pong(JSON.parse(PING_JSON), CONTEXT)),
+  );
+  const contenders = await compare(
+    [
+      bare,
+      asyncLoop('AgentToolExecutor.execute (JSON text)', () =>
+        executor.execute('testing_ping_pong', PING_JSON, CONTEXT),
+      ),
+      asyncLoop('AgentToolExecutor.execute (parsed object)', () =>
+        executor.execute('testing_ping_pong', PING_ARGS, CONTEXT),
+      ),
+      asyncLoop('… tool with an async run (deadline race on)', () =>
+        executor.execute('bench_ping_pong_async', PING_JSON, CONTEXT),
+      ),
+      asyncLoop('… tool whose run takes the signal', () =>
+        executor.execute('bench_ping_pong_signal', PING_JSON, CONTEXT),
+      ),
+      asyncLoop("the host's executor (a tool built per call on the container's cradle)", () =>
+        hostExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT),
+      ),
+      asyncLoop('AptixHost.call, no session', () => host.call('testing_ping_pong', PING_JSON)),
+      asyncLoop('AptixHost.call in a session (SQLite read, mode check)', () =>
+        host.call('testing_ping_pong', PING_JSON, { sessionId: session.id }),
+      ),
+      ...(pgBench === undefined
+        ? []
+        : [
+            asyncLoop('AptixHost.call in a session (PostgreSQL read, mode check)', () =>
+              pgBench.host.call('testing_ping_pong', PING_JSON, { sessionId: pgSession!.id }),
+            ),
+            asyncLoop(RAW_PG_READ, () => rawPool!.query(rawRead, [pgSession!.id])),
+          ]),
+      asyncLoop(GATED, () => host.call('bench_ping_pong_gated', PING_JSON)),
+      asyncLoop("Aptix's MCP server, in-memory callTool", () =>
+        aptixMcpClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS }),
+      ),
+      asyncLoop('MCP SDK McpServer, in-memory callTool', () =>
+        sdkClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS }),
+      ),
+      asyncLoop('LangChain tool().invoke', () => lcTool.invoke(PING_ARGS)),
+    ],
+    { rounds: 15, roundMs: 50 },
+  );
 
   log('  dispatch: where the time goes');
   const parameters = registry.get('testing_ping_pong')!.parameters as JsonSchema;
@@ -136,7 +191,9 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
   const parts = await compare([
     bare,
     loop('JSON.parse', () => JSON.parse(PING_JSON)),
-    loop('decodeArguments: secure parse + ajv check', () => decodeArguments('testing_ping_pong', parameters, PING_JSON)),
+    loop('decodeArguments: secure parse + ajv check', () =>
+      decodeArguments('testing_ping_pong', parameters, PING_JSON),
+    ),
     loop('run (the tool itself)', () => pong(parsed, CONTEXT)),
     loop('JSON.stringify of the result', () => JSON.stringify(value)),
     asyncLoop('await of a resolved promise', () => Promise.resolve(value)),
@@ -210,12 +267,13 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
       continue;
     }
     const raw = timing.name.includes('PostgreSQL read') ? byName.get(RAW_PG_READ) : undefined;
-    const goal =
-      timing.name.startsWith('AgentToolExecutor.execute (JSON')
-        ? ({ kind: 'ratio-at-least', value: 0.7 } as const)
-        : timing.name.startsWith('AgentToolExecutor') || timing.name.startsWith('… tool with an async') || timing.name.startsWith("the host's executor")
-          ? ({ kind: 'ratio-at-least', value: 0.5 } as const)
-          : undefined;
+    const goal = timing.name.startsWith('AgentToolExecutor.execute (JSON')
+      ? ({ kind: 'ratio-at-least', value: 0.7 } as const)
+      : timing.name.startsWith('AgentToolExecutor') ||
+          timing.name.startsWith('… tool with an async') ||
+          timing.name.startsWith("the host's executor")
+        ? ({ kind: 'ratio-at-least', value: 0.5 } as const)
+        : undefined;
     rows.push({
       section: SECTION,
       measure: timing.name,
@@ -223,7 +281,10 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
       unit: 'calls/s',
       baseline: { name: 'bare', figure: bareTiming.opsPerSec },
       ...(goal ? { goal } : {}),
-      note: raw === undefined ? perCall(timing.name, timing.nsPerOp) : `${perCall(timing.name, timing.nsPerOp)}; the same SELECT alone on a pg pool: ${(raw.nsPerOp / 1000).toFixed(1)} µs, so ${((timing.nsPerOp / raw.nsPerOp)).toFixed(2)}× a bare round trip to the server.`,
+      note:
+        raw === undefined
+          ? perCall(timing.name, timing.nsPerOp)
+          : `${perCall(timing.name, timing.nsPerOp)}; the same SELECT alone on a pg pool: ${(raw.nsPerOp / 1000).toFixed(1)} µs, so ${(timing.nsPerOp / raw.nsPerOp).toFixed(2)}× a bare round trip to the server.`,
     });
   }
 

@@ -37,11 +37,23 @@ export interface FreshHostOptions {
  */
 async function oneHost(nodeFlags: readonly string[], dbFile: string, windows: number): Promise<number> {
   const port = await freePort();
-  const host = await startServer([...nodeFlags, APTIX_BIN, 'serve', '--port', String(port)], { port, env: { LOG_LEVEL: 'warn', APTIX_DB: `sqlite:${dbFile}` } });
+  const host = await startServer([...nodeFlags, APTIX_BIN, 'serve', '--port', String(port)], {
+    port,
+    env: { LOG_LEVEL: 'warn', APTIX_DB: `sqlite:${dbFile}` },
+  });
   try {
-    const options = { url: `${host.url}/v1/tools/testing_ping_pong/invoke`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: INVOKE_BODY, connections: 10, pipelining: 1 };
+    const options = {
+      url: `${host.url}/v1/tools/testing_ping_pong/invoke`,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json' },
+      body: INVOKE_BODY,
+      connections: 10,
+      pipelining: 1,
+    };
     // It answers what the host of section 3 answers before it is loaded.
-    const answer = await (await fetch(options.url, { method: 'POST', headers: options.headers, body: INVOKE_BODY })).text();
+    const answer = await (
+      await fetch(options.url, { method: 'POST', headers: options.headers, body: INVOKE_BODY })
+    ).text();
     if (answer !== EXPECTED) throw new Error(`a fresh host answered ${answer}`);
     await autocannon({ ...options, duration: 1 });
     const figures: number[] = [];
@@ -50,8 +62,12 @@ async function oneHost(nodeFlags: readonly string[], dbFile: string, windows: nu
       const result = await autocannon({ ...options, duration: 1 });
       const after = cpuMicros(host.child.pid);
       const failed = result.errors + result.timeouts + result.non2xx;
-      if (failed > 0) throw new Error(`a fresh host answered ${result.errors} errors, ${result.timeouts} time-outs and ${result.non2xx} non-2xx answers`);
-      if (before === undefined || after === undefined) throw new Error('the host process CPU time cannot be read from /proc on this machine');
+      if (failed > 0)
+        throw new Error(
+          `a fresh host answered ${result.errors} errors, ${result.timeouts} time-outs and ${result.non2xx} non-2xx answers`,
+        );
+      if (before === undefined || after === undefined)
+        throw new Error('the host process CPU time cannot be read from /proc on this machine');
       figures.push((after - before) / result.requests.total);
     }
     return median(figures);
@@ -62,14 +78,20 @@ async function oneHost(nodeFlags: readonly string[], dbFile: string, windows: nu
 
 const list = (figures: readonly number[]) => figures.map((us) => us.toFixed(1)).join(', ');
 
-export async function freshHostsSection({ hosts, windows }: FreshHostOptions, log: (line: string) => void, dbDir: string): Promise<Row[]> {
+export async function freshHostsSection(
+  { hosts, windows }: FreshHostOptions,
+  log: (line: string) => void,
+  dbDir: string,
+): Promise<Row[]> {
   const served: number[] = [];
   const pretenuring: number[] = [];
   // The two kinds take turns, so a change in the machine's load falls on both.
   for (let i = 0; i < hosts; i++) {
     served.push(await oneHost([], `${dbDir}/served-${i}.db`, windows));
     pretenuring.push(await oneHost(['--allocation-site-pretenuring'], `${dbDir}/pretenuring-${i}.db`, windows));
-    log(`    host ${i + 1}: aptix serve ${served[i]!.toFixed(1)} µs per request, with pretenuring ${pretenuring[i]!.toFixed(1)} µs`);
+    log(
+      `    host ${i + 1}: aptix serve ${served[i]!.toFixed(1)} µs per request, with pretenuring ${pretenuring[i]!.toFixed(1)} µs`,
+    );
   }
   const typical = median(served);
   const slow = (figures: readonly number[]) => figures.filter((us) => us > typical * SPREAD_GOAL).length;

@@ -53,10 +53,15 @@ function configFile(dir: string, name: string, toolPackages: readonly Entry[]): 
 }
 
 async function compose(dir: string, name: string, toolPackages: readonly Entry[]): Promise<AptixHost> {
-  return new AptixHost(await composeHost(await loadConfig({ file: configFile(dir, name, toolPackages), cwd: dir, env: {} })));
+  return new AptixHost(
+    await composeHost(await loadConfig({ file: configFile(dir, name, toolPackages), cwd: dir, env: {} })),
+  );
 }
 
-const isolatedSamples = (workers: number) => [{ package: '@aptix/tool-samples', isolation: 'worker', workers }, ...FIRST_PARTY_PACKAGES.slice(1)];
+const isolatedSamples = (workers: number) => [
+  { package: '@aptix/tool-samples', isolation: 'worker', workers },
+  ...FIRST_PARTY_PACKAGES.slice(1),
+];
 
 export async function isolationSection(options: IsolationBenchOptions, log: (line: string) => void): Promise<Row[]> {
   const rows: Row[] = [];
@@ -79,7 +84,10 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
   const sdkServer = new McpServer({ name: 'bench', version: '0.0.0' });
   sdkServer.registerTool(
     'testing_ping_pong',
-    { description: PingPongTool.getSchema().description, inputSchema: { message: z.string().min(1), count: z.number().int().min(1).max(10).optional() } },
+    {
+      description: PingPongTool.getSchema().description,
+      inputSchema: { message: z.string().min(1), count: z.number().int().min(1).max(10).optional() },
+    },
     async (args) => ({ content: [{ type: 'text' as const, text: JSON.stringify(pong(args, CONTEXT)) }] }),
   );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -87,7 +95,10 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
   await Promise.all([sdkServer.connect(serverSide), sdkClient.connect(clientSide)]);
   try {
     const expected = JSON.stringify(pong(PING_ARGS, CONTEXT));
-    for (const [who, host] of [['in process', inProcess], ['isolated', isolated]] as const) {
+    for (const [who, host] of [
+      ['in process', inProcess],
+      ['isolated', isolated],
+    ] as const) {
       const got = await host.cradle.executor.execute('testing_ping_pong', PING_JSON, CONTEXT);
       if (got.result !== expected) throw new Error(`${who} answered ${JSON.stringify(got)}, expected ${expected}`);
     }
@@ -111,7 +122,9 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
     const sdkCall = () => sdkClient.callTool({ name: 'testing_ping_pong', arguments: PING_ARGS });
     const [local, worker, sdk, workerTogether, sdkTogether] = await compare(
       [
-        sequential('in process: AgentToolExecutor.execute', () => inProcessExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT)),
+        sequential('in process: AgentToolExecutor.execute', () =>
+          inProcessExecutor.execute('testing_ping_pong', PING_JSON, CONTEXT),
+        ),
         sequential('isolated (1 worker): AgentToolExecutor.execute', isolatedCall),
         sequential('MCP SDK in memory: Client.callTool', sdkCall),
         together(`isolated (1 worker): AgentToolExecutor.execute, ${IN_FLIGHT} calls in flight`, isolatedCall),
@@ -127,7 +140,12 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
       const used = process.cpuUsage(start);
       return (used.user + used.system) / n;
     };
-    const cpu = { worker: [] as number[], sdk: [] as number[], workerTogether: [] as number[], sdkTogether: [] as number[] };
+    const cpu = {
+      worker: [] as number[],
+      sdk: [] as number[],
+      workerTogether: [] as number[],
+      sdkTogether: [] as number[],
+    };
     for (let round = 0; round < 3; round++) {
       cpu.worker.push(await cpuPerCall(sequential('', isolatedCall), 5000));
       cpu.sdk.push(await cpuPerCall(sequential('', sdkCall), 5000));
@@ -135,10 +153,23 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
       cpu.sdkTogether.push(await cpuPerCall(together('', sdkCall), 5000));
     }
     const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs per call`;
-    const cpuNote = "process.cpuUsage over 5000 calls, median of 3: the work a call costs, whatever the machine's load does to the thread hand-offs' wall time.";
+    const cpuNote =
+      "process.cpuUsage over 5000 calls, median of 3: the work a call costs, whatever the machine's load does to the thread hand-offs' wall time.";
     return [
-      { section: SECTION, measure: local!.name, figure: local!.opsPerSec, unit: 'calls/s', note: `${us(local!.nsPerOp)}; one call in flight.` },
-      { section: SECTION, measure: sdk!.name, figure: sdk!.opsPerSec, unit: 'calls/s', note: `${us(sdk!.nsPerOp)}; one call in flight; the same function, its schema in zod.` },
+      {
+        section: SECTION,
+        measure: local!.name,
+        figure: local!.opsPerSec,
+        unit: 'calls/s',
+        note: `${us(local!.nsPerOp)}; one call in flight.`,
+      },
+      {
+        section: SECTION,
+        measure: sdk!.name,
+        figure: sdk!.opsPerSec,
+        unit: 'calls/s',
+        note: `${us(sdk!.nsPerOp)}; one call in flight; the same function, its schema in zod.`,
+      },
       {
         section: SECTION,
         measure: `${worker!.name}, one call at a time, against the MCP SDK in memory the same way`,
@@ -173,7 +204,14 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
         baseline: { name: `MCP SDK in memory, ${IN_FLIGHT} in flight`, figure: median(cpu.sdkTogether) },
         note: cpuNote,
       },
-      { section: SECTION, measure: `${worker!.name}, against in process`, figure: worker!.opsPerSec, unit: 'calls/s', baseline: { name: 'in process', figure: local!.opsPerSec }, note: 'What isolation costs a small call, one at a time.' },
+      {
+        section: SECTION,
+        measure: `${worker!.name}, against in process`,
+        figure: worker!.opsPerSec,
+        unit: 'calls/s',
+        baseline: { name: 'in process', figure: local!.opsPerSec },
+        note: 'What isolation costs a small call, one at a time.',
+      },
     ];
   } finally {
     await sdkClient.close();
@@ -187,10 +225,17 @@ async function rssRows(dir: string, log: (line: string) => void): Promise<Row[]>
   log('  RSS: aptix serve, without and with an isolated package');
   const measure = async (name: string, toolPackages: readonly Entry[]) => {
     const port = await freePort();
-    const server = await startServer([APTIX_BIN, '--config', configFile(dir, name, toolPackages), 'serve', '--port', String(port)], { port, cwd: dir, env: { LOG_LEVEL: 'warn' } });
+    const server = await startServer(
+      [APTIX_BIN, '--config', configFile(dir, name, toolPackages), 'serve', '--port', String(port)],
+      { port, cwd: dir, env: { LOG_LEVEL: 'warn' } },
+    );
     try {
       for (let i = 0; i < 50; i++) {
-        const response = await fetch(`${server.url}/v1/tools/testing_ping_pong/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: PING_ARGS }) });
+        const response = await fetch(`${server.url}/v1/tools/testing_ping_pong/invoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ arguments: PING_ARGS }),
+        });
         if (!response.ok) throw new Error(`${name}: invoke answered ${response.status}`);
         await response.text();
       }
@@ -221,7 +266,10 @@ async function rssRows(dir: string, log: (line: string) => void): Promise<Row[]>
  */
 async function replacementRows(dir: string, times: number, log: (line: string) => void): Promise<Row[]> {
   log('  busy loop: time-out, worker replaced, next call answered');
-  const host = await compose(dir, 'busy', [...FIRST_PARTY_PACKAGES, { package: MISBEHAVING, isolation: 'worker', workers: 1 }]);
+  const host = await compose(dir, 'busy', [
+    ...FIRST_PARTY_PACKAGES,
+    { package: MISBEHAVING, isolation: 'worker', workers: 1 },
+  ]);
   const { executor } = host.cradle;
   const samples: number[] = [];
   try {
@@ -275,15 +323,29 @@ function p99(samples: readonly number[]): number {
 async function healthDuringBusyLoopRows(dir: string, log: (line: string) => void): Promise<Row[]> {
   log('  /healthz while an isolated tool busy-loops');
   const port = await freePort();
-  const server = await startServer([APTIX_BIN, '--config', configFile(dir, 'health', [...FIRST_PARTY_PACKAGES, { package: MISBEHAVING, isolation: 'worker', workers: 1 }]), 'serve', '--port', String(port)], {
-    port,
-    cwd: dir,
-    env: { LOG_LEVEL: 'warn' },
-  });
+  const server = await startServer(
+    [
+      APTIX_BIN,
+      '--config',
+      configFile(dir, 'health', [...FIRST_PARTY_PACKAGES, { package: MISBEHAVING, isolation: 'worker', workers: 1 }]),
+      'serve',
+      '--port',
+      String(port),
+    ],
+    {
+      port,
+      cwd: dir,
+      env: { LOG_LEVEL: 'warn' },
+    },
+  );
   try {
     await pollHealth(server.url, 300); // warm up
     const idle = await pollHealth(server.url, BUSY_TIMEOUT_MS);
-    const invoke = fetch(`${server.url}/v1/tools/iso_busy_loop/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"arguments":{}}' });
+    const invoke = fetch(`${server.url}/v1/tools/iso_busy_loop/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"arguments":{}}',
+    });
     const busy = await pollHealth(server.url, BUSY_TIMEOUT_MS - 100);
     const answer = (await (await invoke).json()) as { errors?: Array<{ code?: string }> };
     if (answer.errors?.[0]?.code !== 'TIMEOUT') throw new Error(`iso_busy_loop answered ${JSON.stringify(answer)}`);

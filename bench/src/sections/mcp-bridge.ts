@@ -18,7 +18,10 @@ import type { Row } from '../report.js';
 const SECTION = '6. MCP bridge: a bridged call against a direct SDK client call to the same server';
 const require = createRequire(import.meta.url);
 const manifest = require.resolve('@modelcontextprotocol/server-everything/package.json');
-const EVERYTHING = join(dirname(manifest), (require(manifest) as { bin: Record<string, string> }).bin['mcp-server-everything']!);
+const EVERYTHING = join(
+  dirname(manifest),
+  (require(manifest) as { bin: Record<string, string> }).bin['mcp-server-everything']!,
+);
 const CONTEXT = { sessionId: 'bench', conversationId: 'bench' };
 
 export interface BridgeBenchOptions {
@@ -28,7 +31,10 @@ export interface BridgeBenchOptions {
 
 async function everythingOverHttp(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let text = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -41,7 +47,11 @@ async function everythingOverHttp(): Promise<{ url: string; child: ChildProcess 
 }
 
 /** One transport's pair of contenders: the SDK client directly, and the bridged tool through the executor. */
-async function pair(label: string, direct: Transport, bridgeOptions: unknown): Promise<{ subjects: Subject[]; close(): Promise<void> }> {
+async function pair(
+  label: string,
+  direct: Transport,
+  bridgeOptions: unknown,
+): Promise<{ subjects: Subject[]; close(): Promise<void> }> {
   const client = new Client({ name: 'aptix-bench', version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(direct);
   const bridge = await McpBridge.start(parseBridgeOptions(bridgeOptions), { logger: silentAdminLogger });
@@ -82,14 +92,30 @@ export async function mcpBridgeSection(options: BridgeBenchOptions, log: (line: 
   const direct = await everythingOverHttp();
   const bridged = await everythingOverHttp();
   const contenders = [
-    await pair('stdio', new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }), { name: 'everything', stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] } }),
-    await pair('Streamable HTTP', new StreamableHTTPClientTransport(new URL(direct.url)), { name: 'everything', http: { url: bridged.url } }),
+    await pair(
+      'stdio',
+      new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+      { name: 'everything', stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+    ),
+    await pair('Streamable HTTP', new StreamableHTTPClientTransport(new URL(direct.url)), {
+      name: 'everything',
+      http: { url: bridged.url },
+    }),
   ];
   try {
     for (const { subjects } of contenders) {
       log(`  ${subjects[0]!.name.split(':')[0]}`);
-      const [baseline, bridgedTiming] = await compare(subjects, { rounds: options.rounds ?? 9, roundMs: options.roundMs ?? 300 });
-      rows.push({ section: SECTION, measure: baseline!.name, figure: baseline!.opsPerSec, unit: 'calls/s', note: `${(baseline!.nsPerOp / 1000).toFixed(0)} µs per call: the SDK client alone, over the same transport, to its own copy of the server.` });
+      const [baseline, bridgedTiming] = await compare(subjects, {
+        rounds: options.rounds ?? 9,
+        roundMs: options.roundMs ?? 300,
+      });
+      rows.push({
+        section: SECTION,
+        measure: baseline!.name,
+        figure: baseline!.opsPerSec,
+        unit: 'calls/s',
+        note: `${(baseline!.nsPerOp / 1000).toFixed(0)} µs per call: the SDK client alone, over the same transport, to its own copy of the server.`,
+      });
       rows.push({
         section: SECTION,
         measure: bridgedTiming!.name,

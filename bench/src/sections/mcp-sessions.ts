@@ -12,7 +12,12 @@ import type { Row } from '../report.js';
 
 const SECTION = '8. Abandoned MCP sessions (2025-era, never closed)';
 const CONCURRENCY = 16;
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'aptix-bench', version: '0.0.0' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'aptix-bench', version: '0.0.0' } },
+});
 
 export interface McpSessionOptions {
   readonly sessions: number;
@@ -26,16 +31,28 @@ async function openAndAbandon(url: string): Promise<void> {
   const id = init.headers.get('mcp-session-id');
   if (init.status !== 200 || id === null) throw new Error(`initialize answered ${init.status}`);
   const session = { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
-  const initialized = await fetch(`${url}/mcp`, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const initialized = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: session,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   await initialized.text();
-  const list = await fetch(`${url}/mcp`, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+  const list = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: session,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
   if (!(await list.text()).includes('agent_change_mode')) throw new Error(`tools/list answered ${list.status}`);
 }
 
 export async function mcpSessionsSection({ sessions }: McpSessionOptions, log: (line: string) => void): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'aptix-bench-mcp-'));
   const port = await freePort();
-  const host = await startServer([APTIX_BIN, 'serve', '--port', String(port)], { port, cwd: dir, env: { LOG_LEVEL: 'warn', APTIX_DB: `sqlite:${dir}/mcp.db`, APTIX_MCP_MAX_SESSIONS: String(sessions * 2) } });
+  const host = await startServer([APTIX_BIN, 'serve', '--port', String(port)], {
+    port,
+    cwd: dir,
+    env: { LOG_LEVEL: 'warn', APTIX_DB: `sqlite:${dir}/mcp.db`, APTIX_MCP_MAX_SESSIONS: String(sessions * 2) },
+  });
   try {
     for (let i = 0; i < 50; i++) await openAndAbandon(host.url);
     const idle = rssMiB(host.child.pid);

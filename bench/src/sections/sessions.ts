@@ -26,24 +26,46 @@ const now = () => performance.now();
 type AgentSessionStore = HostCradle['sessionManager'];
 
 /** Sequential changes on one session through the store: changes per second. */
-async function storeSequential(store: AgentSessionStore, sessionId: string, count: number, offset: number): Promise<number> {
+async function storeSequential(
+  store: AgentSessionStore,
+  sessionId: string,
+  count: number,
+  offset: number,
+): Promise<number> {
   const started = now();
   for (let i = 0; i < count; i++) {
-    const result = await store.setSessionMode(sessionId, MODES[(offset + i) % MODES.length]!, `bench ${offset + i}`, 'acme', 'bench');
+    const result = await store.setSessionMode(
+      sessionId,
+      MODES[(offset + i) % MODES.length]!,
+      `bench ${offset + i}`,
+      'acme',
+      'bench',
+    );
     if (!result.applied) throw new Error(result.message);
   }
   return (count * 1000) / (now() - started);
 }
 
 /** `inFlight` changes at a time, spread over `sessions` (one session: all on the same row). */
-async function storeConcurrent(store: AgentSessionStore, sessionIds: readonly string[], count: number, inFlight: number): Promise<number> {
+async function storeConcurrent(
+  store: AgentSessionStore,
+  sessionIds: readonly string[],
+  count: number,
+  inFlight: number,
+): Promise<number> {
   let next = 0;
   const started = now();
   const worker = async (w: number) => {
     for (;;) {
       const i = next++;
       if (i >= count) return;
-      const result = await store.setSessionMode(sessionIds[(w + i) % sessionIds.length]!, MODES[i % MODES.length]!, `bench ${i}`, 'acme', 'bench');
+      const result = await store.setSessionMode(
+        sessionIds[(w + i) % sessionIds.length]!,
+        MODES[i % MODES.length]!,
+        `bench ${i}`,
+        'acme',
+        'bench',
+      );
       if (!result.applied) throw new Error(result.message);
     }
   };
@@ -54,7 +76,9 @@ async function storeConcurrent(store: AgentSessionStore, sessionIds: readonly st
 /** The raw better-sqlite3 transaction: the same UPDATE and INSERT, IMMEDIATE, as fast as the driver goes. */
 function rawSqlite(db: Database.Database, sessionId: string) {
   const update = db.prepare('UPDATE agent_sessions SET mode = ?, updated_at = ? WHERE id = ?');
-  const insert = db.prepare('INSERT INTO agent_session_mode_changes (session_id, from_mode, to_mode, reason, branch, org_id, user_id, changed_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO agent_session_mode_changes (session_id, from_mode, to_mode, reason, branch, org_id, user_id, changed_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)',
+  );
   let mode: string = MODES[0];
   const change = db.transaction((to: string, reason: string) => {
     const at = new Date().toISOString();
@@ -107,12 +131,23 @@ async function sqliteRows(options: SessionOptions, log: (line: string) => void):
 
     const others = await Promise.all(Array.from({ length: 16 }, () => store.createSession({})));
     const oneSession = await storeConcurrent(store, [session.id], options.changes, 64);
-    const spread = await storeConcurrent(store, others.map((s) => s.id), options.changes, 64);
+    const spread = await storeConcurrent(
+      store,
+      others.map((s) => s.id),
+      options.changes,
+      64,
+    );
     const rawMedian = median(rawRates);
     raw.close();
     rawFull.close();
     return [
-      { section: SECTION, measure: 'SQLite: raw better-sqlite3 transaction (UPDATE + INSERT)', figure: rawMedian, unit: 'changes/s', note: 'WAL, synchronous=NORMAL, IMMEDIATE transaction, prepared statements: the driver alone.' },
+      {
+        section: SECTION,
+        measure: 'SQLite: raw better-sqlite3 transaction (UPDATE + INSERT)',
+        figure: rawMedian,
+        unit: 'changes/s',
+        note: 'WAL, synchronous=NORMAL, IMMEDIATE transaction, prepared statements: the driver alone.',
+      },
       {
         section: SECTION,
         measure: 'SQLite: setSessionMode, one at a time',
@@ -131,8 +166,21 @@ async function sqliteRows(options: SessionOptions, log: (line: string) => void):
         goal: { kind: 'ratio-at-least', value: 0.5 },
         note: 'A change costs the same however long the history is (it used to re-read the whole history).',
       },
-      { section: SECTION, measure: 'SQLite: 64 in flight on one session', figure: oneSession, unit: 'changes/s', baseline: { name: 'raw', figure: rawMedian }, note: 'better-sqlite3 is synchronous: calls in flight run one after another; this is the cost of the promises.' },
-      { section: SECTION, measure: 'SQLite: 64 in flight over 16 sessions', figure: spread, unit: 'changes/s', baseline: { name: 'raw', figure: rawMedian } },
+      {
+        section: SECTION,
+        measure: 'SQLite: 64 in flight on one session',
+        figure: oneSession,
+        unit: 'changes/s',
+        baseline: { name: 'raw', figure: rawMedian },
+        note: 'better-sqlite3 is synchronous: calls in flight run one after another; this is the cost of the promises.',
+      },
+      {
+        section: SECTION,
+        measure: 'SQLite: 64 in flight over 16 sessions',
+        figure: spread,
+        unit: 'changes/s',
+        baseline: { name: 'raw', figure: rawMedian },
+      },
       {
         section: SECTION,
         measure: 'SQLite: raw transaction with synchronous=FULL (not used)',
@@ -184,13 +232,14 @@ async function postgresRows(options: SessionOptions, log: (line: string) => void
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        await client.query(`UPDATE ${s}.agent_sessions SET mode = $1, updated_at = clock_timestamp() WHERE id = $2`, [to, sessionId]);
-        await client.query(`INSERT INTO ${s}.agent_session_mode_changes (session_id, from_mode, to_mode, reason, branch, org_id, user_id) VALUES ($1, $2, $3, $4, false, 'acme', 'bench')`, [
-          sessionId,
-          modes.get(sessionId) ?? 'general',
+        await client.query(`UPDATE ${s}.agent_sessions SET mode = $1, updated_at = clock_timestamp() WHERE id = $2`, [
           to,
-          reason,
+          sessionId,
         ]);
+        await client.query(
+          `INSERT INTO ${s}.agent_session_mode_changes (session_id, from_mode, to_mode, reason, branch, org_id, user_id) VALUES ($1, $2, $3, $4, false, 'acme', 'bench')`,
+          [sessionId, modes.get(sessionId) ?? 'general', to, reason],
+        );
         await client.query('COMMIT');
         modes.set(sessionId, to);
       } finally {
@@ -220,12 +269,27 @@ async function postgresRows(options: SessionOptions, log: (line: string) => void
       rawSingle.push(await rawRate([rawSession.id], count, 1));
       storeSingle.push(await storeSequential(store, session.id, count, round * count));
     }
-    const rawSpread = await rawRate(rawOthers.map((o) => o.id), count * 4, 32);
-    const storeSpread = await storeConcurrent(store, others.map((o) => o.id), count * 4, 32);
+    const rawSpread = await rawRate(
+      rawOthers.map((o) => o.id),
+      count * 4,
+      32,
+    );
+    const storeSpread = await storeConcurrent(
+      store,
+      others.map((o) => o.id),
+      count * 4,
+      32,
+    );
     const storeOne = await storeConcurrent(store, [session.id], count * 2, 32);
     const rawMedian = median(rawSingle);
     return [
-      { section: SECTION, measure: 'PostgreSQL: raw transaction (BEGIN, UPDATE, INSERT, COMMIT)', figure: rawMedian, unit: 'changes/s', note: 'node-postgres, one pooled connection per change, 4 round trips.' },
+      {
+        section: SECTION,
+        measure: 'PostgreSQL: raw transaction (BEGIN, UPDATE, INSERT, COMMIT)',
+        figure: rawMedian,
+        unit: 'changes/s',
+        note: 'node-postgres, one pooled connection per change, 4 round trips.',
+      },
       {
         section: SECTION,
         measure: 'PostgreSQL: setSessionMode, one at a time',
@@ -234,9 +298,27 @@ async function postgresRows(options: SessionOptions, log: (line: string) => void
         baseline: { name: 'raw', figure: rawMedian },
         note: 'One transaction: a statement that locks the session, inserts the history row and updates the mode, then a read of the rows others added since the last read. 4 round trips with BEGIN and COMMIT (it was 6, one of them reading the whole history).',
       },
-      { section: SECTION, measure: 'PostgreSQL: raw, 32 in flight over 32 sessions', figure: rawSpread, unit: 'changes/s' },
-      { section: SECTION, measure: 'PostgreSQL: setSessionMode, 32 in flight over 32 sessions', figure: storeSpread, unit: 'changes/s', baseline: { name: 'raw 32 in flight', figure: rawSpread } },
-      { section: SECTION, measure: 'PostgreSQL: setSessionMode, 32 in flight on one session', figure: storeOne, unit: 'changes/s', baseline: { name: 'raw', figure: rawMedian }, note: "The session's row lock puts them in line: each reads the mode the previous one committed." },
+      {
+        section: SECTION,
+        measure: 'PostgreSQL: raw, 32 in flight over 32 sessions',
+        figure: rawSpread,
+        unit: 'changes/s',
+      },
+      {
+        section: SECTION,
+        measure: 'PostgreSQL: setSessionMode, 32 in flight over 32 sessions',
+        figure: storeSpread,
+        unit: 'changes/s',
+        baseline: { name: 'raw 32 in flight', figure: rawSpread },
+      },
+      {
+        section: SECTION,
+        measure: 'PostgreSQL: setSessionMode, 32 in flight on one session',
+        figure: storeOne,
+        unit: 'changes/s',
+        baseline: { name: 'raw', figure: rawMedian },
+        note: "The session's row lock puts them in line: each reads the mode the previous one committed.",
+      },
     ];
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch(() => undefined);

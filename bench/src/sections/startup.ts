@@ -19,7 +19,10 @@ const MEMORY = '5. Memory and import cost';
 const PROBE = join(BENCH_ROOT, 'src', 'probes', 'register.ts');
 
 async function probe(kind: 'aptix' | 'sdk', count: number, repeat: number): Promise<Record<string, number[]>> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', PROBE, kind, String(count), String(repeat)], { cwd: BENCH_ROOT, maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', PROBE, kind, String(count), String(repeat)], {
+    cwd: BENCH_ROOT,
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, number[]>;
 }
 
@@ -86,7 +89,10 @@ interface Started {
   readonly rss: number | undefined;
 }
 
-async function coldStarts(times: number, start: () => Promise<{ startMs: number; child: { pid?: number }; stop(): Promise<void> }>): Promise<Started[]> {
+async function coldStarts(
+  times: number,
+  start: () => Promise<{ startMs: number; child: { pid?: number }; stop(): Promise<void> }>,
+): Promise<Started[]> {
   const out: Started[] = [];
   for (let i = 0; i < times; i++) {
     const server = await start();
@@ -100,7 +106,11 @@ async function coldStarts(times: number, start: () => Promise<{ startMs: number;
 
 export interface StartFigures {
   readonly rows: Row[];
-  readonly rss: { readonly host: number | undefined; readonly manyTools: number | undefined; readonly bare: number | undefined };
+  readonly rss: {
+    readonly host: number | undefined;
+    readonly manyTools: number | undefined;
+    readonly bare: number | undefined;
+  };
 }
 
 export async function coldStartRows(count: number, log: (line: string) => void): Promise<StartFigures> {
@@ -111,13 +121,19 @@ export async function coldStartRows(count: number, log: (line: string) => void):
       startServer([APTIX_BIN, 'serve', '--port', '0'], {
         ready: listeningLine,
         cwd: dir,
-        env: { LOG_LEVEL: 'info', APTIX_DB: `sqlite:${join(dir, 'start.db')}`, APTIX_TOOL_PACKAGES: packages.join(','), APTIX_BENCH_TOOL_COUNT: String(count) },
+        env: {
+          LOG_LEVEL: 'info',
+          APTIX_DB: `sqlite:${join(dir, 'start.db')}`,
+          APTIX_TOOL_PACKAGES: packages.join(','),
+          APTIX_BENCH_TOOL_COUNT: String(count),
+        },
       });
     const bare = await coldStarts(5, () => startServer([BARE_SERVER], { ready: portLine, cwd: WORKSPACE_ROOT }));
     const firstParty = await coldStarts(5, host(FIRST_PARTY_PACKAGES));
     const many = await coldStarts(3, host([...FIRST_PARTY_PACKAGES, MANY_TOOLS]));
     const bareStart = median(bare.map((s) => s.startMs));
-    const rssOf = (runs: Started[]) => (runs.every((s) => s.rss !== undefined) ? median(runs.map((s) => s.rss!)) : undefined);
+    const rssOf = (runs: Started[]) =>
+      runs.every((s) => s.rss !== undefined) ? median(runs.map((s) => s.rss!)) : undefined;
     return {
       rows: [
         {
@@ -149,7 +165,11 @@ async function importMs(specifier: string): Promise<number> {
   return Number(stdout);
 }
 
-export async function memoryRows(rss: StartFigures['rss'] & { loaded: number | undefined }, count: number, log: (line: string) => void): Promise<Row[]> {
+export async function memoryRows(
+  rss: StartFigures['rss'] & { loaded: number | undefined },
+  count: number,
+  log: (line: string) => void,
+): Promise<Row[]> {
   log('  memory: cold imports');
   const samples: Record<string, number[]> = { contract: [], ajv: [], pino: [], host: [] };
   for (let i = 0; i < 7; i++) {
@@ -161,8 +181,22 @@ export async function memoryRows(rss: StartFigures['rss'] & { loaded: number | u
   const ajv = median(samples.ajv!);
   const rows: Row[] = [];
   const bare = rss.bare === undefined ? undefined : { name: 'bare Fastify process', figure: rss.bare };
-  if (rss.host !== undefined) rows.push({ section: MEMORY, measure: 'host RSS at ready, first-party tools', figure: rss.host, unit: 'MiB', ...(bare ? { baseline: bare } : {}) });
-  if (rss.loaded !== undefined) rows.push({ section: MEMORY, measure: '… after the HTTP benchmarks (invoke + MCP load)', figure: rss.loaded, unit: 'MiB', ...(bare ? { baseline: bare } : {}) });
+  if (rss.host !== undefined)
+    rows.push({
+      section: MEMORY,
+      measure: 'host RSS at ready, first-party tools',
+      figure: rss.host,
+      unit: 'MiB',
+      ...(bare ? { baseline: bare } : {}),
+    });
+  if (rss.loaded !== undefined)
+    rows.push({
+      section: MEMORY,
+      measure: '… after the HTTP benchmarks (invoke + MCP load)',
+      figure: rss.loaded,
+      unit: 'MiB',
+      ...(bare ? { baseline: bare } : {}),
+    });
   if (rss.manyTools !== undefined) {
     rows.push({
       section: MEMORY,
@@ -170,7 +204,10 @@ export async function memoryRows(rss: StartFigures['rss'] & { loaded: number | u
       figure: rss.manyTools,
       unit: 'MiB',
       ...(rss.host === undefined ? {} : { baseline: { name: 'first-party only', figure: rss.host } }),
-      note: rss.host === undefined ? undefined : `About ${(((rss.manyTools - rss.host) * 1024) / count).toFixed(0)} KiB per tool (classes, schemas, strict views; validators are compiled on first call).`,
+      note:
+        rss.host === undefined
+          ? undefined
+          : `About ${(((rss.manyTools - rss.host) * 1024) / count).toFixed(0)} KiB per tool (classes, schemas, strict views; validators are compiled on first call).`,
     });
   }
   rows.push(
@@ -183,7 +220,13 @@ export async function memoryRows(rss: StartFigures['rss'] & { loaded: number | u
       goal: { kind: 'at-most', value: 100, unit: 'ms' },
       note: `Median of 7. It loads ajv, ajv-formats and pino with it (pino alone: ${median(samples.pino!).toFixed(0)} ms); secure-json-parse only when a text needs it; TypeBox is a type-only import.`,
     },
-    { section: MEMORY, measure: 'cold import of @aptix/host (for comparison)', figure: median(samples.host!), unit: 'ms', baseline: { name: 'import of ajv alone', figure: ajv } },
+    {
+      section: MEMORY,
+      measure: 'cold import of @aptix/host (for comparison)',
+      figure: median(samples.host!),
+      unit: 'ms',
+      baseline: { name: 'import of ajv alone', figure: ajv },
+    },
   );
   return rows;
 }

@@ -17,7 +17,8 @@ interface LabelledQuery {
   readonly expected: readonly string[];
 }
 
-const corpus = (file: string): unknown => JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'packages', 'tool-search', 'test', 'corpus', file), 'utf8'));
+const corpus = (file: string): unknown =>
+  JSON.parse(readFileSync(join(WORKSPACE_ROOT, 'packages', 'tool-search', 'test', 'corpus', file), 'utf8'));
 
 function recallAt5(index: ToolSearchIndex, queries: readonly LabelledQuery[]): number {
   let sum = 0;
@@ -29,7 +30,9 @@ function recallAt5(index: ToolSearchIndex, queries: readonly LabelledQuery[]): n
 }
 
 export function toolSearchSection(log: (line: string) => void): Row[] {
-  const tools: FindableTool[] = (corpus('tools.json') as Array<{ name: string; description: string; guide: string }>).map((tool) => ({
+  const tools: FindableTool[] = (
+    corpus('tools.json') as Array<{ name: string; description: string; guide: string }>
+  ).map((tool) => ({
     name: tool.name,
     description: tool.description,
     usageMetadata: tool.guide,
@@ -50,8 +53,14 @@ export function toolSearchSection(log: (line: string) => void): Row[] {
 
   // What a turn sends: the pair's definitions, and the largest answer of one find (eight tools, their guides).
   const finder = new ToolFinder('all', tools);
-  const whole = JSON.stringify(tools.map(({ name, description, parameters }) => ({ name, description, inputSchema: parameters }))).length;
-  const largestFind = Math.max(...queries.map(({ query }) => JSON.stringify(finder.find({ query }, '00000000-0000-0000-0000-000000000000')).length));
+  const whole = JSON.stringify(
+    tools.map(({ name, description, parameters }) => ({ name, description, inputSchema: parameters })),
+  ).length;
+  const largestFind = Math.max(
+    ...queries.map(
+      ({ query }) => JSON.stringify(finder.find({ query }, '00000000-0000-0000-0000-000000000000')).length,
+    ),
+  );
   const perTurn = JSON.stringify(metaToolDefinitions('mcp')).length + largestFind;
 
   return [
@@ -70,7 +79,7 @@ export function toolSearchSection(log: (line: string) => void): Row[] {
       figure: recallAt5(index, tuned),
       unit: '',
       goal: { kind: 'at-least', value: 0.9, unit: '' },
-      note: 'The share of a query\'s relevant tools among the first five answers, averaged. MiniSearch (BM25) over names, descriptions and usage guides, with Porter stems and stop words; its settings (field boosts, BM25 k and b) were chosen on these queries.',
+      note: "The share of a query's relevant tools among the first five answers, averaged. MiniSearch (BM25) over names, descriptions and usage guides, with Porter stems and stop words; its settings (field boosts, BM25 k and b) were chosen on these queries.",
     },
     {
       section: SECTION,
@@ -80,7 +89,19 @@ export function toolSearchSection(log: (line: string) => void): Row[] {
       goal: { kind: 'at-least', value: 0.9, unit: '' },
       note: 'Written by another author who saw neither the engine nor the first queries; no setting was chosen on them.',
     },
-    { section: SECTION, measure: 'one search of the 1,066 tools', figure: searched * 1000, unit: 'µs', note: `Mean over ${queries.length} queries, ${rounds} rounds.` },
-    { section: SECTION, measure: 'building the index of the 1,066 tools', figure: built, unit: 'ms', note: 'Once per mode and set of tools, on the first find (the host keeps it until the tools change).' },
+    {
+      section: SECTION,
+      measure: 'one search of the 1,066 tools',
+      figure: searched * 1000,
+      unit: 'µs',
+      note: `Mean over ${queries.length} queries, ${rounds} rounds.`,
+    },
+    {
+      section: SECTION,
+      measure: 'building the index of the 1,066 tools',
+      figure: built,
+      unit: 'ms',
+      note: 'Once per mode and set of tools, on the first find (the host keeps it until the tools change).',
+    },
   ];
 }

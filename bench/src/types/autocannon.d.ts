@@ -33,7 +33,10 @@ declare module 'autocannon' {
   }
   /** A run: a promise of its result, and an emitter of its events ('response' carries the latency in ms, as a float). */
   export interface Instance extends PromiseLike<Result> {
-    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): this;
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void,
+    ): this;
   }
   function autocannon(options: Options): Instance;
   export default autocannon;

@@ -51,7 +51,8 @@ function taskFixture(name, description, Args, statics, run) {
 }
 
 /** A 1×1 red PNG. */
-const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+const RED_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
 /** A WAV file of 8 samples of silence: 8 kHz, mono, 8-bit PCM. */
 function silentWav() {
@@ -73,7 +74,15 @@ function silentWav() {
 }
 
 /** SEP-2243: a parameter that conforming clients also send in an Mcp-Param-Region header. */
-const RegionArgs = Type.Object({ region: Type.String({ 'x-mcp-header': 'Region', description: 'Where the call is routed; also sent as the Mcp-Param-Region header.' }) }, { additionalProperties: false });
+const RegionArgs = Type.Object(
+  {
+    region: Type.String({
+      'x-mcp-header': 'Region',
+      description: 'Where the call is routed; also sent as the Mcp-Param-Region header.',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 class HeaderParamTool extends TypedAgentTool {
   static ToolName = 'test_header_param';
@@ -100,7 +109,11 @@ class HeaderParamTool extends TypedAgentTool {
     - {}: region is required.
   `;
   static getSchema() {
-    return functionToolSchema('test_header_param', 'Echoes its region, also sent as a header, for the conformance suite.', RegionArgs);
+    return functionToolSchema(
+      'test_header_param',
+      'Echoes its region, also sent as a header, for the conformance suite.',
+      RegionArgs,
+    );
   }
   constructor({ logger }) {
     super(RegionArgs, logger);
@@ -114,7 +127,13 @@ class HeaderParamTool extends TypedAgentTool {
 const CONTACT = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
   properties: {
     name: { type: 'string', description: 'Who to contact.' },
     address: { $ref: '#/$defs/address', type: 'object', description: 'Where they live.' },
@@ -164,7 +183,14 @@ class JsonSchema202012Tool extends TypedAgentTool {
 }
 
 /** SEP-2575 subscriptions: a tool that comes and goes, and the tool that makes it (the package follows its own tools). */
-const DynamicTool = Object.assign(fixture('test_dynamic_tool', 'Exists only after test_trigger_tool_change added it, for the conformance suite.', () => 'Here for now.'), { Modes: ['conformance'] });
+const DynamicTool = Object.assign(
+  fixture(
+    'test_dynamic_tool',
+    'Exists only after test_trigger_tool_change added it, for the conformance suite.',
+    () => 'Here for now.',
+  ),
+  { Modes: ['conformance'] },
+);
 let reportTools;
 let dynamicOffered = false;
 
@@ -175,50 +201,85 @@ export function createTools(host) {
 }
 
 export const tools = [
-  fixture('test_trigger_tool_change', 'Adds test_dynamic_tool, or removes it again, so listeners hear tools/list_changed, for the conformance suite.', () => {
-    if (reportTools === undefined) return InvokeResult.fromError('This host does not follow the package\'s tools (it runs in worker isolation).', 'NOT_FOLLOWED');
-    dynamicOffered = !dynamicOffered;
-    reportTools(dynamicOffered ? [...tools, DynamicTool] : tools);
-    return dynamicOffered ? 'Added test_dynamic_tool.' : 'Removed test_dynamic_tool.';
-  }),
+  fixture(
+    'test_trigger_tool_change',
+    'Adds test_dynamic_tool, or removes it again, so listeners hear tools/list_changed, for the conformance suite.',
+    () => {
+      if (reportTools === undefined)
+        return InvokeResult.fromError(
+          "This host does not follow the package's tools (it runs in worker isolation).",
+          'NOT_FOLLOWED',
+        );
+      dynamicOffered = !dynamicOffered;
+      reportTools(dynamicOffered ? [...tools, DynamicTool] : tools);
+      return dynamicOffered ? 'Added test_dynamic_tool.' : 'Removed test_dynamic_tool.';
+    },
+  ),
   HeaderParamTool,
-  fixture('test_simple_text', 'Answers with a fixed text, for the conformance suite.', () => 'This is a simple text response for testing.'),
-  fixture('test_error_handling', 'Always fails, for the conformance suite.', () => InvokeResult.fromError('This tool intentionally returns an error for testing', 'FIXTURE_ERROR')),
-  fixture('test_tool_with_progress', 'Reports progress 0, 50 and 100 of 100, for the conformance suite.', async (context) => {
-    for (const progress of [0, 50, 100]) {
-      context.reportProgress?.({ progress, total: 100, message: `step ${progress / 50 + 1} of 3` });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return 'Progress reported: 0, 50 and 100 of 100.';
-  }),
-  ...['test_tool_with_logging', 'test_logging_tool'].map((name) =>
-    // 2025 clients ask for entries with logging/setLevel; 2026-07-28 ones per request, with _meta's logLevel.
-    fixture(name, 'Sends three log entries to the caller while it runs, for the conformance suite.', async (context) => {
-      for (const message of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
-        context.log?.('info', message);
+  fixture(
+    'test_simple_text',
+    'Answers with a fixed text, for the conformance suite.',
+    () => 'This is a simple text response for testing.',
+  ),
+  fixture('test_error_handling', 'Always fails, for the conformance suite.', () =>
+    InvokeResult.fromError('This tool intentionally returns an error for testing', 'FIXTURE_ERROR'),
+  ),
+  fixture(
+    'test_tool_with_progress',
+    'Reports progress 0, 50 and 100 of 100, for the conformance suite.',
+    async (context) => {
+      for (const progress of [0, 50, 100]) {
+        context.reportProgress?.({ progress, total: 100, message: `step ${progress / 50 + 1} of 3` });
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      return 'Logged three entries.';
-    }),
+      return 'Progress reported: 0, 50 and 100 of 100.';
+    },
+  ),
+  ...['test_tool_with_logging', 'test_logging_tool'].map((name) =>
+    // 2025 clients ask for entries with logging/setLevel; 2026-07-28 ones per request, with _meta's logLevel.
+    fixture(
+      name,
+      'Sends three log entries to the caller while it runs, for the conformance suite.',
+      async (context) => {
+        for (const message of ['Tool execution started', 'Tool processing data', 'Tool execution completed']) {
+          context.log?.('info', message);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return 'Logged three entries.';
+      },
+    ),
   ),
   // SEP-1699: the host closes a 2025-11-25 response stream after mcp.streamHoldMs (500 ms in this
   // suite's configuration); this call outlasts it, and the client resumes the stream to get its result,
   // before the hold closes the resumed connection too (the suite reconnects once).
-  fixture('test_reconnection', 'Answers after 700 ms, outlasting the host\'s stream hold, for the conformance suite.', async (_context, signal) => {
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    return signal?.aborted ? 'Cancelled.' : 'Reconnection test completed.';
-  }),
-  fixture('test_image_content', 'Answers with one image, a 1x1 red PNG, for the conformance suite.', () => InvokeResult.withContent([Content.image(RED_PIXEL_PNG, 'image/png')])),
-  fixture('test_audio_content', 'Answers with one sound, a short silent WAV, for the conformance suite.', () => InvokeResult.withContent([Content.audio(silentWav(), 'audio/wav')])),
-  fixture('test_embedded_resource', 'Answers with one embedded text document, for the conformance suite.', () =>
-    InvokeResult.withContent([Content.resource('test://embedded-resource', { text: 'This is an embedded resource content.' }, 'text/plain')]),
+  fixture(
+    'test_reconnection',
+    "Answers after 700 ms, outlasting the host's stream hold, for the conformance suite.",
+    async (_context, signal) => {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      return signal?.aborted ? 'Cancelled.' : 'Reconnection test completed.';
+    },
   ),
-  fixture('test_multiple_content_types', 'Answers with text, an image and an embedded JSON document, for the conformance suite.', () =>
+  fixture('test_image_content', 'Answers with one image, a 1x1 red PNG, for the conformance suite.', () =>
+    InvokeResult.withContent([Content.image(RED_PIXEL_PNG, 'image/png')]),
+  ),
+  fixture('test_audio_content', 'Answers with one sound, a short silent WAV, for the conformance suite.', () =>
+    InvokeResult.withContent([Content.audio(silentWav(), 'audio/wav')]),
+  ),
+  fixture('test_embedded_resource', 'Answers with one embedded text document, for the conformance suite.', () =>
     InvokeResult.withContent([
-      Content.text('Multiple content types test:'),
-      Content.image(RED_PIXEL_PNG, 'image/png'),
-      Content.resource('test://mixed-content-resource', { text: '{"test":"data","value":123}' }, 'application/json'),
+      Content.resource('test://embedded-resource', { text: 'This is an embedded resource content.' }, 'text/plain'),
     ]),
+  ),
+  fixture(
+    'test_multiple_content_types',
+    'Answers with text, an image and an embedded JSON document, for the conformance suite.',
+    () =>
+      InvokeResult.withContent([
+        Content.text('Multiple content types test:'),
+        Content.image(RED_PIXEL_PNG, 'image/png'),
+        Content.resource('test://mixed-content-resource', { text: '{"test":"data","value":123}' }, 'application/json'),
+      ]),
   ),
   JsonSchema202012Tool,
 ];
@@ -227,48 +288,96 @@ export const tools = [
 // and context.input. The host seals each tool's state with HMAC; these tools only read it back.
 /** A form question with string or boolean fields, all required. */
 function question(message, properties) {
-  return { method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties, required: Object.keys(properties) } } };
+  return {
+    method: 'elicitation/create',
+    params: { message, requestedSchema: { type: 'object', properties, required: Object.keys(properties) } },
+  };
 }
-const cannotAsk = (what) => InvokeResult.fromError(`This call needs ${what} from the user, and this client cannot be asked (it declared no elicitation capability), so nothing was done.`, 'INPUT_REQUIRED');
+const cannotAsk = (what) =>
+  InvokeResult.fromError(
+    `This call needs ${what} from the user, and this client cannot be asked (it declared no elicitation capability), so nothing was done.`,
+    'INPUT_REQUIRED',
+  );
 
 tools.push(
-  fixture('test_input_required_result_elicitation', "Asks the user's name, then greets them, for the conformance suite.", (context) => {
-    const name = acceptedAnswer(context.input, 'user_name')?.name;
-    if (typeof name === 'string' && name.trim() !== '') return `Hello, ${name}!`;
-    if (context.input?.canAsk !== true) return cannotAsk('a name');
-    // No usable answer (none yet, another key, a malformed one): ask again.
-    return InvokeResult.inputRequired({ inputRequests: { user_name: question('What is your name?', { name: { type: 'string' } }) } });
-  }),
-  fixture('test_input_required_result_request_state', 'Asks for a confirmation and checks, on the retry, the state it attached, for the conformance suite.', (context) => {
-    const confirmed = acceptedAnswer(context.input, 'confirm')?.ok === true;
-    if (confirmed && context.input?.state?.step === 'confirm') return 'state-ok: the confirmation came back with the state this call attached.';
-    if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
-    return InvokeResult.inputRequired({ inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) }, state: { step: 'confirm' } });
-  }),
-  fixture('test_input_required_result_tampered_state', 'Asks for a confirmation with a state the host seals; an altered state is refused before it runs, for the conformance suite.', (context) => {
-    if (acceptedAnswer(context.input, 'confirm')?.ok === true && context.input?.state?.step === 'confirm') return 'Confirmed, with the state this call attached.';
-    if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
-    return InvokeResult.inputRequired({ inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) }, state: { step: 'confirm' } });
-  }),
-  fixture('test_input_required_result_multi_round', 'Asks a name, then a colour, over two rounds whose state grows, for the conformance suite.', (context) => {
-    const state = context.input?.state;
-    if (state?.round === 2) {
-      const color = acceptedAnswer(context.input, 'step2')?.color;
-      if (typeof color === 'string') return `${state.name} likes ${color}.`;
-      return InvokeResult.inputRequired({ inputRequests: { step2: question('Step 2: What is your favorite color?', { color: { type: 'string' } }) }, state });
-    }
-    const name = acceptedAnswer(context.input, 'step1')?.name;
-    if (state?.round === 1 && typeof name === 'string') {
-      return InvokeResult.inputRequired({ inputRequests: { step2: question('Step 2: What is your favorite color?', { color: { type: 'string' } }) }, state: { round: 2, name } });
-    }
-    if (context.input?.canAsk !== true) return cannotAsk('a name and a colour');
-    return InvokeResult.inputRequired({ inputRequests: { step1: question('Step 1: What is your name?', { name: { type: 'string' } }) }, state: { round: 1 } });
-  }),
-  fixture('test_input_required_result_capabilities', 'Asks the user for a confirmation only when the client declared it can ask, for the conformance suite.', (context) => {
-    if (acceptedAnswer(context.input, 'confirm')?.ok === true) return 'Confirmed.';
-    if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
-    return InvokeResult.inputRequired({ inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) } });
-  }),
+  fixture(
+    'test_input_required_result_elicitation',
+    "Asks the user's name, then greets them, for the conformance suite.",
+    (context) => {
+      const name = acceptedAnswer(context.input, 'user_name')?.name;
+      if (typeof name === 'string' && name.trim() !== '') return `Hello, ${name}!`;
+      if (context.input?.canAsk !== true) return cannotAsk('a name');
+      // No usable answer (none yet, another key, a malformed one): ask again.
+      return InvokeResult.inputRequired({
+        inputRequests: { user_name: question('What is your name?', { name: { type: 'string' } }) },
+      });
+    },
+  ),
+  fixture(
+    'test_input_required_result_request_state',
+    'Asks for a confirmation and checks, on the retry, the state it attached, for the conformance suite.',
+    (context) => {
+      const confirmed = acceptedAnswer(context.input, 'confirm')?.ok === true;
+      if (confirmed && context.input?.state?.step === 'confirm')
+        return 'state-ok: the confirmation came back with the state this call attached.';
+      if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
+      return InvokeResult.inputRequired({
+        inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) },
+        state: { step: 'confirm' },
+      });
+    },
+  ),
+  fixture(
+    'test_input_required_result_tampered_state',
+    'Asks for a confirmation with a state the host seals; an altered state is refused before it runs, for the conformance suite.',
+    (context) => {
+      if (acceptedAnswer(context.input, 'confirm')?.ok === true && context.input?.state?.step === 'confirm')
+        return 'Confirmed, with the state this call attached.';
+      if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
+      return InvokeResult.inputRequired({
+        inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) },
+        state: { step: 'confirm' },
+      });
+    },
+  ),
+  fixture(
+    'test_input_required_result_multi_round',
+    'Asks a name, then a colour, over two rounds whose state grows, for the conformance suite.',
+    (context) => {
+      const state = context.input?.state;
+      if (state?.round === 2) {
+        const color = acceptedAnswer(context.input, 'step2')?.color;
+        if (typeof color === 'string') return `${state.name} likes ${color}.`;
+        return InvokeResult.inputRequired({
+          inputRequests: { step2: question('Step 2: What is your favorite color?', { color: { type: 'string' } }) },
+          state,
+        });
+      }
+      const name = acceptedAnswer(context.input, 'step1')?.name;
+      if (state?.round === 1 && typeof name === 'string') {
+        return InvokeResult.inputRequired({
+          inputRequests: { step2: question('Step 2: What is your favorite color?', { color: { type: 'string' } }) },
+          state: { round: 2, name },
+        });
+      }
+      if (context.input?.canAsk !== true) return cannotAsk('a name and a colour');
+      return InvokeResult.inputRequired({
+        inputRequests: { step1: question('Step 1: What is your name?', { name: { type: 'string' } }) },
+        state: { round: 1 },
+      });
+    },
+  ),
+  fixture(
+    'test_input_required_result_capabilities',
+    'Asks the user for a confirmation only when the client declared it can ask, for the conformance suite.',
+    (context) => {
+      if (acceptedAnswer(context.input, 'confirm')?.ok === true) return 'Confirmed.';
+      if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
+      return InvokeResult.inputRequired({
+        inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) },
+      });
+    },
+  ),
 );
 
 // --- The 2025-era elicitation scenarios: the same InvokeResult.inputRequired; on a 2025 session the host
@@ -285,17 +394,29 @@ function askOnce(name, description, Args, ask, prefix) {
     const answer = answerText(context, 'answer');
     if (answer !== undefined) return `${prefix}${answer}`;
     if (context.input?.canAsk !== true) return cannotAsk('an answer');
-    return InvokeResult.inputRequired({ inputRequests: { answer: { method: 'elicitation/create', params: ask(args) } } });
+    return InvokeResult.inputRequired({
+      inputRequests: { answer: { method: 'elicitation/create', params: ask(args) } },
+    });
   });
 }
 tools.push(
   askOnce(
     'test_elicitation',
     'Asks the user for a username and an email with the given message, for the conformance suite.',
-    Type.Object({ message: Type.String({ description: 'The message to show the user.' }) }, { additionalProperties: false }),
+    Type.Object(
+      { message: Type.String({ description: 'The message to show the user.' }) },
+      { additionalProperties: false },
+    ),
     ({ message }) => ({
       message,
-      requestedSchema: { type: 'object', properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } }, required: ['username', 'email'] },
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          username: { type: 'string', description: "User's response" },
+          email: { type: 'string', description: "User's email address" },
+        },
+        required: ['username', 'email'],
+      },
     }),
     'User response: ',
   ),
@@ -303,7 +424,14 @@ tools.push(
     'test_streaming_elicitation',
     'Asks the user to confirm, on a stateless request whose answer must carry the question (input_required), never a request of its own, for the conformance suite.',
     NoArgs,
-    () => ({ message: 'Please confirm to continue', requestedSchema: { type: 'object', properties: { confirmed: { type: 'boolean', description: 'Whether to continue' } }, required: ['confirmed'] } }),
+    () => ({
+      message: 'Please confirm to continue',
+      requestedSchema: {
+        type: 'object',
+        properties: { confirmed: { type: 'boolean', description: 'Whether to continue' } },
+        required: ['confirmed'],
+      },
+    }),
     'Confirmation: ',
   ),
   askOnce(
@@ -318,7 +446,12 @@ tools.push(
           name: { type: 'string', description: 'User name', default: 'John Doe' },
           age: { type: 'integer', description: 'User age', default: 30 },
           score: { type: 'number', description: 'User score', default: 95.5 },
-          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+          status: {
+            type: 'string',
+            description: 'User status',
+            enum: ['active', 'inactive', 'pending'],
+            default: 'active',
+          },
           verified: { type: 'boolean', description: 'Verification status', default: true },
         },
       },
@@ -335,10 +468,30 @@ tools.push(
         type: 'object',
         properties: {
           untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-          titledSingle: { type: 'string', oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }] },
-          legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+          titledSingle: {
+            type: 'string',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
           untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-          titledMulti: { type: 'array', items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] } },
+          titledMulti: {
+            type: 'array',
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
         },
       },
     }),
@@ -355,57 +508,100 @@ const sleep = (ms, signal) =>
   });
 
 tools.push(
-  taskFixture('greet', 'Greets a name at once (never a task), for the conformance suite.', Type.Object({ name: Type.String({ description: 'Who to greet.' }) }, { additionalProperties: false }), {}, ({ name }) =>
-    InvokeResult.withContent([Content.text(`Hello, ${name}!`)], { greeting: `Hello, ${name}!` }),
+  taskFixture(
+    'greet',
+    'Greets a name at once (never a task), for the conformance suite.',
+    Type.Object({ name: Type.String({ description: 'Who to greet.' }) }, { additionalProperties: false }),
+    {},
+    ({ name }) => InvokeResult.withContent([Content.text(`Hello, ${name}!`)], { greeting: `Hello, ${name}!` }),
   ),
   taskFixture(
     'confirm_delete',
     'Asks the user to confirm deleting a file, as a task that waits for the answer (a fixture: nothing is deleted), for the conformance suite.',
-    Type.Object({ filename: Type.String({ description: 'The file the question names.' }) }, { additionalProperties: false }),
+    Type.Object(
+      { filename: Type.String({ description: 'The file the question names.' }) },
+      { additionalProperties: false },
+    ),
     { TaskSupport: 'optional' },
     ({ filename }, context) => {
       const answer = acceptedAnswer(context.input, 'confirm');
-      if (answer !== undefined) return answer.confirm === true ? `Confirmed: ${filename} would be deleted (a fixture: nothing was).` : `Not confirmed: ${filename} stays.`;
+      if (answer !== undefined)
+        return answer.confirm === true
+          ? `Confirmed: ${filename} would be deleted (a fixture: nothing was).`
+          : `Not confirmed: ${filename} stays.`;
       if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
-      return InvokeResult.inputRequired({ inputRequests: { confirm: question(`Delete ${filename}?`, { confirm: { type: 'boolean' } }) } });
+      return InvokeResult.inputRequired({
+        inputRequests: { confirm: question(`Delete ${filename}?`, { confirm: { type: 'boolean' } }) },
+      });
     },
   ),
-  taskFixture('multi_input', 'Asks two questions at once, as a task that waits for both answers, for the conformance suite.', NoArgs, { TaskSupport: 'optional' }, (_args, context) => {
-    const [first, second] = [acceptedAnswer(context.input, 'first'), acceptedAnswer(context.input, 'second')];
-    if (first !== undefined && second !== undefined) return `Both answered: ${String(first.name)} and ${String(second.name)}.`;
-    if (context.input?.canAsk !== true) return cannotAsk('two answers');
-    const ask = (n) => question(`Question ${n}: your name, and confirm?`, { name: { type: 'string' }, confirm: { type: 'boolean' } });
-    return InvokeResult.inputRequired({ inputRequests: { first: ask(1), second: ask(2) } });
-  }),
+  taskFixture(
+    'multi_input',
+    'Asks two questions at once, as a task that waits for both answers, for the conformance suite.',
+    NoArgs,
+    { TaskSupport: 'optional' },
+    (_args, context) => {
+      const [first, second] = [acceptedAnswer(context.input, 'first'), acceptedAnswer(context.input, 'second')];
+      if (first !== undefined && second !== undefined)
+        return `Both answered: ${String(first.name)} and ${String(second.name)}.`;
+      if (context.input?.canAsk !== true) return cannotAsk('two answers');
+      const ask = (n) =>
+        question(`Question ${n}: your name, and confirm?`, { name: { type: 'string' }, confirm: { type: 'boolean' } });
+      return InvokeResult.inputRequired({ inputRequests: { first: ask(1), second: ask(2) } });
+    },
+  ),
   taskFixture(
     'slow_compute',
     'Waits the given number of seconds, then answers; runs as a task for clients that support them, for the conformance suite.',
-    Type.Object({ seconds: Type.Number({ minimum: 0, maximum: 60, description: 'How long to wait, in seconds.' }) }, { additionalProperties: false }),
+    Type.Object(
+      { seconds: Type.Number({ minimum: 0, maximum: 60, description: 'How long to wait, in seconds.' }) },
+      { additionalProperties: false },
+    ),
     { TaskSupport: 'optional', TimeoutMs: 70_000 },
     async ({ seconds }, _context, signal) => {
       await sleep(seconds * 1000, signal);
       return `Computed after ${seconds} seconds.`;
     },
   ),
-  taskFixture('failing_job', 'Fails as a tool after about a second; runs only as a task, for the conformance suite.', NoArgs, { TaskSupport: 'required' }, async (_args, _context, signal) => {
-    await sleep(1000, signal);
-    return InvokeResult.fromError('failing_job failed, as it always does.', 'FIXTURE_ERROR');
-  }),
+  taskFixture(
+    'failing_job',
+    'Fails as a tool after about a second; runs only as a task, for the conformance suite.',
+    NoArgs,
+    { TaskSupport: 'required' },
+    async (_args, _context, signal) => {
+      await sleep(1000, signal);
+      return InvokeResult.fromError('failing_job failed, as it always does.', 'FIXTURE_ERROR');
+    },
+  ),
   // A task is failed (a JSON-RPC error, no result) only when the host ended the call without the tool's
   // answer; this one outlasts its 200 ms time-out, so the executor stops it (TIMEOUT).
-  taskFixture('protocol_error_job', 'Runs past its 200 ms time-out, so the host stops it: a task that fails (not a tool error); for the conformance suite.', NoArgs, { TaskSupport: 'optional', TimeoutMs: 200 }, async (_args, _context, signal) => {
-    await sleep(10_000, signal);
-    return 'Finished (never: the host stops it at 200 ms).';
-  }),
+  taskFixture(
+    'protocol_error_job',
+    'Runs past its 200 ms time-out, so the host stops it: a task that fails (not a tool error); for the conformance suite.',
+    NoArgs,
+    { TaskSupport: 'optional', TimeoutMs: 200 },
+    async (_args, _context, signal) => {
+      await sleep(10_000, signal);
+      return 'Finished (never: the host stops it at 200 ms).';
+    },
+  ),
   // SEP-2322 then SEP-2663: asks the user's name on tools/call (TaskInput 'before'), and the round that
   // brings the answer becomes the task, whose result names them.
-  taskFixture('test_tool_with_task', "Asks the user's name on tools/call, then greets them as a task, for the conformance suite.", NoArgs, { TaskSupport: 'required', TaskInput: 'before' }, async (_args, context, signal) => {
-    const name = acceptedAnswer(context.input, 'user_name')?.name;
-    if (typeof name !== 'string' || name.trim() === '') {
-      if (context.input?.canAsk !== true) return cannotAsk('a name');
-      return InvokeResult.inputRequired({ inputRequests: { user_name: question('What is your name?', { name: { type: 'string' } }) } });
-    }
-    await sleep(200, signal);
-    return `Hello, ${name}: the task finished.`;
-  }),
+  taskFixture(
+    'test_tool_with_task',
+    "Asks the user's name on tools/call, then greets them as a task, for the conformance suite.",
+    NoArgs,
+    { TaskSupport: 'required', TaskInput: 'before' },
+    async (_args, context, signal) => {
+      const name = acceptedAnswer(context.input, 'user_name')?.name;
+      if (typeof name !== 'string' || name.trim() === '') {
+        if (context.input?.canAsk !== true) return cannotAsk('a name');
+        return InvokeResult.inputRequired({
+          inputRequests: { user_name: question('What is your name?', { name: { type: 'string' } }) },
+        });
+      }
+      await sleep(200, signal);
+      return `Hello, ${name}: the task finished.`;
+    },
+  ),
 );

@@ -42,7 +42,11 @@ export function aptixForSuite(): Aptix {
   let child: ReturnType<typeof spawn> | undefined;
   let url: string | undefined;
   beforeAll(async () => {
-    child = spawn(process.execPath, [APTIX_BIN, 'serve', '--port', '0'], { cwd: WORKSPACE, env: { ...process.env, APTIX_DB: db, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [APTIX_BIN, 'serve', '--port', '0'], {
+      cwd: WORKSPACE,
+      env: { ...process.env, APTIX_DB: db, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     url = await listening(child);
   });
   afterAll(async () => {
@@ -79,7 +83,11 @@ export async function approvalOf(url: string, id: string): Promise<Approval> {
 
 /** A person approves over HTTP: `POST /v1/approvals/<id>` with `{"decision":"approve"}`; answers the approval as it is then. */
 export async function approve(url: string, id: string): Promise<Approval> {
-  const response = await fetch(`${url}/v1/approvals/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve' }) });
+  const response = await fetch(`${url}/v1/approvals/${id}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ decision: 'approve' }),
+  });
   if (!response.ok) throw new Error(`POST /v1/approvals/${id} answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as Approval;
 }

@@ -8,7 +8,15 @@
 import { BaseChatModel, type BindToolsInput } from '@langchain/core/language_models/chat_models';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
-import { Usage, setTracingDisabled, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
+import {
+  Usage,
+  setTracingDisabled,
+  type AgentOutputItem,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamEvent,
+} from '@openai/agents';
 import { MockLanguageModelV4 } from 'ai/test';
 
 setTracingDisabled(true);
@@ -29,7 +37,10 @@ export class Script {
     this.offered.push(offered);
     this.read.push(read);
     const step = this.steps[this.read.length - 1];
-    if (step === undefined) throw new Error(`the framework asked the model a ${this.read.length}th time; the script has ${this.steps.length} steps. It last read: ${read.join('\n')}`);
+    if (step === undefined)
+      throw new Error(
+        `the framework asked the model a ${this.read.length}th time; the script has ${this.steps.length} steps. It last read: ${read.join('\n')}`,
+      );
     return step(read);
   }
 }
@@ -43,12 +54,26 @@ export class AgentsScriptedModel implements Model {
     const items = typeof request.input === 'string' ? [] : request.input;
     const last = items.at(-1) as { type?: string; output?: unknown } | undefined;
     const read = last?.type === 'function_call_result' ? agentsTexts(last.output) : [];
-    const action = this.script.next(request.tools.map((tool) => tool.name), read);
+    const action = this.script.next(
+      request.tools.map((tool) => tool.name),
+      read,
+    );
     const step = this.script.read.length;
     const output: AgentOutputItem =
       'say' in action
-        ? { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: action.say }] }
-        : { type: 'function_call', callId: `call-${step}`, name: action.call, arguments: JSON.stringify(action.args), status: 'completed' };
+        ? {
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: action.say }],
+          }
+        : {
+            type: 'function_call',
+            callId: `call-${step}`,
+            name: action.call,
+            arguments: JSON.stringify(action.args),
+            status: 'completed',
+          };
     return { usage: new Usage(), output: [output] };
   }
 
@@ -63,13 +88,17 @@ function agentsTexts(output: unknown): string[] {
   if (typeof output === 'string') return [output];
   const items = Array.isArray(output) ? output : [output];
   return items.map((item: { type?: string; text?: string }) => {
-    if (typeof item?.text !== 'string') throw new Error(`a tool result item the script cannot read: ${JSON.stringify(item)}`);
+    if (typeof item?.text !== 'string')
+      throw new Error(`a tool result item the script cannot read: ${JSON.stringify(item)}`);
     return item.text;
   });
 }
 
 type GenerateOptions = Parameters<MockLanguageModelV4['doGenerate']>[0];
-const USAGE = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+const USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
 
 /** The AI SDK's own `MockLanguageModelV4`, playing a script. */
 export function aiSdkScriptedModel(script: Script): MockLanguageModelV4 {
@@ -79,10 +108,26 @@ export function aiSdkScriptedModel(script: Script): MockLanguageModelV4 {
       const last = options.prompt.at(-1);
       const part = last?.role === 'tool' ? last.content.at(-1) : undefined;
       const read = part?.type === 'tool-result' ? aiSdkTexts(part.output as { type: string; value: unknown }) : [];
-      const action = script.next((options.tools ?? []).map((tool) => tool.name), read);
+      const action = script.next(
+        (options.tools ?? []).map((tool) => tool.name),
+        read,
+      );
       const step = script.read.length;
-      if ('say' in action) return { content: [{ type: 'text', text: action.say }], finishReason: { unified: 'stop', raw: undefined }, usage: USAGE, warnings: [] };
-      return { content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: action.call, input: JSON.stringify(action.args) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage: USAGE, warnings: [] };
+      if ('say' in action)
+        return {
+          content: [{ type: 'text', text: action.say }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage: USAGE,
+          warnings: [],
+        };
+      return {
+        content: [
+          { type: 'tool-call', toolCallId: `call-${step}`, toolName: action.call, input: JSON.stringify(action.args) },
+        ],
+        finishReason: { unified: 'tool-calls', raw: undefined },
+        usage: USAGE,
+        warnings: [],
+      };
     },
   });
 }
@@ -92,7 +137,8 @@ function aiSdkTexts(output: { type: string; value: unknown }): string[] {
   switch (output.type) {
     case 'content':
       return (output.value as Array<{ type: string; text?: string }>).map((item) => {
-        if (item.type !== 'text' || item.text === undefined) throw new Error(`a content item the script cannot read: ${JSON.stringify(item)}`);
+        if (item.type !== 'text' || item.text === undefined)
+          throw new Error(`a content item the script cannot read: ${JSON.stringify(item)}`);
         return item.text;
       });
     case 'text':
@@ -117,14 +163,25 @@ export class LangChainScriptedModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]): LangChainScriptedModel {
-    return new LangChainScriptedModel(this.script, tools.map((tool) => String((tool as { name?: unknown }).name)));
+    return new LangChainScriptedModel(
+      this.script,
+      tools.map((tool) => String((tool as { name?: unknown }).name)),
+    );
   }
 
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const last = messages.at(-1);
     const read = last !== undefined && ToolMessage.isInstance(last) ? langChainTexts(last.content) : [];
     const action = this.script.next(this.offered, read);
-    const message = 'say' in action ? new AIMessage(action.say) : new AIMessage({ content: '', tool_calls: [{ id: `call-${this.script.read.length}`, name: action.call, args: action.args, type: 'tool_call' }] });
+    const message =
+      'say' in action
+        ? new AIMessage(action.say)
+        : new AIMessage({
+            content: '',
+            tool_calls: [
+              { id: `call-${this.script.read.length}`, name: action.call, args: action.args, type: 'tool_call' },
+            ],
+          });
     return { generations: [{ text: 'say' in action ? action.say : '', message }] };
   }
 }
@@ -146,7 +203,10 @@ export function sessionIdIn(read: readonly string[]): string {
   return sessionId;
 }
 
-const changeTo = (mode: string): Action => ({ call: 'agent_change_mode', args: { mode, branch: false, reason: 'The user wants to try the diagnostics tools.' } });
+const changeTo = (mode: string): Action => ({
+  call: 'agent_change_mode',
+  args: { mode, branch: false, reason: 'The user wants to try the diagnostics tools.' },
+});
 
 /**
  * The scenarios every framework plays. Each answers fresh steps (their state lives in the closure),
@@ -158,8 +218,18 @@ export const scenarios = {
     let sessionId: string | undefined;
     const steps: Step[] = [
       () => changeTo('tool_diagnostics'),
-      (read) => ((sessionId = sessionIdIn(read)), { call: 'aptix_find_tools', args: { sessionId, query: 'wait for some milliseconds', limit: 3 } }),
-      (read) => ({ call: 'aptix_call_tool', args: { sessionId, name: (JSON.parse(read[0]!) as { tools: Array<{ name: string }> }).tools[0]!.name, arguments: { milliseconds: 1 } } }),
+      (read) => (
+        (sessionId = sessionIdIn(read)),
+        { call: 'aptix_find_tools', args: { sessionId, query: 'wait for some milliseconds', limit: 3 } }
+      ),
+      (read) => ({
+        call: 'aptix_call_tool',
+        args: {
+          sessionId,
+          name: (JSON.parse(read[0]!) as { tools: Array<{ name: string }> }).tools[0]!.name,
+          arguments: { milliseconds: 1 },
+        },
+      }),
       (read) => ({ say: `Done: ${read[0]}` }),
     ];
     return { steps, sessionId: () => sessionId };
@@ -170,7 +240,10 @@ export const scenarios = {
     let sessionId: string | undefined;
     const steps: Step[] = [
       () => changeTo('tool_diagnostics'),
-      (read) => ((sessionId = sessionIdIn(read)), { call: 'aptix_call_tool', args: { sessionId, name: 'testing_delay', arguments: { milliseconds: 'soon' } } }),
+      (read) => (
+        (sessionId = sessionIdIn(read)),
+        { call: 'aptix_call_tool', args: { sessionId, name: 'testing_delay', arguments: { milliseconds: 'soon' } } }
+      ),
       () => ({ call: 'aptix_call_tool', args: { sessionId, tool: 'testing_delay', arguments: { milliseconds: 1 } } }),
       () => ({ call: 'aptix_call_tool', args: { sessionId, name: 'testing_delay', arguments: { milliseconds: 1 } } }),
       (read) => ({ say: `Done: ${read[0]}` }),
@@ -183,8 +256,16 @@ export const scenarios = {
     let sessionId: string | undefined;
     const steps: Step[] = [
       () => changeTo('tool_diagnostics'),
-      (read) => ((sessionId = sessionIdIn(read)), { call: 'aptix_call_tool', args: { sessionId, name: 'testing_issue_refund', arguments: { orderId, amount: 5000, currency: 'EUR' } } }),
-      (read) => ({ say: `The refund waits for approval ${/\(approval ([0-9a-f-]{36})\)/.exec(read[0] ?? '')?.[1] ?? '(none read)'}.` }),
+      (read) => (
+        (sessionId = sessionIdIn(read)),
+        {
+          call: 'aptix_call_tool',
+          args: { sessionId, name: 'testing_issue_refund', arguments: { orderId, amount: 5000, currency: 'EUR' } },
+        }
+      ),
+      (read) => ({
+        say: `The refund waits for approval ${/\(approval ([0-9a-f-]{36})\)/.exec(read[0] ?? '')?.[1] ?? '(none read)'}.`,
+      }),
     ];
     return { steps, sessionId: () => sessionId };
   },
@@ -198,7 +279,10 @@ export const scenarios = {
     const steps: Step[] = [
       () => ({ call: 'aptix_call_tool', args: { name: 'testing_delay', arguments: { milliseconds: 1 } } }),
       (read) => changeTo(/It is offered in mode "([^"]+)"/.exec(read[0] ?? '')?.[1] ?? '(no mode named)'),
-      (read) => ((sessionId = sessionIdIn(read)), { call: 'aptix_call_tool', args: { sessionId, name: 'testing_delay', arguments: { milliseconds: 1 } } }),
+      (read) => (
+        (sessionId = sessionIdIn(read)),
+        { call: 'aptix_call_tool', args: { sessionId, name: 'testing_delay', arguments: { milliseconds: 1 } } }
+      ),
       (read) => ({ say: `Done: ${read[0]}` }),
     ];
     return { steps, sessionId: () => sessionId };

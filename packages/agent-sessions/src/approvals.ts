@@ -12,7 +12,8 @@
  * arrow at once exactly one succeeds; the other reads the row as the winner left it.
  */
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'executing' | 'executed' | 'refused' | 'outcome_unknown';
+export type ApprovalStatus =
+  'pending' | 'approved' | 'denied' | 'expired' | 'executing' | 'executed' | 'refused' | 'outcome_unknown';
 
 /** A persisted approval. Times are ISO-8601 strings. */
 export interface ToolApproval {
@@ -72,7 +73,12 @@ export interface ApprovalStore {
   get(id: string): Promise<ToolApproval | undefined>;
   list(filter?: ApprovalFilter): Promise<ToolApproval[]>;
   /** pending → approved | denied, unless the approval expired (→ expired) or was decided before. */
-  decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome>;
+  decide(
+    id: string,
+    decision: 'approve' | 'deny',
+    decidedBy: string | null,
+    note: string | null,
+  ): Promise<ApprovalDecisionOutcome>;
   /** approved → executing for `claimant`; undefined when another claimant took it first. */
   claim(id: string, claimant: string): Promise<ToolApproval | undefined>;
   /**

@@ -5,7 +5,13 @@
  */
 import { resolve } from 'node:path';
 import { SessionStoreError } from './errors.js';
-import type { AgentSessionStore, ModeDirectory, PostgresTimeouts, SessionStoreLimits, SessionStoreLogger } from './types.js';
+import type {
+  AgentSessionStore,
+  ModeDirectory,
+  PostgresTimeouts,
+  SessionStoreLimits,
+  SessionStoreLogger,
+} from './types.js';
 
 /** The store a host uses when it is given no URL: a SQLite file under the working directory. */
 export const DEFAULT_SESSION_STORE_URL = 'sqlite:./.aptix/aptix.db';
@@ -65,13 +71,19 @@ export function parseSessionStoreUrl(url: string, cwd: string = process.cwd()): 
       throw new SessionStoreError(
         'UNSUPPORTED_URL',
         `Session store URL "sqlite:${redact(path)}" has a second scheme ("${scheme[0]}") after "sqlite:": the path must follow "sqlite:" directly. ` +
-          (/^postgres/i.test(scheme[1]!) ? 'Fix: for PostgreSQL, give the postgres:// URL alone, without "sqlite:" before it.' : `Fix: write sqlite:${path.slice(scheme[0].length)}.`),
+          (/^postgres/i.test(scheme[1]!)
+            ? 'Fix: for PostgreSQL, give the postgres:// URL alone, without "sqlite:" before it.'
+            : `Fix: write sqlite:${path.slice(scheme[0].length)}.`),
       );
     }
     return { kind: 'sqlite', filename: resolve(cwd, path) };
   }
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { kind: 'postgres', connectionString: url };
-  throw new SessionStoreError('UNSUPPORTED_URL', `Unsupported session store URL "${redact(url)}". Use ${ACCEPTED_FORMS}.`);
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
+    return { kind: 'postgres', connectionString: url };
+  throw new SessionStoreError(
+    'UNSUPPORTED_URL',
+    `Unsupported session store URL "${redact(url)}". Use ${ACCEPTED_FORMS}.`,
+  );
 }
 
 /**
@@ -104,7 +116,13 @@ export async function openSessionStore(url: string, options: OpenSessionStoreOpt
     const { openSqliteSessionStore } = await import('./sqlite/index.js').catch((error: unknown) => {
       throw explainDriverImportFailure(error, 'better-sqlite3', '^12.11.1');
     });
-    return openSqliteSessionStore({ filename: location.filename, modes: options.modes, logger: options.logger, busyTimeoutMs: options.sqlite?.busyTimeoutMs, limits: options.limits });
+    return openSqliteSessionStore({
+      filename: location.filename,
+      modes: options.modes,
+      logger: options.logger,
+      busyTimeoutMs: options.sqlite?.busyTimeoutMs,
+      limits: options.limits,
+    });
   }
   const { openPostgresSessionStore } = await import('./postgres/index.js').catch((error: unknown) => {
     throw explainDriverImportFailure(error, 'pg', '^8.23.1');

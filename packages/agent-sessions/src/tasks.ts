@@ -80,7 +80,11 @@ export interface McpTaskStore {
    * any other status throws `INVALID_ARGUMENT`.
    * Throws `VALUE_TOO_LONG` for a value over its bound ({@link MCP_TASK_VALUE_MAX_BYTES}); nothing is written then.
    */
-  change(id: string, change: McpTaskChange, when: { readonly from: readonly McpTaskStatus[]; readonly version?: number }): Promise<McpTaskRecord | undefined>;
+  change(
+    id: string,
+    change: McpTaskChange,
+    when: { readonly from: readonly McpTaskStatus[]; readonly version?: number },
+  ): Promise<McpTaskRecord | undefined>;
   /**
    * Records that a client asked to cancel the open task (the first request's time is kept), with the
    * status message readers see until the running host records the end; the status stays open. Answers
@@ -93,7 +97,11 @@ export interface McpTaskStore {
    * Open tasks not marked alive for `olderThanMs` (only `id`, when given): their host stopped. They
    * become `failed` with `error` and `statusMessage`, kept `keepForMs` from now. Answers how many.
    */
-  abandonStale(olderThanMs: number, failure: { readonly error: unknown; readonly statusMessage: string; readonly keepForMs: number }, id?: string): Promise<number>;
+  abandonStale(
+    olderThanMs: number,
+    failure: { readonly error: unknown; readonly statusMessage: string; readonly keepForMs: number },
+    id?: string,
+  ): Promise<number>;
   /** Deletes finished tasks past their expiry; answers how many. */
   deleteExpired(): Promise<number>;
 }
@@ -106,18 +114,36 @@ const MAX_MESSAGE = 10_000;
 
 /** Checks what a new task would store. */
 export function checkNewTask(input: NewMcpTask): NewMcpTask {
-  if (input.owner !== null && (typeof input.owner !== 'string' || input.owner.length > MAX_NAME || input.owner.includes('\u0000'))) {
-    throw new SessionStoreError('INVALID_ARGUMENT', `owner must be null or a string of at most ${MAX_NAME} characters without NUL.`);
+  if (
+    input.owner !== null &&
+    (typeof input.owner !== 'string' || input.owner.length > MAX_NAME || input.owner.includes('\u0000'))
+  ) {
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `owner must be null or a string of at most ${MAX_NAME} characters without NUL.`,
+    );
   }
-  if (typeof input.toolName !== 'string' || input.toolName === '' || input.toolName.length > MAX_NAME || input.toolName.includes('\u0000')) {
-    throw new SessionStoreError('INVALID_ARGUMENT', `toolName must be a string of 1 to ${MAX_NAME} characters without NUL.`);
+  if (
+    typeof input.toolName !== 'string' ||
+    input.toolName === '' ||
+    input.toolName.length > MAX_NAME ||
+    input.toolName.includes('\u0000')
+  ) {
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `toolName must be a string of 1 to ${MAX_NAME} characters without NUL.`,
+    );
   }
   checkTtl(input.ttlMs, 'ttlMs');
   return input;
 }
 
 function checkTtl(ms: number, field: string): void {
-  if (!Number.isInteger(ms) || ms <= 0 || ms > MAX_TTL_MS) throw new SessionStoreError('INVALID_ARGUMENT', `${field} must be a whole number of milliseconds from 1 to ${MAX_TTL_MS}; got ${String(ms)}.`);
+  if (!Number.isInteger(ms) || ms <= 0 || ms > MAX_TTL_MS)
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `${field} must be a whole number of milliseconds from 1 to ${MAX_TTL_MS}; got ${String(ms)}.`,
+    );
 }
 
 /** A value as the JSON text a store writes, refused past {@link MCP_TASK_VALUE_MAX_BYTES} or when JSON cannot hold it. */
@@ -128,12 +154,23 @@ export function taskJson(field: string, value: unknown): string {
   } catch {
     text = undefined;
   }
-  if (text === undefined) throw new SessionStoreError('INVALID_ARGUMENT', `The task's ${field} cannot be written as JSON; nothing was saved.`);
+  if (text === undefined)
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `The task's ${field} cannot be written as JSON; nothing was saved.`,
+    );
   // PostgreSQL's json cannot hold \u0000 in a string.
-  if (text.includes('\\u0000')) throw new SessionStoreError('INVALID_ARGUMENT', `The task's ${field} contains a NUL character (\\u0000), which cannot be stored; nothing was saved.`);
+  if (text.includes('\\u0000'))
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `The task's ${field} contains a NUL character (\\u0000), which cannot be stored; nothing was saved.`,
+    );
   const bytes = Buffer.byteLength(text);
   if (bytes > MCP_TASK_VALUE_MAX_BYTES) {
-    throw new SessionStoreError('VALUE_TOO_LONG', `The task's ${field} is ${bytes} bytes of JSON; the limit is ${MCP_TASK_VALUE_MAX_BYTES}. Nothing was saved.`);
+    throw new SessionStoreError(
+      'VALUE_TOO_LONG',
+      `The task's ${field} is ${bytes} bytes of JSON; the limit is ${MCP_TASK_VALUE_MAX_BYTES}. Nothing was saved.`,
+    );
   }
   return text;
 }
@@ -142,7 +179,10 @@ export function taskJson(field: string, value: unknown): string {
 export function checkFrom(from: readonly McpTaskStatus[]): readonly McpTaskStatus[] {
   const closed = from.filter((status) => !OPEN_TASK_STATUSES.includes(status));
   if (closed.length > 0) {
-    throw new SessionStoreError('INVALID_ARGUMENT', `A task change moves a task from ${OPEN_TASK_STATUSES.join(' or ')} only; got ${closed.map(String).join(', ')}. A finished task never changes.`);
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `A task change moves a task from ${OPEN_TASK_STATUSES.join(' or ')} only; got ${closed.map(String).join(', ')}. A finished task never changes.`,
+    );
   }
   return from;
 }
@@ -161,8 +201,14 @@ export function changeColumns(change: McpTaskChange): Array<[column: string, val
   }
   if (change.result !== undefined) columns.push(['result', taskJson('result', change.result), true]);
   if (change.error !== undefined) columns.push(['error', taskJson('error', change.error), true]);
-  if (change.inputRequests !== undefined) columns.push(['input_requests', change.inputRequests === null ? null : taskJson('inputRequests', change.inputRequests), true]);
-  if (change.inputResponses !== undefined) columns.push(['input_responses', taskJson('inputResponses', change.inputResponses), true]);
+  if (change.inputRequests !== undefined)
+    columns.push([
+      'input_requests',
+      change.inputRequests === null ? null : taskJson('inputRequests', change.inputRequests),
+      true,
+    ]);
+  if (change.inputResponses !== undefined)
+    columns.push(['input_responses', taskJson('inputResponses', change.inputResponses), true]);
   if (change.keepForMs !== undefined) checkTtl(change.keepForMs, 'keepForMs');
   return columns;
 }
@@ -186,7 +232,11 @@ export interface McpTaskRowOf<Time> {
   version: number | string;
 }
 
-export function rowToTask<Time>(row: McpTaskRowOf<Time>, time: (value: Time) => string, json: (value: unknown) => unknown): McpTaskRecord {
+export function rowToTask<Time>(
+  row: McpTaskRowOf<Time>,
+  time: (value: Time) => string,
+  json: (value: unknown) => unknown,
+): McpTaskRecord {
   const parsed = (value: unknown) => (value === null || value === undefined ? null : json(value));
   return {
     id: row.id,
@@ -202,7 +252,8 @@ export function rowToTask<Time>(row: McpTaskRowOf<Time>, time: (value: Time) => 
     updatedAt: time(row.updated_at),
     heartbeatAt: time(row.heartbeat_at),
     expiresAt: time(row.expires_at),
-    cancelRequestedAt: row.cancel_requested_at === null || row.cancel_requested_at === undefined ? null : time(row.cancel_requested_at),
+    cancelRequestedAt:
+      row.cancel_requested_at === null || row.cancel_requested_at === undefined ? null : time(row.cancel_requested_at),
     version: Number(row.version),
   };
 }

@@ -103,7 +103,11 @@ export interface SessionPage {
 export type SetSessionModeResult =
   | { readonly applied: true; readonly session: AgentSession; readonly change: ModeChange }
   /** Nothing was saved: the mode or session is unknown, or the call was cancelled (`options.signal`) before the change committed. */
-  | { readonly applied: false; readonly code: 'UNKNOWN_MODE' | 'SESSION_NOT_FOUND' | 'CANCELLED'; readonly message: string }
+  | {
+      readonly applied: false;
+      readonly code: 'UNKNOWN_MODE' | 'SESSION_NOT_FOUND' | 'CANCELLED';
+      readonly message: string;
+    }
   /**
    * The connection broke while the change was being committed: it may or may not have been saved, and
    * the message says how to check (read the session again). Never report this as either outcome.
@@ -118,7 +122,14 @@ export interface AgentSessionManager {
   createSession(input: CreateSessionInput): Promise<AgentSession>;
   getSession(id: string): Promise<AgentSession | undefined>;
   /** TUL-007 §3.5's argument order: session, mode, reason, org, user. One transaction: the session and a history row. */
-  setSessionMode(sessionId: string, mode: string, reason: string, org: string | null | undefined, user: string | null | undefined, options?: SetSessionModeOptions): Promise<SetSessionModeResult>;
+  setSessionMode(
+    sessionId: string,
+    mode: string,
+    reason: string,
+    org: string | null | undefined,
+    user: string | null | undefined,
+    options?: SetSessionModeOptions,
+  ): Promise<SetSessionModeResult>;
 }
 
 /** The modes a session manager accepts: the catalog, seen through the one thing sessions need of it. */

@@ -15,16 +15,33 @@ export function describeApprovalStore(name: string, harness: SessionStoreHarness
 
     async function pending(store: AgentSessionStore, ttlMs = 60_000): Promise<ToolApproval> {
       const session = await store.createSession({});
-      return store.approvals.create({ sessionId: session.id, toolName: 'testing_issue_refund', arguments: '{"amount":5000,"currency":"EUR"}', reason: 'A refund of 5000 EUR needs approval.', requestedBy: 'ops', ttlMs });
+      return store.approvals.create({
+        sessionId: session.id,
+        toolName: 'testing_issue_refund',
+        arguments: '{"amount":5000,"currency":"EUR"}',
+        reason: 'A refund of 5000 EUR needs approval.',
+        requestedBy: 'ops',
+        ttlMs,
+      });
     }
 
     it('keeps a pending approval with everything a person needs to decide', async () => {
       const [store, other] = await twoHosts();
       const approval = await pending(store);
-      expect(approval).toMatchObject({ toolName: 'testing_issue_refund', arguments: '{"amount":5000,"currency":"EUR"}', reason: 'A refund of 5000 EUR needs approval.', requestedBy: 'ops', status: 'pending', decidedBy: null, result: null });
+      expect(approval).toMatchObject({
+        toolName: 'testing_issue_refund',
+        arguments: '{"amount":5000,"currency":"EUR"}',
+        reason: 'A refund of 5000 EUR needs approval.',
+        requestedBy: 'ops',
+        status: 'pending',
+        decidedBy: null,
+        result: null,
+      });
       expect(Date.parse(approval.expiresAt) - Date.parse(approval.requestedAt)).toBeGreaterThan(59_000);
       expect(await other.approvals.get(approval.id)).toEqual(approval);
-      expect((await other.approvals.list({ sessionId: approval.sessionId!, status: 'pending' })).map((a) => a.id)).toEqual([approval.id]);
+      expect(
+        (await other.approvals.list({ sessionId: approval.sessionId!, status: 'pending' })).map((a) => a.id),
+      ).toEqual([approval.id]);
       expect(await other.approvals.list({ status: 'approved' })).toEqual([]);
       expect(await store.approvals.get('no-such-approval')).toBeUndefined();
       expect(await store.approvals.get('nul\u0000id')).toBeUndefined();
@@ -34,7 +51,10 @@ export function describeApprovalStore(name: string, harness: SessionStoreHarness
       const [a, b] = await twoHosts();
       for (let round = 0; round < 5; round++) {
         const approval = await pending(a);
-        const outcomes = await Promise.all([a.approvals.decide(approval.id, 'approve', 'alice', null), b.approvals.decide(approval.id, 'deny', 'bob', 'no')]);
+        const outcomes = await Promise.all([
+          a.approvals.decide(approval.id, 'approve', 'alice', null),
+          b.approvals.decide(approval.id, 'deny', 'bob', 'no'),
+        ]);
         const kinds = outcomes.map((o) => o.kind).sort();
         expect(kinds).toEqual(['already_decided', 'decided']);
         const winner = outcomes.find((o) => o.kind === 'decided')!;
@@ -49,14 +69,20 @@ export function describeApprovalStore(name: string, harness: SessionStoreHarness
       const [a, b] = await twoHosts();
       const approval = await pending(a);
       await a.approvals.decide(approval.id, 'approve', 'alice', 'fine');
-      const claims = await Promise.all([a.approvals.claim(approval.id, 'host-a'), b.approvals.claim(approval.id, 'host-b')]);
+      const claims = await Promise.all([
+        a.approvals.claim(approval.id, 'host-a'),
+        b.approvals.claim(approval.id, 'host-b'),
+      ]);
       expect(claims.filter(Boolean)).toHaveLength(1);
       const result = { successful: true, result: { refundId: 'r1' }, errors: [] };
       const done = await b.approvals.complete(approval.id, 'executed', result);
       expect(done).toMatchObject({ status: 'executed', result, decidedBy: 'alice', note: 'fine' });
       expect(await a.approvals.complete(approval.id, 'executed', result)).toBeUndefined();
       expect(await a.approvals.claim(approval.id, 'host-a')).toBeUndefined();
-      expect(await a.approvals.decide(approval.id, 'deny', 'carol', null)).toMatchObject({ kind: 'already_decided', approval: { status: 'executed' } });
+      expect(await a.approvals.decide(approval.id, 'deny', 'carol', null)).toMatchObject({
+        kind: 'already_decided',
+        approval: { status: 'executed' },
+      });
     });
 
     it('expires an approval nobody decided in time, and refuses a late decision', async () => {
@@ -79,7 +105,10 @@ export function describeApprovalStore(name: string, harness: SessionStoreHarness
       // Too recent: its own host may still claim it.
       expect(await b.approvals.claimOrphaned(60_000, 'host-b', 10)).toEqual([]);
       await new Promise((resolve) => setTimeout(resolve, 20));
-      const swept = await Promise.all([a.approvals.claimOrphaned(1, 'host-a', 10), b.approvals.claimOrphaned(1, 'host-b', 10)]);
+      const swept = await Promise.all([
+        a.approvals.claimOrphaned(1, 'host-a', 10),
+        b.approvals.claimOrphaned(1, 'host-b', 10),
+      ]);
       expect(swept.flat().filter((s) => s.id === approval.id)).toHaveLength(1);
     });
 
@@ -100,11 +129,17 @@ export function describeApprovalStore(name: string, harness: SessionStoreHarness
     it('refuses what it must not store: an unbounded note, arguments that are not JSON, a silly expiry', async () => {
       const [store] = await twoHosts();
       const approval = await pending(store);
-      await expect(store.approvals.decide(approval.id, 'deny', 'alice', 'x'.repeat(5000))).rejects.toThrow(/note is 5000 characters long; the limit is 2000/);
+      await expect(store.approvals.decide(approval.id, 'deny', 'alice', 'x'.repeat(5000))).rejects.toThrow(
+        /note is 5000 characters long; the limit is 2000/,
+      );
       expect((await store.approvals.get(approval.id))!.status).toBe('pending');
       const base = { sessionId: null, toolName: 't', reason: 'r', requestedBy: null };
-      await expect(store.approvals.create({ ...base, arguments: '{not json', ttlMs: 1000 })).rejects.toThrow(/arguments must be JSON text/);
-      await expect(store.approvals.create({ ...base, arguments: '{}', ttlMs: -1 })).rejects.toThrow(/ttlMs must be a whole number/);
+      await expect(store.approvals.create({ ...base, arguments: '{not json', ttlMs: 1000 })).rejects.toThrow(
+        /arguments must be JSON text/,
+      );
+      await expect(store.approvals.create({ ...base, arguments: '{}', ttlMs: -1 })).rejects.toThrow(
+        /ttlMs must be a whole number/,
+      );
       expect(await store.approvals.decide('missing', 'approve', null, null)).toEqual({ kind: 'not_found' });
     });
   });

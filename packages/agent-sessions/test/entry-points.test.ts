@@ -12,7 +12,9 @@ const DRIVERS = ['better-sqlite3', 'pg'];
 /** Every module specifier a file imports statically (`import … from`, `export … from`, `import '…'`). */
 function staticImports(file: string): string[] {
   const source = readFileSync(file, 'utf8');
-  return [...source.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm)].map((match) => match[1]!);
+  return [...source.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm)].map(
+    (match) => match[1]!,
+  );
 }
 
 /** The files a module loads statically, following relative imports, with every bare specifier met. */
@@ -35,7 +37,13 @@ describe('entry points', () => {
   it('the root entry loads no database driver and no store', () => {
     const { files, packages } = staticGraph('index.ts');
     for (const driver of DRIVERS) expect(packages).not.toContain(driver);
-    expect([...files].map((file) => file.slice(SRC.length)).sort()).toEqual(['approvals.ts', 'errors.ts', 'index.ts', 'tasks.ts', 'types.ts']);
+    expect([...files].map((file) => file.slice(SRC.length)).sort()).toEqual([
+      'approvals.ts',
+      'errors.ts',
+      'index.ts',
+      'tasks.ts',
+      'types.ts',
+    ]);
   });
 
   it('./open loads the drivers only when a store is opened', () => {
@@ -55,15 +63,33 @@ describe('entry points', () => {
   });
 
   it('exports exactly the documented runtime values', () => {
-    expect(Object.keys(root).sort()).toEqual(['APPROVAL_NOTE_MAX_LENGTH', 'MCP_TASK_VALUE_MAX_BYTES', 'OPEN_TASK_STATUSES', 'SessionStoreError', 'SessionStoreErrorCode']);
-    expect(Object.keys(open).sort()).toEqual(['DEFAULT_SESSION_STORE_URL', 'explainDriverImportFailure', 'openSessionStore', 'parseSessionStoreUrl']);
+    expect(Object.keys(root).sort()).toEqual([
+      'APPROVAL_NOTE_MAX_LENGTH',
+      'MCP_TASK_VALUE_MAX_BYTES',
+      'OPEN_TASK_STATUSES',
+      'SessionStoreError',
+      'SessionStoreErrorCode',
+    ]);
+    expect(Object.keys(open).sort()).toEqual([
+      'DEFAULT_SESSION_STORE_URL',
+      'explainDriverImportFailure',
+      'openSessionStore',
+      'parseSessionStoreUrl',
+    ]);
   });
 
   it('package.json maps every subpath to its source and its build', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { exports: Record<string, unknown> };
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
     const expected = { '.': 'index', './sqlite': 'sqlite/index', './postgres': 'postgres/index', './open': 'open' };
     for (const [subpath, stem] of Object.entries(expected)) {
-      expect(manifest.exports[subpath]).toEqual({ '@aptix/source': `./src/${stem}.ts`, types: `./dist/${stem}.d.ts`, import: `./dist/${stem}.js`, default: `./dist/${stem}.js` });
+      expect(manifest.exports[subpath]).toEqual({
+        '@aptix/source': `./src/${stem}.ts`,
+        types: `./dist/${stem}.d.ts`,
+        import: `./dist/${stem}.js`,
+        default: `./dist/${stem}.js`,
+      });
     }
   });
 });

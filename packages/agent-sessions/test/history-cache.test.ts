@@ -14,7 +14,15 @@ import type { AgentSessionStore, ModeChange } from '../src/types.js';
 import { fixedModes, MODE_KEYS } from './fixtures/modes.js';
 
 function change(n: number): ModeChange {
-  return { fromMode: 'a', toMode: 'b', reason: `r${n}`, branch: false, org: null, user: null, at: new Date(n).toISOString() };
+  return {
+    fromMode: 'a',
+    toMode: 'b',
+    reason: `r${n}`,
+    branch: false,
+    org: null,
+    user: null,
+    at: new Date(n).toISOString(),
+  };
 }
 
 describe('HistoryCache', () => {
@@ -65,16 +73,21 @@ describe('HistoryCache', () => {
 });
 
 /** Two stores on one database: each must see what the other wrote, though each keeps what it read. */
-function describeTwoStores(name: string, open: () => Promise<{ stores: [AgentSessionStore, AgentSessionStore]; dispose(): Promise<void> }>) {
+function describeTwoStores(
+  name: string,
+  open: () => Promise<{ stores: [AgentSessionStore, AgentSessionStore]; dispose(): Promise<void> }>,
+) {
   describe(`${name}: two stores on one database`, () => {
     it('each sees every change the other made, on read and on its own next change', async () => {
       const { stores, dispose } = await open();
       const [a, b] = stores;
       try {
         const session = await a.createSession({});
-        for (let i = 0; i < 5; i++) expect((await a.setSessionMode(session.id, MODE_KEYS[(i + 1) % 3]!, `a${i}`, null, null)).applied).toBe(true);
+        for (let i = 0; i < 5; i++)
+          expect((await a.setSessionMode(session.id, MODE_KEYS[(i + 1) % 3]!, `a${i}`, null, null)).applied).toBe(true);
         expect((await a.getSession(session.id))!.history).toHaveLength(5); // a now holds five rows
-        for (let i = 0; i < 4; i++) expect((await b.setSessionMode(session.id, MODE_KEYS[i % 3]!, `b${i}`, null, null)).applied).toBe(true);
+        for (let i = 0; i < 4; i++)
+          expect((await b.setSessionMode(session.id, MODE_KEYS[i % 3]!, `b${i}`, null, null)).applied).toBe(true);
 
         const seen = await a.getSession(session.id);
         expect(seen!.history.map((c) => c.reason)).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'b1', 'b2', 'b3']);
@@ -83,7 +96,19 @@ function describeTwoStores(name: string, open: () => Promise<{ stores: [AgentSes
         await b.setSessionMode(session.id, 'code_review', 'b4', null, null);
         const result = await a.setSessionMode(session.id, 'ddr_authoring', 'a5', null, null);
         if (result.applied !== true) throw new Error(result.message);
-        expect(result.session.history.map((c) => c.reason)).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'b1', 'b2', 'b3', 'b4', 'a5']);
+        expect(result.session.history.map((c) => c.reason)).toEqual([
+          'a0',
+          'a1',
+          'a2',
+          'a3',
+          'a4',
+          'b0',
+          'b1',
+          'b2',
+          'b3',
+          'b4',
+          'a5',
+        ]);
         expect(result.change.fromMode).toBe('code_review');
         expect(result.session).toEqual(await b.getSession(session.id));
       } finally {
@@ -155,5 +180,7 @@ if (await pgReachable()) {
     });
   });
 } else {
-  console.warn(`\n!!! PostgreSQL at ${pgUrl} is unreachable: the PostgreSQL two-store tests of history-cache.test.ts are SKIPPED. !!!\n`);
+  console.warn(
+    `\n!!! PostgreSQL at ${pgUrl} is unreachable: the PostgreSQL two-store tests of history-cache.test.ts are SKIPPED. !!!\n`,
+  );
 }

@@ -28,7 +28,9 @@ describeWithPostgres('PostgreSQL session store: locks, cancellation and COMMIT',
     await admin.end();
   });
 
-  async function freshStore(timeouts: PostgresTimeouts = {}): Promise<{ store: PostgresSessionStore; schema: string; session: AgentSession }> {
+  async function freshStore(
+    timeouts: PostgresTimeouts = {},
+  ): Promise<{ store: PostgresSessionStore; schema: string; session: AgentSession }> {
     const schema = `${RUN_ID}_locks_${schemas.length + 1}`;
     schemas.push(schema);
     const pool = new Pool({ connectionString: PG_URL, max: 4, application_name: applicationName });
@@ -45,13 +47,21 @@ describeWithPostgres('PostgreSQL session store: locks, cancellation and COMMIT',
     const holder = new Client({ connectionString: PG_URL });
     await holder.connect();
     await holder.query('BEGIN');
-    await holder.query(`SELECT 1 FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1 FOR UPDATE`, [sessionId]);
+    await holder.query(`SELECT 1 FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1 FOR UPDATE`, [
+      sessionId,
+    ]);
     const release = async () => {
       await holder.query('COMMIT').catch(() => undefined);
       await holder.end();
     };
     cleanups.push(release);
-    return { release: () => release().then(() => undefined, () => undefined) };
+    return {
+      release: () =>
+        release().then(
+          () => undefined,
+          () => undefined,
+        ),
+    };
   }
 
   /** The store's statements that wait for a lock, with the text they run. */
@@ -70,12 +80,18 @@ describeWithPostgres('PostgreSQL session store: locks, cancellation and COMMIT',
 
   /** The store's connections that still run something. */
   async function busyConnections(): Promise<number> {
-    const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND state <> 'idle'", [applicationName]);
+    const { rows } = await admin.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND state <> 'idle'",
+      [applicationName],
+    );
     return Number(rows[0]!.n);
   }
 
   async function modeOf(schema: string, sessionId: string): Promise<string> {
-    const { rows } = await admin.query<{ mode: string }>(`SELECT mode FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1`, [sessionId]);
+    const { rows } = await admin.query<{ mode: string }>(
+      `SELECT mode FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1`,
+      [sessionId],
+    );
     return rows[0]!.mode;
   }
 
@@ -95,19 +111,40 @@ describeWithPostgres('PostgreSQL session store: locks, cancellation and COMMIT',
       await holder.end();
     };
     cleanups.push(release);
-    return { release: () => release().then(() => undefined, () => undefined) };
+    return {
+      release: () =>
+        release().then(
+          () => undefined,
+          () => undefined,
+        ),
+    };
   }
 
   describe('a session row locked by another connection', () => {
     it('an abort cancels the lock wait on the server and rolls back: the change is never applied, not even after the lock is released', async () => {
-      const { store, schema, session } = await freshStore({ lockTimeoutMs: 60_000, statementTimeoutMs: 60_000, queryTimeoutMs: 90_000 });
+      const { store, schema, session } = await freshStore({
+        lockTimeoutMs: 60_000,
+        statementTimeoutMs: 60_000,
+        queryTimeoutMs: 90_000,
+      });
       const lock = await holdRowLock(schema, session.id);
       const controller = new AbortController();
-      const change = store.setSessionMode(session.id, 'code_review', 'cancelled while the row is locked', 'acme', 'kevin', { signal: controller.signal });
+      const change = store.setSessionMode(
+        session.id,
+        'code_review',
+        'cancelled while the row is locked',
+        'acme',
+        'kevin',
+        { signal: controller.signal },
+      );
       await until(async () => (await lockWaits()).some((query) => query.includes('FOR UPDATE')));
 
       controller.abort();
-      expect(await change).toMatchObject({ applied: false, code: 'CANCELLED', message: expect.stringContaining('unchanged') });
+      expect(await change).toMatchObject({
+        applied: false,
+        code: 'CANCELLED',
+        message: expect.stringContaining('unchanged'),
+      });
       // The server stopped waiting: the cancel reached it, the connection is gone.
       await until(async () => (await lockWaits()).length === 0);
       await lock.release();
@@ -115,13 +152,20 @@ describeWithPostgres('PostgreSQL session store: locks, cancellation and COMMIT',
       expect(await modeOf(schema, session.id)).toBe(session.mode);
       expect(await store.getSession(session.id)).toEqual(session);
       // The store carries on.
-      expect(await store.setSessionMode(session.id, 'ddr_authoring', 'after the lock', 'acme', 'kevin')).toMatchObject({ applied: true });
+      expect(await store.setSessionMode(session.id, 'ddr_authoring', 'after the lock', 'acme', 'kevin')).toMatchObject({
+        applied: true,
+      });
     });
 
     it('lockTimeoutMs bounds the wait: TIMEOUT naming the setting, nothing changed, then or later', async () => {
       const { store, schema, session } = await freshStore({ lockTimeoutMs: 300 });
       const lock = await holdRowLock(schema, session.id);
-      await expectStoreError(store.setSessionMode(session.id, 'code_review', 'locked out', 'acme', 'kevin'), 'TIMEOUT', 'lockTimeoutMs (300 ms)', 'Nothing was changed');
+      await expectStoreError(
+        store.setSessionMode(session.id, 'code_review', 'locked out', 'acme', 'kevin'),
+        'TIMEOUT',
+        'lockTimeoutMs (300 ms)',
+        'Nothing was changed',
+      );
       await lock.release();
       await until(async () => (await busyConnections()) === 0);
       expect(await store.getSession(session.id)).toEqual(session);
@@ -130,10 +174,16 @@ describeWithPostgres('PostgreSQL session store: locks, cancellation and COMMIT',
 
   describe('COMMIT under way', () => {
     it('an abort that arrives while COMMIT runs gets the committed result, not "cancelled"', async () => {
-      const { store, schema, session } = await freshStore({ lockTimeoutMs: 60_000, statementTimeoutMs: 60_000, queryTimeoutMs: 90_000 });
+      const { store, schema, session } = await freshStore({
+        lockTimeoutMs: 60_000,
+        statementTimeoutMs: 60_000,
+        queryTimeoutMs: 90_000,
+      });
       const commits = await holdCommits(schema);
       const controller = new AbortController();
-      const change = store.setSessionMode(session.id, 'code_review', 'committed as the abort came', 'acme', 'kevin', { signal: controller.signal });
+      const change = store.setSessionMode(session.id, 'code_review', 'committed as the abort came', 'acme', 'kevin', {
+        signal: controller.signal,
+      });
       await until(async () => (await lockWaits()).includes('COMMIT'));
       controller.abort();
       await sleep(50);
@@ -144,10 +194,18 @@ describeWithPostgres('PostgreSQL session store: locks, cancellation and COMMIT',
     });
 
     it('a COMMIT that goes unanswered is OUTCOME_UNKNOWN, and the answer says how to check the session', async () => {
-      const { store, schema, session } = await freshStore({ lockTimeoutMs: 60_000, statementTimeoutMs: 60_000, queryTimeoutMs: 1_500 });
+      const { store, schema, session } = await freshStore({
+        lockTimeoutMs: 60_000,
+        statementTimeoutMs: 60_000,
+        queryTimeoutMs: 1_500,
+      });
       const commits = await holdCommits(schema);
       const result = await store.setSessionMode(session.id, 'code_review', 'commit left unanswered', 'acme', 'kevin');
-      expect(result).toEqual({ applied: 'unknown', code: 'OUTCOME_UNKNOWN', message: expect.stringContaining('may or may not have been saved') });
+      expect(result).toEqual({
+        applied: 'unknown',
+        code: 'OUTCOME_UNKNOWN',
+        message: expect.stringContaining('may or may not have been saved'),
+      });
       if (result.applied !== 'unknown') throw new Error('unreachable');
       expect(result.message).toContain(`GET /v1/sessions/${session.id}`);
       expect(result.message).toContain(`aptix sessions show ${session.id}`);

@@ -43,7 +43,10 @@ function createHarness(): SessionStoreHarness {
             await client.query('BEGIN');
             for (const step of POSTGRES_MIGRATIONS.filter((m) => m.version > 1 && m.version <= 6)) {
               await client.query(step.sql(s));
-              await client.query(`INSERT INTO ${s}.agent_sessions_schema_migrations (version, name) VALUES ($1, $2)`, [step.version, step.name]);
+              await client.query(`INSERT INTO ${s}.agent_sessions_schema_migrations (version, name) VALUES ($1, $2)`, [
+                step.version,
+                step.name,
+              ]);
             }
             await client.query('COMMIT');
           } catch (error) {
@@ -54,11 +57,16 @@ function createHarness(): SessionStoreHarness {
           }
         },
         async appliedMigrations() {
-          const { rows } = await admin.query<{ version: number }>(`SELECT version FROM ${s}.agent_sessions_schema_migrations ORDER BY version`);
+          const { rows } = await admin.query<{ version: number }>(
+            `SELECT version FROM ${s}.agent_sessions_schema_migrations ORDER BY version`,
+          );
           return rows.map((row) => row.version);
         },
         async recordMigration(version, name) {
-          await admin.query(`INSERT INTO ${s}.agent_sessions_schema_migrations (version, name) VALUES ($1, $2)`, [version, name]);
+          await admin.query(`INSERT INTO ${s}.agent_sessions_schema_migrations (version, name) VALUES ($1, $2)`, [
+            version,
+            name,
+          ]);
         },
       };
       return database;
@@ -88,7 +96,10 @@ describeWithPostgres('PostgreSQL session store', () => {
         const session = await store.createSession({});
         await store.close();
         expect(pool.ended).toBe(false);
-        const { rows } = await pool.query<{ mode: string }>(`SELECT mode FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1`, [session.id]);
+        const { rows } = await pool.query<{ mode: string }>(
+          `SELECT mode FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1`,
+          [session.id],
+        );
         expect(rows).toEqual([{ mode: 'general_chat' }]);
       } finally {
         await pool.query(`DROP SCHEMA IF EXISTS ${escapeIdentifier(schema)} CASCADE`);
@@ -100,7 +111,9 @@ describeWithPostgres('PostgreSQL session store', () => {
       const pool = new Pool({ connectionString: url, max: 1 });
       const schemas = [`${runId}_head_a`, `${runId}_head_b`];
       try {
-        const [a, b] = await Promise.all(schemas.map((schema) => openPostgresSessionStore({ pool, schema, modes: fixedModes() })));
+        const [a, b] = await Promise.all(
+          schemas.map((schema) => openPostgresSessionStore({ pool, schema, modes: fixedModes() })),
+        );
         const inA = await a!.createSession({ mode: 'code_review' });
         const inB = await b!.createSession({ mode: 'ddr_authoring' });
         // One connection: both statements are prepared on it, each under its own name.
@@ -110,7 +123,9 @@ describeWithPostgres('PostgreSQL session store', () => {
           expect(await a!.getSessionHead(inB.id)).toBeUndefined();
           expect(await b!.getSessionHead(inA.id)).toBeUndefined();
         }
-        const { rows } = await pool.query<{ count: string }>(`SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'aptix_session_head_%'`);
+        const { rows } = await pool.query<{ count: string }>(
+          `SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'aptix_session_head_%'`,
+        );
         // pg_prepared_statements shows this query's own connection: the pool has one, so it is the one the stores used.
         expect(Number(rows[0]!.count)).toBe(2);
         await Promise.all([a!.close(), b!.close()]);
@@ -124,7 +139,10 @@ describeWithPostgres('PostgreSQL session store', () => {
       const schema = `${runId}_by_url`;
       const stores = [
         await openSessionStore(url, { modes: fixedModes(), postgres: { schema } }),
-        await openSessionStore(url.replace(/^postgres:\/\//, 'postgresql://'), { modes: fixedModes(), postgres: { schema, poolSize: 2 } }),
+        await openSessionStore(url.replace(/^postgres:\/\//, 'postgresql://'), {
+          modes: fixedModes(),
+          postgres: { schema, poolSize: 2 },
+        }),
       ];
       try {
         for (const store of stores) expect(store).toBeInstanceOf(PostgresSessionStore);
@@ -139,14 +157,21 @@ describeWithPostgres('PostgreSQL session store', () => {
     });
 
     it('refuses a schema name it would have to guess how to quote, and a missing or doubled connection', async () => {
-      await expect(openPostgresSessionStore({ connectionString: url, schema: 'bad-name; DROP', modes: fixedModes() })).rejects.toMatchObject({
+      await expect(
+        openPostgresSessionStore({ connectionString: url, schema: 'bad-name; DROP', modes: fixedModes() }),
+      ).rejects.toMatchObject({
         code: 'INVALID_ARGUMENT',
         message: expect.stringContaining('"bad-name; DROP"'),
       });
-      await expect(openPostgresSessionStore({ modes: fixedModes() })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('exactly one of connectionString') });
+      await expect(openPostgresSessionStore({ modes: fixedModes() })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('exactly one of connectionString'),
+      });
       const pool = new Pool({ connectionString: url, max: 1 });
       try {
-        await expect(openPostgresSessionStore({ pool, connectionString: url, modes: fixedModes() })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+        await expect(
+          openPostgresSessionStore({ pool, connectionString: url, modes: fixedModes() }),
+        ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
       } finally {
         await pool.end();
       }

@@ -9,7 +9,14 @@ import { openSessionStore } from '../src/open.js';
 import type { AgentSession, AgentSessionStore } from '../src/types.js';
 import type { WorkerConfig, WorkerReport } from './fixtures/mode-change-worker.js';
 import { fixedModes, MODE_KEYS } from './fixtures/modes.js';
-import { applied, expectStoreError, expectUnbrokenHistory, storeOpener, type SessionStoreHarness, type Version1Fixture } from './session-store.suite.js';
+import {
+  applied,
+  expectStoreError,
+  expectUnbrokenHistory,
+  storeOpener,
+  type SessionStoreHarness,
+  type Version1Fixture,
+} from './session-store.suite.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/mode-change-worker.ts', import.meta.url));
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -21,7 +28,10 @@ interface Worker {
 }
 
 function startWorker(config: WorkerConfig): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(config)], { cwd: PACKAGE_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(config)], {
+    cwd: PACKAGE_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let signalReady: () => void = () => undefined;
@@ -69,7 +79,9 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         const { store, database } = await freshStore();
         const session = await store.createSession({ org: 'acme', user: 'kevin' });
         const child = await store.createSession({ parentId: session.id });
-        applied(await store.setSessionMode(session.id, 'ddr_authoring', 'write a DDR', 'acme', 'kevin', { branch: false }));
+        applied(
+          await store.setSessionMode(session.id, 'ddr_authoring', 'write a DDR', 'acme', 'kevin', { branch: false }),
+        );
         applied(await store.setSessionMode(session.id, 'code_review', 'review it', 'acme', 'kevin', { branch: true }));
         await store.bindMcpSession('mcp-7', session.id);
         await store.bindMcpSession('mcp-8', session.id);
@@ -85,7 +97,9 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         expect(await reopened.getMcpSession('mcp-7')).toMatchObject({ agentSessionId: session.id, closed: false });
         expect(await reopened.getMcpSession('mcp-8')).toMatchObject({ agentSessionId: session.id, closed: true });
         expect(await reopened.listConversationItems(session.id)).toEqual([{ role: 'user', content: 'hello' }]);
-        const next = applied(await reopened.setSessionMode(session.id, 'general_chat', 'back to chat', 'acme', 'kevin'));
+        const next = applied(
+          await reopened.setSessionMode(session.id, 'general_chat', 'back to chat', 'acme', 'kevin'),
+        );
         expectUnbrokenHistory(next.session, 'general_chat');
         expect(next.session.history).toHaveLength(3);
       });
@@ -113,8 +127,22 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
 
       it('upgrades a database written at version 1, keeping its sessions', async () => {
         const fixture: Version1Fixture = {
-          session: { id: 'v1-session', mode: 'general_chat', org: 'acme', user: 'kevin', createdAt: '2025-12-06T18:55:00.000Z' },
-          change: { fromMode: 'general_chat', toMode: 'ddr_authoring', reason: 'written by version 1', branch: true, org: 'acme', user: 'kevin', at: '2025-12-06T19:00:00.000Z' },
+          session: {
+            id: 'v1-session',
+            mode: 'general_chat',
+            org: 'acme',
+            user: 'kevin',
+            createdAt: '2025-12-06T18:55:00.000Z',
+          },
+          change: {
+            fromMode: 'general_chat',
+            toMode: 'ddr_authoring',
+            reason: 'written by version 1',
+            branch: true,
+            org: 'acme',
+            user: 'kevin',
+            at: '2025-12-06T19:00:00.000Z',
+          },
         };
         const store = await upgradedFrom(1, fixture);
         const { change } = fixture;
@@ -132,27 +160,62 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         await store.bindMcpSession('mcp-1', 'v1-session');
         await store.appendConversationItems('v1-session', [{ role: 'user', content: 'after the upgrade' }]);
         expect(await store.getMcpBinding('mcp-1')).toBe('v1-session');
-        expect(await store.listConversationItems('v1-session')).toEqual([{ role: 'user', content: 'after the upgrade' }]);
-        const next = applied(await store.setSessionMode('v1-session', 'code_review', 'after the upgrade', 'acme', 'kevin'));
+        expect(await store.listConversationItems('v1-session')).toEqual([
+          { role: 'user', content: 'after the upgrade' },
+        ]);
+        const next = applied(
+          await store.setSessionMode('v1-session', 'code_review', 'after the upgrade', 'acme', 'kevin'),
+        );
         expectUnbrokenHistory(next.session, 'general_chat');
         expect(next.session.history.map((c) => c.reason)).toEqual(['written by version 1', 'after the upgrade']);
       });
 
       it('upgrades a database at version 6 to session owners: its sessions are intact and owned by no one', async () => {
         const fixture: Version1Fixture = {
-          session: { id: 'v6-session', mode: 'general_chat', org: 'acme', user: 'kevin', createdAt: '2026-11-20T08:00:00.000Z' },
-          change: { fromMode: 'general_chat', toMode: 'code_review', reason: 'written by version 6', branch: false, org: 'acme', user: 'kevin', at: '2026-11-20T08:05:00.000Z' },
+          session: {
+            id: 'v6-session',
+            mode: 'general_chat',
+            org: 'acme',
+            user: 'kevin',
+            createdAt: '2026-11-20T08:00:00.000Z',
+          },
+          change: {
+            fromMode: 'general_chat',
+            toMode: 'code_review',
+            reason: 'written by version 6',
+            branch: false,
+            org: 'acme',
+            user: 'kevin',
+            at: '2026-11-20T08:05:00.000Z',
+          },
         };
         const store = await upgradedFrom(6, fixture);
-        const expected: AgentSession = { id: 'v6-session', mode: 'code_review', org: 'acme', user: 'kevin', parentId: null, owner: null, createdAt: fixture.session.createdAt, history: [fixture.change] };
+        const expected: AgentSession = {
+          id: 'v6-session',
+          mode: 'code_review',
+          org: 'acme',
+          user: 'kevin',
+          parentId: null,
+          owner: null,
+          createdAt: fixture.session.createdAt,
+          history: [fixture.change],
+        };
         expect(await store.getSession('v6-session')).toEqual(expected);
-        expect(await store.getSessionHead('v6-session')).toEqual({ id: 'v6-session', mode: 'code_review', org: 'acme', user: 'kevin', owner: null });
+        expect(await store.getSessionHead('v6-session')).toEqual({
+          id: 'v6-session',
+          mode: 'code_review',
+          org: 'acme',
+          user: 'kevin',
+          owner: null,
+        });
         expect((await store.getSessionPage('v6-session'))?.session).toEqual(expected);
         // A branch of an old session is owned by no one either; new sessions record their owner.
         expect((await store.createSession({ parentId: 'v6-session', owner: 'agent-key' })).owner).toBeNull();
         const owned = await store.createSession({ owner: 'agent-key' });
         expect((await store.getSessionHead(owned.id))?.owner).toBe('agent-key');
-        const next = applied(await store.setSessionMode('v6-session', 'ddr_authoring', 'after the upgrade', 'acme', 'kevin'));
+        const next = applied(
+          await store.setSessionMode('v6-session', 'ddr_authoring', 'after the upgrade', 'acme', 'kevin'),
+        );
         expect(next.session).toEqual({ ...expected, mode: 'ddr_authoring', history: [fixture.change, next.change] });
       });
 
@@ -160,7 +223,13 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         const { store, database } = await freshStore();
         await store.close();
         await database.recordMigration(99, 'from the future');
-        await expectStoreError(openSessionStore(database.url, { modes: fixedModes(), ...database.options }), 'SCHEMA_TOO_NEW', 'version 99', 'up to 7', 'upgrade @aptix/agent-sessions');
+        await expectStoreError(
+          openSessionStore(database.url, { modes: fixedModes(), ...database.options }),
+          'SCHEMA_TOO_NEW',
+          'version 99',
+          'up to 7',
+          'upgrade @aptix/agent-sessions',
+        );
       });
 
       it('migrates a fresh database once when several stores open it at the same time', async () => {
@@ -180,14 +249,23 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         const snapshots: Promise<AgentSession | undefined>[] = [];
         const changes = Array.from({ length: calls }, (_, i) => {
           if (i % 10 === 0) snapshots.push(store.getSession(session.id));
-          return store.setSessionMode(session.id, MODE_KEYS[(i * 7) % MODE_KEYS.length]!, `call ${i}`, 'acme', `user-${i % 5}`, { branch: i % 3 === 0 });
+          return store.setSessionMode(
+            session.id,
+            MODE_KEYS[(i * 7) % MODE_KEYS.length]!,
+            `call ${i}`,
+            'acme',
+            `user-${i % 5}`,
+            { branch: i % 3 === 0 },
+          );
         });
         const results = (await Promise.all(changes)).map(applied);
 
         const final = await store.getSession(session.id);
         expectUnbrokenHistory(final, 'general_chat');
         expect(final.history).toHaveLength(calls);
-        expect(new Set(final.history.map((change) => change.reason))).toEqual(new Set(Array.from({ length: calls }, (_, i) => `call ${i}`)));
+        expect(new Set(final.history.map((change) => change.reason))).toEqual(
+          new Set(Array.from({ length: calls }, (_, i) => `call ${i}`)),
+        );
         // Each change committed after a different number of others, and saw exactly the history before it.
         const byPosition = [...results].sort((a, b) => a.session.history.length - b.session.history.length);
         byPosition.forEach((result, index) => {
@@ -204,7 +282,14 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
         const session = await store.createSession({ org: 'acme', user: 'kevin' });
         const perWorker = 200;
         const workers = ['a', 'b'].map((tag) =>
-          startWorker({ url: database.url, options: database.options, sessionId: session.id, count: perWorker, tag, modes: MODE_KEYS }),
+          startWorker({
+            url: database.url,
+            options: database.options,
+            sessionId: session.id,
+            count: perWorker,
+            tag,
+            modes: MODE_KEYS,
+          }),
         );
         await Promise.all(workers.map((worker) => worker.ready));
         for (const worker of workers) worker.go();

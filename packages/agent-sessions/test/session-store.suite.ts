@@ -12,8 +12,22 @@ import { fixedModes, MODE_KEYS } from './fixtures/modes.js';
 
 /** A session and one mode change, as a release with only migration 1 would have stored them. */
 export interface Version1Fixture {
-  readonly session: { readonly id: string; readonly mode: string; readonly org: string; readonly user: string; readonly createdAt: string };
-  readonly change: { readonly fromMode: string; readonly toMode: string; readonly reason: string; readonly branch: boolean; readonly org: string; readonly user: string; readonly at: string };
+  readonly session: {
+    readonly id: string;
+    readonly mode: string;
+    readonly org: string;
+    readonly user: string;
+    readonly createdAt: string;
+  };
+  readonly change: {
+    readonly fromMode: string;
+    readonly toMode: string;
+    readonly reason: string;
+    readonly branch: boolean;
+    readonly org: string;
+    readonly user: string;
+    readonly at: string;
+  };
 }
 
 /** One fresh, empty database (a SQLite file, a PostgreSQL schema). */
@@ -37,14 +51,18 @@ export interface SessionStoreHarness {
   dispose(): Promise<void>;
 }
 
-
 /** Asserts the invariants of a session's history: an unbroken chain from `initialMode` to the session's mode. */
-export function expectUnbrokenHistory(session: AgentSession | undefined, initialMode: string): asserts session is AgentSession {
+export function expectUnbrokenHistory(
+  session: AgentSession | undefined,
+  initialMode: string,
+): asserts session is AgentSession {
   expect(session).toBeDefined();
   let previous = initialMode;
   session!.history.forEach((change, index) => {
     if (change.fromMode !== previous) {
-      throw new Error(`history[${index}].fromMode is "${change.fromMode}" but history[${index - 1}].toMode is "${previous}": a change was lost or applied out of order.`);
+      throw new Error(
+        `history[${index}].fromMode is "${change.fromMode}" but history[${index - 1}].toMode is "${previous}": a change was lost or applied out of order.`,
+      );
     }
     previous = change.toMode;
   });
@@ -52,11 +70,16 @@ export function expectUnbrokenHistory(session: AgentSession | undefined, initial
 }
 
 export function applied(result: SetSessionModeResult): Extract<SetSessionModeResult, { applied: true }> {
-  if (result.applied !== true) throw new Error(`expected the mode change to be applied; it was refused: ${result.code}: ${result.message}`);
+  if (result.applied !== true)
+    throw new Error(`expected the mode change to be applied; it was refused: ${result.code}: ${result.message}`);
   return result;
 }
 
-export async function expectStoreError(promise: Promise<unknown>, code: string, ...fragments: string[]): Promise<SessionStoreError> {
+export async function expectStoreError(
+  promise: Promise<unknown>,
+  code: string,
+  ...fragments: string[]
+): Promise<SessionStoreError> {
   const error = await promise.then(
     () => {
       throw new Error(`expected a SessionStoreError ${code}, but the call succeeded`);
@@ -77,13 +100,20 @@ export function storeOpener(harness: SessionStoreHarness, extra: Pick<OpenSessio
   });
   afterAll(() => harness.dispose());
 
-  async function open(database: TestDatabase, modes: ModeDirectory = fixedModes(), limits = extra.limits): Promise<AgentSessionStore> {
+  async function open(
+    database: TestDatabase,
+    modes: ModeDirectory = fixedModes(),
+    limits = extra.limits,
+  ): Promise<AgentSessionStore> {
     const store = await openSessionStore(database.url, { modes, limits, ...database.options });
     opened.push(store);
     return store;
   }
 
-  async function freshStore(modes?: ModeDirectory, limits?: OpenSessionStoreOptions['limits']): Promise<{ store: AgentSessionStore; database: TestDatabase }> {
+  async function freshStore(
+    modes?: ModeDirectory,
+    limits?: OpenSessionStoreOptions['limits'],
+  ): Promise<{ store: AgentSessionStore; database: TestDatabase }> {
     const database = await harness.createDatabase();
     return { store: await open(database, modes, limits), database };
   }
@@ -98,7 +128,14 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it("starts a session in the catalog's default mode when none is given", async () => {
         const { store } = await freshStore(fixedModes(MODE_KEYS, 'ddr_authoring'));
         const session = await store.createSession({ org: 'acme', user: 'kevin' });
-        expect(session).toMatchObject({ mode: 'ddr_authoring', org: 'acme', user: 'kevin', parentId: null, owner: null, history: [] });
+        expect(session).toMatchObject({
+          mode: 'ddr_authoring',
+          org: 'acme',
+          user: 'kevin',
+          parentId: null,
+          owner: null,
+          history: [],
+        });
         expect(session.id).not.toBe('');
         expect(new Date(session.createdAt).toISOString()).toBe(session.createdAt);
         expect(await store.getSession(session.id)).toEqual(session);
@@ -122,7 +159,7 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         await expectStoreError(store.createSession({ mode: 'poetry' }), 'UNKNOWN_MODE', '"poetry"', ...MODE_KEYS);
       });
 
-      it("refuses a catalog whose default mode is not one of its keys", async () => {
+      it('refuses a catalog whose default mode is not one of its keys', async () => {
         const { store } = await freshStore(fixedModes(MODE_KEYS, 'retired_mode'));
         await expectStoreError(store.createSession({}), 'CATALOG_INCONSISTENT', '"retired_mode"');
       });
@@ -130,15 +167,28 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it('records the session a branched session came from', async () => {
         const { store } = await freshStore();
         const parent = await store.createSession({ org: 'acme', user: 'kevin' });
-        const child = await store.createSession({ org: 'acme', user: 'kevin', mode: 'ddr_authoring', parentId: parent.id });
+        const child = await store.createSession({
+          org: 'acme',
+          user: 'kevin',
+          mode: 'ddr_authoring',
+          parentId: parent.id,
+        });
         expect(child.parentId).toBe(parent.id);
         expect((await store.getSession(child.id))?.parentId).toBe(parent.id);
       });
 
       it('refuses a parent session that does not exist', async () => {
         const { store } = await freshStore();
-        await expectStoreError(store.createSession({ parentId: 'no-such-session' }), 'SESSION_NOT_FOUND', '"no-such-session"');
-        await expectStoreError(store.createSession({ parentId: 'no-such-session', owner: 'ops' }), 'SESSION_NOT_FOUND', '"no-such-session"');
+        await expectStoreError(
+          store.createSession({ parentId: 'no-such-session' }),
+          'SESSION_NOT_FOUND',
+          '"no-such-session"',
+        );
+        await expectStoreError(
+          store.createSession({ parentId: 'no-such-session', owner: 'ops' }),
+          'SESSION_NOT_FOUND',
+          '"no-such-session"',
+        );
       });
     });
 
@@ -148,7 +198,13 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         const session = await store.createSession({ org: 'acme', user: 'kevin', owner: 'agent-key' });
         expect(session.owner).toBe('agent-key');
         expect(await store.getSession(session.id)).toEqual(session);
-        expect(await store.getSessionHead(session.id)).toEqual({ id: session.id, mode: 'general_chat', org: 'acme', user: 'kevin', owner: 'agent-key' });
+        expect(await store.getSessionHead(session.id)).toEqual({
+          id: session.id,
+          mode: 'general_chat',
+          org: 'acme',
+          user: 'kevin',
+          owner: 'agent-key',
+        });
         expect((await store.getSessionPage(session.id))?.session).toEqual(session);
         const changed = applied(await store.setSessionMode(session.id, 'code_review', 'review', 'acme', 'kevin'));
         expect(changed.session.owner).toBe('agent-key');
@@ -171,9 +227,16 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it("gives a branch its parent's owner, even when another owner or none is named", async () => {
         const { store } = await freshStore();
         const parent = await store.createSession({ org: 'acme', user: 'kevin', owner: 'agent-key' });
-        applied(await store.setSessionMode(parent.id, 'ddr_authoring', 'start anew', 'acme', 'kevin', { branch: true }));
+        applied(
+          await store.setSessionMode(parent.id, 'ddr_authoring', 'start anew', 'acme', 'kevin', { branch: true }),
+        );
         // What the agent loop does after a branching mode change: it names the parent, not the owner.
-        const child = await store.createSession({ org: 'acme', user: 'kevin', mode: 'ddr_authoring', parentId: parent.id });
+        const child = await store.createSession({
+          org: 'acme',
+          user: 'kevin',
+          mode: 'ddr_authoring',
+          parentId: parent.id,
+        });
         expect(child).toMatchObject({ parentId: parent.id, owner: 'agent-key' });
         expect(await store.getSession(child.id)).toEqual(child);
         expect((await store.getSessionHead(child.id))?.owner).toBe('agent-key');
@@ -207,9 +270,21 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it('gives the id, mode, org, user and owner, with no history', async () => {
         const { store } = await freshStore();
         const session = await store.createSession({ org: 'acme', user: 'kevin', mode: 'code_review', owner: 'ops' });
-        expect(await store.getSessionHead(session.id)).toEqual({ id: session.id, mode: 'code_review', org: 'acme', user: 'kevin', owner: 'ops' });
+        expect(await store.getSessionHead(session.id)).toEqual({
+          id: session.id,
+          mode: 'code_review',
+          org: 'acme',
+          user: 'kevin',
+          owner: 'ops',
+        });
         const anonymous = await store.createSession({});
-        expect(await store.getSessionHead(anonymous.id)).toEqual({ id: anonymous.id, mode: anonymous.mode, org: null, user: null, owner: null });
+        expect(await store.getSessionHead(anonymous.id)).toEqual({
+          id: anonymous.id,
+          mode: anonymous.mode,
+          org: null,
+          user: null,
+          owner: null,
+        });
       });
 
       it('sees a mode change made through another store on the same database at once', async () => {
@@ -228,7 +303,8 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         const session = await store.createSession({});
         // Near misses of a real id too: the SQLite store answers with the id it was asked for, so only an exact match may find a row.
         const nearMisses = [session.id.toUpperCase(), ` ${session.id}`, `${session.id} `, session.id.slice(0, -1)];
-        for (const id of ['no-such-session', '', 'x'.repeat(100_000), 'a\u0000b', "' OR '1'='1", ...nearMisses]) expect(await store.getSessionHead(id)).toBeUndefined();
+        for (const id of ['no-such-session', '', 'x'.repeat(100_000), 'a\u0000b', "' OR '1'='1", ...nearMisses])
+          expect(await store.getSessionHead(id)).toBeUndefined();
         expect(await store.getSessionHead(42 as unknown as string)).toBeUndefined();
       });
 
@@ -244,9 +320,21 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it('changes the mode and appends one history row with every field', async () => {
         const { store } = await freshStore();
         const session = await store.createSession({ org: 'acme', user: 'kevin' });
-        const result = applied(await store.setSessionMode(session.id, 'ddr_authoring', 'The user asked for a DDR.', 'acme', 'kevin', { branch: false }));
+        const result = applied(
+          await store.setSessionMode(session.id, 'ddr_authoring', 'The user asked for a DDR.', 'acme', 'kevin', {
+            branch: false,
+          }),
+        );
 
-        expect(result.change).toEqual({ fromMode: 'general_chat', toMode: 'ddr_authoring', reason: 'The user asked for a DDR.', branch: false, org: 'acme', user: 'kevin', at: expect.any(String) });
+        expect(result.change).toEqual({
+          fromMode: 'general_chat',
+          toMode: 'ddr_authoring',
+          reason: 'The user asked for a DDR.',
+          branch: false,
+          org: 'acme',
+          user: 'kevin',
+          at: expect.any(String),
+        });
         expect(new Date(result.change.at).toISOString()).toBe(result.change.at);
         expect(result.change.at >= session.createdAt).toBe(true);
         expect(result.session).toEqual({ ...session, mode: 'ddr_authoring', history: [result.change] });
@@ -257,17 +345,24 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         const { store } = await freshStore();
         const session = await store.createSession({});
         const targets = ['ddr_authoring', 'code_review', 'code_review', 'general_chat', 'ddr_authoring'];
-        for (const [i, mode] of targets.entries()) applied(await store.setSessionMode(session.id, mode, `step ${i}`, null, undefined));
+        for (const [i, mode] of targets.entries())
+          applied(await store.setSessionMode(session.id, mode, `step ${i}`, null, undefined));
         const stored = await store.getSession(session.id);
         expectUnbrokenHistory(stored, 'general_chat');
-        expect(stored.history.map((change) => [change.toMode, change.reason])).toEqual(targets.map((mode, i) => [mode, `step ${i}`]));
+        expect(stored.history.map((change) => [change.toMode, change.reason])).toEqual(
+          targets.map((mode, i) => [mode, `step ${i}`]),
+        );
         expect(stored.history.every((change) => change.org === null && change.user === null)).toBe(true);
       });
 
       it('records the branch flag, false when no options are given', async () => {
         const { store } = await freshStore();
         const session = await store.createSession({});
-        applied(await store.setSessionMode(session.id, 'ddr_authoring', 'switch and start anew', 'acme', 'kevin', { branch: true }));
+        applied(
+          await store.setSessionMode(session.id, 'ddr_authoring', 'switch and start anew', 'acme', 'kevin', {
+            branch: true,
+          }),
+        );
         applied(await store.setSessionMode(session.id, 'code_review', 'switch here', 'acme', 'kevin'));
         const stored = await store.getSession(session.id);
         expect(stored?.history.map((change) => change.branch)).toEqual([true, false]);
@@ -276,7 +371,9 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it('refuses an unknown mode as a result listing the valid keys, and persists nothing', async () => {
         const { store } = await freshStore();
         const session = await store.createSession({});
-        const result = await store.setSessionMode(session.id, 'poetry', 'the user likes rhymes', 'acme', 'kevin', { branch: false });
+        const result = await store.setSessionMode(session.id, 'poetry', 'the user likes rhymes', 'acme', 'kevin', {
+          branch: false,
+        });
         expect(result).toEqual({ applied: false, code: 'UNKNOWN_MODE', message: expect.stringContaining('"poetry"') });
         for (const key of MODE_KEYS) expect(result.applied === false && result.message).toContain(key);
         expect(await store.getSession(session.id)).toEqual(session);
@@ -286,8 +383,15 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         const { store } = await freshStore();
         const session = await store.createSession({});
         const result = await store.setSessionMode('no-such-session', 'ddr_authoring', 'because', 'acme', 'kevin');
-        expect(result).toEqual({ applied: false, code: 'SESSION_NOT_FOUND', message: expect.stringContaining('"no-such-session"') });
-        expect(await store.setSessionMode('', 'ddr_authoring', 'because', 'acme', 'kevin')).toMatchObject({ applied: false, code: 'SESSION_NOT_FOUND' });
+        expect(result).toEqual({
+          applied: false,
+          code: 'SESSION_NOT_FOUND',
+          message: expect.stringContaining('"no-such-session"'),
+        });
+        expect(await store.setSessionMode('', 'ddr_authoring', 'because', 'acme', 'kevin')).toMatchObject({
+          applied: false,
+          code: 'SESSION_NOT_FOUND',
+        });
         expect(await store.getSession(session.id)).toEqual(session);
         expect(await store.getSession('no-such-session')).toBeUndefined();
       });
@@ -331,7 +435,12 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         expect(await store.touchMcpSession('mcp-1')).toBeUndefined();
         expect(await store.closeMcpSession('mcp-1')).toBe(false);
         await store.bindMcpSession('mcp-1', first.id);
-        expect(await store.getMcpSession('mcp-1')).toEqual({ agentSessionId: first.id, idleMs: expect.any(Number), closed: false, touches: 0 });
+        expect(await store.getMcpSession('mcp-1')).toEqual({
+          agentSessionId: first.id,
+          idleMs: expect.any(Number),
+          closed: false,
+          touches: 0,
+        });
         await new Promise((resolve) => setTimeout(resolve, 300));
         const idle = (await store.getMcpSession('mcp-1'))!.idleMs;
         expect(idle).toBeGreaterThanOrEqual(250);
@@ -356,7 +465,11 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it('refuses to bind to an agent session that does not exist, or an empty MCP session id', async () => {
         const { store } = await freshStore();
         const session = await store.createSession({});
-        await expectStoreError(store.bindMcpSession('mcp-1', 'no-such-session'), 'SESSION_NOT_FOUND', '"no-such-session"');
+        await expectStoreError(
+          store.bindMcpSession('mcp-1', 'no-such-session'),
+          'SESSION_NOT_FOUND',
+          '"no-such-session"',
+        );
         await expectStoreError(store.bindMcpSession('', session.id), 'INVALID_ARGUMENT', 'mcpSessionId');
         expect(await store.getMcpBinding('mcp-1')).toBeUndefined();
       });
@@ -367,10 +480,25 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
         const { store } = await freshStore();
         const [session, other] = await Promise.all([store.createSession({}), store.createSession({})]);
         const first = [
-          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Schreib mir ein DDR über “Modi” 🚀' }] },
-          { type: 'function_call', call_id: 'call_1', name: 'agent_change_mode', arguments: '{"mode":"ddr_authoring","branch":false}' },
+          {
+            type: 'message',
+            role: 'user',
+            content: [{ type: 'input_text', text: 'Schreib mir ein DDR über “Modi” 🚀' }],
+          },
+          {
+            type: 'function_call',
+            call_id: 'call_1',
+            name: 'agent_change_mode',
+            arguments: '{"mode":"ddr_authoring","branch":false}',
+          },
         ];
-        const second = [{ type: 'function_call_output', call_id: 'call_1', output: '{"success":true}' }, 'a bare string', 42, null, [1, [2, { deep: true }]]];
+        const second = [
+          { type: 'function_call_output', call_id: 'call_1', output: '{"success":true}' },
+          'a bare string',
+          42,
+          null,
+          [1, [2, { deep: true }]],
+        ];
         await store.appendConversationItems(session.id, first);
         await store.appendConversationItems(session.id, []);
         await store.appendConversationItems(other.id, [{ other: true }]);
@@ -383,7 +511,14 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
       it('keeps every item of concurrent appends, each batch together', async () => {
         const { store } = await freshStore();
         const session = await store.createSession({});
-        await Promise.all(Array.from({ length: 40 }, (_, batch) => store.appendConversationItems(session.id, [{ batch, part: 0 }, { batch, part: 1 }])));
+        await Promise.all(
+          Array.from({ length: 40 }, (_, batch) =>
+            store.appendConversationItems(session.id, [
+              { batch, part: 0 },
+              { batch, part: 1 },
+            ]),
+          ),
+        );
         const items = (await store.listConversationItems(session.id)) as { batch: number; part: number }[];
         expect(items).toHaveLength(80);
         for (let i = 0; i < items.length; i += 2) {
@@ -395,14 +530,23 @@ export function describeSessionStore(name: string, harness: SessionStoreHarness)
 
       it('refuses an unknown session', async () => {
         const { store } = await freshStore();
-        await expectStoreError(store.appendConversationItems('no-such-session', [{ a: 1 }]), 'SESSION_NOT_FOUND', '"no-such-session"');
+        await expectStoreError(
+          store.appendConversationItems('no-such-session', [{ a: 1 }]),
+          'SESSION_NOT_FOUND',
+          '"no-such-session"',
+        );
       });
 
       it('refuses items JSON cannot represent and appends none of the batch', async () => {
         const { store } = await freshStore();
         const session = await store.createSession({});
         await store.appendConversationItems(session.id, [{ kept: true }]);
-        await expectStoreError(store.appendConversationItems(session.id, [{ fine: 1 }, { big: 10n }]), 'INVALID_ARGUMENT', 'item 1', 'nothing was appended');
+        await expectStoreError(
+          store.appendConversationItems(session.id, [{ fine: 1 }, { big: 10n }]),
+          'INVALID_ARGUMENT',
+          'item 1',
+          'nothing was appended',
+        );
         await expectStoreError(store.appendConversationItems(session.id, [undefined]), 'INVALID_ARGUMENT', 'item 0');
         expect(await store.listConversationItems(session.id)).toEqual([{ kept: true }]);
       });

@@ -79,7 +79,13 @@ describe('SQLite locked by another process', () => {
     const { store: sessions, filename } = await store(300);
     const session = await sessions.createSession({});
     const lock = await lockElsewhere(filename);
-    await expectStoreError(sessions.setSessionMode(session.id, 'code_review', 'blocked', null, null), 'DATABASE_LOCKED', 'is locked', 'busyTimeoutMs (300 ms)', 'Nothing was written');
+    await expectStoreError(
+      sessions.setSessionMode(session.id, 'code_review', 'blocked', null, null),
+      'DATABASE_LOCKED',
+      'is locked',
+      'busyTimeoutMs (300 ms)',
+      'Nothing was written',
+    );
     await expectStoreError(sessions.createSession({}), 'DATABASE_LOCKED');
     await lock.release();
     expect(await sessions.getSession(session.id)).toEqual(session);
@@ -90,7 +96,9 @@ describe('SQLite locked by another process', () => {
     const session = await sessions.createSession({});
     const lock = await lockElsewhere(filename);
     const controller = new AbortController();
-    const change = sessions.setSessionMode(session.id, 'code_review', 'cancelled while waiting', null, null, { signal: controller.signal });
+    const change = sessions.setSessionMode(session.id, 'code_review', 'cancelled while waiting', null, null, {
+      signal: controller.signal,
+    });
     await sleep(100);
     controller.abort();
     expect(await change).toMatchObject({ applied: false, code: 'CANCELLED' });
@@ -136,7 +144,13 @@ describe('SQLite database this process cannot write', () => {
     const existing = join(folder, 'aptix.db');
     expect(await openElsewhere(existing)).toEqual({ opened: true });
     chmodSync(folder, 0o555);
-    expect(await openElsewhere(existing)).toMatchObject({ code: 'NOT_WRITABLE', message: expect.stringContaining('its folder') });
-    expect(await openElsewhere(join(folder, 'new.db'))).toMatchObject({ code: 'NOT_WRITABLE', message: expect.stringContaining('new.db') });
+    expect(await openElsewhere(existing)).toMatchObject({
+      code: 'NOT_WRITABLE',
+      message: expect.stringContaining('its folder'),
+    });
+    expect(await openElsewhere(join(folder, 'new.db'))).toMatchObject({
+      code: 'NOT_WRITABLE',
+      message: expect.stringContaining('new.db'),
+    });
   });
 });

@@ -32,7 +32,11 @@ function withDatabase<T>(filename: string, read: (db: Database.Database) => T): 
 function applyReleasedSteps(db: Database.Database, version: number): void {
   for (const step of SQLITE_MIGRATIONS.filter((m) => m.version > 1 && m.version <= version)) {
     db.exec(step.sql);
-    db.prepare('INSERT INTO agent_sessions_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(step.version, step.name, new Date().toISOString());
+    db.prepare('INSERT INTO agent_sessions_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+      step.version,
+      step.name,
+      new Date().toISOString(),
+    );
   }
 }
 
@@ -53,11 +57,18 @@ const harness: SessionStoreHarness = {
       },
       async appliedMigrations() {
         return withDatabase(filename, (db) =>
-          db.prepare<[], { version: number }>('SELECT version FROM agent_sessions_schema_migrations ORDER BY version').all().map((row) => row.version),
+          db
+            .prepare<[], { version: number }>('SELECT version FROM agent_sessions_schema_migrations ORDER BY version')
+            .all()
+            .map((row) => row.version),
         );
       },
       async recordMigration(version, name) {
-        withDatabase(filename, (db) => db.prepare('INSERT INTO agent_sessions_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, name, new Date().toISOString()));
+        withDatabase(filename, (db) =>
+          db
+            .prepare('INSERT INTO agent_sessions_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+            .run(version, name, new Date().toISOString()),
+        );
       },
     };
     return database;
@@ -91,7 +102,9 @@ describe('SQLite specifics', () => {
     const store = await openSqliteSessionStore({ filename, modes: fixedModes() });
     try {
       await expect(store.bindMcpSession('mcp', 'missing')).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
-      expect(withDatabase(filename, (db) => db.prepare('SELECT count(*) AS n FROM agent_mcp_session_bindings').get())).toEqual({ n: 0 });
+      expect(
+        withDatabase(filename, (db) => db.prepare('SELECT count(*) AS n FROM agent_mcp_session_bindings').get()),
+      ).toEqual({ n: 0 });
     } finally {
       await store.close();
     }
@@ -117,11 +130,18 @@ describe('SQLite specifics', () => {
 
   it('reports the migrations it applies through the logger', async () => {
     const entries: { level: string; fields: Record<string, unknown>; message: string }[] = [];
-    const record = (level: string) => (fields: Record<string, unknown>, message: string) => entries.push({ level, fields, message });
+    const record = (level: string) => (fields: Record<string, unknown>, message: string) =>
+      entries.push({ level, fields, message });
     const logger = { info: record('info'), warn: record('warn'), error: record('error') };
     const filename = join(root, 'specifics', 'logged.db');
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
     await (await openSqliteSessionStore({ filename, modes: fixedModes(), logger })).close();
-    expect(entries).toEqual([{ level: 'info', fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6, 7] }, message: 'Migrated the session database to schema version 7.' }]);
+    expect(entries).toEqual([
+      {
+        level: 'info',
+        fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6, 7] },
+        message: 'Migrated the session database to schema version 7.',
+      },
+    ]);
   });
 });

@@ -7,12 +7,24 @@ import type { AgentToolExecutionContext } from '@aptix/tool-contract';
  */
 export interface TurnApprovals {
   /** Whether the call must wait for a person; when it must, the approval is created and named. */
-  gate(name: string, argumentsJson: string, context: AgentToolExecutionContext): Promise<{ readonly gated: false } | { readonly gated: true; readonly approvalId: string; readonly message: string }>;
+  gate(
+    name: string,
+    argumentsJson: string,
+    context: AgentToolExecutionContext,
+  ): Promise<
+    { readonly gated: false } | { readonly gated: true; readonly approvalId: string; readonly message: string }
+  >;
   /**
    * What the model reads once the approval is decided: the call's result when it ran, or why it did not
    * (a denial with the person's note, an expiry). Undefined while nobody decided.
    */
-  outcome(approvalId: string): Promise<{ readonly successful: true; readonly output: unknown } | { readonly successful: false; readonly error: { readonly message: string; readonly code?: string } } | undefined>;
+  outcome(
+    approvalId: string,
+  ): Promise<
+    | { readonly successful: true; readonly output: unknown }
+    | { readonly successful: false; readonly error: { readonly message: string; readonly code?: string } }
+    | undefined
+  >;
 }
 
 /** The key in a pending call's record that names the approval it waits for. */

@@ -9,7 +9,11 @@ export function revisionOf(registry: ReasonerToolRegistry): number | undefined {
 }
 
 /** Builds each offered tool once to read `isToolFullyExecutedOnServer`: the tools a client completes. */
-export function findClientExecutedTools(registry: ReasonerToolRegistry, prompts: ReadonlyMap<string, ModePrompt>, createTool: ToolFactory): ReadonlySet<string> {
+export function findClientExecutedTools(
+  registry: ReasonerToolRegistry,
+  prompts: ReadonlyMap<string, ModePrompt>,
+  createTool: ToolFactory,
+): ReadonlySet<string> {
   const names = new Set([...prompts.values()].flatMap((prompt) => prompt.toolNames));
   const clientTools = new Set<string>();
   for (const name of names) {

@@ -1,5 +1,9 @@
 import type { InvokeResult } from '@aptix/tool-contract';
-import type { EasyInputMessage, ResponseFunctionCallOutputItemList, ResponseInputItem } from 'openai/resources/responses/responses';
+import type {
+  EasyInputMessage,
+  ResponseFunctionCallOutputItemList,
+  ResponseInputItem,
+} from 'openai/resources/responses/responses';
 
 /**
  * The conversation a session stores: Responses API items, as JSON, in order. The user's messages and
@@ -57,7 +61,10 @@ export function userMessageItem(text: string): ConversationItem {
 }
 
 /** `output` is JSON text, or, for a result with content blocks, the Responses API's list of input items (see `toolOutputContent`). */
-export function functionCallOutputItem(callId: string, output: string | ResponseFunctionCallOutputItemList): ConversationItem {
+export function functionCallOutputItem(
+  callId: string,
+  output: string | ResponseFunctionCallOutputItemList,
+): ConversationItem {
   return { type: 'function_call_output', call_id: callId, output };
 }
 
@@ -81,8 +88,17 @@ export function toolOutputText(result: InvokeResult<string>): string {
 export function functionCallsOf(output: readonly unknown[]): FunctionCall[] {
   const calls: FunctionCall[] = [];
   for (const item of output) {
-    if (isRecord(item) && item.type === 'function_call' && typeof item.call_id === 'string' && typeof item.name === 'string') {
-      calls.push({ callId: item.call_id, name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}) });
+    if (
+      isRecord(item) &&
+      item.type === 'function_call' &&
+      typeof item.call_id === 'string' &&
+      typeof item.name === 'string'
+    ) {
+      calls.push({
+        callId: item.call_id,
+        name: item.name,
+        arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}),
+      });
     }
   }
   return calls;
@@ -146,7 +162,8 @@ export function toModelInput(items: readonly unknown[]): ResponseInputItem[] {
         break;
       case 'function_call': {
         const [call] = functionCallsOf([item]);
-        if (call) input.push({ type: 'function_call', call_id: call.callId, name: call.name, arguments: call.arguments });
+        if (call)
+          input.push({ type: 'function_call', call_id: call.callId, name: call.name, arguments: call.arguments });
         break;
       }
       case 'function_call_output':
@@ -154,7 +171,12 @@ export function toModelInput(items: readonly unknown[]): ResponseInputItem[] {
           type: 'function_call_output',
           call_id: String(item.call_id),
           // A list of input items (a result with content blocks) is sent as it was stored.
-          output: typeof item.output === 'string' ? item.output : Array.isArray(item.output) ? (item.output as ResponseFunctionCallOutputItemList) : JSON.stringify(item.output),
+          output:
+            typeof item.output === 'string'
+              ? item.output
+              : Array.isArray(item.output)
+                ? (item.output as ResponseFunctionCallOutputItemList)
+                : JSON.stringify(item.output),
         });
         break;
       case 'message':
@@ -169,7 +191,12 @@ export function toModelInput(items: readonly unknown[]): ResponseInputItem[] {
         break;
       case 'reasoning':
         if (typeof item.encrypted_content === 'string' && item.encrypted_content !== '') {
-          input.push({ type: 'reasoning', id: String(item.id), summary: Array.isArray(item.summary) ? item.summary : [], encrypted_content: item.encrypted_content } as ResponseInputItem);
+          input.push({
+            type: 'reasoning',
+            id: String(item.id),
+            summary: Array.isArray(item.summary) ? item.summary : [],
+            encrypted_content: item.encrypted_content,
+          } as ResponseInputItem);
         }
         break;
       default:
@@ -185,7 +212,11 @@ function messageText(content: unknown): string {
   return content
     .map((part: unknown) => {
       if (!isRecord(part)) return '';
-      if ((part.type === 'output_text' || part.type === 'input_text' || part.type === 'text') && typeof part.text === 'string') return part.text;
+      if (
+        (part.type === 'output_text' || part.type === 'input_text' || part.type === 'text') &&
+        typeof part.text === 'string'
+      )
+        return part.text;
       if (part.type === 'refusal' && typeof part.refusal === 'string') return part.refusal;
       return '';
     })

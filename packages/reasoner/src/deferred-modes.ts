@@ -20,11 +20,17 @@ export function deferredModeKeys(option: DeferredModes | undefined, catalog: Mod
   if (option === undefined || option === false) return new Set();
   if (option === true) return new Set(catalog.keys);
   if (!Array.isArray(option) || option.some((key) => typeof key !== 'string')) {
-    throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `deferred must be true, false or an array of mode keys; got ${JSON.stringify(option)}.`);
+    throw new ReasonerError(
+      ReasonerErrorCode.INVALID_OPTION,
+      `deferred must be true, false or an array of mode keys; got ${JSON.stringify(option)}.`,
+    );
   }
   const unknown = option.filter((key) => !catalog.keys.includes(key));
   if (unknown.length > 0) {
-    throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `deferred names mode(s) ${unknown.map((key) => `"${key}"`).join(', ')}, which mode catalog ${catalog.source} does not have (modes: ${catalog.keys.join(', ')}).`);
+    throw new ReasonerError(
+      ReasonerErrorCode.INVALID_OPTION,
+      `deferred names mode(s) ${unknown.map((key) => `"${key}"`).join(', ')}, which mode catalog ${catalog.source} does not have (modes: ${catalog.keys.join(', ')}).`,
+    );
   }
   return new Set(option);
 }
@@ -45,4 +51,9 @@ export function finderFor(registry: ReasonerToolRegistry, mode: string, toolName
   );
 }
 
-export { deferredToolNotInModeMessage, findingToolsSection, metaToolNotOfferedMessage, sessionMismatchMessage } from '@aptix/tool-search';
+export {
+  deferredToolNotInModeMessage,
+  findingToolsSection,
+  metaToolNotOfferedMessage,
+  sessionMismatchMessage,
+} from '@aptix/tool-search';

@@ -11,13 +11,27 @@ export type ReasonerEvent =
   | { readonly type: 'model_request'; readonly sessionId: string; readonly mode: string; readonly step: number }
   /** A piece of the model's visible text, as it streams. */
   | { readonly type: 'text_delta'; readonly sessionId: string; readonly delta: string }
-  | { readonly type: 'tool_call_started'; readonly sessionId: string; readonly callId: string; readonly name: string; readonly arguments: string }
+  | {
+      readonly type: 'tool_call_started';
+      readonly sessionId: string;
+      readonly callId: string;
+      readonly name: string;
+      readonly arguments: string;
+    }
   /**
    * A running tool reported progress (`context.reportProgress`): `progress` grows from one event to the
    * next, `total` when known. Checked and bounded like on every surface: a flood sends a burst, then at
    * most 20 a second, the newest each time; none after the call's `tool_call_finished`.
    */
-  | { readonly type: 'tool_call_progress'; readonly sessionId: string; readonly callId: string; readonly name: string; readonly progress: number; readonly total?: number; readonly message?: string }
+  | {
+      readonly type: 'tool_call_progress';
+      readonly sessionId: string;
+      readonly callId: string;
+      readonly name: string;
+      readonly progress: number;
+      readonly total?: number;
+      readonly message?: string;
+    }
   | {
       readonly type: 'tool_call_finished';
       readonly sessionId: string;
@@ -28,7 +42,14 @@ export type ReasonerEvent =
       readonly output: string;
     }
   /** A client-executed tool's server part finished; the call now waits for the client's output. */
-  | { readonly type: 'tool_call_pending'; readonly sessionId: string; readonly callId: string; readonly name: string; readonly arguments: string; readonly serverResult: string }
+  | {
+      readonly type: 'tool_call_pending';
+      readonly sessionId: string;
+      readonly callId: string;
+      readonly name: string;
+      readonly arguments: string;
+      readonly serverResult: string;
+    }
   /** The session's mode changed during the turn; the next model call uses the new mode. */
   | {
       readonly type: 'mode_changed';
@@ -51,6 +72,8 @@ export type ReasonerEventListener = (event: ReasonerEvent) => void;
  * @example
  * reply.raw.write(toServerSentEvent(event)); // event: text_delta\ndata: {"type":"text_delta",...}\n\n
  */
-export function toServerSentEvent(event: ReasonerEvent | { readonly type: 'error'; readonly code: string; readonly message: string }): string {
+export function toServerSentEvent(
+  event: ReasonerEvent | { readonly type: 'error'; readonly code: string; readonly message: string },
+): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }

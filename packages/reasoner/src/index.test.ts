@@ -32,6 +32,8 @@ describe('the package entry', () => {
 
   it('formats an event as one server-sent event: its type, then its JSON on one data line', () => {
     const frame = entry.toServerSentEvent({ type: 'text_delta', sessionId: 's1', delta: 'line one\nline two' });
-    expect(frame).toBe('event: text_delta\ndata: {"type":"text_delta","sessionId":"s1","delta":"line one\\nline two"}\n\n');
+    expect(frame).toBe(
+      'event: text_delta\ndata: {"type":"text_delta","sessionId":"s1","delta":"line one\\nline two"}\n\n',
+    );
   });
 });

@@ -1,4 +1,9 @@
-import { TOOL_GUIDANCE_TAG, toolGuidanceSection, type AgentToolRegistry, type ResponsesFunctionDefinition } from '@aptix/tool-contract';
+import {
+  TOOL_GUIDANCE_TAG,
+  toolGuidanceSection,
+  type AgentToolRegistry,
+  type ResponsesFunctionDefinition,
+} from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import { metaToolDefinitions, type ToolFinder } from '@aptix/tool-search';
 import { directTools, finderFor, findingToolsSection } from './deferred-modes.js';
@@ -61,9 +66,16 @@ export function buildModePrompts(
     let toolNames: string[];
     try {
       const offered = offeredTools?.(mode.key);
-      toolNames = offered === undefined ? toolNamesForMode(registry, catalog, mode.key) : offered.filter((name) => registry.has(name));
+      toolNames =
+        offered === undefined
+          ? toolNamesForMode(registry, catalog, mode.key)
+          : offered.filter((name) => registry.has(name));
     } catch (error) {
-      throw new ReasonerError(ReasonerErrorCode.CATALOG_MISMATCH, `Mode catalog ${catalog.source} cannot be served: ${(error as Error).message}`, { cause: error });
+      throw new ReasonerError(
+        ReasonerErrorCode.CATALOG_MISMATCH,
+        `Mode catalog ${catalog.source} cannot be served: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const guides: Array<{ name: string; text: string }> = [];
     for (const name of toolNames) {
@@ -71,12 +83,18 @@ export function buildModePrompts(
       if (typeof text !== 'string' || text.trim() === '') {
         problems.push(`tool "${name}" (offered in mode "${mode.key}") has no ToolUsageMetadata`);
       } else if (text.includes(`</${TOOL_GUIDANCE_TAG}>`)) {
-        problems.push(`the ToolUsageMetadata of "${name}" contains "</${TOOL_GUIDANCE_TAG}>", which would end its section of the instructions early`);
+        problems.push(
+          `the ToolUsageMetadata of "${name}" contains "</${TOOL_GUIDANCE_TAG}>", which would end its section of the instructions early`,
+        );
       } else {
         guides.push({ name, text: text.trim() });
       }
     }
-    if (problems.length === 0) prompts.set(mode.key, modePrompt(registry, bootPrompt, mode, catalog.modes, toolNames, guides, deferred.has(mode.key)));
+    if (problems.length === 0)
+      prompts.set(
+        mode.key,
+        modePrompt(registry, bootPrompt, mode, catalog.modes, toolNames, guides, deferred.has(mode.key)),
+      );
   }
   if (problems.length > 0) {
     throw new ReasonerError(
@@ -99,14 +117,26 @@ function modePrompt(
 ): ModePrompt {
   if (!deferred) {
     const instructions = composeInstructions(bootPrompt, mode, modes, guides);
-    return { mode: mode.key, instructions, toolNames: Object.freeze(toolNames), tools: registry.definitions('responses', toolNames), deferred };
+    return {
+      mode: mode.key,
+      instructions,
+      toolNames: Object.freeze(toolNames),
+      tools: registry.definitions('responses', toolNames),
+      deferred,
+    };
   }
   // Only the mode tools go out in full, with their guides (agent_change_mode's says to ask the user first);
   // the others' definitions and guides come from aptix_find_tools when the model needs them.
   const direct = directTools(toolNames);
   return {
     mode: mode.key,
-    instructions: composeInstructions(bootPrompt, mode, modes, guides.filter((guide) => direct.includes(guide.name)), findingToolsSection(toolNames.length - direct.length)),
+    instructions: composeInstructions(
+      bootPrompt,
+      mode,
+      modes,
+      guides.filter((guide) => direct.includes(guide.name)),
+      findingToolsSection(toolNames.length - direct.length),
+    ),
     toolNames: Object.freeze(toolNames),
     tools: Object.freeze([...metaToolDefinitions('responses'), ...registry.definitions('responses', direct)]),
     deferred,
@@ -124,7 +154,9 @@ function composeInstructions(
   const others = modes.filter((candidate) => candidate.key !== mode.key);
   const sections = [
     bootPrompt.trim(),
-    [`# Current mode: ${mode.displayName} (${mode.key})`, mode.systemPromptSummary.trim() || mode.description].join('\n'),
+    [`# Current mode: ${mode.displayName} (${mode.key})`, mode.systemPromptSummary.trim() || mode.description].join(
+      '\n',
+    ),
     [
       '# Other modes',
       ...(others.length === 0

@@ -4,7 +4,14 @@
  * the find tool is answered from the session's current mode.
  */
 import { ExecutionErrorCode, InvokeResult } from '@aptix/tool-contract';
-import { CALL_TOOL, FIND_TOOLS, isMetaTool, readCallArguments, readFindArguments, type FindToolsArguments } from '@aptix/tool-search';
+import {
+  CALL_TOOL,
+  FIND_TOOLS,
+  isMetaTool,
+  readCallArguments,
+  readFindArguments,
+  type FindToolsArguments,
+} from '@aptix/tool-search';
 import { ToolOutputCode, type FunctionCall } from './conversation.js';
 import { sessionMismatchMessage } from './deferred-modes.js';
 
@@ -19,15 +26,21 @@ export type CallTarget =
 
 /** Reads a call; `sessionId` is the conversation's session, which a meta call may name but never change. */
 export function targetOf(call: FunctionCall, sessionId: string): CallTarget {
-  if (call.name !== FIND_TOOLS && call.name !== CALL_TOOL) return { kind: 'run', name: call.name, arguments: call.arguments };
+  if (call.name !== FIND_TOOLS && call.name !== CALL_TOOL)
+    return { kind: 'run', name: call.name, arguments: call.arguments };
   const raw = parseLoosely(call.arguments);
   const read = call.name === FIND_TOOLS ? readFindArguments(raw) : readCallArguments(raw);
   if (!read.ok) return answer(read.message, ExecutionErrorCode.INVALID_ARGUMENTS);
   const given = read.value.sessionId;
-  if (given !== undefined && given !== sessionId) return answer(sessionMismatchMessage(call.name, given, sessionId), ToolOutputCode.SESSION_MISMATCH);
+  if (given !== undefined && given !== sessionId)
+    return answer(sessionMismatchMessage(call.name, given, sessionId), ToolOutputCode.SESSION_MISMATCH);
   if (call.name === FIND_TOOLS) return { kind: 'find', args: read.value as FindToolsArguments };
   const { name, arguments: args } = read.value as { name: string; arguments?: Record<string, unknown> };
-  if (isMetaTool(name)) return answer(`Invalid arguments for ${CALL_TOOL}: 'name' must name a tool of the mode, not ${name}; call ${name} directly.`, ExecutionErrorCode.INVALID_ARGUMENTS);
+  if (isMetaTool(name))
+    return answer(
+      `Invalid arguments for ${CALL_TOOL}: 'name' must name a tool of the mode, not ${name}; call ${name} directly.`,
+      ExecutionErrorCode.INVALID_ARGUMENTS,
+    );
   return { kind: 'run', name, arguments: JSON.stringify(args ?? {}), via: CALL_TOOL };
 }
 

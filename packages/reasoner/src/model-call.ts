@@ -22,7 +22,11 @@ export interface ModelReply {
  * caller's signal aborted it; every other failure is a {@link ReasonerError} naming the endpoint,
  * the model and what to check.
  */
-export async function callModel(client: OpenAI, body: ResponseCreateParamsBase, options: ModelCallOptions): Promise<ModelReply | undefined> {
+export async function callModel(
+  client: OpenAI,
+  body: ResponseCreateParamsBase,
+  options: ModelCallOptions,
+): Promise<ModelReply | undefined> {
   const { signal } = options;
   try {
     const reply = options.stream ? await streamed(client, body, options) : await unstreamed(client, body, options);
@@ -33,7 +37,11 @@ export async function callModel(client: OpenAI, body: ResponseCreateParamsBase, 
   }
 }
 
-async function streamed(client: OpenAI, body: ResponseCreateParamsBase, options: ModelCallOptions): Promise<ModelReply> {
+async function streamed(
+  client: OpenAI,
+  body: ResponseCreateParamsBase,
+  options: ModelCallOptions,
+): Promise<ModelReply> {
   const stream = await client.responses.create({ ...body, stream: true }, { signal: options.signal });
   const finished: ResponseOutputItem[] = [];
   let output: readonly ResponseOutputItem[] | undefined;
@@ -65,9 +73,14 @@ async function streamed(client: OpenAI, body: ResponseCreateParamsBase, options:
   return { output: output.length > 0 ? output : finished.filter((item) => item !== undefined) };
 }
 
-async function unstreamed(client: OpenAI, body: ResponseCreateParamsBase, options: ModelCallOptions): Promise<ModelReply> {
+async function unstreamed(
+  client: OpenAI,
+  body: ResponseCreateParamsBase,
+  options: ModelCallOptions,
+): Promise<ModelReply> {
   const response = await client.responses.create({ ...body, stream: false }, { signal: options.signal });
-  if (response.status === 'failed') throw failedResponse(response.error?.message ?? 'no reason given', response.error?.code);
+  if (response.status === 'failed')
+    throw failedResponse(response.error?.message ?? 'no reason given', response.error?.code);
   const text = textOf(response.output);
   if (text !== '') options.onTextDelta(text);
   return { output: response.output };
@@ -97,7 +110,11 @@ function explain(error: unknown, model: string, endpoint: string): ReasonerError
     );
   }
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ReasonerError(ReasonerErrorCode.MODEL_REQUEST_FAILED, `Model "${model}" at ${endpoint} did not answer in time. Try again, or raise the model time-out.`, { cause: error });
+    return new ReasonerError(
+      ReasonerErrorCode.MODEL_REQUEST_FAILED,
+      `Model "${model}" at ${endpoint} did not answer in time. Try again, or raise the model time-out.`,
+      { cause: error },
+    );
   }
   if (error instanceof OpenAI.APIConnectionError) {
     const reason = error.cause instanceof Error ? `: ${error.cause.message}` : '';
@@ -112,17 +129,30 @@ function explain(error: unknown, model: string, endpoint: string): ReasonerError
     const detail = (error.error as { message?: unknown } | undefined)?.message;
     const what = typeof detail === 'string' && detail !== '' ? detail : error.message;
     if (status === undefined) {
-      return new ReasonerError(ReasonerErrorCode.MODEL_RESPONSE_FAILED, `Model "${model}" at ${endpoint} reported an error in its response: ${what}.`, { cause: error });
+      return new ReasonerError(
+        ReasonerErrorCode.MODEL_RESPONSE_FAILED,
+        `Model "${model}" at ${endpoint} reported an error in its response: ${what}.`,
+        { cause: error },
+      );
     }
-    return new ReasonerError(ReasonerErrorCode.MODEL_REQUEST_FAILED, `The model endpoint ${endpoint} refused the request for model "${model}" with HTTP ${status}: ${what}. ${hintFor(status)}`, { cause: error });
+    return new ReasonerError(
+      ReasonerErrorCode.MODEL_REQUEST_FAILED,
+      `The model endpoint ${endpoint} refused the request for model "${model}" with HTTP ${status}: ${what}. ${hintFor(status)}`,
+      { cause: error },
+    );
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new ReasonerError(ReasonerErrorCode.MODEL_REQUEST_FAILED, `The call to model "${model}" at ${endpoint} failed: ${message}.`, { cause: error });
+  return new ReasonerError(
+    ReasonerErrorCode.MODEL_REQUEST_FAILED,
+    `The call to model "${model}" at ${endpoint} failed: ${message}.`,
+    { cause: error },
+  );
 }
 
 function hintFor(status: number): string {
   if (status === 401 || status === 403) return 'Check OPENAI_API_KEY.';
-  if (status === 404) return 'Check APTIX_MODEL and OPENAI_BASE_URL: the endpoint must serve this model and the Responses API at <base URL>/responses.';
+  if (status === 404)
+    return 'Check APTIX_MODEL and OPENAI_BASE_URL: the endpoint must serve this model and the Responses API at <base URL>/responses.';
   if (status === 429) return 'The endpoint is rate-limiting: wait and send the message again.';
   if (status >= 500) return 'The endpoint failed: send the message again, or check its logs.';
   return 'Check that the endpoint supports the Responses API with function tools.';

@@ -56,10 +56,17 @@ export function resolveModelConnection(connection: ModelConnection): ResolvedMod
   try {
     parsed = new URL(baseURL);
   } catch (cause) {
-    throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `OPENAI_BASE_URL "${baseURL}" is not a URL. Set it to the endpoint's base, e.g. https://api.openai.com/v1 or http://localhost:8000/v1.`, { cause });
+    throw new ReasonerError(
+      ReasonerErrorCode.INVALID_OPTION,
+      `OPENAI_BASE_URL "${baseURL}" is not a URL. Set it to the endpoint's base, e.g. https://api.openai.com/v1 or http://localhost:8000/v1.`,
+      { cause },
+    );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `OPENAI_BASE_URL "${baseURL}" must be an http:// or https:// URL, e.g. https://api.openai.com/v1.`);
+    throw new ReasonerError(
+      ReasonerErrorCode.INVALID_OPTION,
+      `OPENAI_BASE_URL "${baseURL}" must be an http:// or https:// URL, e.g. https://api.openai.com/v1.`,
+    );
   }
   const apiKey = connection.apiKey?.trim();
   if (!apiKey && !explicitBase) {
@@ -71,10 +78,16 @@ export function resolveModelConnection(connection: ModelConnection): ResolvedMod
   }
   const { maxRetries, timeoutMs } = connection;
   if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `maxRetries must be a whole number of retries, 0 or more; got ${String(maxRetries)}.`);
+    throw new ReasonerError(
+      ReasonerErrorCode.INVALID_OPTION,
+      `maxRetries must be a whole number of retries, 0 or more; got ${String(maxRetries)}.`,
+    );
   }
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
-    throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `timeoutMs must be a positive whole number of milliseconds; got ${String(timeoutMs)}.`);
+    throw new ReasonerError(
+      ReasonerErrorCode.INVALID_OPTION,
+      `timeoutMs must be a positive whole number of milliseconds; got ${String(timeoutMs)}.`,
+    );
   }
   return { baseURL, apiKey: apiKey || NO_KEY, model, maxRetries, timeoutMs };
 }

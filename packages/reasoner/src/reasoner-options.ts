@@ -13,7 +13,10 @@ import type { DeferredModes } from './deferred-modes.js';
 export const DEFAULT_MAX_STEPS = 12;
 
 /** What the Reasoner needs of the session store: `AgentSessionStore` fits. */
-export type ReasonerSessionStore = Pick<AgentSessionStore, 'createSession' | 'getSession' | 'appendConversationItems' | 'listConversationItems'>;
+export type ReasonerSessionStore = Pick<
+  AgentSessionStore,
+  'createSession' | 'getSession' | 'appendConversationItems' | 'listConversationItems'
+>;
 
 /**
  * Extra Responses API parameters sent with every model call (`temperature`, `max_output_tokens`,
@@ -21,7 +24,18 @@ export type ReasonerSessionStore = Pick<AgentSessionStore, 'createSession' | 'ge
  * For OpenAI reasoning models, add `include: ['reasoning.encrypted_content']` so their reasoning can be
  * replayed statelessly.
  */
-export type ModelSettings = Omit<ResponseCreateParamsBase, 'model' | 'instructions' | 'input' | 'tools' | 'store' | 'stream' | 'previous_response_id' | 'conversation' | 'background'>;
+export type ModelSettings = Omit<
+  ResponseCreateParamsBase,
+  | 'model'
+  | 'instructions'
+  | 'input'
+  | 'tools'
+  | 'store'
+  | 'stream'
+  | 'previous_response_id'
+  | 'conversation'
+  | 'background'
+>;
 
 export interface ReasonerOptions {
   readonly registry: ReasonerToolRegistry;

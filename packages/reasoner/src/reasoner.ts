@@ -3,7 +3,14 @@ import { silentAdminLogger, type AdminLogger, type AgentToolExecutionContext } f
 import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type OpenAI from 'openai';
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
-import { functionCallsOf, inspectConversation, textOf, toModelInput, type ConversationItem, type PendingToolCall } from './conversation.js';
+import {
+  functionCallsOf,
+  inspectConversation,
+  textOf,
+  toModelInput,
+  type ConversationItem,
+  type PendingToolCall,
+} from './conversation.js';
 import type { ReasonerEvent, ReasonerEventListener } from './events.js';
 import { buildModePrompts, DEFAULT_BOOT_PROMPT, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
 import { callModel } from './model-call.js';
@@ -17,11 +24,23 @@ import type { ToolOutputSubmission } from './tool-outputs.js';
 import { openTurn, recordOutcomes, requireSession, type TurnStart } from './turn-conversation.js';
 import { findClientExecutedTools, revisionOf } from './client-tools.js';
 import { deferredModeKeys } from './deferred-modes.js';
-import { DEFAULT_MAX_STEPS, type ModelSettings, type ReasonerOptions, type ReasonerSessionStore, type TurnOptions } from './reasoner-options.js';
+import {
+  DEFAULT_MAX_STEPS,
+  type ModelSettings,
+  type ReasonerOptions,
+  type ReasonerSessionStore,
+  type TurnOptions,
+} from './reasoner-options.js';
 import { CANCELLED, joinText, pausedStatus, stepLimitMessage } from './turn-endings.js';
 
 export type { ToolOutputSubmission } from './tool-outputs.js';
-export { DEFAULT_MAX_STEPS, type ModelSettings, type ReasonerOptions, type ReasonerSessionStore, type TurnOptions } from './reasoner-options.js';
+export {
+  DEFAULT_MAX_STEPS,
+  type ModelSettings,
+  type ReasonerOptions,
+  type ReasonerSessionStore,
+  type TurnOptions,
+} from './reasoner-options.js';
 export { MODE_CHANGE_TOOL } from './turn-endings.js';
 
 /**
@@ -60,15 +79,23 @@ export class Reasoner {
     const { registry, executor, modeCatalog, sessions } = options;
     if (!registry || !executor || !modeCatalog || !sessions) {
       const missing = (['registry', 'executor', 'modeCatalog', 'sessions'] as const).filter((name) => !options[name]);
-      throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `createReasoner needs ${missing.join(', ')}: pass the host's AgentToolRegistry, AgentToolExecutor, ModeCatalog and session store.`);
+      throw new ReasonerError(
+        ReasonerErrorCode.INVALID_OPTION,
+        `createReasoner needs ${missing.join(', ')}: pass the host's AgentToolRegistry, AgentToolExecutor, ModeCatalog and session store.`,
+      );
     }
     // A client the host built brings its own endpoint and key; only the model name is still needed.
     const connection = resolveModelConnection(
-      options.client === undefined ? (options.model ?? {}) : { ...options.model, baseURL: options.client.baseURL, apiKey: options.client.apiKey || 'from-client' },
+      options.client === undefined
+        ? (options.model ?? {})
+        : { ...options.model, baseURL: options.client.baseURL, apiKey: options.client.apiKey || 'from-client' },
     );
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     if (!Number.isInteger(maxSteps) || maxSteps < 1) {
-      throw new ReasonerError(ReasonerErrorCode.INVALID_OPTION, `maxSteps must be a whole number of model calls, 1 or more; got ${String(maxSteps)}.`);
+      throw new ReasonerError(
+        ReasonerErrorCode.INVALID_OPTION,
+        `maxSteps must be a whole number of model calls, 1 or more; got ${String(maxSteps)}.`,
+      );
     }
     this.#logger = options.logger ?? silentAdminLogger;
     this.#client = options.client ?? createOpenAIClient(connection);
@@ -83,7 +110,13 @@ export class Reasoner {
     this.#registry = registry;
     const deferred = deferredModeKeys(options.deferred, modeCatalog);
     this.#rebuild = () => {
-      const prompts = buildModePrompts(registry, modeCatalog, options.bootPrompt ?? DEFAULT_BOOT_PROMPT, options.offeredTools, deferred);
+      const prompts = buildModePrompts(
+        registry,
+        modeCatalog,
+        options.bootPrompt ?? DEFAULT_BOOT_PROMPT,
+        options.offeredTools,
+        deferred,
+      );
       return { prompts, clientTools: findClientExecutedTools(registry, prompts, createTool) };
     };
     this.#builtAt = revisionOf(registry);
@@ -126,7 +159,10 @@ export class Reasoner {
     this.#follow();
     const prompt = this.#prompts.get(mode);
     if (prompt === undefined) {
-      throw new ReasonerError(ReasonerErrorCode.UNKNOWN_SESSION_MODE, `Mode "${mode}" is not in mode catalog ${this.#catalog.source} (modes: ${this.#catalog.keys.join(', ')}).`);
+      throw new ReasonerError(
+        ReasonerErrorCode.UNKNOWN_SESSION_MODE,
+        `Mode "${mode}" is not in mode catalog ${this.#catalog.source} (modes: ${this.#catalog.keys.join(', ')}).`,
+      );
     }
     return prompt;
   }
@@ -142,7 +178,12 @@ export class Reasoner {
    */
   runTurn(sessionId: string, input: string, options: TurnOptions = {}): Promise<TurnResult> {
     if (typeof input !== 'string' || input.trim() === '') {
-      return Promise.reject(new ReasonerError(ReasonerErrorCode.INVALID_INPUT, 'The message is empty: send { "input": "<the user\'s message>" } with some text.'));
+      return Promise.reject(
+        new ReasonerError(
+          ReasonerErrorCode.INVALID_INPUT,
+          'The message is empty: send { "input": "<the user\'s message>" } with some text.',
+        ),
+      );
     }
     return this.#queue.run(sessionId, () => this.#start(sessionId, { kind: 'message', input }, options));
   }
@@ -155,9 +196,18 @@ export class Reasoner {
    * @example
    * await reasoner.submitToolOutputs(sessionId, [{ callId: 'call_1', output: { applied: true } }]);
    */
-  submitToolOutputs(sessionId: string, outputs: readonly ToolOutputSubmission[], options: TurnOptions = {}): Promise<TurnResult> {
+  submitToolOutputs(
+    sessionId: string,
+    outputs: readonly ToolOutputSubmission[],
+    options: TurnOptions = {},
+  ): Promise<TurnResult> {
     if (!Array.isArray(outputs) || outputs.length === 0) {
-      return Promise.reject(new ReasonerError(ReasonerErrorCode.INVALID_INPUT, 'No tool outputs were given: send { "outputs": [{ "callId": "...", "output": ... }] } with one entry per pending call.'));
+      return Promise.reject(
+        new ReasonerError(
+          ReasonerErrorCode.INVALID_INPUT,
+          'No tool outputs were given: send { "outputs": [{ "callId": "...", "output": ... }] } with one entry per pending call.',
+        ),
+      );
     }
     return this.#queue.run(sessionId, () => this.#start(sessionId, { kind: 'outputs', outputs }, options));
   }
@@ -178,7 +228,13 @@ export class Reasoner {
    */
   resumeApprovals(sessionId: string, options: TurnOptions): Promise<TurnResult> {
     const { approvals } = options;
-    if (approvals === undefined) return Promise.reject(new ReasonerError(ReasonerErrorCode.INVALID_INPUT, 'resumeApprovals needs the approvals of the turn (options.approvals).'));
+    if (approvals === undefined)
+      return Promise.reject(
+        new ReasonerError(
+          ReasonerErrorCode.INVALID_INPUT,
+          'resumeApprovals needs the approvals of the turn (options.approvals).',
+        ),
+      );
     return this.#queue.run(sessionId, async () => {
       const session = await this.#requireSession(sessionId);
       const { pending } = inspectConversation(await this.#sessions.listConversationItems(sessionId));
@@ -186,16 +242,33 @@ export class Reasoner {
         const approvalId = approvalIdOf(call.serverResult);
         return approvalId === undefined ? [] : [{ call, approvalId }];
       });
-      if (waiting.length === 0) throw new ReasonerError(ReasonerErrorCode.INVALID_INPUT, `Session ${sessionId} has no tool call waiting for approval.`);
+      if (waiting.length === 0)
+        throw new ReasonerError(
+          ReasonerErrorCode.INVALID_INPUT,
+          `Session ${sessionId} has no tool call waiting for approval.`,
+        );
       const outcomes = await Promise.all(waiting.map(({ approvalId }) => approvals.outcome(approvalId)));
       if (outcomes.some((outcome) => outcome === undefined)) {
         const emit = this.#emitter(options.onEvent, options.logger ?? this.#logger);
         const still = waiting.map(({ call }) => ({ ...call, sessionId }));
-        return this.#finish({ origin: session, active: session, status: 'waiting_for_approval', output: '', steps: 0, toolCalls: [], pending: still }, emit);
+        return this.#finish(
+          {
+            origin: session,
+            active: session,
+            status: 'waiting_for_approval',
+            output: '',
+            steps: 0,
+            toolCalls: [],
+            pending: still,
+          },
+          emit,
+        );
       }
       const outputs: ToolOutputSubmission[] = waiting.map(({ call }, index) => {
         const outcome = outcomes[index]!;
-        return outcome.successful ? { callId: call.callId, output: outcome.output } : { callId: call.callId, error: outcome.error };
+        return outcome.successful
+          ? { callId: call.callId, output: outcome.output }
+          : { callId: call.callId, error: outcome.error };
       });
       return this.#start(sessionId, { kind: 'outputs', outputs, approved: true }, options);
     });
@@ -206,8 +279,32 @@ export class Reasoner {
     this.promptFor(session.mode); // a mode the catalog lost fails here, before anything is written
     const emit = this.#emitter(options.onEvent, options.logger ?? this.#logger);
     const opening = await openTurn(this.#sessions, sessionId, start, options.signal);
-    if (opening.kind === 'cancelled') return this.#finish({ origin: session, active: session, status: 'cancelled', output: CANCELLED, steps: 0, toolCalls: [], pending: [] }, emit);
-    if (opening.kind === 'paused') return this.#finish({ origin: session, active: session, status: pausedStatus(opening.pending), output: '', steps: 0, toolCalls: [], pending: opening.pending }, emit);
+    if (opening.kind === 'cancelled')
+      return this.#finish(
+        {
+          origin: session,
+          active: session,
+          status: 'cancelled',
+          output: CANCELLED,
+          steps: 0,
+          toolCalls: [],
+          pending: [],
+        },
+        emit,
+      );
+    if (opening.kind === 'paused')
+      return this.#finish(
+        {
+          origin: session,
+          active: session,
+          status: pausedStatus(opening.pending),
+          output: '',
+          steps: 0,
+          toolCalls: [],
+          pending: opening.pending,
+        },
+        emit,
+      );
     return this.#loop(session, options, emit);
   }
 
@@ -218,13 +315,19 @@ export class Reasoner {
     let active = origin;
     let steps = 0;
     let lastText = '';
-    const end = (status: TurnStatus, output: string, pending: PendingToolCall[] = []) => this.#finish({ origin, active, status, output, steps, toolCalls, pending }, emit);
+    const end = (status: TurnStatus, output: string, pending: PendingToolCall[] = []) =>
+      this.#finish({ origin, active, status, output, steps, toolCalls, pending }, emit);
     emit({ type: 'turn_started', sessionId: origin.id, mode: origin.mode });
 
     for (;;) {
       if (signal?.aborted) return end('cancelled', CANCELLED);
       if (steps >= this.maxSteps) {
-        (options.logger ?? this.#logger).addCustomEvent('warn', '[Reasoner_Turn__StepLimit]', `The turn stopped at the step limit of ${this.maxSteps} model calls.`, [['SessionId', active.id]]);
+        (options.logger ?? this.#logger).addCustomEvent(
+          'warn',
+          '[Reasoner_Turn__StepLimit]',
+          `The turn stopped at the step limit of ${this.maxSteps} model calls.`,
+          [['SessionId', active.id]],
+        );
         return end('step_limit', joinText(lastText, stepLimitMessage(this.maxSteps)));
       }
       const session = await this.#requireSession(active.id);
@@ -236,7 +339,14 @@ export class Reasoner {
       let streamedText = '';
       const reply = await callModel(
         this.#client,
-        { ...this.#settings, model: this.model, instructions: prompt.instructions, input, tools: prompt.tools as ResponseCreateParamsBase['tools'], store: false },
+        {
+          ...this.#settings,
+          model: this.model,
+          instructions: prompt.instructions,
+          input,
+          tools: prompt.tools as ResponseCreateParamsBase['tools'],
+          store: false,
+        },
         {
           stream: this.#stream,
           signal,
@@ -253,13 +363,34 @@ export class Reasoner {
       const calls = functionCallsOf(reply.output);
       if (calls.length === 0) return end('completed', lastText);
 
-      const context: AgentToolExecutionContext = { sessionId: session.id, conversationId, org: session.org ?? undefined, user: session.user ?? undefined, mode: session.mode };
+      const context: AgentToolExecutionContext = {
+        sessionId: session.id,
+        conversationId,
+        org: session.org ?? undefined,
+        user: session.user ?? undefined,
+        mode: session.mode,
+      };
       const logger = options.logger ?? this.#logger;
       this.#follow();
-      const outcomes = await runCalls(this.#callDeps, calls, context, { signal, logger, progress: options.onEvent !== undefined }, emit, options.approvals);
+      const outcomes = await runCalls(
+        this.#callDeps,
+        calls,
+        context,
+        { signal, logger, progress: options.onEvent !== undefined },
+        emit,
+        options.approvals,
+      );
       active = await recordOutcomes(this.#sessions, session, outcomes, emit, logger);
       for (const outcome of outcomes) {
-        if (!outcome.pending) toolCalls.push({ callId: outcome.call.callId, name: outcome.call.name, arguments: outcome.call.arguments, successful: outcome.successful, output: outcome.output, sessionId: session.id });
+        if (!outcome.pending)
+          toolCalls.push({
+            callId: outcome.call.callId,
+            name: outcome.call.name,
+            arguments: outcome.call.arguments,
+            successful: outcome.successful,
+            output: outcome.output,
+            sessionId: session.id,
+          });
       }
       const pending = outcomes.filter((outcome) => outcome.pending);
       if (pending.length > 0) {
@@ -273,7 +404,15 @@ export class Reasoner {
   }
 
   async #finish(
-    turn: { origin: AgentSession; active: AgentSession; status: TurnStatus; output: string; steps: number; toolCalls: TurnToolCall[]; pending: PendingToolCall[] },
+    turn: {
+      origin: AgentSession;
+      active: AgentSession;
+      status: TurnStatus;
+      output: string;
+      steps: number;
+      toolCalls: TurnToolCall[];
+      pending: PendingToolCall[];
+    },
     emit: ReasonerEventListener,
   ): Promise<TurnResult> {
     const current = (await this.#sessions.getSession(turn.active.id)) ?? turn.active;

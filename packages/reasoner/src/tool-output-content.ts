@@ -1,5 +1,8 @@
 import { modelContentParts, type InvokeResult, type ModelContentPart } from '@aptix/tool-contract';
-import type { ResponseFunctionCallOutputItem, ResponseFunctionCallOutputItemList } from 'openai/resources/responses/responses';
+import type {
+  ResponseFunctionCallOutputItem,
+  ResponseFunctionCallOutputItemList,
+} from 'openai/resources/responses/responses';
 
 /**
  * A tool's content blocks as the `output` array of a Responses API `function_call_output`, which takes

@@ -10,7 +10,9 @@ export const CANCELLED = 'The turn was cancelled before the agent finished.';
 
 /** A turn paused on calls waits for a person when one of them waits for an approval, else for the client. */
 export function pausedStatus(pending: ReadonlyArray<{ readonly serverResult: string }>): TurnStatus {
-  return pending.some((call) => approvalIdOf(call.serverResult) !== undefined) ? 'waiting_for_approval' : 'pending_tool_calls';
+  return pending.some((call) => approvalIdOf(call.serverResult) !== undefined)
+    ? 'waiting_for_approval'
+    : 'pending_tool_calls';
 }
 
 export function stepLimitMessage(maxSteps: number): string {
@@ -25,7 +27,9 @@ export function joinText(first: string, second: string): string {
 }
 
 /** The last successful `agent_change_mode` of a batch that asked for a branch, if any. */
-export function branchRequest(outcomes: readonly CallOutcome[]): { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined {
+export function branchRequest(
+  outcomes: readonly CallOutcome[],
+): { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined {
   let found: { outcome: CallOutcome; payload: Record<string, unknown>; mode: string } | undefined;
   for (const outcome of outcomes) {
     if (outcome.tool !== MODE_CHANGE_TOOL || !outcome.successful) continue;
@@ -36,7 +40,10 @@ export function branchRequest(outcomes: readonly CallOutcome[]): { outcome: Call
       continue;
     }
     if (!isRecord(payload) || payload.success !== true) continue;
-    found = payload.branch === true && typeof payload.mode === 'string' ? { outcome, payload, mode: payload.mode } : undefined;
+    found =
+      payload.branch === true && typeof payload.mode === 'string'
+        ? { outcome, payload, mode: payload.mode }
+        : undefined;
   }
   return found;
 }

@@ -59,9 +59,20 @@ export interface MessageResponseBody {
   readonly mode: string;
   readonly output: string;
   readonly status: TurnStatus;
-  readonly toolCalls: ReadonlyArray<{ readonly name: string; readonly arguments: string; readonly successful: boolean }>;
+  readonly toolCalls: ReadonlyArray<{
+    readonly name: string;
+    readonly arguments: string;
+    readonly successful: boolean;
+  }>;
   readonly branchedSessionId?: string;
-  readonly pendingToolCalls?: ReadonlyArray<{ readonly callId: string; readonly name: string; readonly arguments: string; readonly sessionId: string; readonly serverResult: string; readonly approvalId?: string }>;
+  readonly pendingToolCalls?: ReadonlyArray<{
+    readonly callId: string;
+    readonly name: string;
+    readonly arguments: string;
+    readonly sessionId: string;
+    readonly serverResult: string;
+    readonly approvalId?: string;
+  }>;
   /** With `waiting_for_approval`: the approvals to decide (POST /v1/approvals/:id); the turn resumes once all are decided. */
   readonly pendingApprovals?: readonly string[];
 }
@@ -81,11 +92,22 @@ export function toMessageResponse(result: TurnResult): MessageResponseBody {
     ...(result.pendingToolCalls.length === 0
       ? {}
       : {
-          pendingToolCalls: result.pendingToolCalls.map(({ callId, name, arguments: args, sessionId, serverResult }) => {
-            const approvalId = approvalIdOf(serverResult);
-            return { callId, name, arguments: args, sessionId, serverResult, ...(approvalId === undefined ? {} : { approvalId }) };
-          }),
+          pendingToolCalls: result.pendingToolCalls.map(
+            ({ callId, name, arguments: args, sessionId, serverResult }) => {
+              const approvalId = approvalIdOf(serverResult);
+              return {
+                callId,
+                name,
+                arguments: args,
+                sessionId,
+                serverResult,
+                ...(approvalId === undefined ? {} : { approvalId }),
+              };
+            },
+          ),
         }),
-    ...(result.status === 'waiting_for_approval' ? { pendingApprovals: result.pendingToolCalls.flatMap(({ serverResult }) => approvalIdOf(serverResult) ?? []) } : {}),
+    ...(result.status === 'waiting_for_approval'
+      ? { pendingApprovals: result.pendingToolCalls.flatMap(({ serverResult }) => approvalIdOf(serverResult) ?? []) }
+      : {}),
   };
 }

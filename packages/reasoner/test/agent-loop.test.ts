@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createReasoner, DEFAULT_BOOT_PROMPT, ReasonerError, ReasonerErrorCode, toMessageResponse } from '../src/index.js';
+import {
+  createReasoner,
+  DEFAULT_BOOT_PROMPT,
+  ReasonerError,
+  ReasonerErrorCode,
+  toMessageResponse,
+} from '../src/index.js';
 import { createHarness, eventLog, guidanceNames, guidanceOf, type Harness } from './support/harness.js';
 import { call, respond } from '../src/testing/index.js';
 
@@ -11,20 +17,42 @@ afterEach(async () => {
   await h.close();
 });
 
-const GENERAL_TOOLS = ['agent_hello_world', 'testing_calculator', 'testing_failure_injection', 'agent_list_modes', 'agent_change_mode'];
+const GENERAL_TOOLS = [
+  'agent_hello_world',
+  'testing_calculator',
+  'testing_failure_injection',
+  'agent_list_modes',
+  'agent_change_mode',
+];
 
 describe('a turn with a tool call', () => {
   it('runs the call, sends its output back under the same call_id, then returns the answer', async () => {
     const session = await h.store.createSession({ org: 'acme', user: 'ada' });
-    h.server.script(respond(undefined, call('call_1', 'testing_calculator', { operation: 'add', a: 2, b: 3 })), respond('The sum is 5.'));
+    h.server.script(
+      respond(undefined, call('call_1', 'testing_calculator', { operation: 'add', a: 2, b: 3 })),
+      respond('The sum is 5.'),
+    );
     const log = eventLog();
 
     const result = await h.reasoner.runTurn(session.id, 'What is 2 + 3?', { onEvent: log.onEvent });
 
-    expect(result).toMatchObject({ sessionId: session.id, mode: 'general', status: 'completed', output: 'The sum is 5.', steps: 2, pendingToolCalls: [] });
+    expect(result).toMatchObject({
+      sessionId: session.id,
+      mode: 'general',
+      status: 'completed',
+      output: 'The sum is 5.',
+      steps: 2,
+      pendingToolCalls: [],
+    });
     expect(result.branchedSessionId).toBeUndefined();
     expect(result.toolCalls).toEqual([
-      expect.objectContaining({ callId: 'call_1', name: 'testing_calculator', arguments: '{"operation":"add","a":2,"b":3}', successful: true, sessionId: session.id }),
+      expect.objectContaining({
+        callId: 'call_1',
+        name: 'testing_calculator',
+        arguments: '{"operation":"add","a":2,"b":3}',
+        successful: true,
+        sessionId: session.id,
+      }),
     ]);
     expect(toMessageResponse(result)).toEqual({
       sessionId: session.id,
@@ -40,7 +68,9 @@ describe('a turn with a tool call', () => {
     expect(h.server.requests[0]!.path).toBe('/v1/responses');
     expect(h.server.requests[0]!.headers.authorization).toBe('Bearer test-key');
     expect(first).toMatchObject({ model: 'test-model', store: false, stream: true });
-    expect(first!.input).toEqual([{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is 2 + 3?' }] }]);
+    expect(first!.input).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is 2 + 3?' }] },
+    ]);
     expect(first!.tools.map((tool) => tool.name)).toEqual(GENERAL_TOOLS);
     for (const tool of first!.tools) {
       expect(tool.type).toBe('function');
@@ -50,14 +80,26 @@ describe('a turn with a tool call', () => {
     expect(second!.instructions).toBe(first!.instructions);
     expect(second!.input).toEqual([
       first!.input[0],
-      { type: 'function_call', call_id: 'call_1', name: 'testing_calculator', arguments: '{"operation":"add","a":2,"b":3}' },
+      {
+        type: 'function_call',
+        call_id: 'call_1',
+        name: 'testing_calculator',
+        arguments: '{"operation":"add","a":2,"b":3}',
+      },
       { type: 'function_call_output', call_id: 'call_1', output: expect.any(String) },
     ]);
     const output = JSON.parse(second!.input[2]!.output as string);
     expect(output).toEqual({ value: 5, expression: '2 + 3 = 5', sessionId: session.id, conversationId: session.id });
 
     // What the listener saw.
-    expect(log.types().filter((type) => type !== 'text_delta')).toEqual(['turn_started', 'model_request', 'tool_call_started', 'tool_call_finished', 'model_request', 'turn_ended']);
+    expect(log.types().filter((type) => type !== 'text_delta')).toEqual([
+      'turn_started',
+      'model_request',
+      'tool_call_started',
+      'tool_call_finished',
+      'model_request',
+      'turn_ended',
+    ]);
     const deltas = log.events.flatMap((event) => (event.type === 'text_delta' ? [event.delta] : []));
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe('The sum is 5.');
@@ -65,26 +107,37 @@ describe('a turn with a tool call', () => {
 
     // What the store kept: the user's message, the call, its output and the answer.
     const items = await h.store.listConversationItems(session.id);
-    expect(items.map((item) => (item as { type: string }).type)).toEqual(['message', 'function_call', 'function_call_output', 'message']);
+    expect(items.map((item) => (item as { type: string }).type)).toEqual([
+      'message',
+      'function_call',
+      'function_call_output',
+      'message',
+    ]);
   });
 
-  it('puts the boot prompt, the mode with the others listed, and exactly the offered tools\' guidance in the instructions', async () => {
+  it("puts the boot prompt, the mode with the others listed, and exactly the offered tools' guidance in the instructions", async () => {
     const session = await h.store.createSession({});
     h.server.script(respond('Hi.'));
     await h.reasoner.runTurn(session.id, 'Hello');
     const { instructions } = h.server.requests[0]!.body;
 
     expect(instructions.startsWith(DEFAULT_BOOT_PROMPT)).toBe(true);
-    expect(instructions).toContain('# Current mode: General (general)\nGENERAL-SUMMARY: answer directly and concisely.');
-    expect(instructions).toContain('# Other modes\n- diagnostics (Diagnostics): Exercising the tool pipeline.\n- workspace (Workspace): Editing files on the user\'s machine.');
+    expect(instructions).toContain(
+      '# Current mode: General (general)\nGENERAL-SUMMARY: answer directly and concisely.',
+    );
+    expect(instructions).toContain(
+      "# Other modes\n- diagnostics (Diagnostics): Exercising the tool pipeline.\n- workspace (Workspace): Editing files on the user's machine.",
+    );
     expect(instructions).not.toContain('DIAGNOSTICS-SUMMARY');
     expect(guidanceNames(instructions)).toEqual(GENERAL_TOOLS);
     for (const name of GENERAL_TOOLS) expect(guidanceOf(instructions, name)).toBe(h.registry.get(name)!.usageMetadata);
-    const sections = ['# Current mode', '# Other modes', '# Tool guidance'].map((heading) => instructions.indexOf(heading));
+    const sections = ['# Current mode', '# Other modes', '# Tool guidance'].map((heading) =>
+      instructions.indexOf(heading),
+    );
     expect([...sections].sort((a, b) => a - b)).toEqual(sections);
   });
 
-  it('sends a failing tool\'s error back as a payload the model reads, and the model recovers', async () => {
+  it("sends a failing tool's error back as a payload the model reads, and the model recovers", async () => {
     const session = await h.store.createSession({});
     h.server.script(
       respond(undefined, call('call_fail', 'testing_failure_injection', { mode: 'error', payload: 'run 1' })),
@@ -102,8 +155,15 @@ describe('a turn with a tool call', () => {
       ['call_div', false],
       ['call_ok', true],
     ]);
-    const outputs = h.server.requests[3]!.body.input.filter((item) => item.type === 'function_call_output').map((item) => [item.call_id, JSON.parse(item.output as string)]);
-    expect(outputs[0]).toEqual(['call_fail', { error: { message: 'testing_failure_injection failed on purpose (mode "error").', code: 'INTENTIONAL_FAILURE' } }]);
+    const outputs = h.server.requests[3]!.body.input.filter((item) => item.type === 'function_call_output').map(
+      (item) => [item.call_id, JSON.parse(item.output as string)],
+    );
+    expect(outputs[0]).toEqual([
+      'call_fail',
+      {
+        error: { message: 'testing_failure_injection failed on purpose (mode "error").', code: 'INTENTIONAL_FAILURE' },
+      },
+    ]);
     expect(outputs[1]![0]).toBe('call_div');
     expect(outputs[1]![1]).toEqual({ error: { message: expect.stringContaining('0'), code: 'DIVIDE_BY_ZERO' } });
     expect(outputs[2]).toEqual(['call_ok', expect.objectContaining({ value: 0.25 })]);
@@ -124,11 +184,20 @@ describe('a turn with a tool call', () => {
     await h.reasoner.runTurn(session.id, 'Fail in three ways.');
 
     const outputs = Object.fromEntries(
-      h.server.requests[1]!.body.input.filter((item) => item.type === 'function_call_output').map((item) => [item.call_id, JSON.parse(item.output as string).error]),
+      h.server.requests[1]!.body.input.filter((item) => item.type === 'function_call_output').map((item) => [
+        item.call_id,
+        JSON.parse(item.output as string).error,
+      ]),
     );
-    expect(outputs.c_exc).toEqual({ message: 'testing_failure_injection failed to process arguments.', code: 'TOOL_EXCEPTION' });
+    expect(outputs.c_exc).toEqual({
+      message: 'testing_failure_injection failed to process arguments.',
+      code: 'TOOL_EXCEPTION',
+    });
     expect(outputs.c_args.code).toBe('INVALID_ARGUMENTS');
-    expect(outputs.c_mode).toEqual({ message: expect.stringContaining('Tool "testing_ping_pong" is not offered in mode "general"'), code: 'TOOL_NOT_OFFERED' });
+    expect(outputs.c_mode).toEqual({
+      message: expect.stringContaining('Tool "testing_ping_pong" is not offered in mode "general"'),
+      code: 'TOOL_NOT_OFFERED',
+    });
   });
 
   it('runs parallel calls concurrently and appends their outputs in call order', async () => {
@@ -146,14 +215,23 @@ describe('a turn with a tool call', () => {
       },
     });
     h.server.script(
-      respond(undefined, call('c_delay', 'testing_delay', { milliseconds: 50 }), call('c_ping', 'testing_ping_pong', { message: 'hi', count: 2 })),
+      respond(
+        undefined,
+        call('c_delay', 'testing_delay', { milliseconds: 50 }),
+        call('c_ping', 'testing_ping_pong', { message: 'hi', count: 2 }),
+      ),
       respond('Done.'),
     );
 
     await reasoner.runTurn(session.id, 'Wait and ping at once.');
 
     // Both started before either ended; the quick ping ended first.
-    expect(order).toEqual(['start testing_delay', 'start testing_ping_pong', 'end testing_ping_pong', 'end testing_delay']);
+    expect(order).toEqual([
+      'start testing_delay',
+      'start testing_ping_pong',
+      'end testing_ping_pong',
+      'end testing_delay',
+    ]);
     const input = h.server.requests[1]!.body.input;
     expect(input.slice(1).map((item) => [item.type, item.call_id])).toEqual([
       ['function_call', 'c_delay'],
@@ -163,7 +241,7 @@ describe('a turn with a tool call', () => {
     ]);
   });
 
-  it('passes the session\'s context to the tools', async () => {
+  it("passes the session's context to the tools", async () => {
     const session = await h.store.createSession({ org: 'acme', user: 'ada' });
     const contexts: unknown[] = [];
     const reasoner = createReasoner({
@@ -177,7 +255,9 @@ describe('a turn with a tool call', () => {
     });
     h.server.script(respond(undefined, call('c1', 'agent_hello_world', { name: 'Ada' })), respond('Hello!'));
     await reasoner.runTurn(session.id, 'Greet me', { conversationId: 'conv-7' });
-    expect(contexts).toEqual([{ sessionId: session.id, conversationId: 'conv-7', org: 'acme', user: 'ada', mode: 'general' }]);
+    expect(contexts).toEqual([
+      { sessionId: session.id, conversationId: 'conv-7', org: 'acme', user: 'ada', mode: 'general' },
+    ]);
   });
 });
 
@@ -185,7 +265,8 @@ describe('the step limit', () => {
   it('ends the turn after maxSteps model calls with a clear message, every call answered, and the next turn continues', async () => {
     const reasoner = createReasoner({ ...h.options, maxSteps: 3 });
     const session = await h.store.createSession({});
-    for (let step = 1; step <= 3; step++) h.server.script(respond(undefined, call(`c${step}`, 'testing_calculator', { operation: 'add', a: step, b: 1 })));
+    for (let step = 1; step <= 3; step++)
+      h.server.script(respond(undefined, call(`c${step}`, 'testing_calculator', { operation: 'add', a: step, b: 1 })));
 
     const result = await reasoner.runTurn(session.id, 'Keep adding.');
 
@@ -202,8 +283,16 @@ describe('the step limit', () => {
     const next = await reasoner.runTurn(session.id, 'continue');
     expect(next.status).toBe('completed');
     const input = h.server.requests[3]!.body.input;
-    expect(input.filter((item) => item.type === 'function_call_output').map((item) => item.call_id)).toEqual(['c1', 'c2', 'c3']);
-    expect(input.at(-1)).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'continue' }] });
+    expect(input.filter((item) => item.type === 'function_call_output').map((item) => item.call_id)).toEqual([
+      'c1',
+      'c2',
+      'c3',
+    ]);
+    expect(input.at(-1)).toEqual({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'continue' }],
+    });
   });
 });
 
@@ -222,7 +311,10 @@ describe('cancellation', () => {
         },
       },
     });
-    h.server.script(respond(undefined, call('c_wait', 'testing_delay', { milliseconds: 60_000 })), respond('never sent'));
+    h.server.script(
+      respond(undefined, call('c_wait', 'testing_delay', { milliseconds: 60_000 })),
+      respond('never sent'),
+    );
 
     const result = await reasoner.runTurn(session.id, 'Wait a minute.', { signal: controller.signal });
 
@@ -236,7 +328,7 @@ describe('cancellation', () => {
     expect(items.at(-1)).toMatchObject({ type: 'function_call_output', call_id: 'c_wait' });
   });
 
-  it('aborts the model request itself, keeps the user\'s message, and the next turn works', async () => {
+  it("aborts the model request itself, keeps the user's message, and the next turn works", async () => {
     const session = await h.store.createSession({});
     const controller = new AbortController();
     h.server.script({ kind: 'hang' });
@@ -251,7 +343,10 @@ describe('cancellation', () => {
     h.server.script(respond('Answer.'));
     const next = await h.reasoner.runTurn(session.id, 'Second question');
     expect(next.output).toBe('Answer.');
-    expect(h.server.requests[1]!.body.input.map((item) => (item.content as Array<{ text: string }>)[0]!.text)).toEqual(['First question', 'Second question']);
+    expect(h.server.requests[1]!.body.input.map((item) => (item.content as Array<{ text: string }>)[0]!.text)).toEqual([
+      'First question',
+      'Second question',
+    ]);
   });
 
   it('does not start a turn whose signal is already aborted', async () => {
@@ -265,7 +360,11 @@ describe('cancellation', () => {
 
 describe('without streaming', () => {
   it('sends stream: false and still reports the text as one delta', async () => {
-    const reasoner = createReasoner({ ...h.options, stream: false, modelSettings: { temperature: 0.2, max_output_tokens: 500 } });
+    const reasoner = createReasoner({
+      ...h.options,
+      stream: false,
+      modelSettings: { temperature: 0.2, max_output_tokens: 500 },
+    });
     const session = await h.store.createSession({});
     h.server.script(respond(undefined, call('c1', 'agent_hello_world', { name: 'Ada' })), respond('Hello, Ada!'));
     const log = eventLog();
@@ -273,8 +372,15 @@ describe('without streaming', () => {
     const result = await reasoner.runTurn(session.id, 'Greet Ada', { onEvent: log.onEvent });
 
     expect(result.output).toBe('Hello, Ada!');
-    expect(h.server.requests[0]!.body).toMatchObject({ stream: false, store: false, temperature: 0.2, max_output_tokens: 500 });
-    expect(log.events.filter((event) => event.type === 'text_delta')).toEqual([{ type: 'text_delta', sessionId: session.id, delta: 'Hello, Ada!' }]);
+    expect(h.server.requests[0]!.body).toMatchObject({
+      stream: false,
+      store: false,
+      temperature: 0.2,
+      max_output_tokens: 500,
+    });
+    expect(log.events.filter((event) => event.type === 'text_delta')).toEqual([
+      { type: 'text_delta', sessionId: session.id, delta: 'Hello, Ada!' },
+    ]);
   });
 });
 
@@ -285,7 +391,9 @@ describe('endpoint failures', () => {
     const error = await h.reasoner.runTurn(session.id, 'Hello').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ReasonerError);
     expect(error).toMatchObject({ code: ReasonerErrorCode.MODEL_REQUEST_FAILED, httpStatus: 502 });
-    expect((error as Error).message).toContain(`The model endpoint ${h.server.baseURL} refused the request for model "test-model" with HTTP 401: Incorrect API key provided.`);
+    expect((error as Error).message).toContain(
+      `The model endpoint ${h.server.baseURL} refused the request for model "test-model" with HTTP 401: Incorrect API key provided.`,
+    );
     expect((error as Error).message).toContain('Check OPENAI_API_KEY.');
   });
 
@@ -313,15 +421,24 @@ describe('endpoint failures', () => {
 
 describe('turn input', () => {
   it('refuses an empty message and an unknown session with errors that say what to do', async () => {
-    await expect(h.reasoner.runTurn('no-such-session', 'Hello')).rejects.toMatchObject({ code: ReasonerErrorCode.SESSION_NOT_FOUND, httpStatus: 404 });
+    await expect(h.reasoner.runTurn('no-such-session', 'Hello')).rejects.toMatchObject({
+      code: ReasonerErrorCode.SESSION_NOT_FOUND,
+      httpStatus: 404,
+    });
     const session = await h.store.createSession({});
-    await expect(h.reasoner.runTurn(session.id, '   ')).rejects.toMatchObject({ code: ReasonerErrorCode.INVALID_INPUT, httpStatus: 400 });
+    await expect(h.reasoner.runTurn(session.id, '   ')).rejects.toMatchObject({
+      code: ReasonerErrorCode.INVALID_INPUT,
+      httpStatus: 400,
+    });
   });
 
   it('runs two turns on one session one after the other', async () => {
     const session = await h.store.createSession({});
     h.server.script(respond('First answer.'), respond('Second answer.'));
-    const [first, second] = await Promise.all([h.reasoner.runTurn(session.id, 'One'), h.reasoner.runTurn(session.id, 'Two')]);
+    const [first, second] = await Promise.all([
+      h.reasoner.runTurn(session.id, 'One'),
+      h.reasoner.runTurn(session.id, 'Two'),
+    ]);
     expect([first.output, second.output]).toEqual(['First answer.', 'Second answer.']);
     // The second request saw the whole first turn.
     expect(h.server.requests[1]!.body.input).toEqual([

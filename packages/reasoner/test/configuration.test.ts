@@ -2,7 +2,14 @@ import { AgentToolRegistry, silentAdminLogger } from '@aptix/tool-contract';
 import { ModeCatalog } from '@aptix/tool-mode-catalog';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createReasoner, DEFAULT_OPENAI_BASE_URL, ReasonerError, ReasonerErrorCode, resolveModelConnection, type ReasonerToolRegistry } from '../src/index.js';
+import {
+  createReasoner,
+  DEFAULT_OPENAI_BASE_URL,
+  ReasonerError,
+  ReasonerErrorCode,
+  resolveModelConnection,
+  type ReasonerToolRegistry,
+} from '../src/index.js';
 import { createHarness, HARNESS_TOOLS, testModes, type Harness } from './support/harness.js';
 
 let h: Harness;
@@ -38,18 +45,33 @@ describe('the model connection', () => {
     const error = startupError(() => resolveModelConnection({ model: 'gpt-4.1-mini' }));
     expect(error.code).toBe(ReasonerErrorCode.API_KEY_MISSING);
     expect(error.message).toContain('Set OPENAI_API_KEY');
-    expect(resolveModelConnection({ model: 'gpt-4.1-mini', apiKey: 'sk-test' })).toMatchObject({ baseURL: DEFAULT_OPENAI_BASE_URL, apiKey: 'sk-test', model: 'gpt-4.1-mini' });
-    expect(resolveModelConnection({ model: 'llama3', baseURL: 'http://localhost:11434/v1' })).toMatchObject({ baseURL: 'http://localhost:11434/v1', model: 'llama3' });
+    expect(resolveModelConnection({ model: 'gpt-4.1-mini', apiKey: 'sk-test' })).toMatchObject({
+      baseURL: DEFAULT_OPENAI_BASE_URL,
+      apiKey: 'sk-test',
+      model: 'gpt-4.1-mini',
+    });
+    expect(resolveModelConnection({ model: 'llama3', baseURL: 'http://localhost:11434/v1' })).toMatchObject({
+      baseURL: 'http://localhost:11434/v1',
+      model: 'llama3',
+    });
   });
 
   it('refuses a base URL that is no http(s) URL, and impossible retry and time-out values', () => {
-    expect(startupError(() => resolveModelConnection({ model: 'm', baseURL: 'localhost:8000' })).code).toBe(ReasonerErrorCode.INVALID_OPTION);
-    expect(startupError(() => resolveModelConnection({ model: 'm', baseURL: 'not a url' })).message).toContain('is not a URL');
-    expect(startupError(() => resolveModelConnection({ model: 'm', apiKey: 'k', maxRetries: -1 })).message).toContain('maxRetries');
-    expect(startupError(() => resolveModelConnection({ model: 'm', apiKey: 'k', timeoutMs: 0 })).message).toContain('timeoutMs');
+    expect(startupError(() => resolveModelConnection({ model: 'm', baseURL: 'localhost:8000' })).code).toBe(
+      ReasonerErrorCode.INVALID_OPTION,
+    );
+    expect(startupError(() => resolveModelConnection({ model: 'm', baseURL: 'not a url' })).message).toContain(
+      'is not a URL',
+    );
+    expect(startupError(() => resolveModelConnection({ model: 'm', apiKey: 'k', maxRetries: -1 })).message).toContain(
+      'maxRetries',
+    );
+    expect(startupError(() => resolveModelConnection({ model: 'm', apiKey: 'k', timeoutMs: 0 })).message).toContain(
+      'timeoutMs',
+    );
   });
 
-  it('never picks the key or the endpoint from the environment behind the host\'s back', () => {
+  it("never picks the key or the endpoint from the environment behind the host's back", () => {
     const saved = { key: process.env.OPENAI_API_KEY, base: process.env.OPENAI_BASE_URL };
     process.env.OPENAI_API_KEY = 'sk-from-env';
     process.env.OPENAI_BASE_URL = 'http://env.invalid/v1';
@@ -69,7 +91,9 @@ describe('the model connection', () => {
 describe('a client built by the host', () => {
   it('is used as it is, with its own endpoint and key; only the model name is required', async () => {
     const client = new OpenAI({ baseURL: h.server.baseURL, apiKey: 'key-of-the-host-client', maxRetries: 0 });
-    expect(startupError(() => createReasoner({ ...h.options, client, model: {} })).code).toBe(ReasonerErrorCode.MODEL_NOT_CONFIGURED);
+    expect(startupError(() => createReasoner({ ...h.options, client, model: {} })).code).toBe(
+      ReasonerErrorCode.MODEL_NOT_CONFIGURED,
+    );
     const reasoner = createReasoner({ ...h.options, client, model: { model: 'host-model' } });
     const session = await h.store.createSession({});
     h.server.script({ kind: 'respond', text: 'Hi.' });
@@ -118,7 +142,10 @@ describe('the tools and modes, checked at start-up', () => {
   });
 
   it('refuses a step limit below 1 and missing dependencies', () => {
-    for (const maxSteps of [0, -1, 1.5]) expect(startupError(() => createReasoner({ ...h.options, maxSteps })).code).toBe(ReasonerErrorCode.INVALID_OPTION);
+    for (const maxSteps of [0, -1, 1.5])
+      expect(startupError(() => createReasoner({ ...h.options, maxSteps })).code).toBe(
+        ReasonerErrorCode.INVALID_OPTION,
+      );
     const error = startupError(() => createReasoner({ ...h.options, sessions: undefined as never }));
     expect(error.message).toContain('createReasoner needs sessions');
   });
@@ -136,7 +163,13 @@ describe('the tools and modes, checked at start-up', () => {
   it('follows tools that change while the host runs (a bridged MCP server): prompts are built again when the registry changes', () => {
     const modes = testModes();
     const joined: Record<string, string[]> = {};
-    const offeredTools = (key: string) => [...modes.find((mode) => mode.key === key)!.tools, ...(joined[key] ?? []), 'agent_list_modes', 'agent_change_mode'].filter((name) => h.registry.has(name));
+    const offeredTools = (key: string) =>
+      [
+        ...modes.find((mode) => mode.key === key)!.tools,
+        ...(joined[key] ?? []),
+        'agent_list_modes',
+        'agent_change_mode',
+      ].filter((name) => h.registry.has(name));
     const reasoner = createReasoner({ ...h.options, offeredTools });
     const general = () => reasoner.promptFor('general');
     expect(general().toolNames).not.toContain('testing_delay');
@@ -149,7 +182,13 @@ describe('the tools and modes, checked at start-up', () => {
     h.registry.unregister('testing_delay');
     h.registry.registerTool(delay);
     h.registry.unregister('testing_failure_injection');
-    expect(general().toolNames).toEqual(['agent_hello_world', 'testing_calculator', 'testing_delay', 'agent_list_modes', 'agent_change_mode']);
+    expect(general().toolNames).toEqual([
+      'agent_hello_world',
+      'testing_calculator',
+      'testing_delay',
+      'agent_list_modes',
+      'agent_change_mode',
+    ]);
     expect(general().tools.map((tool) => tool.name)).toContain('testing_delay');
     expect(general().instructions).toContain('testing_delay');
     expect(general().instructions).not.toContain('testing_failure_injection');
@@ -159,7 +198,10 @@ describe('the tools and modes, checked at start-up', () => {
     const session = await h.store.createSession({ mode: 'workspace' });
     const smaller = ModeCatalog.fromModes(testModes().filter((mode) => mode.key !== 'workspace'));
     const reasoner = createReasoner({ ...h.options, modeCatalog: smaller });
-    await expect(reasoner.runTurn(session.id, 'Hello')).rejects.toMatchObject({ code: ReasonerErrorCode.UNKNOWN_SESSION_MODE, message: expect.stringContaining('Mode "workspace" is not in mode catalog') });
+    await expect(reasoner.runTurn(session.id, 'Hello')).rejects.toMatchObject({
+      code: ReasonerErrorCode.UNKNOWN_SESSION_MODE,
+      message: expect.stringContaining('Mode "workspace" is not in mode catalog'),
+    });
     expect(await h.store.listConversationItems(session.id)).toEqual([]);
   });
 });

@@ -10,7 +10,14 @@ import { call, respond } from '../src/testing/index.js';
 import { createHarness, testModes, type Harness } from './support/harness.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
-const Args = Type.Object({ what: Type.Union([Type.Literal('chart'), Type.Literal('report'), Type.Literal('sound')], { description: 'What to draw.' }) }, { additionalProperties: false });
+const Args = Type.Object(
+  {
+    what: Type.Union([Type.Literal('chart'), Type.Literal('report'), Type.Literal('sound')], {
+      description: 'What to draw.',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 class ChartTool extends TypedAgentTool<typeof Args> {
   static readonly ToolName = 'test_chart';
@@ -22,10 +29,14 @@ class ChartTool extends TypedAgentTool<typeof Args> {
     super(Args, logger);
   }
   protected run({ what }: Static<typeof Args>) {
-    if (what === 'chart') return InvokeResult.withContent([Content.text('Sales by month:'), Content.image(PNG, 'image/png')]);
+    if (what === 'chart')
+      return InvokeResult.withContent([Content.text('Sales by month:'), Content.image(PNG, 'image/png')]);
     if (what === 'sound') return InvokeResult.withContent([Content.audio(Buffer.from('RIFF0000WAVE'), 'audio/wav')]);
     return InvokeResult.withContent(
-      [Content.resource('file:///reports/q3.pdf', { blob: Buffer.from('%PDF-1.4') }, 'application/pdf'), Content.resource('test://notes', { text: 'Up 4%.' }, 'text/plain')],
+      [
+        Content.resource('file:///reports/q3.pdf', { blob: Buffer.from('%PDF-1.4') }, 'application/pdf'),
+        Content.resource('test://notes', { text: 'Up 4%.' }, 'text/plain'),
+      ],
       { pages: 1 },
     );
   }
@@ -37,7 +48,9 @@ afterEach(async () => {
 });
 
 async function harness(reasoner: { deferred?: boolean } = {}) {
-  const modes = testModes().map((mode) => (mode.key === 'general' ? { ...mode, tools: [...mode.tools, 'test_chart'] } : mode));
+  const modes = testModes().map((mode) =>
+    mode.key === 'general' ? { ...mode, tools: [...mode.tools, 'test_chart'] } : mode,
+  );
   h = await createHarness({ extraTools: [ChartTool], modes, reasoner });
   return h;
 }
@@ -46,7 +59,10 @@ describe('content blocks in the agent loop (Responses API)', () => {
   it('gives a result called through aptix_call_tool in a deferred mode the same content items as a direct call', async () => {
     await harness({ deferred: true });
     const session = await h.store.createSession({});
-    h.server.script(respond(undefined, call('c1', 'aptix_call_tool', { name: 'test_chart', arguments: { what: 'chart' } })), respond('Sales rose.'));
+    h.server.script(
+      respond(undefined, call('c1', 'aptix_call_tool', { name: 'test_chart', arguments: { what: 'chart' } })),
+      respond('Sales rose.'),
+    );
     await h.reasoner.runTurn(session.id, 'Show me the sales chart.');
     expect(h.server.requests[0]!.body.tools.map((tool) => tool.name)).not.toContain('test_chart');
     expect(h.server.requests[1]!.body.input[2]).toEqual({
@@ -62,7 +78,11 @@ describe('content blocks in the agent loop (Responses API)', () => {
   it('feeds an image result back as a function_call_output whose output is input_text and input_image items, and sends it again on the next turn', async () => {
     await harness();
     const session = await h.store.createSession({});
-    h.server.script(respond(undefined, call('c1', 'test_chart', { what: 'chart' })), respond('Sales rose.'), respond('Yes.'));
+    h.server.script(
+      respond(undefined, call('c1', 'test_chart', { what: 'chart' })),
+      respond('Sales rose.'),
+      respond('Yes.'),
+    );
     const result = await h.reasoner.runTurn(session.id, 'Show me the sales chart.');
     expect(result.output).toBe('Sales rose.');
     const expected = {
@@ -78,7 +98,12 @@ describe('content blocks in the agent loop (Responses API)', () => {
     await h.reasoner.runTurn(session.id, 'Did they?');
     expect(h.server.requests[2]!.body.input[2]).toEqual(expected);
     // The event stream and the turn's record carry the text view (Chat Completions' view): no base64 in it.
-    expect(JSON.parse(result.toolCalls[0]!.output ?? '{}')).toEqual({ content: [{ type: 'text', text: 'Sales by month:' }, { type: 'image', mimeType: 'image/png', bytes: 70 }] });
+    expect(JSON.parse(result.toolCalls[0]!.output ?? '{}')).toEqual({
+      content: [
+        { type: 'text', text: 'Sales by month:' },
+        { type: 'image', mimeType: 'image/png', bytes: 70 },
+      ],
+    });
   });
 
   it("sends a binary document as input_file, a text document as input_text, and the tool's own JSON value first", async () => {
@@ -88,7 +113,11 @@ describe('content blocks in the agent loop (Responses API)', () => {
     await h.reasoner.runTurn(session.id, 'The Q3 report, please.');
     expect(h.server.requests[1]!.body.input[2]!.output).toEqual([
       { type: 'input_text', text: '{"pages":1}' },
-      { type: 'input_file', filename: 'q3.pdf', file_data: `data:application/pdf;base64,${Buffer.from('%PDF-1.4').toString('base64')}` },
+      {
+        type: 'input_file',
+        filename: 'q3.pdf',
+        file_data: `data:application/pdf;base64,${Buffer.from('%PDF-1.4').toString('base64')}`,
+      },
       { type: 'input_text', text: 'Document test://notes (text/plain):\nUp 4%.' },
     ]);
   });

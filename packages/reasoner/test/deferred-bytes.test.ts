@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { functionToolSchema, TypedAgentTool, type AnyAgentToolClass, type ObjectSchemaLike, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  functionToolSchema,
+  TypedAgentTool,
+  type AnyAgentToolClass,
+  type ObjectSchemaLike,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReasoner } from '../src/index.js';
 import { respond, type RequestBody } from '../src/testing/index.js';
@@ -23,11 +29,18 @@ function parametersOf(guide: string): ObjectSchemaLike {
   const list = /Arguments:([^\n]*)/.exec(guide)?.[1] ?? '';
   const properties: Record<string, object> = {};
   const required: string[] = [];
-  for (const part of list.replace(/\([^)]*\)/g, (group) => (group.includes('required') ? ' !required ' : ' ')).split(/,|\band\b|\bor\b/)) {
+  for (const part of list
+    .replace(/\([^)]*\)/g, (group) => (group.includes('required') ? ' !required ' : ' '))
+    .split(/,|\band\b|\bor\b/)) {
     const name = /[A-Za-z_][A-Za-z0-9_]*/.exec(part)?.[0];
     if (name === undefined || name === 'required' || name in properties) continue;
-    const words = name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-    properties[name] = part.includes(`${name}[]`) ? { type: 'array', items: { type: 'string' }, description: `The ${words}, one string each.` } : { type: 'string', description: `The ${words}.` };
+    const words = name
+      .replace(/_/g, ' ')
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
+    properties[name] = part.includes(`${name}[]`)
+      ? { type: 'array', items: { type: 'string' }, description: `The ${words}, one string each.` }
+      : { type: 'string', description: `The ${words}.` };
     if (part.includes('!required')) required.push(name);
   }
   const schema = { type: 'object', properties, required, additionalProperties: false } as const;
@@ -61,8 +74,20 @@ describe('the bytes a deferred mode sends per model request', () => {
   const corpus = JSON.parse(readFileSync(CORPUS, 'utf8')) as CorpusEntry[];
   let h: Harness;
   beforeAll(async () => {
-    const catalogMode = { id: 'd4'.repeat(16), key: 'catalog', displayName: 'Catalog', description: 'Every tool of the corpus.', systemPromptSummary: 'CATALOG-SUMMARY', isDefault: false, tools: corpus.map((entry) => entry.name) };
-    h = await createHarness({ extraTools: corpus.map(corpusTool), modes: [...testModes(), catalogMode], reasoner: { deferred: ['catalog'] } });
+    const catalogMode = {
+      id: 'd4'.repeat(16),
+      key: 'catalog',
+      displayName: 'Catalog',
+      description: 'Every tool of the corpus.',
+      systemPromptSummary: 'CATALOG-SUMMARY',
+      isDefault: false,
+      tools: corpus.map((entry) => entry.name),
+    };
+    h = await createHarness({
+      extraTools: corpus.map(corpusTool),
+      modes: [...testModes(), catalogMode],
+      reasoner: { deferred: ['catalog'] },
+    });
   });
   afterAll(() => h.close());
 
@@ -78,7 +103,9 @@ describe('the bytes a deferred mode sends per model request', () => {
     expect(deferred!.tools).toHaveLength(4);
     expect(listed!.tools).toHaveLength(corpus.length + 2);
     const ratio = definitionBytes(deferred!) / definitionBytes(listed!);
-    console.info(`deferred mode of ${corpus.length} tools: ${definitionBytes(deferred!)} bytes of tool definitions and instructions per request, against ${definitionBytes(listed!)} listed (${(ratio * 100).toFixed(2)}%)`);
+    console.info(
+      `deferred mode of ${corpus.length} tools: ${definitionBytes(deferred!)} bytes of tool definitions and instructions per request, against ${definitionBytes(listed!)} listed (${(ratio * 100).toFixed(2)}%)`,
+    );
     expect(ratio).toBeLessThanOrEqual(0.1);
   });
 });

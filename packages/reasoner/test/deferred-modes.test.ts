@@ -8,7 +8,9 @@ const META = ['aptix_find_tools', 'aptix_call_tool', 'agent_list_modes', 'agent_
 
 /** The harness's modes, with the sample refund tool (gated over 100) in general; general and diagnostics deferred. */
 async function deferredHarness(): Promise<Harness> {
-  const modes = testModes().map((mode) => (mode.key === 'general' ? { ...mode, tools: [...mode.tools, 'testing_issue_refund'] } : mode));
+  const modes = testModes().map((mode) =>
+    mode.key === 'general' ? { ...mode, tools: [...mode.tools, 'testing_issue_refund'] } : mode,
+  );
   return createHarness({ modes, reasoner: { deferred: ['general', 'diagnostics'] } });
 }
 
@@ -28,8 +30,17 @@ describe('a deferred mode', () => {
     h = await deferredHarness();
     const session = await h.store.createSession({ user: 'ada' });
     h.server.script(
-      respond(undefined, call('c_find', 'aptix_find_tools', { query: 'multiply two numbers', sessionId: null, limit: 3 })),
-      respond(undefined, call('c_call', 'aptix_call_tool', { name: 'testing_calculator', arguments: { operation: 'multiply', a: 6, b: 7 } })),
+      respond(
+        undefined,
+        call('c_find', 'aptix_find_tools', { query: 'multiply two numbers', sessionId: null, limit: 3 }),
+      ),
+      respond(
+        undefined,
+        call('c_call', 'aptix_call_tool', {
+          name: 'testing_calculator',
+          arguments: { operation: 'multiply', a: 6, b: 7 },
+        }),
+      ),
       respond('42'),
     );
 
@@ -44,11 +55,27 @@ describe('a deferred mode', () => {
     expect(first.instructions).toContain('# Finding tools\nThis mode offers 4 tools that are not listed to you.');
     expect(first.instructions).not.toContain(h.registry.get('testing_calculator')!.usageMetadata);
 
-    const found = outputsRead(h, 1).c_find as { mode: string; sessionId: string; total: number; tools: Array<{ name: string; usage: string; parameters: unknown }>; next: string };
+    const found = outputsRead(h, 1).c_find as {
+      mode: string;
+      sessionId: string;
+      total: number;
+      tools: Array<{ name: string; usage: string; parameters: unknown }>;
+      next: string;
+    };
     expect(found).toMatchObject({ mode: 'general', sessionId: session.id, total: 6 });
-    expect(found.tools[0]).toEqual({ name: 'testing_calculator', description: h.registry.get('testing_calculator')!.description, parameters: h.registry.get('testing_calculator')!.parameters, usage: h.registry.get('testing_calculator')!.usageMetadata });
+    expect(found.tools[0]).toEqual({
+      name: 'testing_calculator',
+      description: h.registry.get('testing_calculator')!.description,
+      parameters: h.registry.get('testing_calculator')!.parameters,
+      usage: h.registry.get('testing_calculator')!.usageMetadata,
+    });
     expect(found.next).toContain('aptix_call_tool {"name": "<tool>", "arguments": {…}}');
-    expect(outputsRead(h, 2).c_call).toEqual({ value: 42, expression: '6 * 7 = 42', sessionId: session.id, conversationId: session.id });
+    expect(outputsRead(h, 2).c_call).toEqual({
+      value: 42,
+      expression: '6 * 7 = 42',
+      sessionId: session.id,
+      conversationId: session.id,
+    });
     expect(result.toolCalls.map(({ name, successful }) => [name, successful])).toEqual([
       ['aptix_find_tools', true],
       ['aptix_call_tool', true],
@@ -61,11 +88,18 @@ describe('a deferred mode', () => {
     h.server.script(
       respond(
         undefined,
-        call('c_inner', 'aptix_call_tool', { name: 'testing_calculator', arguments: { operation: 'multiply', a: 'six', b: 7 } }),
+        call('c_inner', 'aptix_call_tool', {
+          name: 'testing_calculator',
+          arguments: { operation: 'multiply', a: 'six', b: 7 },
+        }),
         call('c_noname', 'aptix_call_tool', { arguments: { a: 1 } }),
         call('c_limit', 'aptix_find_tools', { query: 'add', limit: 500 }),
         call('c_text', 'aptix_call_tool', '{"name": "testing_calculator", '),
-        call('c_other', 'aptix_call_tool', { name: 'testing_calculator', arguments: { operation: 'add', a: 1, b: 2 }, sessionId: 'someone-else' }),
+        call('c_other', 'aptix_call_tool', {
+          name: 'testing_calculator',
+          arguments: { operation: 'add', a: 1, b: 2 },
+          sessionId: 'someone-else',
+        }),
       ),
       respond('Sorry.'),
     );
@@ -76,11 +110,19 @@ describe('a deferred mode', () => {
     const read = outputsRead(h, 1) as Record<string, { error: { code: string; message: string } }>;
     expect(read.c_inner!.error.code).toBe('INVALID_ARGUMENTS');
     expect(read.c_inner!.error.message).toContain("'a'");
-    expect(read.c_noname!.error).toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/aptix_call_tool.*'name'/) });
+    expect(read.c_noname!.error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: expect.stringMatching(/aptix_call_tool.*'name'/),
+    });
     expect(read.c_limit!.error).toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringContaining('limit') });
     expect(read.c_text!.error.code).toBe('INVALID_ARGUMENTS');
     // Never a switch to another session: the call is refused, and says how to call.
-    expect(read.c_other!.error).toEqual({ code: 'SESSION_MISMATCH', message: expect.stringContaining(`names session "someone-else", but this conversation works in session ${session.id}. Leave sessionId out`) });
+    expect(read.c_other!.error).toEqual({
+      code: 'SESSION_MISMATCH',
+      message: expect.stringContaining(
+        `names session "someone-else", but this conversation works in session ${session.id}. Leave sessionId out`,
+      ),
+    });
     expect(result.toolCalls.every((toolCall) => !toolCall.successful)).toBe(true);
   });
 
@@ -88,10 +130,26 @@ describe('a deferred mode', () => {
     h = await deferredHarness();
     const session = await h.store.createSession({});
     h.server.script(
-      respond(undefined, call('c_early', 'aptix_call_tool', { name: 'testing_ping_pong', arguments: { message: 'hi' } })),
-      respond(undefined, call('c_mode', 'aptix_call_tool', { name: 'agent_change_mode', arguments: { mode: 'diagnostics', branch: false, reason: 'The user wants to test the tools.' } })),
+      respond(
+        undefined,
+        call('c_early', 'aptix_call_tool', { name: 'testing_ping_pong', arguments: { message: 'hi' } }),
+      ),
+      respond(
+        undefined,
+        call('c_mode', 'aptix_call_tool', {
+          name: 'agent_change_mode',
+          arguments: { mode: 'diagnostics', branch: false, reason: 'The user wants to test the tools.' },
+        }),
+      ),
       respond(undefined, call('c_find', 'aptix_find_tools', { query: 'ping', sessionId: session.id, limit: null })),
-      respond(undefined, call('c_ping', 'aptix_call_tool', { name: 'testing_ping_pong', arguments: { message: 'hi', count: 2 }, sessionId: session.id })),
+      respond(
+        undefined,
+        call('c_ping', 'aptix_call_tool', {
+          name: 'testing_ping_pong',
+          arguments: { message: 'hi', count: 2 },
+          sessionId: session.id,
+        }),
+      ),
       respond('pong pong: hi'),
     );
     const log = eventLog();
@@ -104,9 +162,15 @@ describe('a deferred mode', () => {
         message: `Tool "testing_ping_pong" is not offered in mode "general" (session ${session.id}); it was not run. Find this mode's tools with aptix_find_tools. "testing_ping_pong" is offered in mode "diagnostics": switch with agent_change_mode once the user agrees, then call it again.`,
       },
     });
-    expect(log.events.filter((event) => event.type === 'mode_changed')).toEqual([{ type: 'mode_changed', sessionId: session.id, fromMode: 'general', toMode: 'diagnostics', branch: false }]);
+    expect(log.events.filter((event) => event.type === 'mode_changed')).toEqual([
+      { type: 'mode_changed', sessionId: session.id, fromMode: 'general', toMode: 'diagnostics', branch: false },
+    ]);
     expect(h.server.requests[2]!.body.instructions).toContain('# Current mode: Diagnostics (diagnostics)');
-    expect(outputsRead(h, 3).c_find).toMatchObject({ mode: 'diagnostics', total: 5, tools: [expect.objectContaining({ name: 'testing_ping_pong' })] });
+    expect(outputsRead(h, 3).c_find).toMatchObject({
+      mode: 'diagnostics',
+      total: 5,
+      tools: [expect.objectContaining({ name: 'testing_ping_pong' })],
+    });
     expect(outputsRead(h, 4).c_ping).toMatchObject({ reply: 'pong pong: hi', sessionId: session.id });
     expect(result).toMatchObject({ status: 'completed', mode: 'diagnostics' });
     expect((await h.store.getSession(session.id))!.mode).toBe('diagnostics');
@@ -116,7 +180,13 @@ describe('a deferred mode', () => {
     h = await deferredHarness();
     const parent = await h.store.createSession({});
     h.server.script(
-      respond(undefined, call('c_branch', 'aptix_call_tool', { name: 'agent_change_mode', arguments: { mode: 'diagnostics', branch: true, reason: 'Diagnostics in a session of their own.' } })),
+      respond(
+        undefined,
+        call('c_branch', 'aptix_call_tool', {
+          name: 'agent_change_mode',
+          arguments: { mode: 'diagnostics', branch: true, reason: 'Diagnostics in a session of their own.' },
+        }),
+      ),
       respond('Moved.'),
     );
 
@@ -131,12 +201,26 @@ describe('a deferred mode', () => {
     h = await deferredHarness();
     const session = await h.store.createSession({});
     const approvals = policyApprovals(h);
-    h.server.script(respond(undefined, call('c_refund', 'aptix_call_tool', { name: 'testing_issue_refund', arguments: { orderId: 'A-1', amount: 500, currency: 'EUR' } })), respond('Refunded.'));
+    h.server.script(
+      respond(
+        undefined,
+        call('c_refund', 'aptix_call_tool', {
+          name: 'testing_issue_refund',
+          arguments: { orderId: 'A-1', amount: 500, currency: 'EUR' },
+        }),
+      ),
+      respond('Refunded.'),
+    );
 
     const paused = await h.reasoner.runTurn(session.id, 'Refund 500 EUR on order A-1.', { approvals });
 
-    expect(paused).toMatchObject({ status: 'waiting_for_approval', pendingToolCalls: [{ callId: 'c_refund', name: 'aptix_call_tool' }] });
-    expect(approvals.asked).toEqual([{ name: 'testing_issue_refund', arguments: { orderId: 'A-1', amount: 500, currency: 'EUR' }, mode: 'general' }]);
+    expect(paused).toMatchObject({
+      status: 'waiting_for_approval',
+      pendingToolCalls: [{ callId: 'c_refund', name: 'aptix_call_tool' }],
+    });
+    expect(approvals.asked).toEqual([
+      { name: 'testing_issue_refund', arguments: { orderId: 'A-1', amount: 500, currency: 'EUR' }, mode: 'general' },
+    ]);
     expect(h.server.requests).toHaveLength(1); // nothing ran: the turn waits for a person
     await approvals.approve(paused.pendingToolCalls[0]!.serverResult);
 
@@ -153,9 +237,21 @@ describe('a deferred mode', () => {
 
     await h.reasoner.runTurn(session.id, 'find something');
 
-    expect(h.reasoner.promptFor('workspace')).toMatchObject({ deferred: false, toolNames: ['workspace_apply_edit', 'agent_list_modes', 'agent_change_mode'] });
-    expect(h.server.requests[0]!.body.tools.map((tool) => tool.name)).toEqual(['workspace_apply_edit', 'agent_list_modes', 'agent_change_mode']);
-    expect(outputsRead(h, 1).c_find).toMatchObject({ error: { code: 'TOOL_NOT_OFFERED', message: expect.stringContaining("this mode's tools are listed to you directly (workspace_apply_edit") } });
+    expect(h.reasoner.promptFor('workspace')).toMatchObject({
+      deferred: false,
+      toolNames: ['workspace_apply_edit', 'agent_list_modes', 'agent_change_mode'],
+    });
+    expect(h.server.requests[0]!.body.tools.map((tool) => tool.name)).toEqual([
+      'workspace_apply_edit',
+      'agent_list_modes',
+      'agent_change_mode',
+    ]);
+    expect(outputsRead(h, 1).c_find).toMatchObject({
+      error: {
+        code: 'TOOL_NOT_OFFERED',
+        message: expect.stringContaining("this mode's tools are listed to you directly (workspace_apply_edit"),
+      },
+    });
   });
 
   it('refuses a deferred option naming a mode the catalog does not have, at start-up', async () => {
@@ -167,7 +263,10 @@ describe('a deferred mode', () => {
       error = thrown;
     }
     expect(error).toBeInstanceOf(ReasonerError);
-    expect(error).toMatchObject({ code: ReasonerErrorCode.INVALID_OPTION, message: expect.stringContaining('"genral"') });
+    expect(error).toMatchObject({
+      code: ReasonerErrorCode.INVALID_OPTION,
+      message: expect.stringContaining('"genral"'),
+    });
   });
 });
 
@@ -177,7 +276,10 @@ describe('a deferred mode', () => {
  */
 function policyApprovals(h: Harness): TurnApprovals & { asked: unknown[]; approve(record: string): Promise<void> } {
   const waiting = new Map<string, { name: string; argumentsJson: string; context: AgentToolExecutionContext }>();
-  const decided = new Map<string, { successful: true; output: unknown } | { successful: false; error: { message: string; code?: string } }>();
+  const decided = new Map<
+    string,
+    { successful: true; output: unknown } | { successful: false; error: { message: string; code?: string } }
+  >();
   const asked: unknown[] = [];
   return {
     asked,
@@ -185,7 +287,8 @@ function policyApprovals(h: Harness): TurnApprovals & { asked: unknown[]; approv
       asked.push({ name, arguments: JSON.parse(argumentsJson), mode: context.mode });
       const tool = h.registry.get(name)!;
       const decoded = decodeArguments(name, tool.parameters, argumentsJson);
-      if (!decoded.ok || !evaluateApprovalPolicy(name, tool.approvalPolicy, decoded.value, context).required) return { gated: false };
+      if (!decoded.ok || !evaluateApprovalPolicy(name, tool.approvalPolicy, decoded.value, context).required)
+        return { gated: false };
       const approvalId = `approval-${waiting.size + 1}`;
       waiting.set(approvalId, { name, argumentsJson, context });
       return { gated: true, approvalId, message: `${name} waits for approval ${approvalId}.` };
@@ -197,7 +300,12 @@ function policyApprovals(h: Harness): TurnApprovals & { asked: unknown[]; approv
       const approvalId = (JSON.parse(record) as { aptix_approval_id: string }).aptix_approval_id;
       const { name, argumentsJson, context } = waiting.get(approvalId)!;
       const result = await h.executor.execute(name, argumentsJson, context);
-      decided.set(approvalId, result.successful ? { successful: true, output: result.result } : { successful: false, error: result.errors[0]! });
+      decided.set(
+        approvalId,
+        result.successful
+          ? { successful: true, output: result.result }
+          : { successful: false, error: result.errors[0]! },
+      );
     },
   };
 }

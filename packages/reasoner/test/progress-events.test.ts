@@ -16,7 +16,14 @@ type Progress = Extract<ReasonerEvent, { type: 'tool_call_progress' }>;
 describe("a tool's progress during a turn", () => {
   it('arrives as tool_call_progress events naming the call, between its start and its finish', async () => {
     const session = await h.store.createSession({ mode: 'diagnostics' });
-    h.server.script(respond(undefined, call('c_wait', 'testing_delay', { milliseconds: 200 }), call('c_ping', 'testing_ping_pong', { message: 'hi' })), respond('Done waiting.'));
+    h.server.script(
+      respond(
+        undefined,
+        call('c_wait', 'testing_delay', { milliseconds: 200 }),
+        call('c_ping', 'testing_ping_pong', { message: 'hi' }),
+      ),
+      respond('Done waiting.'),
+    );
     const log = eventLog();
 
     const result = await h.reasoner.runTurn(session.id, 'Wait a moment.', { onEvent: log.onEvent });
@@ -24,11 +31,16 @@ describe("a tool's progress during a turn", () => {
     expect(result.status).toBe('completed');
     const progress = log.events.filter((event): event is Progress => event.type === 'tool_call_progress');
     expect(progress.length).toBeGreaterThan(1);
-    for (const event of progress) expect(event).toMatchObject({ sessionId: session.id, callId: 'c_wait', name: 'testing_delay', total: 200 });
+    for (const event of progress)
+      expect(event).toMatchObject({ sessionId: session.id, callId: 'c_wait', name: 'testing_delay', total: 200 });
     expect(progress[0]).toMatchObject({ progress: 0, message: 'waiting 200 ms' });
     expect(progress.at(-1)!.progress).toBe(200);
     for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
-    const types = log.events.map((event) => (event.type === 'tool_call_progress' || event.type === 'tool_call_finished' || event.type === 'tool_call_started' ? `${event.type}:${event.callId}` : event.type));
+    const types = log.events.map((event) =>
+      event.type === 'tool_call_progress' || event.type === 'tool_call_finished' || event.type === 'tool_call_started'
+        ? `${event.type}:${event.callId}`
+        : event.type,
+    );
     const started = types.indexOf('tool_call_started:c_wait');
     const finished = types.indexOf('tool_call_finished:c_wait');
     expect(types.indexOf('tool_call_progress:c_wait')).toBeGreaterThan(started);
@@ -49,7 +61,12 @@ describe("a tool's progress during a turn", () => {
         },
       },
     });
-    h.server.script(respond(undefined, call('c_wait', 'testing_delay', { milliseconds: 1 })), respond('ok'), respond(undefined, call('c_wait2', 'testing_delay', { milliseconds: 1 })), respond('ok'));
+    h.server.script(
+      respond(undefined, call('c_wait', 'testing_delay', { milliseconds: 1 })),
+      respond('ok'),
+      respond(undefined, call('c_wait2', 'testing_delay', { milliseconds: 1 })),
+      respond('ok'),
+    );
     await reasoner.runTurn(session.id, 'Wait.');
     await reasoner.runTurn(session.id, 'Wait again.', { onEvent: () => {} });
     expect(seen).toEqual(['undefined', 'function']);

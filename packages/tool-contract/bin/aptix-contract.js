@@ -43,7 +43,10 @@ async function loadKit() {
   try {
     return await import('../dist/testing/index.js');
   } catch (error) {
-    throw new Error('@aptix/tool-contract is not built: dist/testing/index.js is missing. Install @aptix/tool-contract from npm, or in the Aptix repository run `npx nx run @aptix/tool-contract:build`.', { cause: error });
+    throw new Error(
+      '@aptix/tool-contract is not built: dist/testing/index.js is missing. Install @aptix/tool-contract from npm, or in the Aptix repository run `npx nx run @aptix/tool-contract:build`.',
+      { cause: error },
+    );
   }
 }
 

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import type { BaseLogger, LoggerOptions } from 'pino';
 
 /** pino is loaded when a logger of the package's own is made, not on import: a host passes its own. */
-const loadPino = (): typeof import('pino').pino => (createRequire(import.meta.url)('pino') as typeof import('pino')).pino;
+const loadPino = (): typeof import('pino').pino =>
+  (createRequire(import.meta.url)('pino') as typeof import('pino')).pino;
 
 /** Key/value pairs for log events: an array of pairs, never a dictionary (AGN-005 §6.2). */
 export type LogPairs = ReadonlyArray<readonly [key: string, value: string]>;
@@ -82,9 +83,28 @@ export const silentAdminLogger: AdminLogger = Object.freeze({
 
 /** One entry recorded by {@link CapturingAdminLogger}. */
 export type CapturedLogEntry =
-  | { readonly kind: 'error'; readonly level: 'error'; readonly tag: string; readonly message: string; readonly pairs: LogPairs }
-  | { readonly kind: 'exception'; readonly level: 'error'; readonly tag: string; readonly message: string; readonly error: unknown; readonly pairs: LogPairs }
-  | { readonly kind: 'event'; readonly level: LogLevel; readonly tag: string; readonly message: string; readonly pairs: LogPairs };
+  | {
+      readonly kind: 'error';
+      readonly level: 'error';
+      readonly tag: string;
+      readonly message: string;
+      readonly pairs: LogPairs;
+    }
+  | {
+      readonly kind: 'exception';
+      readonly level: 'error';
+      readonly tag: string;
+      readonly message: string;
+      readonly error: unknown;
+      readonly pairs: LogPairs;
+    }
+  | {
+      readonly kind: 'event';
+      readonly level: LogLevel;
+      readonly tag: string;
+      readonly message: string;
+      readonly pairs: LogPairs;
+    };
 
 /**
  * An AdminLogger that records every call, for tests.
@@ -114,11 +134,15 @@ export class CapturingAdminLogger implements AdminLogger {
   }
 
   exceptions(): Extract<CapturedLogEntry, { kind: 'exception' }>[] {
-    return this.entries.filter((entry): entry is Extract<CapturedLogEntry, { kind: 'exception' }> => entry.kind === 'exception');
+    return this.entries.filter(
+      (entry): entry is Extract<CapturedLogEntry, { kind: 'exception' }> => entry.kind === 'exception',
+    );
   }
 
   events(): Extract<CapturedLogEntry, { kind: 'event' }>[] {
-    return this.entries.filter((entry): entry is Extract<CapturedLogEntry, { kind: 'event' }> => entry.kind === 'event');
+    return this.entries.filter(
+      (entry): entry is Extract<CapturedLogEntry, { kind: 'event' }> => entry.kind === 'event',
+    );
   }
 
   clear(): void {

@@ -69,7 +69,11 @@ export interface AgentTool {
   /** False when the client, not the server, completes the call (the Reasoner then ends the turn with a pending call). */
   readonly isToolFullyExecutedOnServer: boolean;
   /** Runs one call. Never throws: every failure is a failed InvokeResult. */
-  execute(argumentsJson: string, context: AgentToolExecutionContext, signal?: AbortSignal): Promise<InvokeResult<string>>;
+  execute(
+    argumentsJson: string,
+    context: AgentToolExecutionContext,
+    signal?: AbortSignal,
+  ): Promise<InvokeResult<string>>;
 }
 
 /** MCP-style hints a tool may declare about its behaviour. */

@@ -18,7 +18,15 @@ export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema
 // strictRequired is off because the contract checks `required` itself (findStrictSchemaProblems), and
 // allows what ajv's check refuses: a `required` in a branch (`anyOf`, `then`…) naming a property the
 // enclosing object declares, as 2020-12 schemas commonly do.
-const OPTIONS = { allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, coerceTypes: false, useDefaults: false, messages: true } as const;
+const OPTIONS = {
+  allErrors: true,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+  coerceTypes: false,
+  useDefaults: false,
+  messages: true,
+} as const;
 let instance: Ajv | undefined;
 let instance2020: Ajv2020 | undefined;
 

@@ -41,47 +41,65 @@ describe('approval policies in the contract', () => {
     expect(register('never').registry.definitions('mcp')[0]).not.toHaveProperty('_meta');
   });
 
-  it.each([['sometimes'], [true], [42], [{ required: true }]])('refuses the declaration %j with a message saying what a policy is', (policy) => {
-    let error: unknown;
-    try {
-      register(policy);
-    } catch (thrown) {
-      error = thrown;
-    }
-    expect(error).toBeInstanceOf(ToolContractError);
-    expect((error as ToolContractError).code).toBe(ContractErrorCode.APPROVAL_POLICY_INVALID);
-    expect((error as ToolContractError).message).toContain("ApprovalPolicy must be 'always', 'never' or a function");
-  });
+  it.each([['sometimes'], [true], [42], [{ required: true }]])(
+    'refuses the declaration %j with a message saying what a policy is',
+    (policy) => {
+      let error: unknown;
+      try {
+        register(policy);
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error).toBeInstanceOf(ToolContractError);
+      expect((error as ToolContractError).code).toBe(ContractErrorCode.APPROVAL_POLICY_INVALID);
+      expect((error as ToolContractError).message).toContain("ApprovalPolicy must be 'always', 'never' or a function");
+    },
+  );
 
   it('refuses a policy function that expects more than (args, context)', () => {
-    expect(() => register((_a: unknown, _b: unknown, _c: unknown) => true)).toThrow(/ApprovalPolicy takes 3 parameters/);
+    expect(() => register((_a: unknown, _b: unknown, _c: unknown) => true)).toThrow(
+      /ApprovalPolicy takes 3 parameters/,
+    );
   });
 });
 
 describe('evaluateApprovalPolicy', () => {
-  const threshold = ({ amount }: { amount: number }) => (amount > 100 ? { required: true, reason: `A refund of ${amount} needs approval.` } : false);
+  const threshold = ({ amount }: { amount: number }) =>
+    amount > 100 ? { required: true, reason: `A refund of ${amount} needs approval.` } : false;
 
   it('follows a dynamic policy on both sides of its threshold', () => {
     expect(evaluateApprovalPolicy('t', threshold, { amount: 5 }, {})).toEqual({ required: false, reason: '' });
-    expect(evaluateApprovalPolicy('t', threshold, { amount: 5000 }, {})).toEqual({ required: true, reason: 'A refund of 5000 needs approval.' });
+    expect(evaluateApprovalPolicy('t', threshold, { amount: 5000 }, {})).toEqual({
+      required: true,
+      reason: 'A refund of 5000 needs approval.',
+    });
   });
 
   it('gives static policies and boolean answers a reason', () => {
-    expect(evaluateApprovalPolicy('t', 'always', {}, {})).toEqual({ required: true, reason: "t always needs a person's approval." });
+    expect(evaluateApprovalPolicy('t', 'always', {}, {})).toEqual({
+      required: true,
+      reason: "t always needs a person's approval.",
+    });
     expect(evaluateApprovalPolicy('t', 'never', {}, {}).required).toBe(false);
     expect(evaluateApprovalPolicy('t', undefined, {}, {}).required).toBe(false);
-    expect(evaluateApprovalPolicy('t', () => true, {}, {}).reason).toBe("t needs a person's approval for these arguments.");
+    expect(evaluateApprovalPolicy('t', () => true, {}, {}).reason).toBe(
+      "t needs a person's approval for these arguments.",
+    );
   });
 
   it('fails closed: a policy that throws or answers nonsense requires approval', () => {
     const throwing = () => {
       throw new Error('boom');
     };
-    expect(evaluateApprovalPolicy('t', throwing, {}, {})).toEqual({ required: true, reason: "t's approval policy failed on these arguments, so a person must decide." });
+    expect(evaluateApprovalPolicy('t', throwing, {}, {})).toEqual({
+      required: true,
+      reason: "t's approval policy failed on these arguments, so a person must decide.",
+    });
     expect(evaluateApprovalPolicy('t', (() => 'yes') as never, {}, {}).required).toBe(true);
     expect(evaluateApprovalPolicy('t', (() => null) as never, {}, {}).required).toBe(true);
     // Not a policy at all (the registry refuses these; a caller of this function may not have asked it).
-    for (const notAPolicy of ['sometimes', 'Never', 0, null, {}]) expect(evaluateApprovalPolicy('t', notAPolicy as never, {}, {}).required).toBe(true);
+    for (const notAPolicy of ['sometimes', 'Never', 0, null, {}])
+      expect(evaluateApprovalPolicy('t', notAPolicy as never, {}, {}).required).toBe(true);
   });
 
   it('passes the context to the policy', () => {

@@ -17,7 +17,8 @@ export interface ApprovalDecision {
  *   amount > 100 ? { required: true, reason: `A refund of ${amount} is over the 100 that needs no approval.` } : false;
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ApprovalPolicy<TArgs = any> = 'always' | 'never' | ((args: TArgs, context: AgentToolExecutionContext) => ApprovalDecision | boolean);
+export type ApprovalPolicy<TArgs = any> =
+  'always' | 'never' | ((args: TArgs, context: AgentToolExecutionContext) => ApprovalDecision | boolean);
 
 /** How a policy is reported in listings (OpenAPI, GET /v1/tools, MCP `_meta`). */
 export type ApprovalPolicyKind = 'always' | 'never' | 'dynamic';
@@ -40,7 +41,12 @@ const NOT_REQUIRED = Object.freeze({ required: false, reason: '' });
  * Evaluates a tool's policy for one call, after its arguments were validated. Fails closed: a policy
  * that throws or answers something else requires approval, and the reason says the policy failed.
  */
-export function evaluateApprovalPolicy(toolName: string, policy: ApprovalPolicy | undefined, args: unknown, context: AgentToolExecutionContext): { readonly required: boolean; readonly reason: string } {
+export function evaluateApprovalPolicy(
+  toolName: string,
+  policy: ApprovalPolicy | undefined,
+  args: unknown,
+  context: AgentToolExecutionContext,
+): { readonly required: boolean; readonly reason: string } {
   // Asked first whether it is a function (the policy that runs per call): comparing a function to strings costs a generic comparison.
   if (typeof policy !== 'function') {
     if (policy === undefined || policy === 'never') return NOT_REQUIRED;
@@ -51,13 +57,23 @@ export function evaluateApprovalPolicy(toolName: string, policy: ApprovalPolicy 
   try {
     answer = policy(args, context);
   } catch {
-    return { required: true, reason: `${toolName}'s approval policy failed on these arguments, so a person must decide.` };
+    return {
+      required: true,
+      reason: `${toolName}'s approval policy failed on these arguments, so a person must decide.`,
+    };
   }
   if (answer === false) return NOT_REQUIRED;
   if (answer === true) return { required: true, reason: `${toolName} needs a person's approval for these arguments.` };
   if (answer !== null && typeof answer === 'object' && typeof (answer as ApprovalDecision).required === 'boolean') {
     const { required, reason } = answer as ApprovalDecision;
-    return { required, reason: required ? (typeof reason === 'string' && reason.trim() !== '' ? reason : `${toolName} needs a person's approval for these arguments.`) : '' };
+    return {
+      required,
+      reason: required
+        ? typeof reason === 'string' && reason.trim() !== ''
+          ? reason
+          : `${toolName} needs a person's approval for these arguments.`
+        : '',
+    };
   }
   return { required: true, reason: `${toolName}'s approval policy gave no clear answer, so a person must decide.` };
 }

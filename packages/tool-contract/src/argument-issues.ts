@@ -10,7 +10,8 @@ export function describeErrors(errors: readonly ErrorObject[], data: unknown, kn
   const seen = new Set<string>();
   const issues: ArgumentIssue[] = [];
   for (const error of errors) {
-    if (error.keyword !== 'anyOf' && anyOfPaths.has(error.instancePath) && error.schemaPath.includes('/anyOf/')) continue;
+    if (error.keyword !== 'anyOf' && anyOfPaths.has(error.instancePath) && error.schemaPath.includes('/anyOf/'))
+      continue;
     const issue = describeError(error, data, known);
     const key = `${issue.path}\u0000${issue.problem}`;
     if (!seen.has(key)) {
@@ -30,16 +31,26 @@ function describeError(error: ErrorObject, data: unknown, known: string): Argume
     case 'additionalProperties':
       return {
         path: toPath(`${base}/${String(params.additionalProperty)}`),
-        problem: base === '' ? `is not an argument of this tool (its arguments: ${known || 'none'})` : 'is not an allowed property here',
+        problem:
+          base === ''
+            ? `is not an argument of this tool (its arguments: ${known || 'none'})`
+            : 'is not an allowed property here',
       };
     case 'type': {
       const value = valueAt(data, base);
       // JSON has no Infinity or NaN; 1e400 parses to Infinity, which no number schema accepts.
-      if (typeof value === 'number' && !Number.isFinite(value)) return { path: toPath(base), problem: `must be a finite ${String(params.type)}, got ${String(value)}${Number.isNaN(value) ? '' : ' (is the number too large for JSON?)'}` };
+      if (typeof value === 'number' && !Number.isFinite(value))
+        return {
+          path: toPath(base),
+          problem: `must be a finite ${String(params.type)}, got ${String(value)}${Number.isNaN(value) ? '' : ' (is the number too large for JSON?)'}`,
+        };
       return { path: toPath(base), problem: `must be ${String(params.type)}, got ${describe(value)}` };
     }
     case 'enum':
-      return { path: toPath(base), problem: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describe(valueAt(data, base))}` };
+      return {
+        path: toPath(base),
+        problem: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describe(valueAt(data, base))}`,
+      };
     case 'anyOf':
       return { path: toPath(base), problem: `does not match any allowed form, got ${describe(valueAt(data, base))}` };
     default:
@@ -49,7 +60,11 @@ function describeError(error: ErrorObject, data: unknown, known: string): Argume
 
 function toPath(pointer: string): string {
   if (pointer === '') return '(arguments)';
-  return pointer.slice(1).split('/').map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
@@ -58,7 +73,9 @@ function valueAt(data: unknown, pointer: string): unknown {
   for (const raw of pointer.slice(1).split('/')) {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (current === null || typeof current !== 'object') return undefined;
-    current = Object.prototype.hasOwnProperty.call(current, segment) ? (current as Record<string, unknown>)[segment] : undefined;
+    current = Object.prototype.hasOwnProperty.call(current, segment)
+      ? (current as Record<string, unknown>)[segment]
+      : undefined;
   }
   return current;
 }
@@ -70,7 +87,10 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'string') {
-    const shown = value.length > 40 ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…" (${value.length} characters)` : JSON.stringify(value);
+    const shown =
+      value.length > 40
+        ? `${JSON.stringify(value.slice(0, 40)).slice(0, -1)}…" (${value.length} characters)`
+        : JSON.stringify(value);
     return `string ${shown}`;
   }
   return `${typeof value} ${String(value)}`;

@@ -53,7 +53,12 @@ export function compileArguments(schema: JsonSchema): CompiledArguments {
   let entry = compiled.get(schema);
   if (entry === undefined) {
     const properties = (schema.properties ?? {}) as Record<string, unknown>;
-    entry = { validate: ajvFor(schema).compile(schema), nulls: planNulls(schema), known: Object.keys(properties).join(', '), closed: closedToPrototypeKeys(schema) };
+    entry = {
+      validate: ajvFor(schema).compile(schema),
+      nulls: planNulls(schema),
+      known: Object.keys(properties).join(', '),
+      closed: closedToPrototypeKeys(schema),
+    };
     compiled.set(schema, entry);
   }
   last = { schema, entry };
@@ -105,11 +110,17 @@ type Naming = string | { readonly name: string };
 
 function parseJson(toolName: Naming, input: unknown): DecodedArguments<unknown> {
   if (typeof input !== 'string') {
-    if (input === null || input === undefined) return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
+    if (input === null || input === undefined)
+      return failure(toolName, [
+        { path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' },
+      ]);
     return { ok: true, value: input };
   }
   // A text that starts with '{' (nearly every one) is not blank: only others are trimmed to find out.
-  if (input.length === 0 || (input.charCodeAt(0) !== 0x7b && input.trim() === '')) return failure(toolName, [{ path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' }]);
+  if (input.length === 0 || (input.charCodeAt(0) !== 0x7b && input.trim() === ''))
+    return failure(toolName, [
+      { path: '(arguments)', problem: 'no arguments were sent; send a JSON object such as {}' },
+    ]);
   try {
     return { ok: true, value: parseJsonSafely(input) };
   } catch (error) {
@@ -138,7 +149,11 @@ function sjson(): typeof SecureJson {
 function parseJsonSafely(text: string): unknown {
   if (text.charCodeAt(0) === 0xfeff) return sjson().parse(text, undefined, FORBIDDEN_KEYS);
   const value: unknown = JSON.parse(text);
-  if (value !== null && typeof value === 'object' && (text.includes('\\') || text.includes('__proto__') || text.includes('constructor'))) {
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    (text.includes('\\') || text.includes('__proto__') || text.includes('constructor'))
+  ) {
     sjson().scan(value, FORBIDDEN_KEYS);
   }
   return value;
@@ -158,7 +173,12 @@ function validateValue<T>(toolName: Naming, schema: JsonSchema, value: unknown, 
     return failure(toolName, [{ path: '(arguments)', problem: `must be a JSON object, got ${describe(value)}` }]);
   }
   if (!scanned && hasPrototypeKey(value)) {
-    return failure(toolName, [{ path: '(arguments)', problem: 'the arguments contain a forbidden key (__proto__, or constructor.prototype); remove it' }]);
+    return failure(toolName, [
+      {
+        path: '(arguments)',
+        problem: 'the arguments contain a forbidden key (__proto__, or constructor.prototype); remove it',
+      },
+    ]);
   }
   const { validate, nulls, known } = compileArguments(schema);
   if (nulls) applyNulls(nulls, value);
@@ -227,7 +247,9 @@ export function decodedValue(toolName: Naming, schema: JsonSchema, input: unknow
 
 function failure(naming: Naming, issues: ArgumentIssue[]): DecodedArguments<never> {
   const toolName = typeof naming === 'string' ? naming : naming.name;
-  const detail = issues.map((issue) => (issue.path === '(arguments)' ? issue.problem : `'${issue.path}' ${issue.problem}`)).join('; ');
+  const detail = issues
+    .map((issue) => (issue.path === '(arguments)' ? issue.problem : `'${issue.path}' ${issue.problem}`))
+    .join('; ');
   return { ok: false, message: `Invalid arguments for ${toolName}: ${detail}.`, issues };
 }
 
@@ -235,5 +257,10 @@ function failure(naming: Naming, issues: ArgumentIssue[]): DecodedArguments<neve
 function hasPrototypeKey(value: object): boolean {
   if (Object.prototype.hasOwnProperty.call(value, '__proto__')) return true;
   const ctor = (value as { constructor?: unknown }).constructor;
-  return Object.prototype.hasOwnProperty.call(value, 'constructor') && ctor !== null && typeof ctor === 'object' && Object.prototype.hasOwnProperty.call(ctor, 'prototype');
+  return (
+    Object.prototype.hasOwnProperty.call(value, 'constructor') &&
+    ctor !== null &&
+    typeof ctor === 'object' &&
+    Object.prototype.hasOwnProperty.call(ctor, 'prototype')
+  );
 }

@@ -19,9 +19,15 @@ export function cleanErrors(errors: readonly unknown[] | undefined, maxLength: n
     if (typeof message !== 'string' || message.trim() === '') continue;
     const frame = message.search(STACK_FRAME);
     const clean = frame === -1 ? message : message.slice(0, frame);
-    const bounded = clean.length > maxLength ? `${clean.slice(0, maxLength)}… (cut: the message was ${clean.length} characters, over the limit of ${maxLength})` : clean;
-    out.push(typeof code === 'string' ? { message: bounded, code: code.length > 128 ? code.slice(0, 128) : code } : { message: bounded });
+    const bounded =
+      clean.length > maxLength
+        ? `${clean.slice(0, maxLength)}… (cut: the message was ${clean.length} characters, over the limit of ${maxLength})`
+        : clean;
+    out.push(
+      typeof code === 'string'
+        ? { message: bounded, code: code.length > 128 ? code.slice(0, 128) : code }
+        : { message: bounded },
+    );
   }
   return out;
 }
-

@@ -2,10 +2,41 @@ import { MCP_HEADER_KEYWORD } from './mcp-header.js';
 
 /** Keywords that constrain no object's keys, or only as checked below; any other makes a schema count as open. */
 const KNOWN = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const',
-  '$schema', '$id', '$comment', 'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', 'format',
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'contentMediaType', 'contentEncoding', MCP_HEADER_KEYWORD,
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  'enum',
+  'const',
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'format',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'contentMediaType',
+  'contentEncoding',
+  MCP_HEADER_KEYWORD,
 ]);
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor']);
@@ -28,15 +59,18 @@ export function closedToPrototypeKeys(schema: unknown): boolean {
   if (node.enum !== undefined && !(Array.isArray(node.enum) && node.enum.every(isScalar))) return false;
   if (node.const !== undefined && !isScalar(node.const)) return false;
   // Every value this node accepts matches one of the branches, so closed branches are enough.
-  if (node.anyOf !== undefined) return Array.isArray(node.anyOf) && node.anyOf.length > 0 && node.anyOf.every(closedToPrototypeKeys);
-  const types = typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? (node.type as unknown[]) : undefined;
+  if (node.anyOf !== undefined)
+    return Array.isArray(node.anyOf) && node.anyOf.length > 0 && node.anyOf.every(closedToPrototypeKeys);
+  const types =
+    typeof node.type === 'string' ? [node.type] : Array.isArray(node.type) ? (node.type as unknown[]) : undefined;
   if (types === undefined) return false; // no type: objects of any shape pass
   for (const type of types) {
     if (type === 'object') {
       if (node.additionalProperties !== false) return false;
       const properties = node.properties ?? {};
       if (properties === null || typeof properties !== 'object') return false;
-      for (const [name, child] of Object.entries(properties)) if (PROTOTYPE_KEYS.has(name) || !closedToPrototypeKeys(child)) return false;
+      for (const [name, child] of Object.entries(properties))
+        if (PROTOTYPE_KEYS.has(name) || !closedToPrototypeKeys(child)) return false;
     } else if (type === 'array') {
       if (!closedToPrototypeKeys(node.items)) return false;
     } else if (typeof type !== 'string' || !SCALAR_TYPES.has(type)) return false;

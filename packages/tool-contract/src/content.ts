@@ -28,7 +28,9 @@ export interface AudioContent {
 /** A document embedded in the result, by URI, as text or as base64 bytes (`blob`). */
 export interface EmbeddedResourceContent {
   readonly type: 'resource';
-  readonly resource: { readonly uri: string; readonly mimeType?: string; readonly text: string } | { readonly uri: string; readonly mimeType?: string; readonly blob: string };
+  readonly resource:
+    | { readonly uri: string; readonly mimeType?: string; readonly text: string }
+    | { readonly uri: string; readonly mimeType?: string; readonly blob: string };
 }
 
 /** One block of a tool's content. */
@@ -43,7 +45,9 @@ const BLOCK_OVERHEAD_BYTES = 64;
 
 /** Bytes as base64, or base64 text as given (the executor checks it). */
 function base64(data: string | Uint8Array): string {
-  return typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+  return typeof data === 'string'
+    ? data
+    : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
 }
 
 /**
@@ -64,7 +68,11 @@ export const Content = {
     return { type: 'audio', data: base64(data), mimeType };
   },
   /** A text document (`{ text }`) or a binary one (`{ blob }`: bytes, or base64 text). */
-  resource(uri: string, body: { readonly text: string } | { readonly blob: string | Uint8Array }, mimeType?: string): EmbeddedResourceContent {
+  resource(
+    uri: string,
+    body: { readonly text: string } | { readonly blob: string | Uint8Array },
+    mimeType?: string,
+  ): EmbeddedResourceContent {
     const resource = 'text' in body ? { uri, text: body.text } : { uri, blob: base64(body.blob) };
     return { type: 'resource', resource: mimeType === undefined ? resource : { ...resource, mimeType } };
   },
@@ -75,7 +83,8 @@ export const Content = {
 // ---------------------------------------------------------------------------------------------
 
 /** `type/subtype`, with optional `; name=value` parameters (RFC 6838 §4.2 names). */
-const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
+const MIME_TYPE =
+  /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
 const NOT_BASE64 = /[^A-Za-z0-9+/]/;
 /** A URI with a scheme (RFC 3986 §3.1) and no whitespace or control characters. */
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s\u0000-\u001f\u007f]*$/;
@@ -107,16 +116,25 @@ export type ContentCheck =
  * with plain copies of the blocks (no getters, no prototypes) and their size in bytes as sent.
  */
 export function checkContent(content: unknown, maxBytes = Infinity): ContentCheck {
-  if (!Array.isArray(content)) return { ok: false, problem: `content must be an array of blocks, got ${kind(content)}` };
-  if (content.length === 0) return { ok: false, problem: 'content is an empty array; leave it out, or give at least one block' };
-  if (content.length > MAX_CONTENT_BLOCKS) return { ok: false, problem: `content has ${content.length} blocks; at most ${MAX_CONTENT_BLOCKS} are allowed` };
+  if (!Array.isArray(content))
+    return { ok: false, problem: `content must be an array of blocks, got ${kind(content)}` };
+  if (content.length === 0)
+    return { ok: false, problem: 'content is an empty array; leave it out, or give at least one block' };
+  if (content.length > MAX_CONTENT_BLOCKS)
+    return { ok: false, problem: `content has ${content.length} blocks; at most ${MAX_CONTENT_BLOCKS} are allowed` };
   const blocks: ContentBlock[] = [];
   let bytes = 0;
   for (let i = 0; i < content.length; i++) {
     // Over the bound already by the length of its strings: refused without scanning megabytes of base64.
-    if (bytes + lengthOf(content[i]) > maxBytes) return { ok: false, tooLarge: true, problem: `content block ${i}${blockType(content[i])} takes the content past ${maxBytes} bytes` };
+    if (bytes + lengthOf(content[i]) > maxBytes)
+      return {
+        ok: false,
+        tooLarge: true,
+        problem: `content block ${i}${blockType(content[i])} takes the content past ${maxBytes} bytes`,
+      };
     const checked = checkBlock(content[i]);
-    if (typeof checked === 'string') return { ok: false, problem: `content block ${i}${blockType(content[i])} ${checked}` };
+    if (typeof checked === 'string')
+      return { ok: false, problem: `content block ${i}${blockType(content[i])} ${checked}` };
     blocks.push(checked.block);
     bytes += checked.bytes + BLOCK_OVERHEAD_BYTES;
   }
@@ -126,7 +144,11 @@ export function checkContent(content: unknown, maxBytes = Infinity): ContentChec
 /** A lower bound of a block's size in bytes: the lengths of its strings (a UTF-16 unit is at least one UTF-8 byte). */
 function lengthOf(block: unknown): number {
   if (block === null || typeof block !== 'object') return 0;
-  const { text, data, resource } = block as { text?: unknown; data?: unknown; resource?: { text?: unknown; blob?: unknown } | null };
+  const { text, data, resource } = block as {
+    text?: unknown;
+    data?: unknown;
+    resource?: { text?: unknown; blob?: unknown } | null;
+  };
   const strings = [text, data, resource?.text, resource?.blob];
   return strings.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 0), 0);
 }
@@ -141,7 +163,8 @@ function kind(value: unknown): string {
 }
 
 function checkBlock(block: unknown): { block: ContentBlock; bytes: number } | string {
-  if (block === null || typeof block !== 'object' || Array.isArray(block)) return `is ${kind(block)}, not a block object like { type: 'text', text: '…' }`;
+  if (block === null || typeof block !== 'object' || Array.isArray(block))
+    return `is ${kind(block)}, not a block object like { type: 'text', text: '…' }`;
   const record = block as Record<string, unknown>;
   const type = record.type;
   const fields = typeof type === 'string' ? FIELDS[type] : undefined;
@@ -149,7 +172,8 @@ function checkBlock(block: unknown): { block: ContentBlock; bytes: number } | st
     return `has an unknown type; a block's type is one of ${CONTENT_BLOCK_TYPES.join(', ')} (build blocks with Content.text, Content.image, Content.audio or Content.resource)`;
   }
   const extra = Object.keys(record).find((key) => !fields.includes(key));
-  if (extra !== undefined) return `has a field '${extra.slice(0, 40)}' that a ${String(type)} block does not have (its fields: ${fields.join(', ')})`;
+  if (extra !== undefined)
+    return `has a field '${extra.slice(0, 40)}' that a ${String(type)} block does not have (its fields: ${fields.join(', ')})`;
   switch (type) {
     case 'text': {
       if (typeof record.text !== 'string') return `needs 'text' as a string, got ${kind(record.text)}`;
@@ -160,7 +184,10 @@ function checkBlock(block: unknown): { block: ContentBlock; bytes: number } | st
       const { data, mimeType } = record;
       const problem = checkData(data, 'data') ?? checkMimeType(mimeType, type);
       if (problem !== undefined) return problem;
-      return { block: { type, data: data as string, mimeType: mimeType as string }, bytes: (data as string).length + (mimeType as string).length };
+      return {
+        block: { type, data: data as string, mimeType: mimeType as string },
+        bytes: (data as string).length + (mimeType as string).length,
+      };
     }
     default:
       return checkResource(record.resource);
@@ -168,38 +195,53 @@ function checkBlock(block: unknown): { block: ContentBlock; bytes: number } | st
 }
 
 function checkData(data: unknown, field: string): string | undefined {
-  if (typeof data !== 'string') return `needs '${field}' as a base64 string, got ${kind(data)} (Content.image and Content.audio encode bytes for you)`;
-  if (!isBase64(data)) return `has '${field}' that is not valid base64 (standard alphabet A-Z a-z 0-9 + /, padded with = to a multiple of 4 characters, not empty)`;
+  if (typeof data !== 'string')
+    return `needs '${field}' as a base64 string, got ${kind(data)} (Content.image and Content.audio encode bytes for you)`;
+  if (!isBase64(data))
+    return `has '${field}' that is not valid base64 (standard alphabet A-Z a-z 0-9 + /, padded with = to a multiple of 4 characters, not empty)`;
   return undefined;
 }
 
 function checkMimeType(mimeType: unknown, type: 'image' | 'audio' | undefined): string | undefined {
-  if (typeof mimeType !== 'string') return `needs 'mimeType' as a string such as ${type === 'audio' ? "'audio/wav'" : "'image/png'"}, got ${kind(mimeType)}`;
-  if (mimeType.length > 255 || !MIME_TYPE.test(mimeType)) return `has mimeType ${JSON.stringify(mimeType.slice(0, 80))}, which is not a media type of the form type/subtype`;
-  if (type !== undefined && !mimeType.toLowerCase().startsWith(`${type}/`)) return `has mimeType ${JSON.stringify(mimeType)}, but an ${type} block needs an ${type}/* type (for other files, use Content.resource)`;
+  if (typeof mimeType !== 'string')
+    return `needs 'mimeType' as a string such as ${type === 'audio' ? "'audio/wav'" : "'image/png'"}, got ${kind(mimeType)}`;
+  if (mimeType.length > 255 || !MIME_TYPE.test(mimeType))
+    return `has mimeType ${JSON.stringify(mimeType.slice(0, 80))}, which is not a media type of the form type/subtype`;
+  if (type !== undefined && !mimeType.toLowerCase().startsWith(`${type}/`))
+    return `has mimeType ${JSON.stringify(mimeType)}, but an ${type} block needs an ${type}/* type (for other files, use Content.resource)`;
   return undefined;
 }
 
 function checkResource(resource: unknown): { block: ContentBlock; bytes: number } | string {
-  if (resource === null || typeof resource !== 'object' || Array.isArray(resource)) return `needs 'resource' as an object { uri, mimeType?, text | blob }, got ${kind(resource)}`;
+  if (resource === null || typeof resource !== 'object' || Array.isArray(resource))
+    return `needs 'resource' as an object { uri, mimeType?, text | blob }, got ${kind(resource)}`;
   const { uri, mimeType, text, blob, ...rest } = resource as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
-  if (extra !== undefined) return `has a resource field '${extra.slice(0, 40)}' that is not allowed (its fields: uri, mimeType, text or blob)`;
-  if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH || !URI.test(uri)) return `needs 'resource.uri' as an absolute URI with a scheme (like 'file:///report.csv'), got ${typeof uri === 'string' ? JSON.stringify(uri.slice(0, 80)) : kind(uri)}`;
+  if (extra !== undefined)
+    return `has a resource field '${extra.slice(0, 40)}' that is not allowed (its fields: uri, mimeType, text or blob)`;
+  if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH || !URI.test(uri))
+    return `needs 'resource.uri' as an absolute URI with a scheme (like 'file:///report.csv'), got ${typeof uri === 'string' ? JSON.stringify(uri.slice(0, 80)) : kind(uri)}`;
   if (mimeType !== undefined) {
     const problem = checkMimeType(mimeType, undefined);
     if (problem !== undefined) return problem.replace("'mimeType'", "'resource.mimeType'");
   }
-  if ((text === undefined) === (blob === undefined)) return `needs exactly one of 'resource.text' (a string) and 'resource.blob' (base64 bytes)`;
+  if ((text === undefined) === (blob === undefined))
+    return `needs exactly one of 'resource.text' (a string) and 'resource.blob' (base64 bytes)`;
   const meta = uri.length + (typeof mimeType === 'string' ? mimeType.length : 0);
   const typed = mimeType === undefined ? {} : { mimeType: mimeType as string };
   if (text !== undefined) {
     if (typeof text !== 'string') return `needs 'resource.text' as a string, got ${kind(text)}`;
-    return { block: { type: 'resource', resource: { uri, ...typed, text } }, bytes: meta + Buffer.byteLength(text, 'utf8') };
+    return {
+      block: { type: 'resource', resource: { uri, ...typed, text } },
+      bytes: meta + Buffer.byteLength(text, 'utf8'),
+    };
   }
   const problem = checkData(blob, 'resource.blob');
   if (problem !== undefined) return problem;
-  return { block: { type: 'resource', resource: { uri, ...typed, blob: blob as string } }, bytes: meta + (blob as string).length };
+  return {
+    block: { type: 'resource', resource: { uri, ...typed, blob: blob as string } },
+    bytes: meta + (blob as string).length,
+  };
 }
 
 /**
@@ -223,10 +265,14 @@ function describeBlock(block: ContentBlock): unknown {
     case 'resource': {
       const resource = (block.resource ?? {}) as { uri?: string; mimeType?: string; text?: string; blob?: string };
       const typed = resource.mimeType === undefined ? {} : { mimeType: resource.mimeType };
-      return resource.text !== undefined ? { type: 'resource', uri: resource.uri, ...typed, text: resource.text } : { type: 'resource', uri: resource.uri, ...typed, bytes: decodedSize(resource.blob) };
+      return resource.text !== undefined
+        ? { type: 'resource', uri: resource.uri, ...typed, text: resource.text }
+        : { type: 'resource', uri: resource.uri, ...typed, bytes: decodedSize(resource.blob) };
     }
     default:
-      return { type: typeof (block as { type?: unknown }).type === 'string' ? (block as { type: string }).type : 'unknown' };
+      return {
+        type: typeof (block as { type?: unknown }).type === 'string' ? (block as { type: string }).type : 'unknown',
+      };
   }
 }
 

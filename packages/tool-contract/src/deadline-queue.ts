@@ -61,7 +61,10 @@ class DeadlineQueue {
   #arm(at: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = setTimeout(() => this.#fire(), Math.min(Math.max(1, Math.ceil(at - performance.now())), MAX_TIMER_MS));
+    this.#timer = setTimeout(
+      () => this.#fire(),
+      Math.min(Math.max(1, Math.ceil(at - performance.now())), MAX_TIMER_MS),
+    );
     if (this.#pending === 0) this.#timer.unref();
   }
 

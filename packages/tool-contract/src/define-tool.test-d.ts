@@ -4,10 +4,21 @@ import { Type } from 'typebox';
 import { AgentToolRegistry, defineTool, InvokeResult, type ToolDependencies, type ToolList } from './index.js';
 
 const Args = Type.Object(
-  { value: Type.Number({ description: 'A number.' }), unit: Type.Enum(['a', 'b'], { type: 'string', description: 'A unit.' }), note: Type.Optional(Type.String({ description: 'A note.' })) },
+  {
+    value: Type.Number({ description: 'A number.' }),
+    unit: Type.Enum(['a', 'b'], { type: 'string', description: 'A unit.' }),
+    note: Type.Optional(Type.String({ description: 'A note.' })),
+  },
   { additionalProperties: false },
 );
-const usage = { purpose: 'p', rules: ['r'], arguments: { value: 'v' }, errors: { NEGATIVE: 'n' }, good: 'g', bad: 'b' } as const;
+const usage = {
+  purpose: 'p',
+  rules: ['r'],
+  arguments: { value: 'v' },
+  errors: { NEGATIVE: 'n' },
+  good: 'g',
+  bad: 'b',
+} as const;
 
 const Typed = defineTool({
   name: 'typed_tool',
@@ -44,9 +55,23 @@ new WithDependencies({ logger: undefined as never });
 export const tools = [Typed, WithDependencies] as const satisfies ToolList;
 
 const Output = Type.Object({ doubled: Type.Number() }, { additionalProperties: false });
-defineTool({ name: 'output_ok', description: 'x', args: Args, outputSchema: Output, usage, run: ({ value }) => ({ doubled: value * 2 }) });
+defineTool({
+  name: 'output_ok',
+  description: 'x',
+  args: Args,
+  outputSchema: Output,
+  usage,
+  run: ({ value }) => ({ doubled: value * 2 }),
+});
 // @ts-expect-error run must return what outputSchema describes
-defineTool({ name: 'output_bad', description: 'x', args: Args, outputSchema: Output, usage, run: ({ value }) => ({ tripled: value * 3 }) });
+defineTool({
+  name: 'output_bad',
+  description: 'x',
+  args: Args,
+  outputSchema: Output,
+  usage,
+  run: ({ value }) => ({ tripled: value * 3 }),
+});
 
 defineTool({
   name: 'no_arguments_section',

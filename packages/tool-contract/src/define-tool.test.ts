@@ -21,7 +21,10 @@ const Args = Type.Object(
   },
   { additionalProperties: false },
 );
-const Output = Type.Object({ refunded: Type.Number(), sessionId: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false });
+const Output = Type.Object(
+  { refunded: Type.Number(), sessionId: Type.Union([Type.String(), Type.Null()]) },
+  { additionalProperties: false },
+);
 const policy: ApprovalPolicy<Static<typeof Args>> = ({ amount }) => amount > 100;
 const DESCRIPTION = 'Refunds an amount.';
 const SECTIONS = {
@@ -61,7 +64,9 @@ const GUIDE = usage`
 `;
 
 function refund({ amount }: Static<typeof Args>, context: AgentToolExecutionContext) {
-  return amount === 0 ? InvokeResult.fromError('Nothing to refund.', 'NOTHING_TO_REFUND') : { refunded: amount, sessionId: context.sessionId ?? null };
+  return amount === 0
+    ? InvokeResult.fromError('Nothing to refund.', 'NOTHING_TO_REFUND')
+    : { refunded: amount, sessionId: context.sessionId ?? null };
 }
 
 /** Every static member the class form has, declared by hand. */
@@ -114,7 +119,10 @@ function registered(toolClass: Parameters<AgentToolRegistry['registerTool']>[0])
 
 describe('defineTool makes a class the registry reads as the class form', () => {
   it('gives every static member the class form declares, and nothing else', () => {
-    const statics = (cls: object) => Object.fromEntries(Object.entries(cls).map(([key, value]) => [key, typeof value === 'function' ? 'function' : value]));
+    const statics = (cls: object) =>
+      Object.fromEntries(
+        Object.entries(cls).map(([key, value]) => [key, typeof value === 'function' ? 'function' : value]),
+      );
     expect(statics(RefundDefined)).toEqual(statics(RefundClass));
     expect(RefundDefined.getSchema()).toEqual(RefundClass.getSchema());
     expect(RefundDefined.getSchema.length).toBe(0);
@@ -127,26 +135,61 @@ describe('defineTool makes a class the registry reads as the class form', () => 
     const fromClass = registered(RefundClass).entry;
     const fromDefined = registered(RefundDefined).entry;
     expect(fromDefined).toEqual(fromClass);
-    expect(fromDefined).toMatchObject({ timeoutMs: 5_000, taskSupport: 'optional', taskInput: 'before', approval: 'dynamic', strict: true });
+    expect(fromDefined).toMatchObject({
+      timeoutMs: 5_000,
+      taskSupport: 'optional',
+      taskInput: 'before',
+      approval: 'dynamic',
+      strict: true,
+    });
     for (const format of ['responses', 'chat', 'mcp'] as const) {
-      expect(registered(RefundDefined).registry.definitions(format)).toEqual(registered(RefundClass).registry.definitions(format));
+      expect(registered(RefundDefined).registry.definitions(format)).toEqual(
+        registered(RefundClass).registry.definitions(format),
+      );
     }
   });
 
   it('writes Arguments: from the parameters when the guide leaves them out', async () => {
     const { arguments: _, ...sections } = SECTIONS;
-    const Described = defineTool({ name: 'test_described', description: 'Described.', args: Args, usage: sections, run: () => ({}) });
-    expect(Described.ToolUsageMetadata).toContain('Arguments:\n- amount (required): How much to refund.\n- note (optional): Why, in a sentence.\n\nError codes:');
-    const NoArguments = defineTool({ name: 'test_no_arguments', description: 'Takes nothing.', args: Type.Object({}, { additionalProperties: false }), usage: sections, run: () => ({}) });
+    const Described = defineTool({
+      name: 'test_described',
+      description: 'Described.',
+      args: Args,
+      usage: sections,
+      run: () => ({}),
+    });
+    expect(Described.ToolUsageMetadata).toContain(
+      'Arguments:\n- amount (required): How much to refund.\n- note (optional): Why, in a sentence.\n\nError codes:',
+    );
+    const NoArguments = defineTool({
+      name: 'test_no_arguments',
+      description: 'Takes nothing.',
+      args: Type.Object({}, { additionalProperties: false }),
+      usage: sections,
+      run: () => ({}),
+    });
     expect(NoArguments.ToolUsageMetadata).toContain('Arguments:\n- none: send {}.\n\nError codes:');
-    for (const toolClass of [Described, NoArguments]) expect((await verifyToolContract(toolClass, { garbage: false, cancellation: false })).warnings).toEqual([]);
+    for (const toolClass of [Described, NoArguments])
+      expect((await verifyToolContract(toolClass, { garbage: false, cancellation: false })).warnings).toEqual([]);
   });
 
   it('leaves out the members not given, as a class that does not declare them', () => {
-    const Plain = defineTool({ name: 'test_plain', description: 'Plain.', args: Args, usage: SECTIONS, run: () => ({}) });
+    const Plain = defineTool({
+      name: 'test_plain',
+      description: 'Plain.',
+      args: Args,
+      usage: SECTIONS,
+      run: () => ({}),
+    });
     expect(Object.keys(Plain).sort()).toEqual(['ToolName', 'ToolUsageMetadata']);
     expect(Plain.getSchema()).not.toHaveProperty('strict');
-    expect(inspectToolClass(Plain).tool).toMatchObject({ timeoutMs: undefined, taskSupport: 'forbidden', approval: 'never', annotations: undefined, outputSchema: undefined });
+    expect(inspectToolClass(Plain).tool).toMatchObject({
+      timeoutMs: undefined,
+      taskSupport: 'forbidden',
+      approval: 'never',
+      annotations: undefined,
+      outputSchema: undefined,
+    });
   });
 
   it('fails registration with the same violation as the class form: an invalid name, a missing description', () => {
@@ -167,18 +210,47 @@ describe('defineTool makes a class the registry reads as the class form', () => 
       }
       protected run = refund;
     }
-    const DefinedBadName = defineTool({ name: 'Refund-Tool', description: DESCRIPTION, args: Args, usage: SECTIONS, run: refund });
+    const DefinedBadName = defineTool({
+      name: 'Refund-Tool',
+      description: DESCRIPTION,
+      args: Args,
+      usage: SECTIONS,
+      run: refund,
+    });
     expect(violation(DefinedBadName).code).toBe(ContractErrorCode.TOOL_NAME_INVALID);
     expect(violation(DefinedBadName).message).toBe(violation(BadName).message.replace('(BadName)', '(RefundToolTool)'));
-    const NoDescription = defineTool({ name: 'test_refund', description: ' ', args: Args, usage: SECTIONS, run: refund });
+    const NoDescription = defineTool({
+      name: 'test_refund',
+      description: ' ',
+      args: Args,
+      usage: SECTIONS,
+      run: refund,
+    });
     expect(violation(NoDescription).code).toBe(ContractErrorCode.SCHEMA_SHAPE_INVALID);
-    const Undescribed = defineTool({ name: 'test_refund', description: DESCRIPTION, args: Type.Object({ x: Type.String() }), usage: SECTIONS, run: () => ({}) });
+    const Undescribed = defineTool({
+      name: 'test_refund',
+      description: DESCRIPTION,
+      args: Type.Object({ x: Type.String() }),
+      usage: SECTIONS,
+      run: () => ({}),
+    });
     expect(violation(Undescribed).code).toBe(ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING);
   });
 
   it('refuses a definition with neither run nor createRun, or both, when it is made', () => {
-    expect(() => defineTool({ name: 'test_x', description: 'X.', args: Args, usage: SECTIONS } as never)).toThrow(/needs run\(args, context, signal\) or createRun\(dependencies\), and has neither/);
-    expect(() => defineTool({ name: 'test_x', description: 'X.', args: Args, usage: SECTIONS, run: () => ({}), createRun: () => () => ({}) } as never)).toThrow(/not both/);
+    expect(() => defineTool({ name: 'test_x', description: 'X.', args: Args, usage: SECTIONS } as never)).toThrow(
+      /needs run\(args, context, signal\) or createRun\(dependencies\), and has neither/,
+    );
+    expect(() =>
+      defineTool({
+        name: 'test_x',
+        description: 'X.',
+        args: Args,
+        usage: SECTIONS,
+        run: () => ({}),
+        createRun: () => () => ({}),
+      } as never),
+    ).toThrow(/not both/);
   });
 });
 
@@ -191,16 +263,34 @@ describe('calls of a defined tool', () => {
   };
 
   it('answer as the class form does: results, failures, invalid arguments, the output schema', async () => {
-    for (const args of ['{"amount":25}', '{"amount":0}', '{"amount":-1}', '{"amount":"x"}', 'not json', '{"amount":1,"extra":true}']) {
+    for (const args of [
+      '{"amount":25}',
+      '{"amount":0}',
+      '{"amount":-1}',
+      '{"amount":"x"}',
+      'not json',
+      '{"amount":1,"extra":true}',
+    ]) {
       const fromClass = await executorFor(RefundClass).execute('test_refund', args, testContext());
       const fromDefined = await executorFor(RefundDefined).execute('test_refund', args, testContext());
       expect(fromDefined, args).toEqual(fromClass);
     }
-    expect(JSON.parse((await executorFor(RefundDefined).execute('test_refund', '{"amount":25}', testContext())).result as string)).toEqual({ refunded: 25, sessionId: 'test-session' });
+    expect(
+      JSON.parse(
+        (await executorFor(RefundDefined).execute('test_refund', '{"amount":25}', testContext())).result as string,
+      ),
+    ).toEqual({ refunded: 25, sessionId: 'test-session' });
   });
 
   it('check the declared output schema', async () => {
-    const Wrong = defineTool({ name: 'test_wrong', description: 'Wrong.', args: Args, usage: SECTIONS, outputSchema: Output, run: () => ({ refunded: 1, sessionId: 42 }) as never });
+    const Wrong = defineTool({
+      name: 'test_wrong',
+      description: 'Wrong.',
+      args: Args,
+      usage: SECTIONS,
+      outputSchema: Output,
+      run: () => ({ refunded: 1, sessionId: 42 }) as never,
+    });
     const result = await executorFor(Wrong).execute('test_wrong', '{"amount":1}', testContext());
     expect(result.errors[0]?.code).toBe(ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH);
   });
@@ -216,7 +306,11 @@ describe('calls of a defined tool', () => {
       },
     });
     const result = await executorFor(Throwing).execute('test_throwing', '{"amount":1}', testContext());
-    expect(result).toEqual({ successful: false, result: null, errors: [{ message: 'test_throwing failed to process arguments.', code: ExecutionErrorCode.TOOL_EXCEPTION }] });
+    expect(result).toEqual({
+      successful: false,
+      result: null,
+      errors: [{ message: 'test_throwing failed to process arguments.', code: ExecutionErrorCode.TOOL_EXCEPTION }],
+    });
     expect(logger.entries.some((entry) => entry.tag === '[test_throwing_ExecuteAsync__Exception]')).toBe(true);
   });
 
@@ -233,7 +327,13 @@ describe('calls of a defined tool', () => {
           signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
         }),
     });
-    const Quick = defineTool({ name: 'test_quick', description: 'Answers.', args: Type.Object({}), usage: SECTIONS, run: async () => ({ ok: true }) });
+    const Quick = defineTool({
+      name: 'test_quick',
+      description: 'Answers.',
+      args: Type.Object({}),
+      usage: SECTIONS,
+      run: async () => ({ ok: true }),
+    });
     expect(Sleeper.prototype).toHaveProperty('run');
     expect((Quick.prototype as unknown as { run: () => void }).run.length).toBe(0);
     const executor = executorFor(Sleeper, Quick);
@@ -265,8 +365,13 @@ describe('dependencies, with createRun', () => {
     const registry = new AgentToolRegistry();
     registry.registerTool(LedgerRefund);
     const ledger: Ledger = { record: (amount) => `entry-${amount}` };
-    const executor = new AgentToolExecutor({ registry, createTool: (toolClass, _context, logger) => new toolClass({ logger, ledger }) });
-    expect(JSON.parse((await executor.execute('test_ledger_refund', '{"amount":3}', testContext())).result as string)).toEqual({ entry: 'entry-3' });
+    const executor = new AgentToolExecutor({
+      registry,
+      createTool: (toolClass, _context, logger) => new toolClass({ logger, ledger }),
+    });
+    expect(
+      JSON.parse((await executor.execute('test_ledger_refund', '{"amount":3}', testContext())).result as string),
+    ).toEqual({ entry: 'entry-3' });
   });
 
   it('a missing one fails building the tool (TOOL_UNAVAILABLE), as a class constructor that reads it would', async () => {
@@ -302,7 +407,15 @@ describe('dependencies, with createRun', () => {
     const fromClass = await executor.execute('test_ledger_class', '{"amount":3}', testContext());
     const fromDefined = await executor.execute('test_ledger_checked', '{"amount":3}', testContext());
     expect(fromClass.errors[0]?.code).toBe(ExecutionErrorCode.TOOL_UNAVAILABLE);
-    expect(fromDefined).toEqual({ ...fromClass, errors: [{ ...fromClass.errors[0]!, message: fromClass.errors[0]!.message.replace('test_ledger_class', 'test_ledger_checked') }] });
+    expect(fromDefined).toEqual({
+      ...fromClass,
+      errors: [
+        {
+          ...fromClass.errors[0]!,
+          message: fromClass.errors[0]!.message.replace('test_ledger_class', 'test_ledger_checked'),
+        },
+      ],
+    });
   });
 
   it('the contract kit stands in for the ones nobody provided, and names them', async () => {
@@ -317,12 +430,17 @@ describe('dependencies, with createRun', () => {
 
 describe('the contract kit on a defined tool', () => {
   it('passes it as it passes the class form, with the same schema, strict report and no warnings', async () => {
-    const [fromClass, fromDefined] = await Promise.all([verifyToolContract(RefundClass), verifyToolContract(RefundDefined)]);
+    const [fromClass, fromDefined] = await Promise.all([
+      verifyToolContract(RefundClass),
+      verifyToolContract(RefundDefined),
+    ]);
     expect(fromDefined.violations).toEqual([]);
     expect(fromDefined.warnings).toEqual([]);
     expect(fromDefined.canonicalSchema).toBe(fromClass.canonicalSchema);
     expect(fromDefined.strict).toEqual(fromClass.strict);
-    expect(fromDefined.garbage.map((run) => [run.input, run.via, run.outcome])).toEqual(fromClass.garbage.map((run) => [run.input, run.via, run.outcome]));
+    expect(fromDefined.garbage.map((run) => [run.input, run.via, run.outcome])).toEqual(
+      fromClass.garbage.map((run) => [run.input, run.via, run.outcome]),
+    );
   });
 
   it('reads the error codes in run, and warns about one the guide does not name', async () => {
@@ -334,7 +452,9 @@ describe('the contract kit on a defined tool', () => {
       run: () => InvokeResult.fromError('No.', 'NOT_IN_THE_GUIDE'),
     });
     const report = await verifyToolContract(Undocumented, { garbage: false });
-    expect(report.warnings.map((warning) => [warning.code, /NOT_IN_THE_GUIDE/.test(warning.message)])).toEqual([[ContractCheckCode.USAGE_ERROR_CODE_UNDOCUMENTED, true]]);
+    expect(report.warnings.map((warning) => [warning.code, /NOT_IN_THE_GUIDE/.test(warning.message)])).toEqual([
+      [ContractCheckCode.USAGE_ERROR_CODE_UNDOCUMENTED, true],
+    ]);
   });
 
   it('asks a run that declares the signal to list TIMEOUT and the cancelled shape, and runs the cancellation check', async () => {
@@ -351,16 +471,27 @@ describe('the contract kit on a defined tool', () => {
     });
     const report = await verifyToolContract(Waiting);
     expect(report.cancellation).toMatchObject({ ran: true, successful: true });
-    expect(report.warnings.map((warning) => warning.message.match(/never names (the error code \w+|the cancelled shape)/)?.[1])).toEqual(['the error code TIMEOUT', 'the cancelled shape']);
+    expect(
+      report.warnings.map(
+        (warning) => warning.message.match(/never names (the error code \w+|the cancelled shape)/)?.[1],
+      ),
+    ).toEqual(['the error code TIMEOUT', 'the cancelled shape']);
     // The same with createRun, whose run only an instance shows.
     const WaitingWithDependencies = defineTool({
       name: 'test_waiting_dependencies',
       description: 'Waits until cancelled.',
       args: Type.Object({}),
       usage: SECTIONS,
-      createRun: () => (_args, _context, signal) => new Promise<object>((resolve) => (signal.aborted ? resolve({}) : setTimeout(() => resolve({ waited: true }), 20))),
+      createRun: () => (_args, _context, signal) =>
+        new Promise<object>((resolve) =>
+          signal.aborted ? resolve({}) : setTimeout(() => resolve({ waited: true }), 20),
+        ),
     });
     const fromInstance = await verifyToolContract(WaitingWithDependencies, { garbage: false });
-    expect(fromInstance.warnings.map((warning) => warning.message.match(/never names (the error code \w+|the cancelled shape)/)?.[1])).toEqual(['the error code TIMEOUT', 'the cancelled shape']);
+    expect(
+      fromInstance.warnings.map(
+        (warning) => warning.message.match(/never names (the error code \w+|the cancelled shape)/)?.[1],
+      ),
+    ).toEqual(['the error code TIMEOUT', 'the cancelled shape']);
   });
 });

@@ -1,5 +1,11 @@
 import type { Static, TObject, TSchema } from 'typebox';
-import type { AgentToolExecutionContext, TaskInput, TaskSupport, ToolAnnotations, ToolDependencies } from './agent-tool.js';
+import type {
+  AgentToolExecutionContext,
+  TaskInput,
+  TaskSupport,
+  ToolAnnotations,
+  ToolDependencies,
+} from './agent-tool.js';
 import type { ApprovalPolicy } from './approval.js';
 import { ExecutionErrorCode } from './errors.js';
 import type { InvokeResult } from './invoke-result.js';
@@ -36,10 +42,16 @@ export type ToolRun<TArgs extends TObject, TResult = object> = (
  * A defined tool's usage guide: the sections of {@link UsageGuideSections}, where `arguments` may be left
  * out to list each parameter with its schema description.
  */
-export type ToolUsageFields = Omit<UsageGuideSections, 'arguments'> & { readonly arguments?: UsageGuideSections['arguments'] };
+export type ToolUsageFields = Omit<UsageGuideSections, 'arguments'> & {
+  readonly arguments?: UsageGuideSections['arguments'];
+};
 
 /** What {@link defineTool} takes besides `run` or `createRun`: each field is a static member of the class form. */
-export interface ToolDefinitionFields<TName extends string, TArgs extends TObject, TOutput extends ObjectSchemaLike | undefined> {
+export interface ToolDefinitionFields<
+  TName extends string,
+  TArgs extends TObject,
+  TOutput extends ObjectSchemaLike | undefined,
+> {
   /** `ToolName`: lowercase_snake_case, at most 64 characters. The registry checks it, as a class's. */
   readonly name: TName;
   /** The schema's `description`: one sentence saying what the tool does; models choose tools by it. */
@@ -84,15 +96,19 @@ export type ToolRunner<TArgs extends TObject, TDeps extends ToolDependencies, TR
     };
 
 /** The argument of {@link defineTool}. */
-export type ToolDefinition<TName extends string, TArgs extends TObject, TDeps extends ToolDependencies = ToolDependencies, TOutput extends ObjectSchemaLike | undefined = undefined> = ToolDefinitionFields<
-  TName,
-  TArgs,
-  TOutput
-> &
-  ToolRunner<TArgs, TDeps, ToolResultOf<TOutput>>;
+export type ToolDefinition<
+  TName extends string,
+  TArgs extends TObject,
+  TDeps extends ToolDependencies = ToolDependencies,
+  TOutput extends ObjectSchemaLike | undefined = undefined,
+> = ToolDefinitionFields<TName, TArgs, TOutput> & ToolRunner<TArgs, TDeps, ToolResultOf<TOutput>>;
 
 /** The class {@link defineTool} makes: a `TypedAgentTool` with the static side of the contract. */
-export interface DefinedTool<TName extends string = string, TArgs extends TObject = TObject, TDeps extends ToolDependencies = ToolDependencies> {
+export interface DefinedTool<
+  TName extends string = string,
+  TArgs extends TObject = TObject,
+  TDeps extends ToolDependencies = ToolDependencies,
+> {
   new (dependencies: TDeps): TypedAgentTool<TArgs>;
   readonly prototype: TypedAgentTool<TArgs>;
   readonly ToolName: TName;
@@ -112,10 +128,26 @@ export interface DefinedTool<TName extends string = string, TArgs extends TObjec
  * approval gate: added to the guide's error codes when it does not name them, so the model is told.
  */
 const BASE_CODES: ReadonlyArray<readonly [code: string, text: string, whenGated: boolean]> = [
-  [ExecutionErrorCode.INVALID_ARGUMENTS, 'the arguments do not match the schema; the message says which. Correct them and call again.', false],
-  [ExecutionErrorCode.APPROVAL_DENIED, 'a person declined the call; nothing was done. Tell the user; do not call again for the same request.', true],
-  [ExecutionErrorCode.APPROVAL_EXPIRED, 'nobody decided in time; nothing was done. Ask the user whether to request it again.', true],
-  [ExecutionErrorCode.TOOL_EXCEPTION, 'the tool failed unexpectedly. Tell the user; do not retry more than once.', false],
+  [
+    ExecutionErrorCode.INVALID_ARGUMENTS,
+    'the arguments do not match the schema; the message says which. Correct them and call again.',
+    false,
+  ],
+  [
+    ExecutionErrorCode.APPROVAL_DENIED,
+    'a person declined the call; nothing was done. Tell the user; do not call again for the same request.',
+    true,
+  ],
+  [
+    ExecutionErrorCode.APPROVAL_EXPIRED,
+    'nobody decided in time; nothing was done. Ask the user whether to request it again.',
+    true,
+  ],
+  [
+    ExecutionErrorCode.TOOL_EXCEPTION,
+    'the tool failed unexpectedly. Tell the user; do not retry more than once.',
+    false,
+  ],
 ];
 
 /** `- name (required): description` for each parameter, as the first-party guides list them; `(optional)` for one not required. */
@@ -123,7 +155,10 @@ function describeArguments(args: ObjectSchemaLike | undefined): [string, ...stri
   const properties = args?.properties;
   if (properties === null || typeof properties !== 'object') return undefined; // no schema: the registry says so
   const required = new Set(Array.isArray(args!.required) ? args!.required : []);
-  const lines = Object.entries(properties).map(([key, schema]) => `${key} (${required.has(key) ? 'required' : 'optional'}): ${String((schema as { description?: unknown } | null)?.description ?? '')}`);
+  const lines = Object.entries(properties).map(
+    ([key, schema]) =>
+      `${key} (${required.has(key) ? 'required' : 'optional'}): ${String((schema as { description?: unknown } | null)?.description ?? '')}`,
+  );
   return lines.length === 0 ? [NO_ARGUMENTS] : (lines as [string, ...string[]]);
 }
 
@@ -132,12 +167,15 @@ const NO_ARGUMENTS = 'none: send {}.';
 
 /** A static member as `static X = value` defines it. */
 function defineStatic(target: object, key: string, value: unknown): void {
-  if (value !== undefined) Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  if (value !== undefined)
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** `acme_convert_temperature` → `AcmeConvertTemperatureTool`: the class's name, in the registry's messages. */
 function className(name: string): string {
-  const words = String(name).split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const words = String(name)
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
   return `${words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}Tool`;
 }
 
@@ -173,22 +211,32 @@ function className(name: string): string {
  *   run: ({ name }, context) => ({ message: `Hello, ${name}!`, sessionId: context.sessionId ?? null }),
  * });
  */
-export function defineTool<const TName extends string, TArgs extends TObject, TDeps extends ToolDependencies = ToolDependencies, TOutput extends ObjectSchemaLike | undefined = undefined>(
-  definition: ToolDefinition<TName, TArgs, TDeps, TOutput>,
-): DefinedTool<TName, TArgs, TDeps> {
-  const { name, description, args, run, createRun } = definition as ToolDefinitionFields<string, TObject, ObjectSchemaLike | undefined> & {
+export function defineTool<
+  const TName extends string,
+  TArgs extends TObject,
+  TDeps extends ToolDependencies = ToolDependencies,
+  TOutput extends ObjectSchemaLike | undefined = undefined,
+>(definition: ToolDefinition<TName, TArgs, TDeps, TOutput>): DefinedTool<TName, TArgs, TDeps> {
+  const { name, description, args, run, createRun } = definition as ToolDefinitionFields<
+    string,
+    TObject,
+    ObjectSchemaLike | undefined
+  > & {
     readonly run?: ToolRun<TObject>;
     readonly createRun?: (dependencies: ToolDependencies) => ToolRun<TObject>;
   };
   if ((typeof run === 'function') === (typeof createRun === 'function')) {
-    throw new TypeError(`defineTool(${JSON.stringify(name)}) needs run(args, context, signal) or createRun(dependencies), ${run === undefined ? 'and has neither' : 'not both'}.`);
+    throw new TypeError(
+      `defineTool(${JSON.stringify(name)}) needs run(args, context, signal) or createRun(dependencies), ${run === undefined ? 'and has neither' : 'not both'}.`,
+    );
   }
   const gated = definition.approval !== undefined && definition.approval !== 'never';
   const given: Partial<UsageGuideSections> = definition.usage ?? {};
   const sections: Partial<UsageGuideSections> = { ...given, arguments: given.arguments ?? describeArguments(args) };
   const errors = usageItems(sections.errors);
   for (const [code, text, whenGated] of BASE_CODES) {
-    if ((gated || !whenGated) && !errors.some((line) => new RegExp(`\\b${code}\\b`).test(line))) errors.push(`${code}: ${text}`);
+    if ((gated || !whenGated) && !errors.some((line) => new RegExp(`\\b${code}\\b`).test(line)))
+      errors.push(`${code}: ${text}`);
   }
   const guide = usageGuide(name, { ...sections, errors: errors as [string, ...string[]] } as UsageGuideSections);
   const schemaOptions = definition.strict === undefined ? {} : { strict: definition.strict };
@@ -208,10 +256,20 @@ export function defineTool<const TName extends string, TArgs extends TObject, TD
     }
   }
   // On the prototype as it is, so TypedAgentTool and the contract kit see the parameters `run` declares.
-  if (run !== undefined) Object.defineProperty(Defined.prototype, 'run', { value: run, writable: true, enumerable: false, configurable: true });
+  if (run !== undefined)
+    Object.defineProperty(Defined.prototype, 'run', {
+      value: run,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
   Object.defineProperty(Defined, 'name', { value: className(name), configurable: true });
   Object.defineProperty(Defined, definedFrom, { value: run ?? createRun });
-  defineStatic(Defined, 'Modes', Array.isArray(definition.modes) ? Object.freeze([...definition.modes]) : definition.modes);
+  defineStatic(
+    Defined,
+    'Modes',
+    Array.isArray(definition.modes) ? Object.freeze([...definition.modes]) : definition.modes,
+  );
   defineStatic(Defined, 'ApprovalPolicy', definition.approval);
   defineStatic(Defined, 'TimeoutMs', definition.timeoutMs);
   defineStatic(Defined, 'OutputSchema', definition.outputSchema);

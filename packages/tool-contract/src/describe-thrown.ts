@@ -51,7 +51,9 @@ function describeObject(value: object): string {
   if (isError) return typeof name === 'string' && name !== '' ? `${name} with no message` : 'an Error with no message';
   if (name === THREW) return 'an object that cannot be inspected (reading it threw)';
   const tag = read(() => Object.prototype.toString.call(value));
-  return typeof tag === 'string' ? `an object (${tag.slice(8, -1)}) that is not an Error` : 'an object that is not an Error';
+  return typeof tag === 'string'
+    ? `an object (${tag.slice(8, -1)}) that is not an Error`
+    : 'an object that is not an Error';
 }
 
 const THREW = Symbol('threw');

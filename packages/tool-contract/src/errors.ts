@@ -89,7 +89,13 @@ export class ToolContractError extends Error {
 
   constructor(violations: readonly [ContractViolation, ...ContractViolation[]], options?: { cause?: unknown }) {
     const [first] = violations;
-    const more = violations.length > 1 ? `\n${violations.slice(1).map((v) => `  also: ${v.message}`).join('\n')}` : '';
+    const more =
+      violations.length > 1
+        ? `\n${violations
+            .slice(1)
+            .map((v) => `  also: ${v.message}`)
+            .join('\n')}`
+        : '';
     super(first.message + more, options);
     this.code = first.code;
     this.tool = first.tool;

@@ -18,8 +18,31 @@ export {
   type TextContent,
 } from './content.js';
 export { modelContentParts, type ModelContentPart } from './model-content.js';
-export type { AgentTool, AgentToolClass, AgentToolExecutionContext, AnyAgentToolClass, ToolAnnotations, ToolDependencies, ToolList, ToolLogLevel, TaskInput, TaskSupport, ToolPackage, ToolPackageHost, ToolProgress } from './agent-tool.js';
-export { CapturingAdminLogger, createAdminLogger, silentAdminLogger, type AdminLogger, type CapturedLogEntry, type LevelLogger, type LogLevel, type LogPairs } from './admin-logger.js';
+export type {
+  AgentTool,
+  AgentToolClass,
+  AgentToolExecutionContext,
+  AnyAgentToolClass,
+  ToolAnnotations,
+  ToolDependencies,
+  ToolList,
+  ToolLogLevel,
+  TaskInput,
+  TaskSupport,
+  ToolPackage,
+  ToolPackageHost,
+  ToolProgress,
+} from './agent-tool.js';
+export {
+  CapturingAdminLogger,
+  createAdminLogger,
+  silentAdminLogger,
+  type AdminLogger,
+  type CapturedLogEntry,
+  type LevelLogger,
+  type LogLevel,
+  type LogPairs,
+} from './admin-logger.js';
 export { ContractErrorCode, ExecutionErrorCode, ToolContractError, type ContractViolation } from './errors.js';
 export { refusedResult, ToolRefusal } from './refusal.js';
 export {
@@ -42,16 +65,73 @@ export {
 export { missingUsageSections, usage, USAGE_SECTIONS } from './usage.js';
 export { usageGuide, type UsageEntries, type UsageGuideSections, type UsageItems } from './usage-guide.js';
 export { TOOL_GUIDANCE_TAG, toolGuidanceSection, type ToolGuide } from './tool-guidance.js';
-export { decodeArguments, parseArgumentsJson, validateArguments, type ArgumentIssue, type DecodedArguments } from './arguments.js';
-export { inspectToolClass, suggestSnakeCase, TOOL_NAME_MAX_LENGTH, TOOL_NAME_PATTERN, USAGE_METADATA_MAX_LENGTH, type InspectedTool } from './contract-rules.js';
+export {
+  decodeArguments,
+  parseArgumentsJson,
+  validateArguments,
+  type ArgumentIssue,
+  type DecodedArguments,
+} from './arguments.js';
+export {
+  inspectToolClass,
+  suggestSnakeCase,
+  TOOL_NAME_MAX_LENGTH,
+  TOOL_NAME_PATTERN,
+  USAGE_METADATA_MAX_LENGTH,
+  type InspectedTool,
+} from './contract-rules.js';
 export { describeThrown } from './describe-thrown.js';
 export { MCP_HEADER_KEYWORD, mcpHeaderProblem } from './mcp-header.js';
-export { acceptedAnswer, inputNeededProblem, MAX_INPUT_STATE_BYTES, type ToolInputChannel, type ToolInputNeeded, type ToolInputRequest } from './input-required.js';
+export {
+  acceptedAnswer,
+  inputNeededProblem,
+  MAX_INPUT_STATE_BYTES,
+  type ToolInputChannel,
+  type ToolInputNeeded,
+  type ToolInputRequest,
+} from './input-required.js';
 export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
-export { defineTool, type DefinedTool, type ToolDefinition, type ToolDefinitionFields, type ToolResultOf, type ToolRun, type ToolRunner, type ToolRunOutput, type ToolUsageFields } from './define-tool.js';
-export { AgentToolRegistry, type AgentToolRegistryOptions, type RegisteredTool, type ToolListing } from './tool-registry.js';
-export { APPROVAL_META_KEY, approvalPolicyKind, evaluateApprovalPolicy, type ApprovalDecision, type ApprovalPolicy, type ApprovalPolicyKind } from './approval.js';
-export { AgentToolExecutor, DEFAULT_CANCEL_GRACE_MS, DEFAULT_MAX_ERROR_MESSAGE_LENGTH, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TOOL_TIMEOUT_MS, type AgentToolExecutorOptions, type ExecuteOptions, type ToolFactory } from './tool-executor.js';
-export { cleanProgress, progressGate, PROGRESS_MESSAGE_MAX_LENGTH, type ProgressGate, type ProgressGateOptions } from './progress-gate.js';
+export {
+  defineTool,
+  type DefinedTool,
+  type ToolDefinition,
+  type ToolDefinitionFields,
+  type ToolResultOf,
+  type ToolRun,
+  type ToolRunner,
+  type ToolRunOutput,
+  type ToolUsageFields,
+} from './define-tool.js';
+export {
+  AgentToolRegistry,
+  type AgentToolRegistryOptions,
+  type RegisteredTool,
+  type ToolListing,
+} from './tool-registry.js';
+export {
+  APPROVAL_META_KEY,
+  approvalPolicyKind,
+  evaluateApprovalPolicy,
+  type ApprovalDecision,
+  type ApprovalPolicy,
+  type ApprovalPolicyKind,
+} from './approval.js';
+export {
+  AgentToolExecutor,
+  DEFAULT_CANCEL_GRACE_MS,
+  DEFAULT_MAX_ERROR_MESSAGE_LENGTH,
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type AgentToolExecutorOptions,
+  type ExecuteOptions,
+  type ToolFactory,
+} from './tool-executor.js';
+export {
+  cleanProgress,
+  progressGate,
+  PROGRESS_MESSAGE_MAX_LENGTH,
+  type ProgressGate,
+  type ProgressGateOptions,
+} from './progress-gate.js';
 export { logGate, TOOL_LOG_LEVELS, type CallerLogEntry, type LogGate, type LogGateOptions } from './log-gate.js';
 export { cancelledJson, isAbortError, reportsCancellation, type CancelledPayload } from './cancellation.js';

@@ -12,7 +12,15 @@ import { TypedAgentTool } from './typed-agent-tool.js';
 import { usage } from './usage.js';
 
 const NoArgs = Type.Object({}, { additionalProperties: false });
-let asked: unknown = { inputRequests: { who: { method: 'elicitation/create', params: { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } } }, state: { step: 1 } };
+let asked: unknown = {
+  inputRequests: {
+    who: {
+      method: 'elicitation/create',
+      params: { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+    },
+  },
+  state: { step: 1 },
+};
 
 /** Greets the name the user gave; asks for it (with whatever `asked` holds) until then. */
 class AskingTool extends TypedAgentTool<typeof NoArgs> {
@@ -32,7 +40,12 @@ class AskingTool extends TypedAgentTool<typeof NoArgs> {
   protected run(_args: object, context: AgentToolExecutionContext) {
     const name = acceptedAnswer(context.input, 'who')?.name;
     if (typeof name === 'string') return { hello: name, state: context.input?.state ?? null };
-    return { successful: false, result: null, errors: [{ message: 'needs a name', code: 'INPUT_REQUIRED' }], inputRequired: asked } as never;
+    return {
+      successful: false,
+      result: null,
+      errors: [{ message: 'needs a name', code: 'INPUT_REQUIRED' }],
+      inputRequired: asked,
+    } as never;
   }
 }
 
@@ -50,7 +63,11 @@ describe('questions to the user (InvokeResult.inputRequired)', () => {
     const first = await executor.execute('test_asking', {}, { input: channel({}) });
     expect(first.successful).toBe(false);
     expect(!first.successful && first.inputRequired).toEqual(asked);
-    const second = await executor.execute('test_asking', {}, { input: channel({ responses: { who: { action: 'accept', content: { name: 'Ada' } } }, state: { step: 1 } }) });
+    const second = await executor.execute(
+      'test_asking',
+      {},
+      { input: channel({ responses: { who: { action: 'accept', content: { name: 'Ada' } } }, state: { step: 1 } }) },
+    );
     expect(second.successful && JSON.parse(second.result)).toEqual({ hello: 'Ada', state: { step: 1 } });
   });
 
@@ -58,12 +75,23 @@ describe('questions to the user (InvokeResult.inputRequired)', () => {
     const { executor } = setup();
     for (const context of [{}, { input: channel({ canAsk: false }) }]) {
       const result = await executor.execute('test_asking', {}, context);
-      expect(result).toEqual({ successful: false, result: null, errors: [{ message: 'needs a name', code: 'INPUT_REQUIRED' }] });
+      expect(result).toEqual({
+        successful: false,
+        result: null,
+        errors: [{ message: 'needs a name', code: 'INPUT_REQUIRED' }],
+      });
     }
   });
 
   it('a declined, cancelled or malformed answer is no answer', () => {
-    for (const answer of [{ action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: ['Ada'] }, 12345, null, { action: 'accept' }]) {
+    for (const answer of [
+      { action: 'decline' },
+      { action: 'cancel' },
+      { action: 'accept', content: ['Ada'] },
+      12345,
+      null,
+      { action: 'accept' },
+    ]) {
       expect(acceptedAnswer(channel({ responses: { who: answer } }), 'who')).toBeUndefined();
     }
   });
@@ -73,9 +101,37 @@ describe('questions to the user (InvokeResult.inputRequired)', () => {
     const cases: Array<[unknown, string]> = [
       [{ inputRequests: {} }, '1 to 8 questions'],
       [{ inputRequests: { q: { method: 'sampling/createMessage', params: {} } } }, 'must be "elicitation/create"'],
-      [{ inputRequests: { q: { method: 'elicitation/create', params: { message: ' ', requestedSchema: { type: 'object', properties: {} } } } } }, 'params.message'],
-      [{ inputRequests: { q: { method: 'elicitation/create', params: { message: 'x', requestedSchema: { type: 'string' } } } } }, 'requestedSchema'],
-      [{ inputRequests: { q: { method: 'elicitation/create', params: { message: 'x', requestedSchema: { type: 'object', properties: {} } } } }, state: 'x'.repeat(9000) }, 'over the limit of 8192'],
+      [
+        {
+          inputRequests: {
+            q: {
+              method: 'elicitation/create',
+              params: { message: ' ', requestedSchema: { type: 'object', properties: {} } },
+            },
+          },
+        },
+        'params.message',
+      ],
+      [
+        {
+          inputRequests: {
+            q: { method: 'elicitation/create', params: { message: 'x', requestedSchema: { type: 'string' } } },
+          },
+        },
+        'requestedSchema',
+      ],
+      [
+        {
+          inputRequests: {
+            q: {
+              method: 'elicitation/create',
+              params: { message: 'x', requestedSchema: { type: 'object', properties: {} } },
+            },
+          },
+          state: 'x'.repeat(9000),
+        },
+        'over the limit of 8192',
+      ],
       ['not an object', 'not an object'],
     ];
     for (const [value, expected] of cases) {
@@ -90,8 +146,22 @@ describe('questions to the user (InvokeResult.inputRequired)', () => {
   });
 
   it('InvokeResult.inputRequired builds the failure with the questions', () => {
-    const needed = { inputRequests: { q: { method: 'elicitation/create' as const, params: { message: 'Sure?', requestedSchema: { type: 'object' as const, properties: { ok: { type: 'boolean' } } } } } } };
-    expect(InvokeResult.inputRequired(needed)).toMatchObject({ successful: false, errors: [{ code: 'INPUT_REQUIRED' }], inputRequired: needed });
+    const needed = {
+      inputRequests: {
+        q: {
+          method: 'elicitation/create' as const,
+          params: {
+            message: 'Sure?',
+            requestedSchema: { type: 'object' as const, properties: { ok: { type: 'boolean' } } },
+          },
+        },
+      },
+    };
+    expect(InvokeResult.inputRequired(needed)).toMatchObject({
+      successful: false,
+      errors: [{ code: 'INPUT_REQUIRED' }],
+      inputRequired: needed,
+    });
     expect(inputNeededProblem(needed)).toBeUndefined();
   });
 });

@@ -14,7 +14,11 @@ export interface ToolInputRequest {
   readonly params: {
     readonly message: string;
     /** A flat JSON Schema object of primitive properties (MCP's restricted elicitation schema). */
-    readonly requestedSchema: { readonly type: 'object'; readonly properties: Readonly<Record<string, object>>; readonly required?: readonly string[] };
+    readonly requestedSchema: {
+      readonly type: 'object';
+      readonly properties: Readonly<Record<string, object>>;
+      readonly required?: readonly string[];
+    };
   };
 }
 
@@ -46,14 +50,26 @@ const MAX_REQUESTS = 8;
 export function inputNeededProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return 'inputRequired is not an object';
   const { inputRequests, state } = value as { inputRequests?: unknown; state?: unknown };
-  if (typeof inputRequests !== 'object' || inputRequests === null || Array.isArray(inputRequests)) return 'inputRequired.inputRequests is not an object of questions by key';
+  if (typeof inputRequests !== 'object' || inputRequests === null || Array.isArray(inputRequests))
+    return 'inputRequired.inputRequests is not an object of questions by key';
   const entries = Object.entries(inputRequests);
-  if (entries.length === 0 || entries.length > MAX_REQUESTS) return `inputRequired.inputRequests must hold 1 to ${MAX_REQUESTS} questions (it holds ${entries.length})`;
+  if (entries.length === 0 || entries.length > MAX_REQUESTS)
+    return `inputRequired.inputRequests must hold 1 to ${MAX_REQUESTS} questions (it holds ${entries.length})`;
   for (const [key, request] of entries) {
-    const { method, params } = (request ?? {}) as { method?: unknown; params?: { message?: unknown; requestedSchema?: { type?: unknown; properties?: unknown } } };
-    if (method !== 'elicitation/create') return `inputRequired.inputRequests.${key}.method must be "elicitation/create" (a question to the user)`;
-    if (typeof params?.message !== 'string' || params.message.trim() === '') return `inputRequired.inputRequests.${key}.params.message must be the question, as text`;
-    if (params.requestedSchema?.type !== 'object' || typeof params.requestedSchema.properties !== 'object' || params.requestedSchema.properties === null) return `inputRequired.inputRequests.${key}.params.requestedSchema must be an object schema with properties`;
+    const { method, params } = (request ?? {}) as {
+      method?: unknown;
+      params?: { message?: unknown; requestedSchema?: { type?: unknown; properties?: unknown } };
+    };
+    if (method !== 'elicitation/create')
+      return `inputRequired.inputRequests.${key}.method must be "elicitation/create" (a question to the user)`;
+    if (typeof params?.message !== 'string' || params.message.trim() === '')
+      return `inputRequired.inputRequests.${key}.params.message must be the question, as text`;
+    if (
+      params.requestedSchema?.type !== 'object' ||
+      typeof params.requestedSchema.properties !== 'object' ||
+      params.requestedSchema.properties === null
+    )
+      return `inputRequired.inputRequests.${key}.params.requestedSchema must be an object schema with properties`;
   }
   if (state !== undefined) {
     let json: string | undefined;
@@ -63,7 +79,8 @@ export function inputNeededProblem(value: unknown): string | undefined {
       return 'inputRequired.state is not JSON-serialisable';
     }
     if (json === undefined) return 'inputRequired.state is not JSON-serialisable';
-    if (Buffer.byteLength(json) > MAX_INPUT_STATE_BYTES) return `inputRequired.state is ${Buffer.byteLength(json)} bytes as JSON, over the limit of ${MAX_INPUT_STATE_BYTES}`;
+    if (Buffer.byteLength(json) > MAX_INPUT_STATE_BYTES)
+      return `inputRequired.state is ${Buffer.byteLength(json)} bytes as JSON, over the limit of ${MAX_INPUT_STATE_BYTES}`;
   }
   return undefined;
 }
@@ -72,5 +89,7 @@ export function inputNeededProblem(value: unknown): string | undefined {
 export function acceptedAnswer(input: ToolInputChannel | undefined, key: string): Record<string, unknown> | undefined {
   const answer = input?.responses[key] as { action?: unknown; content?: unknown } | undefined;
   if (typeof answer !== 'object' || answer === null || answer.action !== 'accept') return undefined;
-  return typeof answer.content === 'object' && answer.content !== null && !Array.isArray(answer.content) ? (answer.content as Record<string, unknown>) : undefined;
+  return typeof answer.content === 'object' && answer.content !== null && !Array.isArray(answer.content)
+    ? (answer.content as Record<string, unknown>)
+    : undefined;
 }

@@ -7,7 +7,11 @@ describe('InvokeResult', () => {
   });
 
   it('fromError gives a failed result with the message and the code', () => {
-    expect(InvokeResult.fromError('nope', 'NOPE')).toEqual({ successful: false, result: null, errors: [{ message: 'nope', code: 'NOPE' }] });
+    expect(InvokeResult.fromError('nope', 'NOPE')).toEqual({
+      successful: false,
+      result: null,
+      errors: [{ message: 'nope', code: 'NOPE' }],
+    });
     expect(InvokeResult.fromError('nope').errors).toEqual([{ message: 'nope' }]);
   });
 
@@ -20,6 +24,10 @@ describe('InvokeResult', () => {
   });
 
   it('serialises to exactly { successful, result, errors }', () => {
-    expect(JSON.parse(JSON.stringify(InvokeResult.fromError('m', 'C')))).toEqual({ successful: false, result: null, errors: [{ message: 'm', code: 'C' }] });
+    expect(JSON.parse(JSON.stringify(InvokeResult.fromError('m', 'C')))).toEqual({
+      successful: false,
+      result: null,
+      errors: [{ message: 'm', code: 'C' }],
+    });
   });
 });

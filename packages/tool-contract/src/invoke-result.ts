@@ -73,7 +73,10 @@ export const InvokeResult = {
    * answers, which the tool reads from `context.input` with its state. Any other caller gets this as a
    * failure (`INPUT_REQUIRED`) with `message`: nothing was done.
    */
-  inputRequired(needed: ToolInputNeeded, message = 'This call needs answers from the user that this caller cannot relay, so nothing was done.'): InvokeFailure {
+  inputRequired(
+    needed: ToolInputNeeded,
+    message = 'This call needs answers from the user that this caller cannot relay, so nothing was done.',
+  ): InvokeFailure {
     return { successful: false, result: null, errors: [{ message, code: 'INPUT_REQUIRED' }], inputRequired: needed };
   },
 
@@ -81,7 +84,9 @@ export const InvokeResult = {
   isInvokeResult(value: unknown): value is InvokeResult<unknown> {
     if (typeof value !== 'object' || value === null) return false;
     const candidate = value as { successful?: unknown; errors?: unknown };
-    return typeof candidate.successful === 'boolean' && (candidate.errors === undefined || Array.isArray(candidate.errors));
+    return (
+      typeof candidate.successful === 'boolean' && (candidate.errors === undefined || Array.isArray(candidate.errors))
+    );
   },
 
   /** All error messages of a result, joined for display; empty for a successful result. */

@@ -15,7 +15,13 @@ import { TypedAgentTool } from './typed-agent-tool.js';
 const CONTACT = {
   $schema: JSON_SCHEMA_2020_12,
   type: 'object',
-  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
   properties: {
     name: { type: 'string', description: 'Who to contact.' },
     address: { $ref: '#addressDef', type: 'object', description: 'Where they live.' },
@@ -51,14 +57,33 @@ describe('JSON Schema 2020-12 parameters', () => {
     const registry = new AgentToolRegistry();
     registry.registerTool(contactTool(CONTACT));
     const { inputSchema } = registry.definitions('mcp')[0]!;
-    for (const keyword of ['$schema', '$defs', 'allOf', 'if', 'then', 'else', 'additionalProperties'] as const) expect(inputSchema[keyword]).toEqual(CONTACT[keyword]);
+    for (const keyword of ['$schema', '$defs', 'allOf', 'if', 'then', 'else', 'additionalProperties'] as const)
+      expect(inputSchema[keyword]).toEqual(CONTACT[keyword]);
     const executor = new AgentToolExecutor({ registry });
     expect((await executor.execute('test_contact', { name: 'Ada', email: 'ada@example.com' })).successful).toBe(true);
-    expect((await executor.execute('test_contact', { name: 'Ada', contactMethod: 'phone', phone: '1', address: { city: 'London' } })).successful).toBe(true);
-    const noPhone = await executor.execute('test_contact', { name: 'Ada', contactMethod: 'phone', email: 'ada@example.com' });
-    expect(noPhone.errors[0]).toMatchObject({ code: ExecutionErrorCode.INVALID_ARGUMENTS, message: expect.stringContaining('phone') });
+    expect(
+      (
+        await executor.execute('test_contact', {
+          name: 'Ada',
+          contactMethod: 'phone',
+          phone: '1',
+          address: { city: 'London' },
+        })
+      ).successful,
+    ).toBe(true);
+    const noPhone = await executor.execute('test_contact', {
+      name: 'Ada',
+      contactMethod: 'phone',
+      email: 'ada@example.com',
+    });
+    expect(noPhone.errors[0]).toMatchObject({
+      code: ExecutionErrorCode.INVALID_ARGUMENTS,
+      message: expect.stringContaining('phone'),
+    });
     // The anchor reference is resolved: a street must be a string.
-    expect((await executor.execute('test_contact', { email: 'a@b', address: { street: 12 } })).errors[0]?.code).toBe(ExecutionErrorCode.INVALID_ARGUMENTS);
+    expect((await executor.execute('test_contact', { email: 'a@b', address: { street: 12 } })).errors[0]?.code).toBe(
+      ExecutionErrorCode.INVALID_ARGUMENTS,
+    );
   });
 
   it('still refuses a required name no enclosing object declares', () => {
@@ -69,7 +94,9 @@ describe('JSON Schema 2020-12 parameters', () => {
       registry.registerTool(contactTool(broken));
     } catch (error) {
       expect((error as ToolContractError).code).toBe(ContractErrorCode.SCHEMA_PARAMETERS_INVALID);
-      expect((error as ToolContractError).message).toContain("parameters.then: required 'fax' is not among its properties");
+      expect((error as ToolContractError).message).toContain(
+        "parameters.then: required 'fax' is not among its properties",
+      );
     }
   });
 

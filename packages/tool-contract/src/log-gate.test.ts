@@ -57,7 +57,7 @@ describe('logGate', () => {
         toString: () => {
           throw new Error('nope');
         },
-      } as never)
+      } as never),
     ).not.toThrow();
     expect(() => gate.log('info', 'fine')).not.toThrow();
   });

@@ -30,7 +30,16 @@ export interface LogGate {
 }
 
 /** The levels of caller-facing log entries, lowest first (RFC 5424's, as MCP names them). */
-export const TOOL_LOG_LEVELS: readonly ToolLogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+export const TOOL_LOG_LEVELS: readonly ToolLogLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 
 /**
  * What every surface does with a tool's caller-facing log entries before they go on the wire. A tool
@@ -61,7 +70,9 @@ export function logGate(deliver: (entry: CallerLogEntry) => void, options: LogGa
           text += ` (${dropped} earlier entries were dropped: more than ${bucket.perSecond} a second)`;
           dropped = 0;
         }
-        deliver(data === undefined ? { level, message: text } : { level, message: text, data: plainData(data, maxData) });
+        deliver(
+          data === undefined ? { level, message: text } : { level, message: text, data: plainData(data, maxData) },
+        );
       } catch {
         // A message whose toString throws, or a caller that cannot take the entry: dropped, never the call's failure.
       }

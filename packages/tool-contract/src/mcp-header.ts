@@ -14,7 +14,24 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The types SEP-2243 admits on an annotated property (`number` is not among them). */
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
 /** Keywords whose subschemas are not reachable by a plain chain of `properties`. */
-const UNREACHABLE = ['items', 'prefixItems', 'additionalProperties', 'patternProperties', 'anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions', 'contains', 'propertyNames', 'dependentSchemas'];
+const UNREACHABLE = [
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'patternProperties',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+  'contains',
+  'propertyNames',
+  'dependentSchemas',
+];
 
 /**
  * Why a tool's parameters misuse `x-mcp-header`, or undefined when every annotation is valid: it
@@ -29,11 +46,15 @@ export function mcpHeaderProblem(parameters: JsonSchema): string | undefined {
     const at = path.length === 0 ? 'parameters' : `parameters.${path.join('.')}`;
     if (MCP_HEADER_KEYWORD in schema) {
       const header = schema[MCP_HEADER_KEYWORD];
-      if (!reachable || path.length === 0) return `${at}: x-mcp-header may only stand on a property reached through "properties" alone (not the root, items, anyOf and the like)`;
-      if (typeof header !== 'string' || !TOKEN.test(header)) return `${at}: x-mcp-header ${JSON.stringify(header)} is not an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~ only)`;
-      if (typeof schema.type !== 'string' || !HEADER_TYPES.has(schema.type)) return `${at}: x-mcp-header stands on a property of type ${JSON.stringify(schema.type ?? null)}; only string, integer and boolean properties can travel in a header`;
+      if (!reachable || path.length === 0)
+        return `${at}: x-mcp-header may only stand on a property reached through "properties" alone (not the root, items, anyOf and the like)`;
+      if (typeof header !== 'string' || !TOKEN.test(header))
+        return `${at}: x-mcp-header ${JSON.stringify(header)} is not an HTTP header name (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+      if (typeof schema.type !== 'string' || !HEADER_TYPES.has(schema.type))
+        return `${at}: x-mcp-header stands on a property of type ${JSON.stringify(schema.type ?? null)}; only string, integer and boolean properties can travel in a header`;
       const earlier = seen.get(header.toLowerCase());
-      if (earlier !== undefined) return `${at}: x-mcp-header "${header}" is already used by parameters.${earlier}; header names must differ whatever their case`;
+      if (earlier !== undefined)
+        return `${at}: x-mcp-header "${header}" is already used by parameters.${earlier}; header names must differ whatever their case`;
       seen.set(header.toLowerCase(), path.join('.'));
     }
     if (schema.properties !== null && typeof schema.properties === 'object') {
@@ -45,7 +66,11 @@ export function mcpHeaderProblem(parameters: JsonSchema): string | undefined {
     for (const keyword of UNREACHABLE) {
       const sub = schema[keyword];
       if (sub === undefined || sub === null || typeof sub !== 'object') continue;
-      const branches = Array.isArray(sub) ? sub : ['$defs', 'definitions', 'patternProperties', 'dependentSchemas'].includes(keyword) ? Object.values(sub) : [sub];
+      const branches = Array.isArray(sub)
+        ? sub
+        : ['$defs', 'definitions', 'patternProperties', 'dependentSchemas'].includes(keyword)
+          ? Object.values(sub)
+          : [sub];
       for (const branch of branches) {
         const problem = visit(branch, [...path, `<${keyword}>`], false);
         if (problem !== undefined) return problem;

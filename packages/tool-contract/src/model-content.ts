@@ -34,11 +34,20 @@ function toPart(block: ContentBlock): ModelContentPart {
     case 'image':
       return { type: 'image', data: block.data, mimeType: block.mimeType };
     case 'audio':
-      return { type: 'text', text: `[The tool returned audio (${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes of base64-decoded data), which a function call's output cannot carry to the model; it was left out.]` };
+      return {
+        type: 'text',
+        text: `[The tool returned audio (${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes of base64-decoded data), which a function call's output cannot carry to the model; it was left out.]`,
+      };
     case 'resource': {
       const { resource } = block;
-      if ('text' in resource) return { type: 'text', text: `Document ${resource.uri} (${resource.mimeType ?? 'text'}):\n${resource.text}` };
-      return { type: 'file', data: resource.blob, mimeType: resource.mimeType ?? 'application/octet-stream', filename: fileName(resource.uri) };
+      if ('text' in resource)
+        return { type: 'text', text: `Document ${resource.uri} (${resource.mimeType ?? 'text'}):\n${resource.text}` };
+      return {
+        type: 'file',
+        data: resource.blob,
+        mimeType: resource.mimeType ?? 'application/octet-stream',
+        filename: fileName(resource.uri),
+      };
     }
   }
 }

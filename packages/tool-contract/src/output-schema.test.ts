@@ -13,7 +13,14 @@ import { AgentToolExecutor } from './tool-executor.js';
 import { AgentToolRegistry } from './tool-registry.js';
 import { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
 
-const Args = Type.Object({ a: Type.Number({ description: 'First addend.' }), b: Type.Number({ description: 'Second addend.' }), lie: Type.Optional(Type.Boolean({ description: 'Answer with a wrong shape.' })) }, { additionalProperties: false });
+const Args = Type.Object(
+  {
+    a: Type.Number({ description: 'First addend.' }),
+    b: Type.Number({ description: 'Second addend.' }),
+    lie: Type.Optional(Type.Boolean({ description: 'Answer with a wrong shape.' })),
+  },
+  { additionalProperties: false },
+);
 const Sum = Type.Object({ sum: Type.Number({ description: 'a + b.' }) }, { additionalProperties: false });
 
 class AddTool extends TypedAgentTool<typeof Args> {
@@ -45,15 +52,22 @@ describe('output schemas', () => {
     const registry = new AgentToolRegistry();
     registry.registerTool(AddTool);
     const [definition] = registry.definitions('mcp');
-    expect(definition!.outputSchema).toEqual({ type: 'object', properties: { sum: { type: 'number', description: 'a + b.' } }, required: ['sum'], additionalProperties: false });
+    expect(definition!.outputSchema).toEqual({
+      type: 'object',
+      properties: { sum: { type: 'number', description: 'a + b.' } },
+      required: ['sum'],
+      additionalProperties: false,
+    });
     expect(Object.getOwnPropertySymbols(definition!.outputSchema!)).toEqual([]);
     expect(registry.definitions('responses')[0]).not.toHaveProperty('outputSchema');
     const plain = new AgentToolRegistry();
-    plain.registerTool(class extends AddTool {
-      static override readonly ToolName = 'test_plain';
-      static override readonly ToolUsageMetadata = 'Adds two numbers.';
-      static override readonly OutputSchema = undefined as unknown as ObjectSchemaLike;
-    });
+    plain.registerTool(
+      class extends AddTool {
+        static override readonly ToolName = 'test_plain';
+        static override readonly ToolUsageMetadata = 'Adds two numbers.';
+        static override readonly OutputSchema = undefined as unknown as ObjectSchemaLike;
+      },
+    );
     expect(plain.definitions('mcp')[0]).not.toHaveProperty('outputSchema');
   });
 
@@ -61,9 +75,22 @@ describe('output schemas', () => {
     const registry = new AgentToolRegistry();
     registry.registerTool(AddTool);
     const executor = new AgentToolExecutor({ registry });
-    expect(await executor.execute('test_add', { a: 2, b: 3 })).toEqual({ successful: true, result: '{"sum":5}', errors: [] });
+    expect(await executor.execute('test_add', { a: 2, b: 3 })).toEqual({
+      successful: true,
+      result: '{"sum":5}',
+      errors: [],
+    });
     const bad = await executor.execute('test_add', { a: 2, b: 3, lie: true });
-    expect(bad).toEqual({ successful: false, result: null, errors: [{ code: ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH, message: expect.stringContaining('does not match its declared output schema (result.sum must be number)') }] });
+    expect(bad).toEqual({
+      successful: false,
+      result: null,
+      errors: [
+        {
+          code: ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH,
+          message: expect.stringContaining('does not match its declared output schema (result.sum must be number)'),
+        },
+      ],
+    });
     expect(JSON.stringify(bad)).not.toContain('"5"');
   });
 
@@ -73,23 +100,39 @@ describe('output schemas', () => {
       static override readonly ToolName = 'test_pixel';
       static override readonly ToolUsageMetadata = 'Draws a pixel.';
       protected override run({ a, b, lie }: Static<typeof Args>): RunOutput {
-        return lie ? InvokeResult.withContent([Content.text('no value')]) : InvokeResult.withContent([Content.image(Buffer.from([1, 2, 3]), 'image/png')], { sum: a + b });
+        return lie
+          ? InvokeResult.withContent([Content.text('no value')])
+          : InvokeResult.withContent([Content.image(Buffer.from([1, 2, 3]), 'image/png')], { sum: a + b });
       }
     };
     registry.registerTool(Pixel);
     const executor = new AgentToolExecutor({ registry });
     const good = await executor.execute('test_pixel', { a: 1, b: 1 });
     expect(good.successful && [good.result, good.content?.length]).toEqual(['{"sum":2}', 1]);
-    expect((await executor.execute('test_pixel', { a: 1, b: 1, lie: true })).errors[0]?.code).toBe(ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH);
+    expect((await executor.execute('test_pixel', { a: 1, b: 1, lie: true })).errors[0]?.code).toBe(
+      ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH,
+    );
   });
 
   const invalid: Array<[string, unknown, RegExp]> = [
     ['not an object schema', Type.Array(Type.String()), /must describe an object \(type: 'object' at its root\)/],
-    ['a type that is not a JSON type', { type: 'object', properties: { n: { type: 'float' } } }, /is not a valid JSON Schema: OutputSchema.properties.n.type must be equal to one of the allowed values/],
+    [
+      'a type that is not a JSON type',
+      { type: 'object', properties: { n: { type: 'float' } } },
+      /is not a valid JSON Schema: OutputSchema.properties.n.type must be equal to one of the allowed values/,
+    ],
     ['an unknown keyword', { type: 'object', properties: {}, colour: 'red' }, /unknown keyword 'colour'/],
-    ['a required name without a property', { type: 'object', properties: {}, required: ['total'] }, /required 'total' is not among its properties/],
+    [
+      'a required name without a property',
+      { type: 'object', properties: {}, required: ['total'] },
+      /required 'total' is not among its properties/,
+    ],
     ['a string', 'object', /must be a JSON Schema object, got string/],
-    ['a reference that resolves nowhere', { type: 'object', properties: { x: { $ref: '#/definitions/missing' } } }, /does not compile/],
+    [
+      'a reference that resolves nowhere',
+      { type: 'object', properties: { x: { $ref: '#/definitions/missing' } } },
+      /does not compile/,
+    ],
   ];
   for (const [what, schema, message] of invalid) {
     it(`stops start-up on an output schema that is ${what}, naming the tool and the fix`, () => {
@@ -105,7 +148,9 @@ describe('output schemas', () => {
       expect(error.code).toBe(ContractErrorCode.OUTPUT_SCHEMA_INVALID);
       expect(error.message).toMatch(/^Tool "test_add_declared" \(.*\) breaks the tool contract: /);
       expect(error.message).toMatch(message);
-      expect(error.message).toContain('Fix: declare it with TypeBox as an object, e.g. static readonly OutputSchema = Type.Object(');
+      expect(error.message).toContain(
+        'Fix: declare it with TypeBox as an object, e.g. static readonly OutputSchema = Type.Object(',
+      );
       expect(registry.has('test_add_declared')).toBe(false);
     });
   }

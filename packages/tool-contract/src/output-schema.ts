@@ -15,10 +15,12 @@ const validators = new WeakMap<JsonSchema, ValidateFunction>();
  */
 export function outputSchemaProblem(schema: JsonSchema): string | undefined {
   const ajv = ajvFor(schema);
-  if (!ajv.validateSchema(schema)) return `OutputSchema is not a valid JSON Schema: ${formatSchemaErrors(ajv.errors ?? [], 'OutputSchema')}`;
+  if (!ajv.validateSchema(schema))
+    return `OutputSchema is not a valid JSON Schema: ${formatSchemaErrors(ajv.errors ?? [], 'OutputSchema')}`;
   const strict = findStrictSchemaProblems(schema, 'OutputSchema');
   if (strict.length > 0) return `OutputSchema breaks ajv's strict rules: ${strict.join('; ')}`;
-  if (schema.type !== 'object') return `OutputSchema must describe an object (type: 'object' at its root), because MCP sends the result as structuredContent, an object; got type ${JSON.stringify(schema.type) ?? 'undefined'}`;
+  if (schema.type !== 'object')
+    return `OutputSchema must describe an object (type: 'object' at its root), because MCP sends the result as structuredContent, an object; got type ${JSON.stringify(schema.type) ?? 'undefined'}`;
   try {
     validators.set(schema, ajv.compile(schema));
   } catch (error) {
@@ -39,11 +41,19 @@ export function outputMismatch(schema: JsonSchema, value: unknown): string | und
 }
 
 /** The declared OutputSchema as plain JSON (TypeBox's symbols dropped), when it is usable. */
-export function checkOutputSchema(declared: unknown, fail: (code: ContractErrorCode, rule: string, fix: string) => void): JsonSchema | undefined {
+export function checkOutputSchema(
+  declared: unknown,
+  fail: (code: ContractErrorCode, rule: string, fix: string) => void,
+): JsonSchema | undefined {
   if (declared === undefined) return undefined;
-  const fix = "declare it with TypeBox as an object, e.g. static readonly OutputSchema = Type.Object({ total: Type.Number() }), or remove it to send text only";
+  const fix =
+    'declare it with TypeBox as an object, e.g. static readonly OutputSchema = Type.Object({ total: Type.Number() }), or remove it to send text only';
   if (declared === null || typeof declared !== 'object' || Array.isArray(declared)) {
-    fail(ContractErrorCode.OUTPUT_SCHEMA_INVALID, `OutputSchema must be a JSON Schema object, got ${declared === null ? 'null' : Array.isArray(declared) ? 'an array' : typeof declared}`, fix);
+    fail(
+      ContractErrorCode.OUTPUT_SCHEMA_INVALID,
+      `OutputSchema must be a JSON Schema object, got ${declared === null ? 'null' : Array.isArray(declared) ? 'an array' : typeof declared}`,
+      fix,
+    );
     return undefined;
   }
   let schema: JsonSchema;

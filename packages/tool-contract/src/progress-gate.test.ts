@@ -80,7 +80,8 @@ describe('progressGate', () => {
 
 describe('cleanProgress', () => {
   it('drops non-finite, non-numeric and non-growing progress', () => {
-    for (const progress of [Number.NaN, Infinity, -Infinity, '5', null, undefined, 10n]) expect(cleanProgress({ progress }, -Infinity)).toBeUndefined();
+    for (const progress of [Number.NaN, Infinity, -Infinity, '5', null, undefined, 10n])
+      expect(cleanProgress({ progress }, -Infinity)).toBeUndefined();
     expect(cleanProgress({ progress: 3 }, 3)).toBeUndefined();
     expect(cleanProgress({ progress: 2 }, 3)).toBeUndefined();
     expect(cleanProgress(null, -Infinity)).toBeUndefined();
@@ -88,7 +89,9 @@ describe('cleanProgress', () => {
   });
 
   it('leaves out a total that is not finite and a message that is not a string; cuts a huge message', () => {
-    expect(cleanProgress({ progress: 1, total: Infinity, message: { toString: () => 'x' } }, 0)).toEqual({ progress: 1 });
+    expect(cleanProgress({ progress: 1, total: Infinity, message: { toString: () => 'x' } }, 0)).toEqual({
+      progress: 1,
+    });
     expect(cleanProgress({ progress: 1, total: Number.NaN }, 0)).toEqual({
       progress: 1,
     });
@@ -103,7 +106,7 @@ describe('cleanProgress', () => {
         get: () => {
           throw new Error('gotcha');
         },
-      }
+      },
     );
     expect(cleanProgress(hostile, -Infinity)).toBeUndefined();
     const getter = Object.defineProperty({}, 'progress', {

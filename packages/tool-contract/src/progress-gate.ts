@@ -38,7 +38,11 @@ export const PROGRESS_MESSAGE_MAX_LENGTH = 1000;
  * Checks one report as the gate does: the report to send, or undefined when it is dropped. `after` is
  * the last progress accepted (a report must be greater).
  */
-export function cleanProgress(report: unknown, after: number, maxMessageLength = PROGRESS_MESSAGE_MAX_LENGTH): ToolProgress | undefined {
+export function cleanProgress(
+  report: unknown,
+  after: number,
+  maxMessageLength = PROGRESS_MESSAGE_MAX_LENGTH,
+): ToolProgress | undefined {
   try {
     if (report === null || typeof report !== 'object') return undefined;
     const { progress, total, message } = report as Record<string, unknown>;
@@ -47,7 +51,8 @@ export function cleanProgress(report: unknown, after: number, maxMessageLength =
       progress,
     };
     if (typeof total === 'number' && Number.isFinite(total)) clean.total = total;
-    if (typeof message === 'string') clean.message = message.length > maxMessageLength ? message.slice(0, maxMessageLength) : message;
+    if (typeof message === 'string')
+      clean.message = message.length > maxMessageLength ? message.slice(0, maxMessageLength) : message;
     return clean;
   } catch {
     return undefined;
@@ -55,7 +60,10 @@ export function cleanProgress(report: unknown, after: number, maxMessageLength =
 }
 
 /** Wraps `deliver` (which sends one report to the caller) in the checks and bounds described above. */
-export function progressGate(deliver: (progress: ToolProgress) => void, options: ProgressGateOptions = {}): ProgressGate {
+export function progressGate(
+  deliver: (progress: ToolProgress) => void,
+  options: ProgressGateOptions = {},
+): ProgressGate {
   const bucket = new TokenBucket(Math.max(1, options.burst ?? 16), Math.max(0.001, options.perSecond ?? 20));
   const maxMessageLength = options.maxMessageLength ?? PROGRESS_MESSAGE_MAX_LENGTH;
   let last = -Infinity;

@@ -28,9 +28,11 @@ export class ToolRefusal extends Error {
 /** The failed result of a call whose tool ran into a refusal; undefined when `error` is not one (or cannot be read). */
 export function refusedResult(name: string, error: unknown): InvokeResult<string> | undefined {
   try {
-    if (error === null || typeof error !== 'object' || (error as { [REFUSAL]?: unknown })[REFUSAL] !== true) return undefined;
+    if (error === null || typeof error !== 'object' || (error as { [REFUSAL]?: unknown })[REFUSAL] !== true)
+      return undefined;
     const { code, message } = error as ToolRefusal;
-    if (typeof code !== 'string' || !Object.hasOwn(ExecutionErrorCode, code) || typeof message !== 'string') return undefined;
+    if (typeof code !== 'string' || !Object.hasOwn(ExecutionErrorCode, code) || typeof message !== 'string')
+      return undefined;
     return InvokeResult.fromError(`${name} failed: ${message.slice(0, 2000)}`, code);
   } catch {
     // A Proxy whose traps throw is no refusal.

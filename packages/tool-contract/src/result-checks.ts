@@ -25,15 +25,32 @@ export class ResultChecks {
   }
 
   /** A tool's answer as the result the caller gets. */
-  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger, outputSchema: JsonSchema | undefined): InvokeResult<string> {
+  settle(
+    name: string,
+    output: unknown,
+    context: AgentToolExecutionContext,
+    trusted: boolean,
+    logger: AdminLogger,
+    outputSchema: JsonSchema | undefined,
+  ): InvokeResult<string> {
     // JSON text from TypedAgentTool's own fast path: the tool serialised the value itself.
-    if (trusted && typeof output === 'string' && outputSchema === undefined) return this.#bounded(name, output, context, logger);
+    if (trusted && typeof output === 'string' && outputSchema === undefined)
+      return this.#bounded(name, output, context, logger);
     try {
-      const result = trusted && typeof output === 'string' ? this.#bounded(name, output, context, logger) : this.#normalise(name, output, context, logger);
-      return outputSchema === undefined || !result.successful ? result : this.#conforming(name, result, outputSchema, context, logger);
+      const result =
+        trusted && typeof output === 'string'
+          ? this.#bounded(name, output, context, logger)
+          : this.#normalise(name, output, context, logger);
+      return outputSchema === undefined || !result.successful
+        ? result
+        : this.#conforming(name, result, outputSchema, context, logger);
     } catch (error) {
       // A result whose getters throw (a Proxy, an accessor): malformed, and the call still answers.
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a result that could not be read: ${describeThrown(error)}.`, pairs(context));
+      logger.addError(
+        `[${name}_ExecuteAsync__MalformedResult]`,
+        `${name} returned a result that could not be read: ${describeThrown(error)}.`,
+        pairs(context),
+      );
       return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
     }
   }
@@ -42,12 +59,22 @@ export class ResultChecks {
    * A successful result that matches the tool's output schema, or OUTPUT_SCHEMA_MISMATCH: a result its
    * own schema refuses is a fault of the tool, and MCP clients would refuse its structuredContent.
    */
-  #conforming(name: string, result: InvokeSuccess<string>, schema: JsonSchema, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
+  #conforming(
+    name: string,
+    result: InvokeSuccess<string>,
+    schema: JsonSchema,
+    context: AgentToolExecutionContext,
+    logger: AdminLogger,
+  ): InvokeResult<string> {
     // A cancellation report is the executor's shape, not the tool's result: it is not checked.
     if (reportsCancellation(result.result)) return result;
     const problem = outputMismatch(schema, JSON.parse(result.result));
     if (problem === undefined) return result;
-    logger.addError(`[${name}_ExecuteAsync__OutputSchemaMismatch]`, `${name} returned a result that does not match its OutputSchema: ${problem}.`, pairs(context));
+    logger.addError(
+      `[${name}_ExecuteAsync__OutputSchemaMismatch]`,
+      `${name} returned a result that does not match its OutputSchema: ${problem}.`,
+      pairs(context),
+    );
     return InvokeResult.fromError(
       `${name} returned a result that does not match its declared output schema (${problem.slice(0, 500)}), so it was not sent. This is a fault in the tool, not in the arguments; the tool's author needs to fix the result or the schema.`,
       ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH,
@@ -55,19 +82,35 @@ export class ResultChecks {
   }
 
   /** A successful result, unless its text (plus its content's `extraBytes`) is over the size bound. */
-  #bounded(name: string, text: string, context: AgentToolExecutionContext, logger: AdminLogger, extraBytes = 0): InvokeResult<string> {
+  #bounded(
+    name: string,
+    text: string,
+    context: AgentToolExecutionContext,
+    logger: AdminLogger,
+    extraBytes = 0,
+  ): InvokeResult<string> {
     const max = this.#maxResultBytes - extraBytes;
     // A UTF-16 unit is 1 to 3 UTF-8 bytes: only text in between needs counting.
-    if (text.length * 3 <= max || (text.length <= max && Buffer.byteLength(text, 'utf8') <= max)) return InvokeResult.create(text);
+    if (text.length * 3 <= max || (text.length <= max && Buffer.byteLength(text, 'utf8') <= max))
+      return InvokeResult.create(text);
     const limit = this.#maxResultBytes;
-    logger.addError(`[${name}_ExecuteAsync__ResultTooLarge]`, `${name} returned a result over ${limit} bytes; it was not sent.`, pairs(context));
+    logger.addError(
+      `[${name}_ExecuteAsync__ResultTooLarge]`,
+      `${name} returned a result over ${limit} bytes; it was not sent.`,
+      pairs(context),
+    );
     return InvokeResult.fromError(
       `${name} returned a result larger than this host's limit of ${limit} bytes${extraBytes > 0 ? ' (its text and content blocks together)' : ''}, so it was not sent. Ask for less (narrow the request, or page through the data); if results this large are expected, the host's operator can raise maxResultBytes.`,
       ExecutionErrorCode.RESULT_TOO_LARGE,
     );
   }
 
-  exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
+  exception(
+    name: string,
+    error: unknown,
+    context: AgentToolExecutionContext,
+    logger: AdminLogger,
+  ): InvokeResult<string> {
     const refused = refusedResult(name, error);
     if (refused !== undefined) return refused;
     try {
@@ -79,22 +122,46 @@ export class ResultChecks {
   }
 
   /** A successful result with content blocks: every block checked, and the whole within the size bound. */
-  #withContent(name: string, text: string, content: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
+  #withContent(
+    name: string,
+    text: string,
+    content: unknown,
+    context: AgentToolExecutionContext,
+    logger: AdminLogger,
+  ): InvokeResult<string> {
     const checked = checkContent(content, this.#maxResultBytes);
     if (!checked.ok && checked.tooLarge) return this.#bounded(name, text, context, logger, this.#maxResultBytes + 1);
     if (!checked.ok) {
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned malformed content: ${checked.problem}.`, pairs(context));
-      return InvokeResult.fromError(`${name} returned a malformed result: ${checked.problem}. Nothing of it was sent; the tool's author needs to fix it.`, ExecutionErrorCode.MALFORMED_RESULT);
+      logger.addError(
+        `[${name}_ExecuteAsync__MalformedResult]`,
+        `${name} returned malformed content: ${checked.problem}.`,
+        pairs(context),
+      );
+      return InvokeResult.fromError(
+        `${name} returned a malformed result: ${checked.problem}. Nothing of it was sent; the tool's author needs to fix it.`,
+        ExecutionErrorCode.MALFORMED_RESULT,
+      );
     }
     // Over the bound whatever the text: refused before the text is measured.
     const result = this.#bounded(name, text, context, logger, Math.min(checked.bytes, this.#maxResultBytes + 1));
-    return result.successful ? { successful: true, result: text, errors: result.errors, content: checked.blocks } : result;
+    return result.successful
+      ? { successful: true, result: text, errors: result.errors, content: checked.blocks }
+      : result;
   }
 
   /** Accepts any object shaped like an InvokeResult; a successful one must carry valid JSON text (AGN-005 §9). */
-  #normalise(name: string, output: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string> {
+  #normalise(
+    name: string,
+    output: unknown,
+    context: AgentToolExecutionContext,
+    logger: AdminLogger,
+  ): InvokeResult<string> {
     if (!InvokeResult.isInvokeResult(output)) {
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned something that is not an InvokeResult.`, pairs(context));
+      logger.addError(
+        `[${name}_ExecuteAsync__MalformedResult]`,
+        `${name} returned something that is not an InvokeResult.`,
+        pairs(context),
+      );
       return InvokeResult.fromError(`${name} returned a malformed result.`, ExecutionErrorCode.MALFORMED_RESULT);
     }
     if (output.successful) {
@@ -106,20 +173,40 @@ export class ResultChecks {
         } catch {
           json = false;
         }
-        if (json) return output.content === undefined ? this.#bounded(name, text, context, logger) : this.#withContent(name, text, output.content, context, logger);
+        if (json)
+          return output.content === undefined
+            ? this.#bounded(name, text, context, logger)
+            : this.#withContent(name, text, output.content, context, logger);
       }
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} returned a successful result that is not JSON text.`, pairs(context));
-      return InvokeResult.fromError(`${name} returned a result that is not valid JSON.`, ExecutionErrorCode.MALFORMED_RESULT);
+      logger.addError(
+        `[${name}_ExecuteAsync__MalformedResult]`,
+        `${name} returned a successful result that is not JSON text.`,
+        pairs(context),
+      );
+      return InvokeResult.fromError(
+        `${name} returned a result that is not valid JSON.`,
+        ExecutionErrorCode.MALFORMED_RESULT,
+      );
     }
     const errors = cleanErrors(output.errors, this.#maxErrorMessageLength);
-    const failed: InvokeResult<string> = errors.length > 0 ? { successful: false, result: null, errors } : InvokeResult.fromError(`${name} failed without saying why.`);
+    const failed: InvokeResult<string> =
+      errors.length > 0
+        ? { successful: false, result: null, errors }
+        : InvokeResult.fromError(`${name} failed without saying why.`);
     const { inputRequired } = output as { inputRequired?: unknown };
     if (inputRequired === undefined) return failed;
     // Questions for the user: passed on only when well formed, and only to a caller that can relay them.
     const problem = inputNeededProblem(inputRequired);
     if (problem !== undefined) {
-      logger.addError(`[${name}_ExecuteAsync__MalformedResult]`, `${name} asked for input malformed: ${problem}.`, pairs(context));
-      return InvokeResult.fromError(`${name} returned a malformed result: ${problem}.`, ExecutionErrorCode.MALFORMED_RESULT);
+      logger.addError(
+        `[${name}_ExecuteAsync__MalformedResult]`,
+        `${name} asked for input malformed: ${problem}.`,
+        pairs(context),
+      );
+      return InvokeResult.fromError(
+        `${name} returned a malformed result: ${problem}.`,
+        ExecutionErrorCode.MALFORMED_RESULT,
+      );
     }
     return context.input?.canAsk === true ? { ...failed, inputRequired: inputRequired as ToolInputNeeded } : failed;
   }

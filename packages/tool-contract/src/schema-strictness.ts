@@ -6,7 +6,17 @@ const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'def
 const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** Keywords whose subschemas apply to the same object as their parent, so may require its properties. */
 const BRANCHES = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else']);
-const SUBSCHEMAS = new Set(['additionalProperties', 'items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'propertyNames']);
+const SUBSCHEMAS = new Set([
+  'additionalProperties',
+  'items',
+  'additionalItems',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+]);
 
 /**
  * What ajv's strict mode would refuse when compiling, found without compiling: compiling a validator
@@ -23,7 +33,8 @@ export function findStrictSchemaProblems(schema: unknown, path: string): string[
       return;
     }
     const record = node as Record<string, unknown>;
-    const own = record.properties !== null && typeof record.properties === 'object' ? Object.keys(record.properties) : [];
+    const own =
+      record.properties !== null && typeof record.properties === 'object' ? Object.keys(record.properties) : [];
     const declared = own.length === 0 && enclosing !== undefined ? enclosing : new Set([...own, ...(enclosing ?? [])]);
     for (const [keyword, value] of Object.entries(record)) {
       if (known[keyword] !== true) problems.push(`${at}: unknown keyword '${keyword}'`);
@@ -39,7 +50,8 @@ export function findStrictSchemaProblems(schema: unknown, path: string): string[
     }
     if (Array.isArray(record.required)) {
       for (const name of record.required) {
-        if (typeof name === 'string' && !declared.has(name)) problems.push(`${at}: required '${name}' is not among its properties`);
+        if (typeof name === 'string' && !declared.has(name))
+          problems.push(`${at}: required '${name}' is not among its properties`);
       }
     }
   };
@@ -51,7 +63,9 @@ export function findStrictSchemaProblems(schema: unknown, path: string): string[
 export function formatSchemaErrors(errors: readonly ErrorObject[], root: string): string {
   return errors
     .slice(0, 5)
-    .map((error) => `${root}${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` ('${String(error.params.additionalProperty)}')` : ''}`)
+    .map(
+      (error) =>
+        `${root}${error.instancePath.replace(/\//g, '.')} ${error.message ?? 'is invalid'}${error.keyword === 'additionalProperties' ? ` ('${String(error.params.additionalProperty)}')` : ''}`,
+    )
     .join('; ');
 }
-

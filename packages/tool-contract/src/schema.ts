@@ -115,9 +115,34 @@ export interface DefinitionByFormat {
 // ---------------------------------------------------------------------------------------------
 
 /** Keywords OpenAI strict mode rejects but that only narrow values: left out of the model's view, still enforced by the server. */
-const RELAXABLE_KEYWORDS = new Set(['minLength', 'maxLength', 'minProperties', 'maxProperties', 'uniqueItems', 'default', 'examples', 'contains', 'minContains', 'maxContains']);
+const RELAXABLE_KEYWORDS = new Set([
+  'minLength',
+  'maxLength',
+  'minProperties',
+  'maxProperties',
+  'uniqueItems',
+  'default',
+  'examples',
+  'contains',
+  'minContains',
+  'maxContains',
+]);
 /** Keywords strict mode cannot express at all. */
-const IMPOSSIBLE_KEYWORDS = new Set(['allOf', 'oneOf', 'not', 'if', 'then', 'else', 'patternProperties', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames', 'unevaluatedProperties', 'additionalItems']);
+const IMPOSSIBLE_KEYWORDS = new Set([
+  'allOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'dependencies',
+  'propertyNames',
+  'unevaluatedProperties',
+  'additionalItems',
+]);
 const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 const MAX_STRICT_DEPTH = 10;
 
@@ -213,5 +238,7 @@ function nullable(schema: JsonSchema): JsonSchema {
   }
   if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...(schema.anyOf as JsonSchema[]), { type: 'null' }] };
   const { description, ...rest } = schema;
-  return description === undefined ? { anyOf: [rest, { type: 'null' }] } : { anyOf: [rest, { type: 'null' }], description };
+  return description === undefined
+    ? { anyOf: [rest, { type: 'null' }] }
+    : { anyOf: [rest, { type: 'null' }], description };
 }

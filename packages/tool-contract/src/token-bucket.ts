@@ -3,7 +3,10 @@ export class TokenBucket {
   #tokens: number;
   #at = performance.now();
 
-  constructor(readonly burst: number, readonly perSecond: number) {
+  constructor(
+    readonly burst: number,
+    readonly perSecond: number,
+  ) {
     this.#tokens = burst;
   }
 

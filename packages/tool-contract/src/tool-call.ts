@@ -13,8 +13,20 @@ const ONCE = Object.freeze({ once: true });
 /** What a call needs of its executor once the tool has answered. */
 export interface CallHooks {
   /** The tool's answer as the result the caller gets; `trusted` when it came through the fast path. */
-  settle(name: string, output: unknown, context: AgentToolExecutionContext, trusted: boolean, logger: AdminLogger, outputSchema: JsonSchema | undefined): InvokeResult<string>;
-  exception(name: string, error: unknown, context: AgentToolExecutionContext, logger: AdminLogger): InvokeResult<string>;
+  settle(
+    name: string,
+    output: unknown,
+    context: AgentToolExecutionContext,
+    trusted: boolean,
+    logger: AdminLogger,
+    outputSchema: JsonSchema | undefined,
+  ): InvokeResult<string>;
+  exception(
+    name: string,
+    error: unknown,
+    context: AgentToolExecutionContext,
+    logger: AdminLogger,
+  ): InvokeResult<string>;
   timedOut(name: string, timeoutMs: number, context: AgentToolExecutionContext, logger: AdminLogger): void;
   /** The tool settled after its call was answered without it (OUTCOME_UNKNOWN, or a read-only tool's cut). */
   settledLate(name: string, outcome: string, context: AgentToolExecutionContext, logger: AdminLogger): void;
@@ -58,7 +70,12 @@ export class CallSignal implements SignalSource {
     if (!this.#leased || controller === undefined) return;
     this.#leased = false;
     this.controller = undefined;
-    if (!controller.signal.aborted && idle.length < MAX_IDLE && getEventListeners(controller.signal, 'abort').length === 0) idle.push(controller);
+    if (
+      !controller.signal.aborted &&
+      idle.length < MAX_IDLE &&
+      getEventListeners(controller.signal, 'abort').length === 0
+    )
+      idle.push(controller);
   }
 }
 
@@ -168,7 +185,8 @@ export class Call implements Deadline {
   #failed(error: unknown): void {
     if (this.#stop === undefined) this.signals.release();
     if (this.#settled) return this.#late(error, true);
-    if (this.#stop !== undefined && isAbortError(error, this.signals.controller?.signal)) return this.#finish(this.#stopped());
+    if (this.#stop !== undefined && isAbortError(error, this.signals.controller?.signal))
+      return this.#finish(this.#stopped());
     this.#finish(this.hooks.exception(this.name, error, this.context, this.logger));
   }
 
@@ -184,7 +202,10 @@ export class Call implements Deadline {
   }
 
   #unknown(): InvokeResult<string> {
-    const what = this.#stop === 'timeout' ? `did not finish within ${this.#timeoutMs} ms` : `was cancelled by the caller after ${Math.round(performance.now() - this.#started)} ms`;
+    const what =
+      this.#stop === 'timeout'
+        ? `did not finish within ${this.#timeoutMs} ms`
+        : `was cancelled by the caller after ${Math.round(performance.now() - this.#started)} ms`;
     return InvokeResult.fromError(
       `${this.name} ${what} and was asked to stop, but did not confirm within ${this.hooks.cancelGraceMs} ms that it stopped: its effect may have happened or may still happen. ` +
         'Check the state it changes (read it back) before calling it again; calling it again may apply the change twice.',
@@ -196,8 +217,19 @@ export class Call implements Deadline {
     let text: string;
     if (rejected) text = 'failed with an exception';
     else {
-      const result = InvokeResult.isInvokeResult(outcome) ? outcome : typeof outcome === 'string' ? InvokeResult.create(outcome) : undefined;
-      text = result === undefined ? 'answered with a malformed result' : !result.successful ? `failed (${result.errors[0]?.code ?? 'no code'})` : typeof result.result === 'string' && reportsCancellation(result.result) ? 'stopped without effect' : 'succeeded: its effect happened';
+      const result = InvokeResult.isInvokeResult(outcome)
+        ? outcome
+        : typeof outcome === 'string'
+          ? InvokeResult.create(outcome)
+          : undefined;
+      text =
+        result === undefined
+          ? 'answered with a malformed result'
+          : !result.successful
+            ? `failed (${result.errors[0]?.code ?? 'no code'})`
+            : typeof result.result === 'string' && reportsCancellation(result.result)
+              ? 'stopped without effect'
+              : 'succeeded: its effect happened';
     }
     this.hooks.settledLate(this.name, text, this.context, this.logger);
   }

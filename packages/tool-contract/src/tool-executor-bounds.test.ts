@@ -13,7 +13,13 @@ import { AgentToolExecutor, DEFAULT_MAX_RESULT_BYTES } from './tool-executor.js'
 import { AgentToolRegistry } from './tool-registry.js';
 import { invokeTool, TypedAgentTool, type SignalSource } from './typed-agent-tool.js';
 
-const Args = Type.Object({ size: Type.Integer({ minimum: 0, description: 'Characters of output.' }), char: Type.Optional(Type.String({ description: 'The character to repeat.' })) }, { additionalProperties: false });
+const Args = Type.Object(
+  {
+    size: Type.Integer({ minimum: 0, description: 'Characters of output.' }),
+    char: Type.Optional(Type.String({ description: 'The character to repeat.' })),
+  },
+  { additionalProperties: false },
+);
 
 class BigTool extends TypedAgentTool<typeof Args> {
   static readonly ToolName: string = 'test_big';
@@ -93,7 +99,11 @@ describe('the result size bound', () => {
   it('refuses a result over the bound with RESULT_TOO_LARGE, naming the bound and what to do', async () => {
     const { executor, logger } = setup({ maxResultBytes: 10_000 });
     const result = await executor.execute('test_big', { size: 20_000 });
-    expect(result).toEqual({ successful: false, result: null, errors: [{ code: ExecutionErrorCode.RESULT_TOO_LARGE, message: expect.stringContaining('limit of 10000 bytes') }] });
+    expect(result).toEqual({
+      successful: false,
+      result: null,
+      errors: [{ code: ExecutionErrorCode.RESULT_TOO_LARGE, message: expect.stringContaining('limit of 10000 bytes') }],
+    });
     expect(result.errors[0]!.message).toContain('maxResultBytes');
     expect(result.errors[0]!.message).toMatch(/Ask for less/);
     expect(logger.entries.some((entry) => entry.tag === '[test_big_ExecuteAsync__ResultTooLarge]')).toBe(true);
@@ -104,13 +114,17 @@ describe('the result size bound', () => {
     // {"text":"…"} is 11 bytes of frame; "é" is two bytes in UTF-8.
     expect((await executor.execute('test_big', { size: 9_989 })).successful).toBe(true);
     expect((await executor.execute('test_big', { size: 4_994, char: 'é' })).successful).toBe(true);
-    expect((await executor.execute('test_big', { size: 4_995, char: 'é' })).errors[0]?.code).toBe(ExecutionErrorCode.RESULT_TOO_LARGE);
+    expect((await executor.execute('test_big', { size: 4_995, char: 'é' })).errors[0]?.code).toBe(
+      ExecutionErrorCode.RESULT_TOO_LARGE,
+    );
   });
 
   it('defaults to 1 MiB', async () => {
     const { executor } = setup();
     expect(DEFAULT_MAX_RESULT_BYTES).toBe(1024 * 1024);
-    expect((await executor.execute('test_big', { size: 2 * 1024 * 1024 })).errors[0]?.code).toBe(ExecutionErrorCode.RESULT_TOO_LARGE);
+    expect((await executor.execute('test_big', { size: 2 * 1024 * 1024 })).errors[0]?.code).toBe(
+      ExecutionErrorCode.RESULT_TOO_LARGE,
+    );
     expect((await executor.execute('test_big', { size: 1000 })).successful).toBe(true);
   });
 
@@ -119,12 +133,18 @@ describe('the result size bound', () => {
     const result = await executor.execute('test_noisy_failure', { size: 50_000 });
     expect(result.successful).toBe(false);
     expect(result.errors).toHaveLength(20);
-    expect(result.errors[0]!.message.startsWith('e'.repeat(100) + '… (cut: the message was 50000 characters, over the limit of 100)')).toBe(true);
+    expect(
+      result.errors[0]!.message.startsWith(
+        'e'.repeat(100) + '… (cut: the message was 50000 characters, over the limit of 100)',
+      ),
+    ).toBe(true);
   });
 
   it('answers MALFORMED_RESULT for a result whose getters throw, instead of never answering', async () => {
     const { executor } = setup();
-    expect((await executor.execute('test_noisy_failure', { size: 0 })).errors[0]?.code).toBe(ExecutionErrorCode.MALFORMED_RESULT);
+    expect((await executor.execute('test_noisy_failure', { size: 0 })).errors[0]?.code).toBe(
+      ExecutionErrorCode.MALFORMED_RESULT,
+    );
   });
 });
 
@@ -137,12 +157,16 @@ describe('the fast path', () => {
 
   it('checks a fast-path method set on the instance, too', async () => {
     const { executor } = setup();
-    expect((await executor.execute('test_own_property', { size: 1 })).errors[0]?.code).toBe(ExecutionErrorCode.MALFORMED_RESULT);
+    expect((await executor.execute('test_own_property', { size: 1 })).errors[0]?.code).toBe(
+      ExecutionErrorCode.MALFORMED_RESULT,
+    );
   });
 
   it('still takes the fast path, unchecked and bounded, for TypedAgentTool', async () => {
     const { executor } = setup({ maxResultBytes: 1024 });
     expect(await executor.execute('test_big', { size: 3 })).toEqual(InvokeResult.create('{"text":"xxx"}'));
-    expect((await executor.execute('test_big', { size: 5000 })).errors[0]?.code).toBe(ExecutionErrorCode.RESULT_TOO_LARGE);
+    expect((await executor.execute('test_big', { size: 5000 })).errors[0]?.code).toBe(
+      ExecutionErrorCode.RESULT_TOO_LARGE,
+    );
   });
 });

@@ -12,7 +12,10 @@ import { TypedAgentTool } from './typed-agent-tool.js';
 // `{ logger }`, and the signal source of a call that answered synchronously. Neither may carry anything
 // of one call into another.
 
-const Args = Type.Object({ text: Type.String({ minLength: 1, description: 'Text.' }) }, { additionalProperties: false });
+const Args = Type.Object(
+  { text: Type.String({ minLength: 1, description: 'Text.' }) },
+  { additionalProperties: false },
+);
 const dependencies: ToolDependencies[] = [];
 const signals: AbortSignal[] = [];
 
@@ -68,7 +71,9 @@ describe('AgentToolExecutor: what calls share', () => {
 
   it("does not carry a caller's word that the arguments were checked into the next call", async () => {
     const { executor } = setup();
-    expect((await executor.execute('test_recording', { text: 'x', extra: 1 }, {}, { argumentsValidated: true })).successful).toBe(true);
+    expect(
+      (await executor.execute('test_recording', { text: 'x', extra: 1 }, {}, { argumentsValidated: true })).successful,
+    ).toBe(true);
     const next = await executor.execute('test_recording', { text: 'x', extra: 1 });
     expect(next.errors[0]?.code).toBe(ExecutionErrorCode.INVALID_ARGUMENTS);
   });

@@ -27,16 +27,34 @@ function toolClass(name: string, releases: boolean) {
         type: 'function',
         name,
         description: 'Records the signal it is given.',
-        parameters: { type: 'object', properties: { end: { type: 'string', enum: ['answer', 'wait-for-abort', 'answer-leaving-listener'], description: 'How to end.' } }, required: ['end'], additionalProperties: false },
+        parameters: {
+          type: 'object',
+          properties: {
+            end: {
+              type: 'string',
+              enum: ['answer', 'wait-for-abort', 'answer-leaving-listener'],
+              description: 'How to end.',
+            },
+          },
+          required: ['end'],
+          additionalProperties: false,
+        },
       };
     }
     readonly name = name;
     readonly isToolFullyExecutedOnServer = true;
     constructor(_deps: ToolDependencies) {}
-    execute(argumentsJson: string, _context: AgentToolExecutionContext, signal: AbortSignal): Promise<InvokeResult<string>> {
+    execute(
+      argumentsJson: string,
+      _context: AgentToolExecutionContext,
+      signal: AbortSignal,
+    ): Promise<InvokeResult<string>> {
       seen.push(signal);
       const { end } = JSON.parse(argumentsJson) as Step;
-      if (end === 'wait-for-abort') return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      if (end === 'wait-for-abort')
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        );
       const listener = () => undefined;
       signal.addEventListener('abort', listener);
       if (end === 'answer') signal.removeEventListener('abort', listener);
@@ -55,7 +73,12 @@ function setup() {
   return new AgentToolExecutor({ registry, logger: new CapturingAdminLogger(), cancelGraceMs: 60_000 });
 }
 
-const call = (executor: AgentToolExecutor, name: string, end: Step['end'], options?: Parameters<AgentToolExecutor['execute']>[3]) => executor.execute(name, JSON.stringify({ end }), {}, options);
+const call = (
+  executor: AgentToolExecutor,
+  name: string,
+  end: Step['end'],
+  options?: Parameters<AgentToolExecutor['execute']>[3],
+) => executor.execute(name, JSON.stringify({ end }), {}, options);
 
 describe('AgentToolExecutor and ReleasesSignal', () => {
   it('hands a releasing tool the signal of its previous call, which ended without an abort', async () => {

@@ -1,6 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SleepTool, StubbornTool } from '../test/fixtures/tools.js';
-import { AbortingTool, CommittingTool, effects, IdleReaderTool, PlainAbortingTool, UnstoppableTool } from '../test/fixtures/stopping-tools.js';
+import {
+  AbortingTool,
+  CommittingTool,
+  effects,
+  IdleReaderTool,
+  PlainAbortingTool,
+  UnstoppableTool,
+} from '../test/fixtures/stopping-tools.js';
 import { CapturingAdminLogger } from './admin-logger.js';
 import { ExecutionErrorCode } from './errors.js';
 import type { InvokeResult } from './invoke-result.js';
@@ -19,7 +26,15 @@ const LONG_TIMEOUT = 60_000;
 function setup(options: Partial<AgentToolExecutorOptions> = {}) {
   const logger = new CapturingAdminLogger();
   const registry = new AgentToolRegistry();
-  registry.registerTools([CommittingTool, AbortingTool, UnstoppableTool, IdleReaderTool, PlainAbortingTool, SleepTool, StubbornTool]);
+  registry.registerTools([
+    CommittingTool,
+    AbortingTool,
+    UnstoppableTool,
+    IdleReaderTool,
+    PlainAbortingTool,
+    SleepTool,
+    StubbornTool,
+  ]);
   return { logger, executor: new AgentToolExecutor({ registry, logger, cancelGraceMs: LONG_GRACE, ...options }) };
 }
 
@@ -61,15 +76,22 @@ describe('after a cancellation, the executor reports what the tool did', () => {
     const { executor, logger } = setup();
     for (const name of ['test_aborting', 'test_plain_aborting']) {
       effects.reset();
-      expect(payload(await cancelWhileRunning(executor, name))).toMatchObject({ wasCancelled: true, sessionId: 'session-1', conversationId: 'conversation-1' });
+      expect(payload(await cancelWhileRunning(executor, name))).toMatchObject({
+        wasCancelled: true,
+        sessionId: 'session-1',
+        conversationId: 'conversation-1',
+      });
     }
     expect(logger.exceptions()).toEqual([]);
   });
 
-  it('passes on the tool\'s own cancelled shape', async () => {
+  it("passes on the tool's own cancelled shape", async () => {
     const { executor } = setup();
     const controller = new AbortController();
-    const pending = executor.execute('test_sleep', '{}', context, { signal: controller.signal, timeoutMs: LONG_TIMEOUT });
+    const pending = executor.execute('test_sleep', '{}', context, {
+      signal: controller.signal,
+      timeoutMs: LONG_TIMEOUT,
+    });
     controller.abort();
     expect(payload(await pending)).toEqual({ wasCancelled: true, by: 'tool' });
   });
@@ -77,7 +99,10 @@ describe('after a cancellation, the executor reports what the tool did', () => {
   it('waits for a tool that does not take the signal, and reports the change it then made', async () => {
     const { executor } = setup();
     const controller = new AbortController();
-    const pending = executor.execute('test_unstoppable', '{}', context, { signal: controller.signal, timeoutMs: LONG_TIMEOUT });
+    const pending = executor.execute('test_unstoppable', '{}', context, {
+      signal: controller.signal,
+      timeoutMs: LONG_TIMEOUT,
+    });
     await effects.started.promise;
     controller.abort();
     effects.release.open();
@@ -88,23 +113,33 @@ describe('after a cancellation, the executor reports what the tool did', () => {
     const { executor, logger } = setup({ cancelGraceMs: 5 });
     const result = await cancelWhileRunning(executor, 'test_unstoppable');
     expect(code(result)).toBe(ExecutionErrorCode.OUTCOME_UNKNOWN);
-    expect(result.errors[0]!.message).toMatch(/was cancelled by the caller after \d+ ms .* did not confirm within 5 ms that it stopped: its effect may have happened or may still happen\. Check the state it changes/);
+    expect(result.errors[0]!.message).toMatch(
+      /was cancelled by the caller after \d+ ms .* did not confirm within 5 ms that it stopped: its effect may have happened or may still happen\. Check the state it changes/,
+    );
     // It finishes later: the operator can read what happened in the log.
     effects.release.open();
     await until(() => effects.applied === 1 && logger.entries.some((entry) => entry.tag.endsWith('__SettledLate]')));
-    expect(logger.entries.find((entry) => entry.tag === '[test_unstoppable_ExecuteAsync__SettledLate]')?.message).toContain('succeeded: its effect happened');
+    expect(
+      logger.entries.find((entry) => entry.tag === '[test_unstoppable_ExecuteAsync__SettledLate]')?.message,
+    ).toContain('succeeded: its effect happened');
   });
 
   it('answers "cancelled" for a read-only tool that does not settle: it changes nothing', async () => {
     const { executor } = setup({ cancelGraceMs: 5 });
-    expect(payload(await cancelWhileRunning(executor, 'test_idle_reader'))).toMatchObject({ wasCancelled: true, sessionId: 'session-1' });
+    expect(payload(await cancelWhileRunning(executor, 'test_idle_reader'))).toMatchObject({
+      wasCancelled: true,
+      sessionId: 'session-1',
+    });
   });
 });
 
 describe('after a time-out, the executor reports what the tool did', () => {
   it('reports a change the tool committed as it was stopped, not TIMEOUT', async () => {
     const { executor } = setup();
-    expect(payload(await executor.execute('test_committing', '{}', context, { timeoutMs: 5 }))).toEqual({ applied: true, sessionId: 'session-1' });
+    expect(payload(await executor.execute('test_committing', '{}', context, { timeoutMs: 5 }))).toEqual({
+      applied: true,
+      sessionId: 'session-1',
+    });
     expect(effects.applied).toBe(1);
   });
 
@@ -113,7 +148,9 @@ describe('after a time-out, the executor reports what the tool did', () => {
     for (const name of ['test_aborting', 'test_plain_aborting', 'test_sleep']) {
       const result = await executor.execute(name, '{}', context, { timeoutMs: 5 });
       expect(code(result)).toBe(ExecutionErrorCode.TIMEOUT);
-      expect(result.errors[0]!.message).toBe(`${name} did not finish within 5 ms and was stopped; it made no change. Try a smaller request, or raise the tool's time-out.`);
+      expect(result.errors[0]!.message).toBe(
+        `${name} did not finish within 5 ms and was stopped; it made no change. Try a smaller request, or raise the tool's time-out.`,
+      );
     }
     expect(logger.exceptions()).toEqual([]);
   });
@@ -132,19 +169,26 @@ describe('after a time-out, the executor reports what the tool did', () => {
     for (const name of ['test_unstoppable', 'test_stubborn']) {
       const result = await executor.execute(name, '{}', context, { timeoutMs: 5 });
       expect(code(result)).toBe(ExecutionErrorCode.OUTCOME_UNKNOWN);
-      expect(result.errors[0]!.message).toContain(`${name} did not finish within 5 ms and was asked to stop, but did not confirm within 5 ms that it stopped`);
+      expect(result.errors[0]!.message).toContain(
+        `${name} did not finish within 5 ms and was asked to stop, but did not confirm within 5 ms that it stopped`,
+      );
     }
   });
 
   it('answers TIMEOUT for a read-only tool that does not stop: it changes nothing', async () => {
     const { executor } = setup({ cancelGraceMs: 5 });
-    expect(code(await executor.execute('test_idle_reader', '{}', context, { timeoutMs: 5 }))).toBe(ExecutionErrorCode.TIMEOUT);
+    expect(code(await executor.execute('test_idle_reader', '{}', context, { timeoutMs: 5 }))).toBe(
+      ExecutionErrorCode.TIMEOUT,
+    );
   });
 });
 
 describe('the grace period', () => {
   it('refuses a grace period that is not a number of milliseconds', () => {
     const registry = new AgentToolRegistry();
-    for (const cancelGraceMs of [-1, Number.NaN, Infinity]) expect(() => new AgentToolExecutor({ registry, cancelGraceMs })).toThrow(/cancelGraceMs must be a number of milliseconds/);
+    for (const cancelGraceMs of [-1, Number.NaN, Infinity])
+      expect(() => new AgentToolExecutor({ registry, cancelGraceMs })).toThrow(
+        /cancelGraceMs must be a number of milliseconds/,
+      );
   });
 });

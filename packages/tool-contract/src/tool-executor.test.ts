@@ -62,7 +62,9 @@ describe('AgentToolExecutor', () => {
 
   it('says a number too large for JSON is not finite', async () => {
     const { executor } = setup();
-    expect(failure(await executor.execute('test_echo', '{"text":"x","times":1e400}', context)).message).toContain("'times' must be a finite integer, got Infinity");
+    expect(failure(await executor.execute('test_echo', '{"text":"x","times":1e400}', context)).message).toContain(
+      "'times' must be a finite integer, got Infinity",
+    );
   });
 
   it('reports bounds with the value received', async () => {
@@ -96,9 +98,13 @@ describe('AgentToolExecutor', () => {
 
   it('drops a null sent for an optional property, as strict mode sends it', async () => {
     const { executor } = setup();
-    expect(parsed(await executor.execute('test_echo', '{"text":"once","times":null}', context))).toMatchObject({ echo: 'once' });
+    expect(parsed(await executor.execute('test_echo', '{"text":"once","times":null}', context))).toMatchObject({
+      echo: 'once',
+    });
     // A null for a required property is still an error.
-    expect(failure(await executor.execute('test_echo', '{"text":null}', context)).message).toContain("'text' must be string, got null");
+    expect(failure(await executor.execute('test_echo', '{"text":null}', context)).message).toContain(
+      "'text' must be string, got null",
+    );
   });
 
   it('validates plain tools against their schema, then hands them clean JSON', async () => {
@@ -110,9 +116,13 @@ describe('AgentToolExecutor', () => {
         return instance;
       },
     });
-    expect(failure(await executor.execute('test_plain', '{"behaviour":"fly"}', context)).message).toContain("'behaviour' must be one of");
+    expect(failure(await executor.execute('test_plain', '{"behaviour":"fly"}', context)).message).toContain(
+      "'behaviour' must be one of",
+    );
     expect(tool).toBeUndefined();
-    expect(parsed(await executor.execute('test_plain', '{"behaviour":"ok","note":null}', context))).toMatchObject({ ok: true });
+    expect(parsed(await executor.execute('test_plain', '{"behaviour":"ok","note":null}', context))).toMatchObject({
+      ok: true,
+    });
     expect(tool!.lastArguments).toBe('{"behaviour":"ok"}');
   });
 
@@ -120,7 +130,10 @@ describe('AgentToolExecutor', () => {
     const { executor, logger } = setup();
     const result = await executor.execute('test_throwing', '{}', context);
     const error = failure(result);
-    expect(error).toEqual({ message: 'test_throwing failed to process arguments.', code: ExecutionErrorCode.TOOL_EXCEPTION });
+    expect(error).toEqual({
+      message: 'test_throwing failed to process arguments.',
+      code: ExecutionErrorCode.TOOL_EXCEPTION,
+    });
     expect(JSON.stringify(result)).not.toMatch(/hunter2|\bat secret|\.js:/);
     const [logged] = logger.exceptions();
     expect(logged!.tag).toBe('[test_throwing_ExecuteAsync__Exception]');
@@ -140,18 +153,26 @@ describe('AgentToolExecutor', () => {
   it('turns a successful result that is not JSON into MALFORMED_RESULT (AGN-005 §9)', async () => {
     const { executor } = setup();
     const result = await executor.execute('test_plain', { behaviour: 'not-json' }, context);
-    expect(failure(result)).toEqual({ message: 'test_plain returned a result that is not valid JSON.', code: ExecutionErrorCode.MALFORMED_RESULT });
+    expect(failure(result)).toEqual({
+      message: 'test_plain returned a result that is not valid JSON.',
+      code: ExecutionErrorCode.MALFORMED_RESULT,
+    });
     expect(JSON.stringify(result)).not.toContain('this is not');
   });
 
   it.each(['shape', 'non-string'])('turns a malformed result (%s) into MALFORMED_RESULT', async (behaviour) => {
     const { executor } = setup();
-    expect(failure(await executor.execute('test_plain', { behaviour }, context)).code).toBe(ExecutionErrorCode.MALFORMED_RESULT);
+    expect(failure(await executor.execute('test_plain', { behaviour }, context)).code).toBe(
+      ExecutionErrorCode.MALFORMED_RESULT,
+    );
   });
 
   it('cuts stack traces out of the messages of failed results', async () => {
     const { executor } = setup();
-    expect(failure(await executor.execute('test_plain', { behaviour: 'error-with-stack' }, context))).toEqual({ message: 'bad things', code: 'BAD' });
+    expect(failure(await executor.execute('test_plain', { behaviour: 'error-with-stack' }, context))).toEqual({
+      message: 'bad things',
+      code: 'BAD',
+    });
   });
 
   it('accepts results built by another copy of the contract, recognised by shape', async () => {
@@ -159,12 +180,21 @@ describe('AgentToolExecutor', () => {
       static readonly ToolName = 'foreign_tool';
       static readonly ToolUsageMetadata = 'From another copy.';
       static getSchema() {
-        return { type: 'function' as const, name: 'foreign_tool', description: 'x', parameters: { type: 'object' as const, properties: {}, required: [] } };
+        return {
+          type: 'function' as const,
+          name: 'foreign_tool',
+          description: 'x',
+          parameters: { type: 'object' as const, properties: {}, required: [] },
+        };
       }
       readonly name = 'foreign_tool';
       readonly isToolFullyExecutedOnServer = true;
       async execute() {
-        return Object.assign(Object.create({ copy: 2 }) as object, { successful: true, result: '{"from":"elsewhere"}', errors: [] }) as InvokeResult<string>;
+        return Object.assign(Object.create({ copy: 2 }) as object, {
+          successful: true,
+          result: '{"from":"elsewhere"}',
+          errors: [],
+        }) as InvokeResult<string>;
       }
     }
     const { executor, registry } = setup();
@@ -172,7 +202,7 @@ describe('AgentToolExecutor', () => {
     expect(parsed(await executor.execute('foreign_tool', '{}', context))).toEqual({ from: 'elsewhere' });
   });
 
-  it('times out at the tool\'s own limit with TIMEOUT, aborting its signal', async () => {
+  it("times out at the tool's own limit with TIMEOUT, aborting its signal", async () => {
     const { executor, logger } = setup();
     const error = failure(await executor.execute('test_sleep', '{}', context));
     expect(error.code).toBe(ExecutionErrorCode.TIMEOUT);
@@ -182,7 +212,9 @@ describe('AgentToolExecutor', () => {
 
   it('lets a call override the time-out', async () => {
     const { executor } = setup();
-    expect(failure(await executor.execute('test_stubborn', '{}', context, { timeoutMs: 20 })).message).toContain('within 20 ms');
+    expect(failure(await executor.execute('test_stubborn', '{}', context, { timeoutMs: 20 })).message).toContain(
+      'within 20 ms',
+    );
   });
 
   it('uses the executor default time-out when neither the call nor the tool sets one', async () => {
@@ -193,7 +225,7 @@ describe('AgentToolExecutor', () => {
     expect(failure(await executor.execute('test_stubborn', '{}', context)).message).toContain('within 15 ms');
   });
 
-  it('passes on the tool\'s own description of a cancellation by the caller', async () => {
+  it("passes on the tool's own description of a cancellation by the caller", async () => {
     const { executor } = setup();
     const controller = new AbortController();
     const pending = executor.execute('test_sleep', '{}', context, { signal: controller.signal, timeoutMs: 5_000 });
@@ -220,7 +252,9 @@ describe('AgentToolExecutor', () => {
         return new toolClass({ logger: new CapturingAdminLogger() });
       },
     });
-    expect(parsed(await executor.execute('test_echo', '{"text":"x"}', context, { signal: AbortSignal.abort() }))).toMatchObject({ wasCancelled: true, elapsedMs: 0 });
+    expect(
+      parsed(await executor.execute('test_echo', '{"text":"x"}', context, { signal: AbortSignal.abort() })),
+    ).toMatchObject({ wasCancelled: true, elapsedMs: 0 });
     expect(created).toBe(0);
   });
 

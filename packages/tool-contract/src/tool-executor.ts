@@ -16,7 +16,11 @@ import { invokeTool, neverAborted, ownInvokeTool, type Invocation, type SignalSo
  * `ExecuteOptions.logger`), which the tool should receive. It may throw (a missing dependency): the
  * call then fails cleanly.
  */
-export type ToolFactory = (toolClass: AnyAgentToolClass, context: AgentToolExecutionContext, logger: AdminLogger) => AgentTool;
+export type ToolFactory = (
+  toolClass: AnyAgentToolClass,
+  context: AgentToolExecutionContext,
+  logger: AdminLogger,
+) => AgentTool;
 
 export interface AgentToolExecutorOptions {
   readonly registry: AgentToolRegistry;
@@ -77,11 +81,19 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 export const DEFAULT_CANCEL_GRACE_MS = 1_000;
 
 interface FastPathTool {
-  [invokeTool](input: unknown, context: AgentToolExecutionContext, signals: SignalSource): Invocation | Promise<Invocation>;
+  [invokeTool](
+    input: unknown,
+    context: AgentToolExecutionContext,
+    signals: SignalSource,
+  ): Invocation | Promise<Invocation>;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**
@@ -106,17 +118,33 @@ export class AgentToolExecutor {
   constructor(options: AgentToolExecutorOptions) {
     this.#registry = options.registry;
     this.#logger = options.logger ?? silentAdminLogger;
-    this.#createTool = options.createTool ?? ((toolClass, _context, callLogger) => new toolClass(this.#dependencies(callLogger)));
+    this.#createTool =
+      options.createTool ?? ((toolClass, _context, callLogger) => new toolClass(this.#dependencies(callLogger)));
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const grace = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
-    if (!Number.isFinite(grace) || grace < 0) throw new RangeError(`cancelGraceMs must be a number of milliseconds, 0 or more; got ${String(grace)}.`);
-    this.#checks = new ResultChecks(options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, options.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH);
+    if (!Number.isFinite(grace) || grace < 0)
+      throw new RangeError(`cancelGraceMs must be a number of milliseconds, 0 or more; got ${String(grace)}.`);
+    this.#checks = new ResultChecks(
+      options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+      options.maxErrorMessageLength ?? DEFAULT_MAX_ERROR_MESSAGE_LENGTH,
+    );
     this.#hooks = {
-      settle: (name, output, context, trusted, logger, outputSchema) => this.#checks.settle(name, output, context, trusted, logger, outputSchema),
+      settle: (name, output, context, trusted, logger, outputSchema) =>
+        this.#checks.settle(name, output, context, trusted, logger, outputSchema),
       exception: (name, error, context, logger) => this.#checks.exception(name, error, context, logger),
-      timedOut: (name, timeoutMs, context, logger) => logger.addError(`[${name}_ExecuteAsync__Timeout]`, `${name} did not finish within ${timeoutMs} ms.`, pairs(context)),
+      timedOut: (name, timeoutMs, context, logger) =>
+        logger.addError(
+          `[${name}_ExecuteAsync__Timeout]`,
+          `${name} did not finish within ${timeoutMs} ms.`,
+          pairs(context),
+        ),
       settledLate: (name, outcome, context, logger) =>
-        logger.addCustomEvent('warn', `[${name}_ExecuteAsync__SettledLate]`, `${name} settled after its call had been answered without it: it ${outcome}.`, pairs(context)),
+        logger.addCustomEvent(
+          'warn',
+          `[${name}_ExecuteAsync__SettledLate]`,
+          `${name} settled after its call had been answered without it: it ${outcome}.`,
+          pairs(context),
+        ),
       cancelGraceMs: grace,
     };
   }
@@ -146,7 +174,9 @@ export class AgentToolExecutor {
   /** The time-out a call of `name` runs under: the call's own, else the tool's, else the default. Undefined for an unknown tool. */
   timeoutOf(name: string, callTimeoutMs?: number): number | undefined {
     const entry = this.#registry.get(name);
-    return entry === undefined ? undefined : Math.min(callTimeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS);
+    return entry === undefined
+      ? undefined
+      : Math.min(callTimeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS);
   }
 
   /**
@@ -157,7 +187,12 @@ export class AgentToolExecutor {
    * synchronous JavaScript, so neither could act before it returns. A tool that answers with a promise
    * races its deadline and the caller's cancellation.
    */
-  execute(name: string, args: unknown, context: AgentToolExecutionContext = {}, options?: ExecuteOptions): Promise<InvokeResult<string>> {
+  execute(
+    name: string,
+    args: unknown,
+    context: AgentToolExecutionContext = {},
+    options?: ExecuteOptions,
+  ): Promise<InvokeResult<string>> {
     // Not an async function: returning the race's promise from one would cost three more turns of the
     // microtask queue. Everything below is guarded, so nothing throws past here.
     try {
@@ -168,10 +203,18 @@ export class AgentToolExecutor {
     }
   }
 
-  #start(name: string, args: unknown, context: AgentToolExecutionContext, options: ExecuteOptions | undefined): InvokeResult<string> | Promise<InvokeResult<string>> {
+  #start(
+    name: string,
+    args: unknown,
+    context: AgentToolExecutionContext,
+    options: ExecuteOptions | undefined,
+  ): InvokeResult<string> | Promise<InvokeResult<string>> {
     const entry = this.#registry.get(name);
     if (entry === undefined) {
-      return InvokeResult.fromError(`Tool "${name}" does not exist. Available tools: ${this.#registry.names().join(', ') || 'none'}.`, ExecutionErrorCode.TOOL_NOT_FOUND);
+      return InvokeResult.fromError(
+        `Tool "${name}" does not exist. Available tools: ${this.#registry.names().join(', ') || 'none'}.`,
+        ExecutionErrorCode.TOOL_NOT_FOUND,
+      );
     }
     const signal = options?.signal;
     // Never started, so nothing happened: the cancelled shape is true.
@@ -199,7 +242,10 @@ export class AgentToolExecutor {
       const refused = refusedResult(name, error);
       if (refused !== undefined) return refused;
       logger.addException(`[${name}_CreateTool__Exception]`, error, pairs(context));
-      return InvokeResult.fromError(`${name} is not available: the host could not create it. The host's configuration needs fixing; calling again will not help.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
+      return InvokeResult.fromError(
+        `${name} is not available: the host could not create it. The host's configuration needs fixing; calling again will not help.`,
+        ExecutionErrorCode.TOOL_UNAVAILABLE,
+      );
     }
 
     // Raw JSON text is taken unchecked only from TypedAgentTool's own method, which serialised it itself.
@@ -220,7 +266,11 @@ export class AgentToolExecutor {
       } else {
         // Like TypedAgentTool's run, an execute that declares no signal parameter gets the shared one.
         // One that promises to let go of it when it settles gets a signal reused from an earlier call.
-        output = tool.execute(input as string, context, tool.execute.length < 3 ? neverAborted : entry.releasesSignal ? signals.lease() : signals.signal());
+        output = tool.execute(
+          input as string,
+          context,
+          tool.execute.length < 3 ? neverAborted : entry.releasesSignal ? signals.lease() : signals.signal(),
+        );
       }
     } catch (error) {
       return this.#checks.exception(name, error, context, logger);
@@ -235,7 +285,17 @@ export class AgentToolExecutor {
       }
       return this.#checks.settle(name, output, context, trusted, logger, entry.outputSchema);
     }
-    const call = new Call(this.#hooks, name, context, signal, trusted, entry.annotations?.readOnlyHint === true, logger, entry.outputSchema, signals);
+    const call = new Call(
+      this.#hooks,
+      name,
+      context,
+      signal,
+      trusted,
+      entry.annotations?.readOnlyHint === true,
+      logger,
+      entry.outputSchema,
+      signals,
+    );
     return call.race(output, Math.min(options?.timeoutMs ?? entry.timeoutMs ?? this.#defaultTimeoutMs, MAX_TIMER_MS));
   }
 }
@@ -244,6 +304,5 @@ export class AgentToolExecutor {
 function textAsResult(output: unknown): unknown {
   return typeof output === 'string' ? InvokeResult.create(output) : output;
 }
-
 
 export type { RegisteredTool };

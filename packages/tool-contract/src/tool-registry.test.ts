@@ -24,7 +24,8 @@ function validTool(name = 'test_valid', statics: Record<string, unknown> = {}) {
       return { successful: true as const, result: '{}', errors: [] };
     }
   };
-  for (const [key, value] of Object.entries(statics)) Object.defineProperty(Tool, key, { value, configurable: true, writable: true });
+  for (const [key, value] of Object.entries(statics))
+    Object.defineProperty(Tool, key, { value, configurable: true, writable: true });
   return Tool;
 }
 
@@ -37,7 +38,9 @@ function registrationError(toolClass: unknown): ToolContractError {
     expect(error).toBeInstanceOf(ToolContractError);
     expect(registry.size).toBe(0);
     // Every violation is logged before it is thrown.
-    expect(logger.errors().map((entry) => entry.message)).toEqual((error as ToolContractError).violations.map((v) => v.message));
+    expect(logger.errors().map((entry) => entry.message)).toEqual(
+      (error as ToolContractError).violations.map((v) => v.message),
+    );
     return error as ToolContractError;
   }
   throw new Error('registerTool accepted a malformed tool');
@@ -90,16 +93,19 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
     expect(registrationError(Numbered).code).toBe(ContractErrorCode.TOOL_NAME_MISSING);
   });
 
-  it.each([['HelloWorld', 'hello_world'], ['hello-world', 'hello_world'], ['hello__world', 'hello_world'], ['_hello', 'hello'], ['hello world', 'hello_world']])(
-    'refuses the ToolName %s and suggests %s',
-    (name, suggestion) => {
-      const error = registrationError(validTool(name));
-      expect(error.code).toBe(ContractErrorCode.TOOL_NAME_INVALID);
-      expect(error.message).toContain(`"${suggestion}"`);
-    },
-  );
+  it.each([
+    ['HelloWorld', 'hello_world'],
+    ['hello-world', 'hello_world'],
+    ['hello__world', 'hello_world'],
+    ['_hello', 'hello'],
+    ['hello world', 'hello_world'],
+  ])('refuses the ToolName %s and suggests %s', (name, suggestion) => {
+    const error = registrationError(validTool(name));
+    expect(error.code).toBe(ContractErrorCode.TOOL_NAME_INVALID);
+    expect(error.message).toContain(`"${suggestion}"`);
+  });
 
-  it('accepts a ToolName of exactly 64 characters, OpenAI\'s limit', () => {
+  it("accepts a ToolName of exactly 64 characters, OpenAI's limit", () => {
     const name = `${'a'.repeat(62)}_b`;
     expect(name).toHaveLength(64);
     expect(new AgentToolRegistry().registerTool(validTool(name)).name).toBe(name);
@@ -130,8 +136,14 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
     const error = registrationError(Huge);
     expect(error.code).toBe(ContractErrorCode.USAGE_METADATA_TOO_LARGE);
     expect(error.message).toContain(`at most ${USAGE_METADATA_MAX_LENGTH} are allowed`);
-    expect(registrationError(validTool('big_usage', { ToolUsageMetadata: 'x'.repeat(USAGE_METADATA_MAX_LENGTH + 1) })).code).toBe(ContractErrorCode.USAGE_METADATA_TOO_LARGE);
-    expect(new AgentToolRegistry().registerTool(validTool('edge_usage', { ToolUsageMetadata: 'x'.repeat(USAGE_METADATA_MAX_LENGTH) })).name).toBe('edge_usage');
+    expect(
+      registrationError(validTool('big_usage', { ToolUsageMetadata: 'x'.repeat(USAGE_METADATA_MAX_LENGTH + 1) })).code,
+    ).toBe(ContractErrorCode.USAGE_METADATA_TOO_LARGE);
+    expect(
+      new AgentToolRegistry().registerTool(
+        validTool('edge_usage', { ToolUsageMetadata: 'x'.repeat(USAGE_METADATA_MAX_LENGTH) }),
+      ).name,
+    ).toBe('edge_usage');
   });
 
   it('refuses a class whose instances cannot execute', () => {
@@ -152,7 +164,9 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
       async execute() {}
     }
     expect(registrationError(NoSchema).code).toBe(ContractErrorCode.GET_SCHEMA_MISSING);
-    const WithParams = validTool('with_params', { getSchema: (flavour?: string) => functionToolSchema(`with_params${flavour ?? ''}`, 'x', Args) });
+    const WithParams = validTool('with_params', {
+      getSchema: (flavour?: string) => functionToolSchema(`with_params${flavour ?? ''}`, 'x', Args),
+    });
     expect(registrationError(WithParams).code).toBe(ContractErrorCode.GET_SCHEMA_HAS_PARAMETERS);
     const Throws = validTool('throws_schema', {
       getSchema: () => {
@@ -165,17 +179,28 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
   });
 
   it('refuses a schema that is not the function-tool shape', () => {
-    const Nested = validTool('nested_shape', { getSchema: () => ({ type: 'function', function: { name: 'nested_shape', description: 'x', parameters: Args } }) });
+    const Nested = validTool('nested_shape', {
+      getSchema: () => ({ type: 'function', function: { name: 'nested_shape', description: 'x', parameters: Args } }),
+    });
     const error = registrationError(Nested);
     expect(error.code).toBe(ContractErrorCode.SCHEMA_SHAPE_INVALID);
     expect(error.message).toContain("must have required property 'name'");
-    const NoRequired = validTool('no_required', { getSchema: () => ({ type: 'function', name: 'no_required', description: 'x', parameters: { type: 'object', properties: {} } }) });
+    const NoRequired = validTool('no_required', {
+      getSchema: () => ({
+        type: 'function',
+        name: 'no_required',
+        description: 'x',
+        parameters: { type: 'object', properties: {} },
+      }),
+    });
     expect(registrationError(NoRequired).message).toContain("required property 'required'");
   });
 
   it('refuses an empty or blank description by saying to write one', () => {
     for (const description of ['', '   ']) {
-      const error = registrationError(validTool('blank_description', { getSchema: () => functionToolSchema('blank_description', description, Args) }));
+      const error = registrationError(
+        validTool('blank_description', { getSchema: () => functionToolSchema('blank_description', description, Args) }),
+      );
       expect(error.code).toBe(ContractErrorCode.SCHEMA_SHAPE_INVALID);
       expect(error.message).toBe(
         'Tool "blank_description" (ValidTool) breaks the tool contract: getSchema() gives the tool no description, and models choose a tool by its description. ' +
@@ -193,24 +218,48 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
   });
 
   it('refuses parameters that are not valid JSON Schema under ajv strict rules', () => {
-    const BadType = validTool('bad_type', { getSchema: () => functionToolSchema('bad_type', 'x', { type: 'object', properties: { a: { type: 'strnig', description: 'a' } }, required: [] }) });
+    const BadType = validTool('bad_type', {
+      getSchema: () =>
+        functionToolSchema('bad_type', 'x', {
+          type: 'object',
+          properties: { a: { type: 'strnig', description: 'a' } },
+          required: [],
+        }),
+    });
     expect(registrationError(BadType).code).toBe(ContractErrorCode.SCHEMA_PARAMETERS_INVALID);
     const Unknown = validTool('unknown_keyword', {
-      getSchema: () => functionToolSchema('unknown_keyword', 'x', { type: 'object', properties: { a: { type: 'string', description: 'a', minLenght: 1 } }, required: [] }),
+      getSchema: () =>
+        functionToolSchema('unknown_keyword', 'x', {
+          type: 'object',
+          properties: { a: { type: 'string', description: 'a', minLenght: 1 } },
+          required: [],
+        }),
     });
     const error = registrationError(Unknown);
     expect(error.code).toBe(ContractErrorCode.SCHEMA_PARAMETERS_INVALID);
     expect(error.message).toContain("unknown keyword 'minLenght'");
-    const Ghost = validTool('ghost_required', { getSchema: () => functionToolSchema('ghost_required', 'x', { type: 'object', properties: {}, required: ['ghost'] }) });
+    const Ghost = validTool('ghost_required', {
+      getSchema: () =>
+        functionToolSchema('ghost_required', 'x', { type: 'object', properties: {}, required: ['ghost'] }),
+    });
     expect(registrationError(Ghost).message).toContain("required 'ghost' is not among its properties");
   });
 
   it('refuses a parameter without a simple type or without a description', () => {
-    const Untyped = validTool('untyped_param', { getSchema: () => functionToolSchema('untyped_param', 'x', { type: 'object', properties: { a: { description: 'anything' } }, required: [] }) });
+    const Untyped = validTool('untyped_param', {
+      getSchema: () =>
+        functionToolSchema('untyped_param', 'x', {
+          type: 'object',
+          properties: { a: { description: 'anything' } },
+          required: [],
+        }),
+    });
     const untyped = registrationError(Untyped);
     expect(untyped.code).toBe(ContractErrorCode.SCHEMA_PROPERTY_TYPE_MISSING);
     expect(untyped.message).toContain("parameter 'a'");
-    const Undescribed = validTool('undescribed_param', { getSchema: () => functionToolSchema('undescribed_param', 'x', Type.Object({ a: Type.String() })) });
+    const Undescribed = validTool('undescribed_param', {
+      getSchema: () => functionToolSchema('undescribed_param', 'x', Type.Object({ a: Type.String() })),
+    });
     const undescribed = registrationError(Undescribed);
     expect(undescribed.code).toBe(ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING);
     expect(undescribed.message).toContain("parameter 'a' has no description");
@@ -234,11 +283,16 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
 
   it("refuses a TaskSupport other than 'optional' or 'required', and registers the declared one", () => {
     for (const odd of ['always', 'Optional', true, 1]) {
-      expect(registrationError(validTool('bad_tasks', { TaskSupport: odd })).code).toBe(ContractErrorCode.TASK_SUPPORT_INVALID);
+      expect(registrationError(validTool('bad_tasks', { TaskSupport: odd })).code).toBe(
+        ContractErrorCode.TASK_SUPPORT_INVALID,
+      );
     }
     const registry = new AgentToolRegistry();
     registry.registerTools([validTool('long_job', { TaskSupport: 'required' }), validTool('quick_job')]);
-    expect([registry.get('long_job')?.taskSupport, registry.get('quick_job')?.taskSupport]).toEqual(['required', 'forbidden']);
+    expect([registry.get('long_job')?.taskSupport, registry.get('quick_job')?.taskSupport]).toEqual([
+      'required',
+      'forbidden',
+    ]);
   });
 
   it('refuses a ReleasesSignal that is not a boolean, and registers the declared one', () => {
@@ -254,13 +308,18 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
 
   it("refuses a TaskInput other than 'before' or 'during', or one without TaskSupport, and registers the declared one", () => {
     for (const odd of ['first', 'Before', true, 1]) {
-      expect(registrationError(validTool('bad_task_input', { TaskSupport: 'optional', TaskInput: odd })).code).toBe(ContractErrorCode.TASK_SUPPORT_INVALID);
+      expect(registrationError(validTool('bad_task_input', { TaskSupport: 'optional', TaskInput: odd })).code).toBe(
+        ContractErrorCode.TASK_SUPPORT_INVALID,
+      );
     }
     const alone = registrationError(validTool('lonely_input', { TaskInput: 'before' }));
     expect(alone.code).toBe(ContractErrorCode.TASK_SUPPORT_INVALID);
     expect(alone.message).toContain('TaskSupport is not');
     const registry = new AgentToolRegistry();
-    registry.registerTools([validTool('asks_first', { TaskSupport: 'required', TaskInput: 'before' }), validTool('long_job', { TaskSupport: 'optional' })]);
+    registry.registerTools([
+      validTool('asks_first', { TaskSupport: 'required', TaskInput: 'before' }),
+      validTool('long_job', { TaskSupport: 'optional' }),
+    ]);
     expect([registry.get('asks_first')?.taskInput, registry.get('long_job')?.taskInput]).toEqual(['before', 'during']);
   });
 
@@ -272,7 +331,11 @@ describe('AgentToolRegistry.registerTool: the contract rules', () => {
       }
     }
     const error = registrationError(Broken);
-    expect(error.violations.map((v) => v.code)).toEqual([ContractErrorCode.TOOL_NAME_INVALID, ContractErrorCode.USAGE_METADATA_MISSING, ContractErrorCode.EXECUTE_MISSING]);
+    expect(error.violations.map((v) => v.code)).toEqual([
+      ContractErrorCode.TOOL_NAME_INVALID,
+      ContractErrorCode.USAGE_METADATA_MISSING,
+      ContractErrorCode.EXECUTE_MISSING,
+    ]);
   });
 
   it('refuses a duplicate name, case-insensitively, with "Tool already exists" and a free name', () => {
@@ -308,7 +371,11 @@ describe('AgentToolRegistry: lookup, listing and definitions', () => {
     expect(registry.names()).toEqual(['test_echo', 'test_plain']);
     expect(registry.get('test_plain')?.toolClass).toBe(PlainTool);
     const [echo] = registry.list();
-    expect(echo).toMatchObject({ name: 'test_echo', description: 'Echoes the text it is given.', usageMetadata: expect.stringContaining('Primary purpose') });
+    expect(echo).toMatchObject({
+      name: 'test_echo',
+      description: 'Echoes the text it is given.',
+      usageMetadata: expect.stringContaining('Primary purpose'),
+    });
     expect(echo!.parameters).toMatchObject({ type: 'object', required: ['text'] });
     expect(registry.unregister('test_echo')).toBe(true);
     expect(registry.unregister('test_echo')).toBe(false);
@@ -320,8 +387,16 @@ describe('AgentToolRegistry: lookup, listing and definitions', () => {
     registry.registerTool(EchoTool);
     const [responses] = registry.definitions('responses');
     const [chat] = registry.definitions('chat');
-    expect(responses).toMatchObject({ type: 'function', name: 'test_echo', description: 'Echoes the text it is given.', strict: true });
-    expect(chat).toMatchObject({ type: 'function', function: { name: 'test_echo', description: 'Echoes the text it is given.', strict: true } });
+    expect(responses).toMatchObject({
+      type: 'function',
+      name: 'test_echo',
+      description: 'Echoes the text it is given.',
+      strict: true,
+    });
+    expect(chat).toMatchObject({
+      type: 'function',
+      function: { name: 'test_echo', description: 'Echoes the text it is given.', strict: true },
+    });
     expect(chat!.function.parameters).toEqual(responses!.parameters);
   });
 
@@ -339,14 +414,24 @@ describe('AgentToolRegistry: lookup, listing and definitions', () => {
       additionalProperties: false,
     });
     // MCP gets the schema as declared.
-    expect(registry.definitions('mcp')[0]!.inputSchema).toMatchObject({ required: ['text'], properties: { text: { minLength: 1 } } });
+    expect(registry.definitions('mcp')[0]!.inputSchema).toMatchObject({
+      required: ['text'],
+      properties: { text: { minLength: 1 } },
+    });
   });
 
   it('sets strict false when the schema cannot be strict, or when the tool says so', () => {
     const Open = validTool('open_object', {
-      getSchema: () => functionToolSchema('open_object', 'x', Type.Object({ tags: Type.Record(Type.String(), Type.String(), { description: 'Free-form tags.' }) })),
+      getSchema: () =>
+        functionToolSchema(
+          'open_object',
+          'x',
+          Type.Object({ tags: Type.Record(Type.String(), Type.String(), { description: 'Free-form tags.' }) }),
+        ),
     });
-    const OptOut = validTool('opt_out', { getSchema: () => functionToolSchema('opt_out', 'x', Args, { strict: false }) });
+    const OptOut = validTool('opt_out', {
+      getSchema: () => functionToolSchema('opt_out', 'x', Args, { strict: false }),
+    });
     const registry = new AgentToolRegistry();
     registry.registerTools([Open, OptOut]);
     expect(registry.definitions('responses').map((d) => d.strict)).toEqual([false, false]);
@@ -388,7 +473,10 @@ describe('AgentToolRegistry: lookup, listing and definitions', () => {
   it('gives a subset in the order asked, and refuses an unknown name', () => {
     const registry = new AgentToolRegistry();
     registry.registerTools([EchoTool, PlainTool]);
-    expect(registry.definitions('chat', ['test_plain', 'test_echo']).map((d) => d.function.name)).toEqual(['test_plain', 'test_echo']);
+    expect(registry.definitions('chat', ['test_plain', 'test_echo']).map((d) => d.function.name)).toEqual([
+      'test_plain',
+      'test_echo',
+    ]);
     expect(() => registry.definitions('chat', ['nope'])).toThrow(/No tool named "nope".*test_echo, test_plain/);
   });
 

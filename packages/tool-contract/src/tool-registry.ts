@@ -120,7 +120,10 @@ export class AgentToolRegistry {
       }
     }
     if (violations.length > 0 || tool === undefined) {
-      for (const violation of violations) this.#logger.addError(`[AgentToolRegistry_RegisterTool__${violation.code}]`, violation.message, [['Tool', violation.tool]]);
+      for (const violation of violations)
+        this.#logger.addError(`[AgentToolRegistry_RegisterTool__${violation.code}]`, violation.message, [
+          ['Tool', violation.tool],
+        ]);
       throw new ToolContractError(violations as [ContractViolation, ...ContractViolation[]]);
     }
     const registered = new Registration(toolClass, tool);
@@ -154,7 +157,17 @@ export class AgentToolRegistry {
 
   /** Every tool's name, description, parameter schema and usage metadata, in registration order. */
   list(): ToolListing[] {
-    return [...this.#tools.values()].map(({ name, description, parameters, usageMetadata, strict, annotations, approval }) => ({ name, description, parameters, usageMetadata, strict, annotations, approval }));
+    return [...this.#tools.values()].map(
+      ({ name, description, parameters, usageMetadata, strict, annotations, approval }) => ({
+        name,
+        description,
+        parameters,
+        usageMetadata,
+        strict,
+        annotations,
+        approval,
+      }),
+    );
   }
 
   unregister(name: string): boolean {
@@ -199,7 +212,10 @@ export class AgentToolRegistry {
 
   #require(name: string): RegisteredTool {
     const tool = this.#tools.get(name);
-    if (tool === undefined) throw new RangeError(`No tool named "${name}" is registered. Registered tools: ${this.names().join(', ') || 'none'}.`);
+    if (tool === undefined)
+      throw new RangeError(
+        `No tool named "${name}" is registered. Registered tools: ${this.names().join(', ') || 'none'}.`,
+      );
     return tool;
   }
 
@@ -219,10 +235,23 @@ function toDefinition(tool: RegisteredTool, format: DefinitionFormat): Definitio
     case 'responses':
       return { type: 'function', name: tool.name, description: tool.description, parameters, strict: tool.strict };
     case 'chat':
-      return { type: 'function', function: { name: tool.name, description: tool.description, parameters, strict: tool.strict } };
+      return {
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters, strict: tool.strict },
+      };
     case 'mcp': {
-      const annotations = tool.annotations ? Object.fromEntries(Object.entries(tool.annotations).filter(([, v]) => typeof v === 'boolean')) : undefined;
-      const base = tool.outputSchema === undefined ? { name: tool.name, description: tool.description, inputSchema: tool.parameters } : { name: tool.name, description: tool.description, inputSchema: tool.parameters, outputSchema: tool.outputSchema };
+      const annotations = tool.annotations
+        ? Object.fromEntries(Object.entries(tool.annotations).filter(([, v]) => typeof v === 'boolean'))
+        : undefined;
+      const base =
+        tool.outputSchema === undefined
+          ? { name: tool.name, description: tool.description, inputSchema: tool.parameters }
+          : {
+              name: tool.name,
+              description: tool.description,
+              inputSchema: tool.parameters,
+              outputSchema: tool.outputSchema,
+            };
       const definition = annotations && Object.keys(annotations).length > 0 ? { ...base, annotations } : base;
       // A gated tool says so to MCP clients; tools without a policy keep their listing unchanged.
       return tool.approval === 'never' ? definition : { ...definition, _meta: { [APPROVAL_META_KEY]: tool.approval } };

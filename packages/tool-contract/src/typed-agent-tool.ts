@@ -85,7 +85,11 @@ export const neverAborted: AbortSignal = NEVER_ABORTED;
 export type RunOutput = object | InvokeResult<string>;
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**
@@ -110,13 +114,17 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
   // defining fields on instances of many subclasses (a megamorphic define per field, twice for a field
   // declared without a value) was a tenth of a small call. A subclass may still override them as fields.
   declare readonly isToolFullyExecutedOnServer: boolean;
-  protected declare readonly logger: AdminLogger;
+  declare protected readonly logger: AdminLogger;
   /** The parameters as given: the compiled validator is cached per schema object, so every instance shares it. */
   declare private readonly [parametersKey]: TArgs;
 
   constructor(parameters: TArgs, logger: AdminLogger) {
     if (logger === null || logger === undefined) throw new TypeError(`${new.target.name} requires a logger.`);
-    const self = this as unknown as { isToolFullyExecutedOnServer: boolean; logger: AdminLogger; [parametersKey]: TArgs };
+    const self = this as unknown as {
+      isToolFullyExecutedOnServer: boolean;
+      logger: AdminLogger;
+      [parametersKey]: TArgs;
+    };
     self.isToolFullyExecutedOnServer = true;
     self[parametersKey] = parameters;
     self.logger = logger;
@@ -127,13 +135,25 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
     return (this.constructor as unknown as { ToolName: string }).ToolName;
   }
 
-  async execute(argumentsJson: string, context: AgentToolExecutionContext, signal?: AbortSignal): Promise<InvokeResult<string>> {
-    const output = await this[invokeTool](argumentsJson, context, signal === undefined ? NO_SIGNAL : { signal: () => signal });
+  async execute(
+    argumentsJson: string,
+    context: AgentToolExecutionContext,
+    signal?: AbortSignal,
+  ): Promise<InvokeResult<string>> {
+    const output = await this[invokeTool](
+      argumentsJson,
+      context,
+      signal === undefined ? NO_SIGNAL : { signal: () => signal },
+    );
     return typeof output === 'string' ? InvokeResult.create(output) : output;
   }
 
   /** @internal The executor's entry: `input` is the raw JSON text or an already parsed object. */
-  [invokeTool](input: unknown, context: AgentToolExecutionContext, signals: SignalSource): Invocation | Promise<Invocation> {
+  [invokeTool](
+    input: unknown,
+    context: AgentToolExecutionContext,
+    signals: SignalSource,
+  ): Invocation | Promise<Invocation> {
     const ctx = context ?? {};
     try {
       // Checked already (see SignalSource.checkedAgainst) against this very schema, by this very decode: not again.
@@ -144,7 +164,8 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
       else if (own) {
         // This class's own decode, without the { ok, value } it would make and drop.
         args = decodedValue(this, this[parametersKey] as unknown as JsonSchema, input);
-        if (args === REFUSED) return InvokeResult.fromError(takeRefusal().message, ExecutionErrorCode.INVALID_ARGUMENTS);
+        if (args === REFUSED)
+          return InvokeResult.fromError(takeRefusal().message, ExecutionErrorCode.INVALID_ARGUMENTS);
       } else {
         const decoded = this.decode(input, ctx);
         if (!decoded.ok) return InvokeResult.fromError(decoded.message, ExecutionErrorCode.INVALID_ARGUMENTS);
@@ -157,7 +178,8 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
         return Promise.resolve(output).then(
           (value) => this.#serialise(value as RunOutput, ctx),
           // A run that stopped on its aborted signal had no effect: the cancelled shape (AGN-005 §8).
-          (error: unknown) => (signal.aborted && isAbortError(error, signal) ? cancelledJson(this.name, ctx) : this.#failure(error, ctx)),
+          (error: unknown) =>
+            signal.aborted && isAbortError(error, signal) ? cancelledJson(this.name, ctx) : this.#failure(error, ctx),
         );
       }
       return this.#serialise(output, ctx);
@@ -210,7 +232,11 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
    * AbortError (or return the cancelled shape) only if the effect did not and will not happen; if the
    * change was already made, return its normal result. See docs/tool-packages.md, "Cancellation".
    */
-  protected abstract run(args: Static<TArgs>, context: AgentToolExecutionContext, signal: AbortSignal): Promise<RunOutput> | RunOutput;
+  protected abstract run(
+    args: Static<TArgs>,
+    context: AgentToolExecutionContext,
+    signal: AbortSignal,
+  ): Promise<RunOutput> | RunOutput;
 }
 
 /**

@@ -9,7 +9,10 @@ describe('usageGuide', () => {
       rules: ['Call it only when asked for a delay.', 'Do not use it to pace other tool calls.'],
       arguments: ['milliseconds (required): how long to wait, a whole number from 0 to 60000.'],
       result: 'wasCancelled, elapsedMs, requestedMs.',
-      errors: { INVALID_ARGUMENTS: "'milliseconds' is missing or out of range.", TIMEOUT: 'the host stopped the call.' },
+      errors: {
+        INVALID_ARGUMENTS: "'milliseconds' is missing or out of range.",
+        TIMEOUT: 'the host stopped the call.',
+      },
       good: '{ "milliseconds": 250 } → waits about a quarter of a second.',
       bad: ['{ "milliseconds": 120000 }: at most 60000.', '{ "milliseconds": 1.5 }:\nwhole milliseconds only.   '],
     });
@@ -45,7 +48,13 @@ describe('usageGuide', () => {
   });
 
   it('leaves out a section not given (from JavaScript), which the contract kit then reports', () => {
-    const text = usageGuide('x_tool', { purpose: 'p', rules: 'r', arguments: 'a', errors: 'e', good: 'g' } as UsageGuideSections);
+    const text = usageGuide('x_tool', {
+      purpose: 'p',
+      rules: 'r',
+      arguments: 'a',
+      errors: 'e',
+      good: 'g',
+    } as UsageGuideSections);
     expect(missingUsageSections(text)).toEqual(['Bad usage']);
   });
 });

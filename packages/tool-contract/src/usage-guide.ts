@@ -33,7 +33,11 @@ export interface UsageGuideSections {
 }
 
 /** The optional `Result:` section goes after `Arguments:`, as the first-party guides have it. */
-const ORDER = [...USAGE_SECTIONS.slice(0, 3), { key: 'result', heading: 'Result' }, ...USAGE_SECTIONS.slice(3)] as const;
+const ORDER = [
+  ...USAGE_SECTIONS.slice(0, 3),
+  { key: 'result', heading: 'Result' },
+  ...USAGE_SECTIONS.slice(3),
+] as const;
 
 /** The items of a section as lines of text (an entry as `key: text`). */
 export function usageItems(items: UsageItems | UsageEntries | undefined): string[] {

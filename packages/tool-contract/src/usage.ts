@@ -10,11 +10,16 @@
  * `;
  */
 export function usage(strings: TemplateStringsArray, ...values: unknown[]): string {
-  const raw = strings.reduce((text, part, index) => text + part + (index < values.length ? String(values[index]) : ''), '');
+  const raw = strings.reduce(
+    (text, part, index) => text + part + (index < values.length ? String(values[index]) : ''),
+    '',
+  );
   const lines = raw.replace(/\r\n/g, '\n').split('\n');
   while (lines.length > 0 && lines[0]!.trim() === '') lines.shift();
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === '') lines.pop();
-  const indent = Math.min(...lines.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length));
+  const indent = Math.min(
+    ...lines.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length),
+  );
   return lines.map((line) => line.slice(Number.isFinite(indent) ? indent : 0).trimEnd()).join('\n');
 }
 

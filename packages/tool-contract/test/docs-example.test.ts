@@ -3,7 +3,14 @@
 // tool as a class), so the compiler checks them under `typecheck` and these tests call them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AgentToolExecutor, AgentToolRegistry, canonicalJson, CapturingAdminLogger, inspectToolClass, type AnyAgentToolClass } from '../src/index.js';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  canonicalJson,
+  CapturingAdminLogger,
+  inspectToolClass,
+  type AnyAgentToolClass,
+} from '../src/index.js';
 import { schemaSnapshotText, testContext, verifyToolContract } from '../src/testing/index.js';
 import { ConvertTemperatureTool as ClassForm } from './docs/convert-temperature.class.js';
 import { ConvertTemperatureTool as ShortForm } from './docs/convert-temperature.tool.js';
@@ -14,7 +21,10 @@ const MAX_LINES = 24;
 const guide = readFileSync(new URL('../../../docs/tool-packages.md', import.meta.url), 'utf8');
 const fixture = (name: string) => readFileSync(new URL(`./docs/${name}`, import.meta.url), 'utf8');
 /** Every fenced TypeScript block of the guide, with its info string. */
-const tsBlocks = [...guide.matchAll(/^```ts([^\n]*)\n([\s\S]*?)^```$/gm)].map((match) => ({ info: match[1]!.trim(), body: match[2]! }));
+const tsBlocks = [...guide.matchAll(/^```ts([^\n]*)\n([\s\S]*?)^```$/gm)].map((match) => ({
+  info: match[1]!.trim(),
+  body: match[2]!,
+}));
 
 describe('docs/tool-packages.md: a tool in about 20 lines', () => {
   it('shows the short form first, as the file the guide writes, and it is test/docs/convert-temperature.tool.ts', () => {
@@ -52,17 +62,35 @@ describe('the short form is the class form', () => {
   });
 
   it('writes the same schema snapshot (tool-schemas.json)', () => {
-    const snapshot = (toolClass: AnyAgentToolClass) => schemaSnapshotText({ [toolClass.ToolName]: inspectToolClass(toolClass).tool!.canonicalSchema });
+    const snapshot = (toolClass: AnyAgentToolClass) =>
+      schemaSnapshotText({ [toolClass.ToolName]: inspectToolClass(toolClass).tool!.canonicalSchema });
     expect(snapshot(ShortForm)).toBe(snapshot(ClassForm));
-    expect(Object.keys(JSON.parse(snapshot(ShortForm)).acme_convert_temperature.parameters.properties)).toEqual(['from', 'precision', 'to', 'value']);
+    expect(Object.keys(JSON.parse(snapshot(ShortForm)).acme_convert_temperature.parameters.properties)).toEqual([
+      'from',
+      'precision',
+      'to',
+      'value',
+    ]);
   });
 
   it('answers every call as the class form does, through the real AgentToolExecutor', async () => {
     const calls: Array<[unknown, object]> = [
-      [{ value: 100, from: 'celsius', to: 'fahrenheit' }, { value: 212, unit: 'fahrenheit', sessionId: null, conversationId: null }],
-      [{ value: 20, from: 'celsius', to: 'kelvin', precision: 1 }, { value: 293.2, unit: 'kelvin', sessionId: null, conversationId: null }],
-      [{ value: 0, from: 'celsius', to: 'fahrenheit', precision: null }, { value: 32, unit: 'fahrenheit', sessionId: null, conversationId: null }],
-      [{ value: -40, from: 'fahrenheit', to: 'celsius', precision: 0 }, { value: -40, unit: 'celsius', sessionId: null, conversationId: null }],
+      [
+        { value: 100, from: 'celsius', to: 'fahrenheit' },
+        { value: 212, unit: 'fahrenheit', sessionId: null, conversationId: null },
+      ],
+      [
+        { value: 20, from: 'celsius', to: 'kelvin', precision: 1 },
+        { value: 293.2, unit: 'kelvin', sessionId: null, conversationId: null },
+      ],
+      [
+        { value: 0, from: 'celsius', to: 'fahrenheit', precision: null },
+        { value: 32, unit: 'fahrenheit', sessionId: null, conversationId: null },
+      ],
+      [
+        { value: -40, from: 'fahrenheit', to: 'celsius', precision: 0 },
+        { value: -40, unit: 'celsius', sessionId: null, conversationId: null },
+      ],
     ];
     for (const [args, expected] of calls) {
       const result = await executorFor(ShortForm).execute('acme_convert_temperature', args, {});
@@ -70,11 +98,26 @@ describe('the short form is the class form', () => {
       expect(await executorFor(ClassForm).execute('acme_convert_temperature', args, {})).toEqual(result);
     }
     const context = testContext();
-    for (const args of ['{"value":-500,"from":"celsius","to":"kelvin"}', '{"value":"hot","from":"celsius","to":"kelvin"}', '{"value":1,"from":"rankine","to":"kelvin"}', '{}', 'not json', '{"value":98.6,"from":"fahrenheit","to":"celsius","precision":4}']) {
+    for (const args of [
+      '{"value":-500,"from":"celsius","to":"kelvin"}',
+      '{"value":"hot","from":"celsius","to":"kelvin"}',
+      '{"value":1,"from":"rankine","to":"kelvin"}',
+      '{}',
+      'not json',
+      '{"value":98.6,"from":"fahrenheit","to":"celsius","precision":4}',
+    ]) {
       const result = await executorFor(ShortForm).execute('acme_convert_temperature', args, context);
       expect(await executorFor(ClassForm).execute('acme_convert_temperature', args, context), args).toEqual(result);
     }
-    expect((await executorFor(ShortForm).execute('acme_convert_temperature', '{"value":-500,"from":"celsius","to":"kelvin"}', context)).errors[0]?.code).toBe('BELOW_ABSOLUTE_ZERO');
+    expect(
+      (
+        await executorFor(ShortForm).execute(
+          'acme_convert_temperature',
+          '{"value":-500,"from":"celsius","to":"kelvin"}',
+          context,
+        )
+      ).errors[0]?.code,
+    ).toBe('BELOW_ABSOLUTE_ZERO');
   });
 
   it('keeps the contract, with no warnings', async () => {

@@ -8,7 +8,17 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AgentToolExecutor, AgentToolRegistry, CapturingAdminLogger, ExecutionErrorCode, functionToolSchema, TypedAgentTool, type AgentToolExecutionContext, type InvokeResult, type ToolDependencies } from '../src/index.js';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  CapturingAdminLogger,
+  ExecutionErrorCode,
+  functionToolSchema,
+  TypedAgentTool,
+  type AgentToolExecutionContext,
+  type InvokeResult,
+  type ToolDependencies,
+} from '../src/index.js';
 import { describeMalformedResult, garbageArguments } from '../src/testing/index.js';
 import { EchoTool, PlainTool, ThrowingTool } from './fixtures/tools.js';
 
@@ -17,7 +27,9 @@ const STACK = /\n\s+at\s|\bat \S+:\d+:\d+/;
 
 /** Every own key of the built-in prototypes, so a property can tell that none was added. */
 function prototypeKeys(): string {
-  return [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((proto) => Reflect.ownKeys(proto).map(String).sort().join(',')).join('|');
+  return [Object.prototype, Array.prototype, Function.prototype, String.prototype]
+    .map((proto) => Reflect.ownKeys(proto).map(String).sort().join(','))
+    .join('|');
 }
 
 function expectWellFormed(result: InvokeResult<string>): void {
@@ -29,21 +41,40 @@ function expectWellFormed(result: InvokeResult<string>): void {
 function argumentText(declared: readonly string[]): fc.Arbitrary<string> {
   const propertyNames = declared.length > 0 ? declared : ['value'];
   const key = fc.constantFrom(...propertyNames, '__proto__', 'constructor', 'prototype', 'toString', '\\u005f_proto__');
-  const hostile = fc.tuple(key, fc.jsonValue({ maxDepth: 3 }), fc.constantFrom('__proto__', '\\u005f\\u005fproto\\u005f\\u005f', 'constructor')).map(
-    ([name, value, proto]) => `{"${name}":${JSON.stringify(value)},"${proto}":{"prototype":{"polluted":true},"polluted":true}}`,
-  );
-  const nearValid = fc.dictionary(fc.constantFrom(...propertyNames), fc.jsonValue({ maxDepth: 2 })).map((value) => JSON.stringify(value));
+  const hostile = fc
+    .tuple(
+      key,
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.constantFrom('__proto__', '\\u005f\\u005fproto\\u005f\\u005f', 'constructor'),
+    )
+    .map(
+      ([name, value, proto]) =>
+        `{"${name}":${JSON.stringify(value)},"${proto}":{"prototype":{"polluted":true},"polluted":true}}`,
+    );
+  const nearValid = fc
+    .dictionary(fc.constantFrom(...propertyNames), fc.jsonValue({ maxDepth: 2 }))
+    .map((value) => JSON.stringify(value));
   const depth = fc.integer({ min: 1, max: 20_000 });
   return fc.oneof(
     { arbitrary: fc.json({ maxDepth: 4 }), weight: 4 },
     { arbitrary: nearValid, weight: 4 },
     { arbitrary: hostile, weight: 3 },
     { arbitrary: fc.string({ maxLength: 40 }), weight: 2 },
-    { arbitrary: fc.json().chain((text) => fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut))), weight: 2 },
+    {
+      arbitrary: fc
+        .json()
+        .chain((text) => fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((cut) => text.slice(0, cut))),
+      weight: 2,
+    },
     { arbitrary: depth.map((d) => '['.repeat(d) + ']'.repeat(d)), weight: 1 },
     { arbitrary: depth.map((d) => `{"${propertyNames[0] ?? 'a'}":${'{"a":'.repeat(d)}1${'}'.repeat(d)}}`), weight: 1 },
     { arbitrary: depth.map((d) => '{"a":'.repeat(d)), weight: 1 },
-    { arbitrary: fc.integer({ min: 100_000, max: 2_000_000 }).map((n) => JSON.stringify({ [propertyNames[0] ?? 'a']: 'x'.repeat(n) })), weight: 1 },
+    {
+      arbitrary: fc
+        .integer({ min: 100_000, max: 2_000_000 })
+        .map((n) => JSON.stringify({ [propertyNames[0] ?? 'a']: 'x'.repeat(n) })),
+      weight: 1,
+    },
   );
 }
 
@@ -98,7 +129,8 @@ describe('AgentToolExecutor under arbitrary arguments', () => {
   }
 
   it('never logs the arguments or a stack into a result, whatever the tool threw', () => {
-    for (const entry of logger.entries) expect(entry.tag).toMatch(/^\[test_\w+_ExecuteAsync__\w+\]$|^\[AgentToolRegistry/);
+    for (const entry of logger.entries)
+      expect(entry.tag).toMatch(/^\[test_\w+_ExecuteAsync__\w+\]$|^\[AgentToolRegistry/);
   });
 });
 
@@ -152,19 +184,32 @@ describe('AgentToolExecutor time-outs under load', () => {
     const limits = Array.from({ length: 240 }, (_, i) => 5 + ((i * 37) % 13) * 7);
     const calls = limits.map((timeoutMs, i) =>
       i % 3 === 0
-        ? executor.execute('test_quick', '{}', { conversationId: `quick-${i}` }, { timeoutMs }).then((result) => ({ kind: 'quick' as const, i, timeoutMs, result }))
-        : executor.execute('test_hang', '{}', { conversationId: `hang-${i}` }, { timeoutMs }).then((result) => ({ kind: 'hang' as const, i, timeoutMs, result })),
+        ? executor
+            .execute('test_quick', '{}', { conversationId: `quick-${i}` }, { timeoutMs })
+            .then((result) => ({ kind: 'quick' as const, i, timeoutMs, result }))
+        : executor
+            .execute('test_hang', '{}', { conversationId: `hang-${i}` }, { timeoutMs })
+            .then((result) => ({ kind: 'hang' as const, i, timeoutMs, result })),
     );
     const outcomes = await Promise.all(calls);
     for (const outcome of outcomes) {
       if (outcome.kind === 'quick') {
-        expect(outcome.result).toEqual({ successful: true, result: JSON.stringify({ ok: true, conversationId: `quick-${outcome.i}` }), errors: [] });
+        expect(outcome.result).toEqual({
+          successful: true,
+          result: JSON.stringify({ ok: true, conversationId: `quick-${outcome.i}` }),
+          errors: [],
+        });
       } else {
-        expect(outcome.result.errors[0]).toEqual({ code: ExecutionErrorCode.TIMEOUT, message: expect.stringContaining(`within ${outcome.timeoutMs} ms`) });
+        expect(outcome.result.errors[0]).toEqual({
+          code: ExecutionErrorCode.TIMEOUT,
+          message: expect.stringContaining(`within ${outcome.timeoutMs} ms`),
+        });
       }
     }
     // Each hanging tool was told, through its own signal.
-    expect(new Set(HangTool.aborted)).toEqual(new Set(outcomes.filter((o) => o.kind === 'hang').map((o) => `hang-${o.i}`)));
+    expect(new Set(HangTool.aborted)).toEqual(
+      new Set(outcomes.filter((o) => o.kind === 'hang').map((o) => `hang-${o.i}`)),
+    );
   });
 
   it('answers calls started while earlier ones wait out longer limits', async () => {
@@ -196,7 +241,9 @@ describe('AgentToolExecutor time-outs under load', () => {
       const result = await new AgentToolExecutor({ registry, defaultTimeoutMs: 60_000 }).execute('test_slowish', '{}');
       process.stdout.write(JSON.stringify(result));
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -220,7 +267,11 @@ describe('a cancellation signal made on demand', () => {
       made++;
       return new AbortController().signal;
     };
-    for (let i = 0; i < 20; i++) expect((await new AgentToolExecutor({ registry }).execute('test_echo', '{"text":"x"}', context, { signal })).successful).toBe(true);
+    for (let i = 0; i < 20; i++)
+      expect(
+        (await new AgentToolExecutor({ registry }).execute('test_echo', '{"text":"x"}', context, { signal }))
+          .successful,
+      ).toBe(true);
     expect(made).toBe(0);
   });
 
@@ -245,7 +296,10 @@ describe('a cancellation signal made on demand', () => {
   it('cancels at once when it comes already aborted (the caller left while the call started)', async () => {
     const registry = new AgentToolRegistry();
     registry.registerTool(HangTool);
-    const result = await new AgentToolExecutor({ registry, cancelGraceMs: 5 }).execute('test_hang', '{}', context, { timeoutMs: 60_000, signal: () => AbortSignal.abort() });
+    const result = await new AgentToolExecutor({ registry, cancelGraceMs: 5 }).execute('test_hang', '{}', context, {
+      timeoutMs: 60_000,
+      signal: () => AbortSignal.abort(),
+    });
     expect(JSON.parse(result.result!)).toMatchObject({ wasCancelled: true });
   });
 

@@ -18,7 +18,12 @@ export function findingToolsSection(total: number): string {
  * The refusal of a tool the session's deferred mode does not offer. It cannot list a thousand tools, so
  * it says what this model can do: search the mode, or change to a mode that offers the tool (`offeredIn`).
  */
-export function deferredToolNotInModeMessage(tool: string, mode: string, sessionId: string, offeredIn: readonly string[]): string {
+export function deferredToolNotInModeMessage(
+  tool: string,
+  mode: string,
+  sessionId: string,
+  offeredIn: readonly string[],
+): string {
   const search = `Find this mode's tools with ${FIND_TOOLS}.`;
   if (offeredIn.length === 0) return `There is no tool "${tool}" in any mode; nothing was run. ${search}`;
   return (

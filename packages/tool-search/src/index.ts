@@ -5,7 +5,12 @@
  * mode change. Everything exported here is public API.
  */
 export { ToolSearchIndex, type SearchableTool } from './tool-search-index.js';
-export { deferredToolNotInModeMessage, findingToolsSection, metaToolNotOfferedMessage, sessionMismatchMessage } from './deferred-messages.js';
+export {
+  deferredToolNotInModeMessage,
+  findingToolsSection,
+  metaToolNotOfferedMessage,
+  sessionMismatchMessage,
+} from './deferred-messages.js';
 export { ToolFinder, type FindableTool, type FindToolsResult, type FoundTool } from './tool-finder.js';
 export {
   CALL_TOOL,

@@ -1,5 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { decodeArguments, functionToolSchema, toStrictMode, type DefinitionByFormat, type DefinitionFormat, type JsonSchema } from '@aptix/tool-contract';
+import {
+  decodeArguments,
+  functionToolSchema,
+  toStrictMode,
+  type DefinitionByFormat,
+  type DefinitionFormat,
+  type JsonSchema,
+} from '@aptix/tool-contract';
 
 /** The tool that finds the tools of a session's mode that fit a task. */
 export const FIND_TOOLS = 'aptix_find_tools';
@@ -13,7 +20,8 @@ export const MAX_FIND_LIMIT = 25;
 const SessionHandle = Type.String({
   minLength: 1,
   maxLength: 200,
-  description: 'The agent session to work in: the sessionId that agent_change_mode returned. Leave it out (null) to work in the default mode.',
+  description:
+    'The agent session to work in: the sessionId that agent_change_mode returned. Leave it out (null) to work in the default mode.',
 });
 
 export const FindToolsArgs = Type.Object(
@@ -21,11 +29,18 @@ export const FindToolsArgs = Type.Object(
     query: Type.Optional(
       Type.String({
         maxLength: 1000,
-        description: 'What you want to do, in your own words (for example "refund a payment" or "list open pull requests"). Leave it out (null) to list the mode\'s tools in order.',
+        description:
+          'What you want to do, in your own words (for example "refund a payment" or "list open pull requests"). Leave it out (null) to list the mode\'s tools in order.',
       }),
     ),
     sessionId: Type.Optional(SessionHandle),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FIND_LIMIT, description: `How many tools to return, best first (default ${DEFAULT_FIND_LIMIT}).` })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_FIND_LIMIT,
+        description: `How many tools to return, best first (default ${DEFAULT_FIND_LIMIT}).`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -33,9 +48,19 @@ export type FindToolsArguments = Static<typeof FindToolsArgs>;
 
 export const CallToolArgs = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 64, description: 'The name of the tool to call, as aptix_find_tools gave it.' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The name of the tool to call, as aptix_find_tools gave it.',
+    }),
     arguments: Type.Optional(
-      Type.Object({}, { additionalProperties: true, description: "The tool's arguments, as an object that matches the parameters aptix_find_tools gave for it." }),
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: "The tool's arguments, as an object that matches the parameters aptix_find_tools gave for it.",
+        },
+      ),
     ),
     sessionId: Type.Optional(SessionHandle),
   },
@@ -49,7 +74,7 @@ const FIND_DESCRIPTION =
   "Pass the sessionId that agent_change_mode returned to search that session's mode.";
 
 const CALL_DESCRIPTION =
-  'Calls a tool of the current mode by name, with its arguments, under the same checks as a direct call: the arguments are validated, the session\'s mode must offer the tool, and a call that needs approval waits for it. ' +
+  "Calls a tool of the current mode by name, with its arguments, under the same checks as a direct call: the arguments are validated, the session's mode must offer the tool, and a call that needs approval waits for it. " +
   'Use it for tools that aptix_find_tools found. Pass the sessionId that agent_change_mode returned so the call runs in that session and its mode. ' +
   'To change the mode of that session again, call agent_change_mode through this tool with the same sessionId.';
 
@@ -71,9 +96,23 @@ function definitionOf<F extends DefinitionFormat>(tool: MetaTool, format: F): De
   const { parameters } = functionToolSchema(tool.name, tool.description, tool.schema);
   const modelParameters: JsonSchema = tool.strict ? toStrictMode(parameters).parameters : parameters;
   const definitions: { [K in DefinitionFormat]: () => DefinitionByFormat[K] } = {
-    responses: () => ({ type: 'function', name: tool.name, description: tool.description, parameters: modelParameters, strict: tool.strict }),
-    chat: () => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: modelParameters, strict: tool.strict } }),
-    mcp: () => ({ name: tool.name, description: tool.description, inputSchema: parameters, annotations: annotationsOf(tool) }),
+    responses: () => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      parameters: modelParameters,
+      strict: tool.strict,
+    }),
+    chat: () => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: modelParameters, strict: tool.strict },
+    }),
+    mcp: () => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: parameters,
+      annotations: annotationsOf(tool),
+    }),
   };
   return Object.freeze(definitions[format]()) as DefinitionByFormat[F];
 }
@@ -99,7 +138,8 @@ export function isMetaTool(name: string): boolean {
   return name === FIND_TOOLS || name === CALL_TOOL;
 }
 
-export type ReadArguments<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+export type ReadArguments<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
 
 /**
  * The find tool's arguments, checked (a `null` stands for a left-out argument, as OpenAI strict mode
@@ -114,7 +154,11 @@ export function readFindArguments(input: unknown): ReadArguments<FindToolsArgume
  * also come as JSON text of an object, as models sometimes send it.
  */
 export function readCallArguments(input: unknown): ReadArguments<CallToolArguments> {
-  return decodeArguments<CallToolArguments>(CALL_TOOL, CallToolArgs as unknown as JsonSchema, withParsedArguments(input));
+  return decodeArguments<CallToolArguments>(
+    CALL_TOOL,
+    CallToolArgs as unknown as JsonSchema,
+    withParsedArguments(input),
+  );
 }
 
 function withParsedArguments(input: unknown): unknown {
@@ -123,7 +167,9 @@ function withParsedArguments(input: unknown): unknown {
   if (typeof inner !== 'string') return input;
   try {
     const parsed: unknown = JSON.parse(inner);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? { ...input, arguments: parsed } : input;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? { ...input, arguments: parsed }
+      : input;
   } catch {
     return input;
   }

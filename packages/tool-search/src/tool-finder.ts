@@ -52,14 +52,29 @@ export class ToolFinder {
     const limit = args.limit ?? DEFAULT_FIND_LIMIT;
     const query = args.query?.trim() || null;
     const usable = visible === undefined ? this.tools : this.tools.filter((tool) => visible(tool.name));
-    const names = query === null ? usable.slice(0, limit).map((tool) => tool.name) : (this.#index ??= new ToolSearchIndex(this.tools)).search(query, limit, visible);
+    const names =
+      query === null
+        ? usable.slice(0, limit).map((tool) => tool.name)
+        : (this.#index ??= new ToolSearchIndex(this.tools)).search(query, limit, visible);
     const tools = names.map((name) => found(this.#byName.get(name)!));
-    return { mode: this.mode, sessionId, query, total: usable.length, tools, next: nextStep(tools, usable.length, query, sessionId) };
+    return {
+      mode: this.mode,
+      sessionId,
+      query,
+      total: usable.length,
+      tools,
+      next: nextStep(tools, usable.length, query, sessionId),
+    };
   }
 }
 
 function found(tool: FindableTool): FoundTool {
-  return { name: tool.name, description: tool.description, parameters: tool.parameters, usage: tool.usageMetadata ?? '' };
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    usage: tool.usageMetadata ?? '',
+  };
 }
 
 function nextStep(tools: readonly FoundTool[], total: number, query: string | null, sessionId: string | null): string {
@@ -69,6 +84,9 @@ function nextStep(tools: readonly FoundTool[], total: number, query: string | nu
       ? 'This mode offers no tools. Use agent_list_modes to see the modes, and agent_change_mode to switch.'
       : `No tool of this mode matches "${query}". Try other words, leave the query out to list the mode's tools, or switch to another mode (agent_list_modes lists them).`;
   }
-  const more = tools.length < total ? ` These are ${tools.length} of the mode's ${total} tools${query === null ? '' : ', best match first'}; search with other words to see others.` : '';
+  const more =
+    tools.length < total
+      ? ` These are ${tools.length} of the mode's ${total} tools${query === null ? '' : ', best match first'}; search with other words to see others.`
+      : '';
   return `Call one with ${CALL_TOOL} {"name": "<tool>", "arguments": {…}${session}}, arguments matching its parameters.${more}`;
 }

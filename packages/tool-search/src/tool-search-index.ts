@@ -14,7 +14,9 @@ export interface SearchableTool {
  * "the", "my" or "please" cannot outweigh the one word that names the task.
  */
 const STOP_WORDS = new Set(
-  'a an and any are as at be been by can could do does for from get give has have how i if in into is it its me my of on or our please should so some that the their them then there these this those to use used uses using via was we what when where which who will with would you your tool tools call calls'.split(' '),
+  'a an and any are as at be been by can could do does for from get give has have how i if in into is it its me my of on or our please should so some that the their them then there these this those to use used uses using via was we what when where which who will with would you your tool tools call calls'.split(
+    ' ',
+  ),
 );
 
 /** Splits on anything that is not a letter or digit, and at camelCase humps: `createIssue_v2` → create, issue, v2. */
@@ -68,7 +70,14 @@ export class ToolSearchIndex {
       processTerm,
       searchOptions: SEARCH_OPTIONS,
     });
-    this.#search.addAll(tools.map((tool, id) => ({ id, name: tool.name, description: tool.description, usage: tool.usageMetadata ?? '' })));
+    this.#search.addAll(
+      tools.map((tool, id) => ({
+        id,
+        name: tool.name,
+        description: tool.description,
+        usage: tool.usageMetadata ?? '',
+      })),
+    );
   }
 
   /** How many tools the index holds. */
@@ -84,7 +93,8 @@ export class ToolSearchIndex {
   search(query: string, limit: number, visible?: (name: string) => boolean): string[] {
     if (limit <= 0) return [];
     const names = this.#names;
-    const options = visible === undefined ? undefined : { filter: (hit: { id: unknown }) => visible(names[hit.id as number]!) };
+    const options =
+      visible === undefined ? undefined : { filter: (hit: { id: unknown }) => visible(names[hit.id as number]!) };
     return this.#search
       .search(query, options)
       .slice(0, limit)

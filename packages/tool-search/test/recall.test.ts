@@ -18,9 +18,15 @@ interface LabelledQuery {
   readonly expected: readonly string[];
 }
 
-const read = <T>(file: string): T => JSON.parse(readFileSync(new URL(`./corpus/${file}`, import.meta.url), 'utf8')) as T;
+const read = <T>(file: string): T =>
+  JSON.parse(readFileSync(new URL(`./corpus/${file}`, import.meta.url), 'utf8')) as T;
 const corpus = read<CorpusTool[]>('tools.json');
-const tools: FindableTool[] = corpus.map((tool) => ({ name: tool.name, description: tool.description, usageMetadata: tool.guide, parameters: { type: 'object', properties: {}, required: [] } }));
+const tools: FindableTool[] = corpus.map((tool) => ({
+  name: tool.name,
+  description: tool.description,
+  usageMetadata: tool.guide,
+  parameters: { type: 'object', properties: {}, required: [] },
+}));
 
 /** Mean recall@k of the index over labelled queries. */
 function recallAt(index: ToolSearchIndex, queries: readonly LabelledQuery[], k: number): number {
@@ -47,7 +53,12 @@ describe('recall over a catalog of realistic tools', () => {
     for (const file of ['queries.json', 'held-out-queries.json']) {
       const queries = read<LabelledQuery[]>(file);
       expect(queries.length, file).toBeGreaterThanOrEqual(50);
-      for (const { expected } of queries) for (const name of expected) expect(corpus.some((tool) => tool.name === name), name).toBe(true);
+      for (const { expected } of queries)
+        for (const name of expected)
+          expect(
+            corpus.some((tool) => tool.name === name),
+            name,
+          ).toBe(true);
     }
   });
 
@@ -60,10 +71,16 @@ describe('recall over a catalog of realistic tools', () => {
   });
 
   it('a turn sends at most a tenth of the bytes of listing the whole mode: the pair, and one find of eight tools with their guides', () => {
-    const whole = JSON.stringify(tools.map(({ name, description, parameters }) => ({ name, description, inputSchema: parameters }))).length;
+    const whole = JSON.stringify(
+      tools.map(({ name, description, parameters }) => ({ name, description, inputSchema: parameters })),
+    ).length;
     const finder = new ToolFinder('all', tools);
     const queries = read<LabelledQuery[]>('queries.json');
-    const largest = Math.max(...queries.map(({ query }) => JSON.stringify(finder.find({ query }, 'a-session-id-of-36-characters-000000')).length));
+    const largest = Math.max(
+      ...queries.map(
+        ({ query }) => JSON.stringify(finder.find({ query }, 'a-session-id-of-36-characters-000000')).length,
+      ),
+    );
     const perTurn = JSON.stringify(metaToolDefinitions('mcp')).length + largest;
     expect(perTurn / whole).toBeLessThanOrEqual(0.1);
   });

@@ -8,7 +8,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const args = process.argv.slice(2);
-const packageDir = resolve(args.find((arg, index) => !arg.startsWith('-') && !['--entry', '--update-command'].includes(args[index - 1])) ?? '.');
+const packageDir = resolve(
+  args.find((arg, index) => !arg.startsWith('-') && !['--entry', '--update-command'].includes(args[index - 1])) ?? '.',
+);
 if (!args.includes('--entry') && !args.includes('--help') && !args.includes('-h')) refuseUnbuilt(packageDir);
 let contractRoot;
 try {
@@ -39,7 +41,22 @@ function refuseUnbuilt(dir) {
     ? `${name} is built without JavaScript: ${declarations} is there, ${entry} is not, so its build emitted declarations only. Fix: set "emitDeclarationOnly": false in the compilerOptions of ${join(where, 'tsconfig.lib.json')} (create-nx-workspace's tsconfig.base.json sets it to true), then build again.`
     : `${name} is not built: its entry ${entry} does not exist. Fix: build it first (the contract target of @aptix/nx-plugin builds it by itself).`;
   if (args.includes('--json')) {
-    console.log(JSON.stringify({ packageName: name, packageDir: dir, entry: join(dir, entry), ok: false, tools: [], violations: [{ code: 'PACKAGE_IMPORT_FAILED', message }], warnings: [], snapshot: null }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          packageName: name,
+          packageDir: dir,
+          entry: join(dir, entry),
+          ok: false,
+          tools: [],
+          violations: [{ code: 'PACKAGE_IMPORT_FAILED', message }],
+          warnings: [],
+          snapshot: null,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     console.log(`✗ ${message}`);
   }
@@ -60,6 +77,14 @@ function packageEntry(pkg) {
     }
     return undefined;
   };
-  const exported = pkg.exports === undefined ? undefined : typeof pkg.exports === 'object' && pkg.exports !== null && !Array.isArray(pkg.exports) && Object.keys(pkg.exports).some((key) => key.startsWith('.')) ? pick(pkg.exports['.']) : pick(pkg.exports);
+  const exported =
+    pkg.exports === undefined
+      ? undefined
+      : typeof pkg.exports === 'object' &&
+          pkg.exports !== null &&
+          !Array.isArray(pkg.exports) &&
+          Object.keys(pkg.exports).some((key) => key.startsWith('.'))
+        ? pick(pkg.exports['.'])
+        : pick(pkg.exports);
   return (exported ?? pkg.main ?? './index.js').replace(/^\.\//, '');
 }

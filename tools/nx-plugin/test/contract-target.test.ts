@@ -20,9 +20,14 @@ interface Run {
 /** Runs the contract target's command, exactly as the inferred target does, from the workspace root. */
 function runContract(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [runner, ...args], { cwd: workspaceRoot, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [runner, ...args],
+      { cwd: workspaceRoot, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -32,7 +37,12 @@ interface Finding {
 }
 interface JsonReport {
   readonly ok: boolean;
-  readonly tools: ReadonlyArray<{ readonly tool: string; readonly ok: boolean; readonly violations: Finding[]; readonly warnings: Finding[] }>;
+  readonly tools: ReadonlyArray<{
+    readonly tool: string;
+    readonly ok: boolean;
+    readonly violations: Finding[];
+    readonly warnings: Finding[];
+  }>;
   readonly violations: Finding[];
   readonly snapshot: { readonly status: string; readonly changed: string[] };
 }
@@ -44,7 +54,10 @@ describe('the contract target on the deliberately malformed fixture package', ()
   let report: JsonReport;
   beforeAll(async () => {
     const asTheTarget = ['--update-command', 'npx nx run @aptix-fixtures/malformed-tool-package:contract --update'];
-    [text, json] = await Promise.all([runContract(fixture, ...asTheTarget), runContract(fixture, ...asTheTarget, '--json')]);
+    [text, json] = await Promise.all([
+      runContract(fixture, ...asTheTarget),
+      runContract(fixture, ...asTheTarget, '--json'),
+    ]);
     report = JSON.parse(json.stdout) as JsonReport;
   });
 
@@ -52,7 +65,9 @@ describe('the contract target on the deliberately malformed fixture package', ()
     expect(text.stderr).toBe('');
     expect(text.code).toBe(1);
     expect(json.code).toBe(1);
-    expect(text.stdout.trim().split('\n').at(-1)).toMatch(/^✗ @aptix-fixtures\/malformed-tool-package breaks the tool contract \(6 tools, 16 violations, 11 warnings\) in \d+\.\d\d s$/);
+    expect(text.stdout.trim().split('\n').at(-1)).toMatch(
+      /^✗ @aptix-fixtures\/malformed-tool-package breaks the tool contract \(6 tools, 16 violations, 11 warnings\) in \d+\.\d\d s$/,
+    );
     expect(report.ok).toBe(false);
   });
 
@@ -61,13 +76,32 @@ describe('the contract target on the deliberately malformed fixture package', ()
     expect(byTool).toEqual([
       ['Misnamed-Tool', ['TOOL_NAME_INVALID', 'USAGE_METADATA_MISSING']],
       ['fixture_loose', ['SCHEMA_PROPERTY_DESCRIPTION_MISSING', 'STRICT_MODE_REJECTED']],
-      ['fixture_careless', ['PROTOTYPE_POLLUTED', 'PROTOTYPE_POLLUTED', 'PROTOTYPE_POLLUTED', 'PROTOTYPE_POLLUTED', 'PROTOTYPE_POLLUTED', 'GARBAGE_THREW', 'GARBAGE_ACCEPTED']],
+      [
+        'fixture_careless',
+        [
+          'PROTOTYPE_POLLUTED',
+          'PROTOTYPE_POLLUTED',
+          'PROTOTYPE_POLLUTED',
+          'PROTOTYPE_POLLUTED',
+          'PROTOTYPE_POLLUTED',
+          'GARBAGE_THREW',
+          'GARBAGE_ACCEPTED',
+        ],
+      ],
       ['fixture_drifting', ['SCHEMA_DIFFERS_ACROSS_PROCESSES']],
       ['fixture_stale', []],
       ['fixture_stale', []],
     ]);
-    expect(report.violations.map((finding) => finding.code)).toEqual(['DUPLICATE_TOOL', 'SCHEMA_SNAPSHOT_MISMATCH', 'SCHEMA_SNAPSHOT_MISMATCH', 'SCHEMA_SNAPSHOT_MISMATCH']);
-    expect(report.snapshot).toMatchObject({ status: 'differs', changed: ['fixture_drifting', 'fixture_removed', 'fixture_stale'] });
+    expect(report.violations.map((finding) => finding.code)).toEqual([
+      'DUPLICATE_TOOL',
+      'SCHEMA_SNAPSHOT_MISMATCH',
+      'SCHEMA_SNAPSHOT_MISMATCH',
+      'SCHEMA_SNAPSHOT_MISMATCH',
+    ]);
+    expect(report.snapshot).toMatchObject({
+      status: 'differs',
+      changed: ['fixture_drifting', 'fixture_removed', 'fixture_stale'],
+    });
   });
 
   it('warns, without failing on them alone, about usage-guide sections that are missing', () => {
@@ -77,7 +111,7 @@ describe('the contract target on the deliberately malformed fixture package', ()
       'ToolUsageMetadata of fixture_loose has no "Error codes:" section. Fix: add a "Error codes:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
       'ToolUsageMetadata of fixture_loose has no "Good usage:" section. Fix: add a "Good usage:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
       'ToolUsageMetadata of fixture_loose has no "Bad usage:" section. Fix: add a "Bad usage:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
-      "ToolUsageMetadata of fixture_loose never mentions its argument 'options' (keep the guide in sync with the schema). Fix: describe it under \"Arguments:\".",
+      'ToolUsageMetadata of fixture_loose never mentions its argument \'options\' (keep the guide in sync with the schema). Fix: describe it under "Arguments:".',
       'ToolUsageMetadata of fixture_loose never names the error code INVALID_ARGUMENTS, which TypedAgentTool returns for it (invalid arguments, an exception in run). Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
       'ToolUsageMetadata of fixture_loose never names the error code TOOL_EXCEPTION, which TypedAgentTool returns for it (invalid arguments, an exception in run). Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
     ]);
@@ -90,30 +124,38 @@ describe('the contract target on the deliberately malformed fixture package', ()
       '    ✗ TOOL_NAME_INVALID: Tool "Misnamed-Tool" (MisnamedTool) breaks the tool contract: ToolName "Misnamed-Tool" is not lowercase_snake_case (^[a-z0-9]+(_[a-z0-9]+)*$). Fix: rename it, for example to "misnamed_tool".',
       '    ✗ USAGE_METADATA_MISSING: Tool "Misnamed-Tool" (MisnamedTool) breaks the tool contract: ToolUsageMetadata is missing or empty;',
       "    ✗ SCHEMA_PROPERTY_DESCRIPTION_MISSING: Tool \"fixture_loose\" breaks the tool contract: parameter 'options.verbose' has no description; the model reads every field's description, nested ones too.",
-      "    ✗ STRICT_MODE_REJECTED: Tool \"fixture_loose\": OpenAI strict mode cannot take its schema (parameters: open objects ('additionalProperties' other than false) are not supported in strict mode), and it does not declare strict: false.",
+      '    ✗ STRICT_MODE_REJECTED: Tool "fixture_loose": OpenAI strict mode cannot take its schema (parameters: open objects (\'additionalProperties\' other than false) are not supported in strict mode), and it does not declare strict: false.',
       '    ✗ PROTOTYPE_POLLUTED: Tool "fixture_careless" changed Object.prototype.aptixContractPolluted (added) while handling a __proto__ key (via its own execute()): an attacker-controlled key reached a prototype.',
       '    ✗ GARBAGE_THREW: Tool "fixture_careless" threw instead of returning a failed InvokeResult via its own execute(), on 19 garbage inputs (invalid JSON (cut off); text that is not JSON; JSON null; a JSON array; and 15 more). First: SyntaxError: Unexpected end of JSON input.',
-      "    ✗ GARBAGE_ACCEPTED: Tool \"fixture_careless\" returned a successful result for arguments its schema refuses via its own execute(), on 1 garbage input (a __proto__ key beside 'text').",
+      '    ✗ GARBAGE_ACCEPTED: Tool "fixture_careless" returned a successful result for arguments its schema refuses via its own execute(), on 1 garbage input (a __proto__ key beside \'text\').',
       '    ✗ SCHEMA_DIFFERS_ACROSS_PROCESSES: Tool "fixture_drifting": getSchema() gives a different schema in 2 of 2 separate Node processes (description: "Loaded by process ',
       '  ✗ DUPLICATE_TOOL: @aptix-fixtures/malformed-tool-package exports more than one tool named "fixture_stale": a host would refuse to start.',
       '  ✗ SCHEMA_SNAPSHOT_MISMATCH: The schema of fixture_stale differs from the snapshot (description: "Echoes the text." → "Echoes the text, now in a new way."). A schema change is an API change for every model using the tool',
       '  ✗ SCHEMA_SNAPSHOT_MISMATCH: The schema of fixture_removed is in the snapshot but no longer exported.',
       '  schema snapshot: differs for fixture_drifting, fixture_removed, fixture_stale',
     ];
-    for (const start of expected) expect(lines.some((line) => line.startsWith(start)), start).toBe(true);
+    for (const start of expected)
+      expect(
+        lines.some((line) => line.startsWith(start)),
+        start,
+      ).toBe(true);
   });
 
   it('says that a schema change needs a changeset, and how to accept it', () => {
     const stale = report.violations.find((finding) => finding.message.startsWith('The schema of fixture_stale'))!;
     expect(stale.message).toContain('A schema change is an API change for every model using the tool');
     expect(stale.message).toContain('It needs a changeset (npx changeset');
-    expect(stale.message).toContain('run npx nx run @aptix-fixtures/malformed-tool-package:contract --update, then commit tool-schemas.json with the changeset.');
+    expect(stale.message).toContain(
+      'run npx nx run @aptix-fixtures/malformed-tool-package:contract --update, then commit tool-schemas.json with the changeset.',
+    );
   });
 
   it('outside Nx (the bare runner, as aptix-contract), names npx aptix-contract --update instead of a target', async () => {
     const bare = JSON.parse((await runContract(fixture, '--json')).stdout) as JsonReport;
     const stale = bare.violations.find((finding) => finding.message.startsWith('The schema of fixture_stale'))!;
-    expect(stale.message).toContain('run npx aptix-contract --update, then commit tool-schemas.json with the changeset.');
+    expect(stale.message).toContain(
+      'run npx aptix-contract --update, then commit tool-schemas.json with the changeset.',
+    );
     expect(JSON.stringify(bare)).not.toContain('nx run');
   });
 
@@ -135,14 +177,26 @@ describe('the runner', () => {
   describe('on a package without its JavaScript entry', () => {
     // A tool package as the generator writes it, before a build and after a declarations-only build.
     const dir = mkdtempSync(join(tmpdir(), 'aptix-unbuilt-'));
-    const exports = { '.': { '@ws/source': './src/index.ts', types: './dist/index.d.ts', import: './dist/index.js', default: './dist/index.js' } };
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: '@ws/tool-weather', type: 'module', exports, aptix: { toolPackage: true } }));
+    const exports = {
+      '.': {
+        '@ws/source': './src/index.ts',
+        types: './dist/index.d.ts',
+        import: './dist/index.js',
+        default: './dist/index.js',
+      },
+    };
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: '@ws/tool-weather', type: 'module', exports, aptix: { toolPackage: true } }),
+    );
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     it('says it is not built when nothing is', async () => {
       const run = await runContract(dir);
       expect(run.code).toBe(1);
-      expect(run.stdout).toBe('✗ @ws/tool-weather is not built: its entry dist/index.js does not exist. Fix: build it first (the contract target of @aptix/nx-plugin builds it by itself).\n');
+      expect(run.stdout).toBe(
+        '✗ @ws/tool-weather is not built: its entry dist/index.js does not exist. Fix: build it first (the contract target of @aptix/nx-plugin builds it by itself).\n',
+      );
     });
 
     it('says it is built without JavaScript when only declarations are, and how to fix the build', async () => {
@@ -150,8 +204,12 @@ describe('the runner', () => {
       writeFileSync(join(dir, 'dist', 'index.d.ts'), 'export declare const tools: readonly [];\n');
       const run = await runContract(dir);
       expect(run.code).toBe(1);
-      expect(run.stdout).toContain('✗ @ws/tool-weather is built without JavaScript: dist/index.d.ts is there, dist/index.js is not, so its build emitted declarations only. Fix: set "emitDeclarationOnly": false in the compilerOptions of ');
-      expect(run.stdout).toContain("tsconfig.lib.json (create-nx-workspace's tsconfig.base.json sets it to true), then build again.");
+      expect(run.stdout).toContain(
+        '✗ @ws/tool-weather is built without JavaScript: dist/index.d.ts is there, dist/index.js is not, so its build emitted declarations only. Fix: set "emitDeclarationOnly": false in the compilerOptions of ',
+      );
+      expect(run.stdout).toContain(
+        "tsconfig.lib.json (create-nx-workspace's tsconfig.base.json sets it to true), then build again.",
+      );
       const json = JSON.parse((await runContract(dir, '--json')).stdout) as JsonReport;
       expect(json.ok).toBe(false);
       expect(json.violations.map((finding) => finding.code)).toEqual(['PACKAGE_IMPORT_FAILED']);
@@ -167,7 +225,10 @@ describe('the plugin: createNodes', () => {
     'tools/nx-plugin/package.json',
     `${fixture}/package.json`,
   ];
-  const infer = async (options?: { targetName?: string }, namedInputs: Record<string, unknown> = { default: [], production: [] }) => {
+  const infer = async (
+    options?: { targetName?: string },
+    namedInputs: Record<string, unknown> = { default: [], production: [] },
+  ) => {
     const [, createNodes] = plugin.createNodes;
     const results = await createNodes(files, options, { workspaceRoot, nxJsonConfiguration: { namedInputs } });
     return results.filter(([, result]) => Object.keys(result.projects ?? {}).length > 0);
@@ -185,10 +246,16 @@ describe('the plugin: createNodes', () => {
       'packages/tools/samples': {
         targets: {
           contract: {
-            command: 'node tools/nx-plugin/src/run-contract.mjs packages/tools/samples --update-command "npx nx run @aptix/tool-samples:contract --update"',
+            command:
+              'node tools/nx-plugin/src/run-contract.mjs packages/tools/samples --update-command "npx nx run @aptix/tool-samples:contract --update"',
             cache: true,
             dependsOn: ['build', '^build'],
-            inputs: ['production', '^production', '{workspaceRoot}/tools/nx-plugin/src/run-contract.mjs', { externalDependencies: ['typebox', 'ajv'] }],
+            inputs: [
+              'production',
+              '^production',
+              '{workspaceRoot}/tools/nx-plugin/src/run-contract.mjs',
+              { externalDependencies: ['typebox', 'ajv'] },
+            ],
             outputs: ['{projectRoot}/tool-schemas.json'],
             metadata: expect.objectContaining({ technologies: ['aptix'] }),
           },
@@ -198,7 +265,9 @@ describe('the plugin: createNodes', () => {
   });
 
   it('takes its target name from the options, and falls back to the default inputs without a production set', async () => {
-    const [[, result]] = (await infer({ targetName: 'tool-contract' }, { default: [] })) as [[string, { projects: Record<string, { targets: Record<string, { inputs: unknown[] }> }> }]];
+    const [[, result]] = (await infer({ targetName: 'tool-contract' }, { default: [] })) as [
+      [string, { projects: Record<string, { targets: Record<string, { inputs: unknown[] }> }> }],
+    ];
     const targets = result.projects['packages/tools/samples']!.targets;
     expect(Object.keys(targets)).toEqual(['tool-contract']);
     expect(targets['tool-contract']!.inputs.slice(0, 2)).toEqual(['default', '^default']);

@@ -5,7 +5,11 @@ import { ErrorNote, Json, messageOf, useLoad } from './common.js';
 /** The calls waiting for a person, with approve and deny; a decided call shows its outcome. */
 export function ApprovalsView() {
   const [status, setStatus] = useState('pending');
-  const list = useLoad(() => api<{ approvals: Approval[] }>(`/v1/approvals${status ? `?status=${status}` : ''}`).then((r) => r.body.approvals), [status]);
+  const list = useLoad(
+    () =>
+      api<{ approvals: Approval[] }>(`/v1/approvals${status ? `?status=${status}` : ''}`).then((r) => r.body.approvals),
+    [status],
+  );
   const [decided, setDecided] = useState<Approval | undefined>(undefined);
   return (
     <section aria-labelledby="approvals-title">
@@ -50,7 +54,14 @@ function ApprovalCard({ approval, onDecided }: { approval: Approval; onDecided: 
   const decide = async (decision: 'approve' | 'deny') => {
     setFailure(undefined);
     try {
-      onDecided((await api<Approval>(`/v1/approvals/${encodeURIComponent(approval.id)}`, { method: 'POST', body: { decision, ...(note ? { note } : {}) } })).body);
+      onDecided(
+        (
+          await api<Approval>(`/v1/approvals/${encodeURIComponent(approval.id)}`, {
+            method: 'POST',
+            body: { decision, ...(note ? { note } : {}) },
+          })
+        ).body,
+      );
     } catch (error) {
       setFailure(messageOf(error));
     }

@@ -2,7 +2,10 @@ import { useState } from 'preact/hooks';
 import { ApiError, headers, serverSentEvents } from '../api.js';
 import { messageOf } from './common.js';
 
-type Entry = { kind: 'user' | 'assistant'; text: string } | { kind: 'tool'; name: string; arguments: string; output?: string; successful?: boolean; callId: string } | { kind: 'note'; text: string };
+type Entry =
+  | { kind: 'user' | 'assistant'; text: string }
+  | { kind: 'tool'; name: string; arguments: string; output?: string; successful?: boolean; callId: string }
+  | { kind: 'note'; text: string };
 
 /** A chat in a session, streamed: text as it comes, each tool call and its result as it happens. */
 export function ChatView({ sessionId }: { sessionId: string | undefined }) {
@@ -24,8 +27,13 @@ export function ChatView({ sessionId }: { sessionId: string | undefined }) {
     setInput('');
     try {
       if (session === '') {
-        const created = await fetch('/v1/sessions', { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: '{}' });
-        if (!created.ok) throw new ApiError(created.status, 'SESSION_NOT_CREATED', 'The host did not create a session.', undefined);
+        const created = await fetch('/v1/sessions', {
+          method: 'POST',
+          headers: headers({ 'content-type': 'application/json' }),
+          body: '{}',
+        });
+        if (!created.ok)
+          throw new ApiError(created.status, 'SESSION_NOT_CREATED', 'The host did not create a session.', undefined);
         session = ((await created.json()) as { id: string }).id;
         setId(session);
       }
@@ -36,7 +44,12 @@ export function ChatView({ sessionId }: { sessionId: string | undefined }) {
       });
       if (!response.ok) {
         const body = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-        throw new ApiError(response.status, body.error?.code ?? `HTTP_${response.status}`, body.error?.message ?? `The host answered ${response.status}.`, body);
+        throw new ApiError(
+          response.status,
+          body.error?.code ?? `HTTP_${response.status}`,
+          body.error?.message ?? `The host answered ${response.status}.`,
+          body,
+        );
       }
       let text = '';
       const current = [...log, { kind: 'assistant', text: '' } as Entry];
@@ -47,10 +60,20 @@ export function ChatView({ sessionId }: { sessionId: string | undefined }) {
           text += String(e.delta);
           current[assistantAt] = { kind: 'assistant', text };
         } else if (type === 'tool_call_started') {
-          current.push({ kind: 'tool', callId: String(e.callId), name: String(e.name), arguments: String(e.arguments) });
+          current.push({
+            kind: 'tool',
+            callId: String(e.callId),
+            name: String(e.name),
+            arguments: String(e.arguments),
+          });
         } else if (type === 'tool_call_finished') {
           const at = current.findIndex((entry) => entry.kind === 'tool' && entry.callId === e.callId);
-          if (at !== -1) current[at] = { ...(current[at] as Extract<Entry, { kind: 'tool' }>), output: String(e.output ?? ''), successful: e.successful === true };
+          if (at !== -1)
+            current[at] = {
+              ...(current[at] as Extract<Entry, { kind: 'tool' }>),
+              output: String(e.output ?? ''),
+              successful: e.successful === true,
+            };
         } else if (type === 'mode_changed') {
           current.push({ kind: 'note', text: `Mode changed from ${String(e.fromMode)} to ${String(e.toMode)}.` });
         } else if (type === 'error') {
@@ -77,7 +100,11 @@ export function ChatView({ sessionId }: { sessionId: string | undefined }) {
           entry.kind === 'tool' ? (
             <li class="tool-call" data-tool-call={entry.name}>
               <strong>Tool call</strong> <code>{entry.name}</code> <code>{entry.arguments}</code>
-              {entry.output === undefined ? <span class="muted"> running…</span> : <pre class={entry.successful ? 'json' : 'json failed'}>{entry.output}</pre>}
+              {entry.output === undefined ? (
+                <span class="muted"> running…</span>
+              ) : (
+                <pre class={entry.successful ? 'json' : 'json failed'}>{entry.output}</pre>
+              )}
             </li>
           ) : entry.kind === 'note' ? (
             <li class="note">{entry.text}</li>
@@ -95,7 +122,13 @@ export function ChatView({ sessionId }: { sessionId: string | undefined }) {
       ) : null}
       <form onSubmit={send} class="row">
         <label for="chat-input">Message</label>
-        <input id="chat-input" type="text" value={input} onInput={(event) => setInput(event.currentTarget.value)} disabled={busy} />
+        <input
+          id="chat-input"
+          type="text"
+          value={input}
+          onInput={(event) => setInput(event.currentTarget.value)}
+          disabled={busy}
+        />
         <button type="submit" disabled={busy}>
           {busy ? 'Answering…' : 'Send'}
         </button>

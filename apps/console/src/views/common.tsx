@@ -2,7 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 
 /** Loads something once (again when `deps` change), with its error. */
-export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): { data: T | undefined; error: string | undefined; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: readonly unknown[],
+): { data: T | undefined; error: string | undefined; reload: () => void } {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [tick, setTick] = useState(0);
@@ -58,7 +61,14 @@ export function UsageGuide({ text }: { text: string }) {
   const out: preact.JSX.Element[] = [];
   let items: string[] = [];
   const flush = () => {
-    if (items.length > 0) out.push(<ul>{items.map((item) => <li>{item}</li>)}</ul>);
+    if (items.length > 0)
+      out.push(
+        <ul>
+          {items.map((item) => (
+            <li>{item}</li>
+          ))}
+        </ul>,
+      );
     items = [];
   };
   for (const block of blocks) {

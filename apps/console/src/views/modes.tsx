@@ -7,7 +7,19 @@ export function ModesView() {
   const tools = useLoad(
     async () =>
       Object.fromEntries(
-        await Promise.all((modes.data ?? []).map(async (mode) => [mode.key, (await api<{ tools: Array<{ name: string }> }>(`/v1/tools?format=mcp&mode=${encodeURIComponent(mode.key)}`)).body.tools.map((t) => t.name)] as const)),
+        await Promise.all(
+          (modes.data ?? []).map(
+            async (mode) =>
+              [
+                mode.key,
+                (
+                  await api<{ tools: Array<{ name: string }> }>(
+                    `/v1/tools?format=mcp&mode=${encodeURIComponent(mode.key)}`,
+                  )
+                ).body.tools.map((t) => t.name),
+              ] as const,
+          ),
+        ),
       ),
     [modes.data],
   );

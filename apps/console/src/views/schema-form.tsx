@@ -24,7 +24,18 @@ export function fieldsOf(schema: JsonSchema): Field[] {
   return Object.entries(schema.properties ?? {}).map(([name, property]) => {
     const type = baseType(property);
     const options = Array.isArray(property.enum) ? property.enum.map(String) : [];
-    const kind: FieldKind = options.length > 0 ? 'enum' : type === 'string' ? 'text' : type === 'number' ? 'number' : type === 'integer' ? 'integer' : type === 'boolean' ? 'boolean' : 'json';
+    const kind: FieldKind =
+      options.length > 0
+        ? 'enum'
+        : type === 'string'
+          ? 'text'
+          : type === 'number'
+            ? 'number'
+            : type === 'integer'
+              ? 'integer'
+              : type === 'boolean'
+                ? 'boolean'
+                : 'json';
     return { name, kind, required: required.has(name), description: property.description ?? '', options };
   });
 }
@@ -33,7 +44,10 @@ export function fieldsOf(schema: JsonSchema): Field[] {
  * The arguments the form's values stand for. Empty optional fields are left out; a value that cannot
  * be read (a number field holding text) is sent as typed, so the host's own check names the field.
  */
-export function argumentsOf(fields: readonly Field[], values: Record<string, string | boolean>): Record<string, unknown> {
+export function argumentsOf(
+  fields: readonly Field[],
+  values: Record<string, string | boolean>,
+): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const field of fields) {
     const value = values[field.name];
@@ -43,7 +57,8 @@ export function argumentsOf(fields: readonly Field[], values: Record<string, str
     }
     if (value === undefined || value === '') continue;
     const text = String(value);
-    if (field.kind === 'number' || field.kind === 'integer') args[field.name] = text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+    if (field.kind === 'number' || field.kind === 'integer')
+      args[field.name] = text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
     else if (field.kind === 'json') {
       try {
         args[field.name] = JSON.parse(text);
@@ -59,7 +74,10 @@ export function argumentsOf(fields: readonly Field[], values: Record<string, str
  * Splits the executor's INVALID_ARGUMENTS message ("Invalid arguments for t: 'b' is required; 'a' must
  * be number, got string") into problems by top-level field, and the rest.
  */
-export function problemsByField(message: string, fields: readonly Field[]): { byField: Record<string, string[]>; other: string[] } {
+export function problemsByField(
+  message: string,
+  fields: readonly Field[],
+): { byField: Record<string, string[]>; other: string[] } {
   const byField: Record<string, string[]> = {};
   const other: string[] = [];
   const detail = message.replace(/^Invalid arguments for [^:]+:\s*/, '').replace(/\.$/, '');

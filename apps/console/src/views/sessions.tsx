@@ -11,7 +11,10 @@ export function SessionsView({ sessionId }: { sessionId: string | undefined }) {
   const create = async () => {
     setFailure(undefined);
     try {
-      const created = await api<{ id: string }>('/v1/sessions', { method: 'POST', body: newMode ? { mode: newMode } : {} });
+      const created = await api<{ id: string }>('/v1/sessions', {
+        method: 'POST',
+        body: newMode ? { mode: newMode } : {},
+      });
       window.location.hash = `#/sessions/${encodeURIComponent(created.body.id)}`;
     } catch (error) {
       setFailure(messageOf(error));
@@ -59,8 +62,20 @@ export function SessionsView({ sessionId }: { sessionId: string | undefined }) {
 
 function SessionPanel({ id, modes }: { id: string; modes: readonly ModeView[] }) {
   const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const session = useLoad(() => api<SessionPage>(`/v1/sessions/${encodeURIComponent(id)}?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).then((r) => r.body), [id, cursor]);
-  const tools = useLoad(() => api<{ tools: Array<{ name: string }> }>(`/v1/tools?format=mcp&sessionId=${encodeURIComponent(id)}`).then((r) => r.body.tools.map((t) => t.name)), [id, session.data?.mode]);
+  const session = useLoad(
+    () =>
+      api<SessionPage>(
+        `/v1/sessions/${encodeURIComponent(id)}?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ).then((r) => r.body),
+    [id, cursor],
+  );
+  const tools = useLoad(
+    () =>
+      api<{ tools: Array<{ name: string }> }>(`/v1/tools?format=mcp&sessionId=${encodeURIComponent(id)}`).then((r) =>
+        r.body.tools.map((t) => t.name),
+      ),
+    [id, session.data?.mode],
+  );
   const [toMode, setToMode] = useState('');
   const [reason, setReason] = useState('');
   const [change, setChange] = useState<InvokeResult | undefined>(undefined);
@@ -72,7 +87,10 @@ function SessionPanel({ id, modes }: { id: string; modes: readonly ModeView[] })
     event.preventDefault();
     setFailure(undefined);
     try {
-      const answer = await api<InvokeResult>('/v1/tools/agent_change_mode/invoke', { method: 'POST', body: { arguments: { mode: toMode, reason, branch: false }, context: { sessionId: id } } });
+      const answer = await api<InvokeResult>('/v1/tools/agent_change_mode/invoke', {
+        method: 'POST',
+        body: { arguments: { mode: toMode, reason, branch: false }, context: { sessionId: id } },
+      });
       setChange(answer.body);
       setCursor(undefined);
       session.reload();
@@ -86,7 +104,8 @@ function SessionPanel({ id, modes }: { id: string; modes: readonly ModeView[] })
         Session <code>{s.id}</code>
       </h3>
       <p>
-        Mode: <strong data-session-mode>{s.mode}</strong> · <a href={`#/chat/${encodeURIComponent(s.id)}`}>Chat in this session</a>
+        Mode: <strong data-session-mode>{s.mode}</strong> ·{' '}
+        <a href={`#/chat/${encodeURIComponent(s.id)}`}>Chat in this session</a>
       </p>
       <h4>Tools offered now</h4>
       <ul class="inline" aria-label="Tools offered in this session">

@@ -12,7 +12,10 @@ export function TryView({ toolName }: { toolName: string | undefined }) {
       <ErrorNote error={tools.error} />
       <label>
         Tool
-        <select value={toolName ?? ''} onChange={(event) => (window.location.hash = `#/try/${encodeURIComponent(event.currentTarget.value)}`)}>
+        <select
+          value={toolName ?? ''}
+          onChange={(event) => (window.location.hash = `#/try/${encodeURIComponent(event.currentTarget.value)}`)}
+        >
           <option value="">Choose a tool…</option>
           {(tools.data ?? []).map((tool) => (
             <option value={tool.name}>{tool.name}</option>
@@ -36,7 +39,10 @@ function ToolForm({ name }: { name: string }) {
   if (tool.data === undefined) return <p aria-busy="true">Loading {name}…</p>;
   const fields = fieldsOf(tool.data.parameters);
   const result = answer?.body as InvokeResult | undefined;
-  const invalid = result && !result.successful && result.errors[0]?.code === 'INVALID_ARGUMENTS' ? problemsByField(result.errors[0].message, fields) : undefined;
+  const invalid =
+    result && !result.successful && result.errors[0]?.code === 'INVALID_ARGUMENTS'
+      ? problemsByField(result.errors[0].message, fields)
+      : undefined;
 
   const run = async (event: Event) => {
     event.preventDefault();
@@ -69,12 +75,25 @@ function ToolForm({ name }: { name: string }) {
       </h3>
       <p class="muted">{tool.data.description}</p>
       <p>
-        <button type="button" class="secondary" aria-pressed={raw !== undefined} onClick={() => setRaw(raw === undefined ? JSON.stringify(argumentsOf(fields, values), null, 2) : undefined)}>
+        <button
+          type="button"
+          class="secondary"
+          aria-pressed={raw !== undefined}
+          onClick={() => setRaw(raw === undefined ? JSON.stringify(argumentsOf(fields, values), null, 2) : undefined)}
+        >
           {raw === undefined ? 'Edit as raw JSON' : 'Back to the form'}
         </button>
       </p>
       {raw === undefined ? (
-        fields.map((field) => <FieldInput key={field.name} field={field} value={values[field.name]} problems={invalid?.byField[field.name]} onChange={(value) => setValues({ ...values, [field.name]: value })} />)
+        fields.map((field) => (
+          <FieldInput
+            key={field.name}
+            field={field}
+            value={values[field.name]}
+            problems={invalid?.byField[field.name]}
+            onChange={(value) => setValues({ ...values, [field.name]: value })}
+          />
+        ))
       ) : (
         <label>
           Arguments (JSON)
@@ -105,13 +124,32 @@ function ToolForm({ name }: { name: string }) {
   );
 }
 
-function FieldInput({ field, value, problems, onChange }: { field: Field; value: string | boolean | undefined; problems: string[] | undefined; onChange: (value: string | boolean) => void }) {
+function FieldInput({
+  field,
+  value,
+  problems,
+  onChange,
+}: {
+  field: Field;
+  value: string | boolean | undefined;
+  problems: string[] | undefined;
+  onChange: (value: string | boolean) => void;
+}) {
   const id = `field-${field.name}`;
   const errorId = `${id}-error`;
-  const described = [field.description ? `${id}-help` : '', problems ? errorId : ''].filter(Boolean).join(' ') || undefined;
+  const described =
+    [field.description ? `${id}-help` : '', problems ? errorId : ''].filter(Boolean).join(' ') || undefined;
   const common = { id, 'aria-describedby': described, 'aria-invalid': problems ? true : undefined };
   let input;
-  if (field.kind === 'boolean') input = <input {...common} type="checkbox" checked={value === true} onChange={(event) => onChange(event.currentTarget.checked)} />;
+  if (field.kind === 'boolean')
+    input = (
+      <input
+        {...common}
+        type="checkbox"
+        checked={value === true}
+        onChange={(event) => onChange(event.currentTarget.checked)}
+      />
+    );
   else if (field.kind === 'enum')
     input = (
       <select {...common} value={String(value ?? '')} onChange={(event) => onChange(event.currentTarget.value)}>
@@ -121,8 +159,25 @@ function FieldInput({ field, value, problems, onChange }: { field: Field; value:
         ))}
       </select>
     );
-  else if (field.kind === 'json') input = <textarea {...common} rows={3} value={String(value ?? '')} onInput={(event) => onChange(event.currentTarget.value)} />;
-  else input = <input {...common} type="text" inputMode={field.kind === 'text' ? undefined : 'decimal'} value={String(value ?? '')} onInput={(event) => onChange(event.currentTarget.value)} />;
+  else if (field.kind === 'json')
+    input = (
+      <textarea
+        {...common}
+        rows={3}
+        value={String(value ?? '')}
+        onInput={(event) => onChange(event.currentTarget.value)}
+      />
+    );
+  else
+    input = (
+      <input
+        {...common}
+        type="text"
+        inputMode={field.kind === 'text' ? undefined : 'decimal'}
+        value={String(value ?? '')}
+        onInput={(event) => onChange(event.currentTarget.value)}
+      />
+    );
   return (
     <div class={`field${problems ? ' invalid' : ''}`} data-field={field.name}>
       <label for={id}>

@@ -1,6 +1,18 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { canonicalJson, createAdminLogger, type ContentBlock, type LevelLogger, decodeArguments, evaluateApprovalPolicy, ExecutionErrorCode, type AgentToolExecutionContext, type AgentToolExecutor, type AgentToolRegistry, type RegisteredTool } from '@aptix/tool-contract';
+import {
+  canonicalJson,
+  createAdminLogger,
+  type ContentBlock,
+  type LevelLogger,
+  decodeArguments,
+  evaluateApprovalPolicy,
+  ExecutionErrorCode,
+  type AgentToolExecutionContext,
+  type AgentToolExecutor,
+  type AgentToolRegistry,
+  type RegisteredTool,
+} from '@aptix/tool-contract';
 import type { ApprovalDecisionOutcome, ApprovalStore, ToolApproval } from '@aptix/agent-sessions';
 import type { Logger } from 'pino';
 import { workerEvaluation } from '../isolation/worker-policy.js';
@@ -15,7 +27,9 @@ export interface PresentedResult {
 }
 
 /** What the gate needs to know about where an approved call may run now. */
-export type ModeCheck = (approval: ToolApproval) => Promise<{ ok: true; context: AgentToolExecutionContext } | { ok: false; code: string; message: string }>;
+export type ModeCheck = (
+  approval: ToolApproval,
+) => Promise<{ ok: true; context: AgentToolExecutionContext } | { ok: false; code: string; message: string }>;
 
 export interface ApprovalGateOptions {
   readonly approvals: ApprovalStore;
@@ -35,11 +49,15 @@ export interface ApprovalGateOptions {
    * Whether `principal` may decide `approval` (its approve permission, and separation of duties: never
    * the principal that asked); undefined when it may, else why not. Without it, anyone may decide.
    */
-  readonly authorize?: (approval: ToolApproval, principal: string) => { readonly code: string; readonly message: string } | undefined;
+  readonly authorize?: (
+    approval: ToolApproval,
+    principal: string,
+  ) => { readonly code: string; readonly message: string } | undefined;
 }
 
 /** A decision the principal may not make: nothing changed. */
-export type DecisionOutcome = ApprovalDecisionOutcome | { readonly kind: 'forbidden'; readonly code: string; readonly message: string };
+export type DecisionOutcome =
+  ApprovalDecisionOutcome | { readonly kind: 'forbidden'; readonly code: string; readonly message: string };
 
 /** What {@link ApprovalGate.assess} finds: whether the call waits, or the worker that must say. */
 /**
@@ -51,7 +69,9 @@ export type AssessedCall =
   | { readonly required: true; readonly args: object; readonly reason: string }
   | { readonly inWorker: NonNullable<ReturnType<typeof workerEvaluation>>; readonly args: object };
 
-export type GateAnswer = { readonly gated: false; readonly args: unknown; readonly validated: boolean } | { readonly gated: true; readonly approval: ToolApproval };
+export type GateAnswer =
+  | { readonly gated: false; readonly args: unknown; readonly validated: boolean }
+  | { readonly gated: true; readonly approval: ToolApproval };
 
 /**
  * Approval gates on the host's side: whether a call must wait for a person (after its arguments were
@@ -77,13 +97,23 @@ export class ApprovalGate {
    * Decides whether a call to a gated tool runs now or waits. Invalid arguments are not gated: the
    * executor refuses them with the usual named-field message.
    */
-  async gate(name: string, args: unknown, context: AgentToolExecutionContext, requestedBy: string | null, log: LevelLogger = this.#o.logger): Promise<GateAnswer> {
+  async gate(
+    name: string,
+    args: unknown,
+    context: AgentToolExecutionContext,
+    requestedBy: string | null,
+    log: LevelLogger = this.#o.logger,
+  ): Promise<GateAnswer> {
     const verdict = this.assess(name, args, context);
     if ('inWorker' in verdict) {
       const { required, reason } = await verdict.inWorker(verdict.args, context);
-      return required ? this.#hold(name, verdict.args, reason, context, requestedBy, log) : { gated: false, args: verdict.args, validated: true };
+      return required
+        ? this.#hold(name, verdict.args, reason, context, requestedBy, log)
+        : { gated: false, args: verdict.args, validated: true };
     }
-    return verdict.required ? this.#hold(name, verdict.args, verdict.reason, context, requestedBy, log) : { gated: false, args: verdict.args, validated: verdict.validated };
+    return verdict.required
+      ? this.#hold(name, verdict.args, verdict.reason, context, requestedBy, log)
+      : { gated: false, args: verdict.args, validated: verdict.validated };
   }
 
   /**
@@ -116,13 +146,30 @@ export class ApprovalGate {
    * the executor would refuse goes to it as that text and is refused with its usual message, and nobody
    * is asked. The text is also exactly what is stored, shown to the person and run.
    */
-  async #hold(name: string, args: object, reason: string, context: AgentToolExecutionContext, requestedBy: string | null, log: LevelLogger): Promise<GateAnswer> {
+  async #hold(
+    name: string,
+    args: object,
+    reason: string,
+    context: AgentToolExecutionContext,
+    requestedBy: string | null,
+    log: LevelLogger,
+  ): Promise<GateAnswer> {
     const text = JSON.stringify(args);
     const parameters = this.#o.registry.get(name)?.parameters;
     const checked = parameters === undefined ? undefined : decodeArguments<object>(name, parameters, text);
     if (checked !== undefined && !checked.ok) return { gated: false, args: text, validated: false };
-    const approval = await this.#o.approvals.create({ sessionId: context.sessionId ?? null, toolName: name, arguments: canonicalJson(checked?.value ?? args), reason, requestedBy, ttlMs: this.#o.ttlMs });
-    log.info({ approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy }, `${name} awaits approval ${approval.id}: ${reason}`);
+    const approval = await this.#o.approvals.create({
+      sessionId: context.sessionId ?? null,
+      toolName: name,
+      arguments: canonicalJson(checked?.value ?? args),
+      reason,
+      requestedBy,
+      ttlMs: this.#o.ttlMs,
+    });
+    log.info(
+      { approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy },
+      `${name} awaits approval ${approval.id}: ${reason}`,
+    );
     return { gated: true, approval };
   }
 
@@ -131,7 +178,14 @@ export class ApprovalGate {
    * approval then carries the result; a denial stores the denial. Deciding what was already decided,
    * or what expired, changes nothing and says so.
    */
-  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null, log: LevelLogger = this.#o.logger, principal?: string): Promise<DecisionOutcome> {
+  async decide(
+    id: string,
+    decision: 'approve' | 'deny',
+    decidedBy: string | null,
+    note: string | null,
+    log: LevelLogger = this.#o.logger,
+    principal?: string,
+  ): Promise<DecisionOutcome> {
     // Who asked never changes, so reading it before the decision is safe.
     if (principal !== undefined && this.#o.authorize !== undefined) {
       const current = await this.#o.approvals.get(id);
@@ -143,11 +197,15 @@ export class ApprovalGate {
     }
     const outcome = await this.#o.approvals.decide(id, decision, decidedBy, note);
     if (outcome.kind !== 'decided') return outcome;
-    log.info({ approvalId: id, decision, decidedBy }, `approval ${id} ${decision === 'approve' ? 'approved' : 'denied'}${decidedBy ? ` by ${decidedBy}` : ''}`);
+    log.info(
+      { approvalId: id, decision, decidedBy },
+      `approval ${id} ${decision === 'approve' ? 'approved' : 'denied'}${decidedBy ? ` by ${decidedBy}` : ''}`,
+    );
     if (decision === 'deny') return outcome;
     const claimed = await this.#o.approvals.claim(id, this.claimant);
     // Claimed by another host's sweep in between (only after orphanAfterMs): it runs it, once.
-    if (claimed === undefined) return { kind: 'decided', approval: (await this.#o.approvals.get(id)) ?? outcome.approval };
+    if (claimed === undefined)
+      return { kind: 'decided', approval: (await this.#o.approvals.get(id)) ?? outcome.approval };
     return { kind: 'decided', approval: await this.execute(claimed, log) };
   }
 
@@ -161,20 +219,43 @@ export class ApprovalGate {
         status = 'refused';
         result = { successful: false, result: null, errors: [{ message: where.message, code: where.code }] };
       } else {
-        const outcome = await this.#o.executor.execute(approval.toolName, approval.arguments, where.context, log === this.#o.logger ? undefined : { logger: createAdminLogger(log) });
+        const outcome = await this.#o.executor.execute(
+          approval.toolName,
+          approval.arguments,
+          where.context,
+          log === this.#o.logger ? undefined : { logger: createAdminLogger(log) },
+        );
         result = !outcome.successful
           ? { successful: false, result: null, errors: outcome.errors }
-          : { successful: true, result: JSON.parse(outcome.result) as unknown, errors: [], ...(outcome.content === undefined ? {} : { content: outcome.content }) };
+          : {
+              successful: true,
+              result: JSON.parse(outcome.result) as unknown,
+              errors: [],
+              ...(outcome.content === undefined ? {} : { content: outcome.content }),
+            };
         // A call that may or may not have taken effect is stored as such, never as plainly executed.
-        if (!outcome.successful && outcome.errors.some((error) => error.code === ExecutionErrorCode.OUTCOME_UNKNOWN)) status = 'outcome_unknown';
+        if (!outcome.successful && outcome.errors.some((error) => error.code === ExecutionErrorCode.OUTCOME_UNKNOWN))
+          status = 'outcome_unknown';
       }
     } catch (error) {
       log.error({ approvalId: approval.id, err: error }, `approval ${approval.id}: the approved call could not be run`);
       status = 'refused';
-      result = { successful: false, result: null, errors: [{ message: `The approved call to ${approval.toolName} could not be run: the host failed before the tool started. Nothing ran.`, code: 'APPROVAL_NOT_RUN' }] };
+      result = {
+        successful: false,
+        result: null,
+        errors: [
+          {
+            message: `The approved call to ${approval.toolName} could not be run: the host failed before the tool started. Nothing ran.`,
+            code: 'APPROVAL_NOT_RUN',
+          },
+        ],
+      };
     }
     const completed = await this.#o.approvals.complete(approval.id, status, result);
-    log.info({ approvalId: approval.id, status, successful: result.successful }, `approval ${approval.id}: ${status === 'refused' ? 'refused when it was to run' : 'ran'}`);
+    log.info(
+      { approvalId: approval.id, status, successful: result.successful },
+      `approval ${approval.id}: ${status === 'refused' ? 'refused when it was to run' : 'ran'}`,
+    );
     return completed ?? (await this.#o.approvals.get(approval.id)) ?? approval;
   }
 
@@ -186,10 +267,16 @@ export class ApprovalGate {
     const { approvals, logger } = this.#o;
     await approvals.expireDue();
     for (const abandoned of await approvals.abandonStale(this.#o.maxCallMs() + orphanAfterMs)) {
-      logger.warn({ approvalId: abandoned.id, tool: abandoned.toolName }, `approval ${abandoned.id}: the host running it stopped before it finished; recorded as outcome unknown, not run again`);
+      logger.warn(
+        { approvalId: abandoned.id, tool: abandoned.toolName },
+        `approval ${abandoned.id}: the host running it stopped before it finished; recorded as outcome unknown, not run again`,
+      );
     }
     for (const orphan of await approvals.claimOrphaned(orphanAfterMs, this.claimant, 20)) {
-      logger.warn({ approvalId: orphan.id, tool: orphan.toolName }, `approval ${orphan.id}: approved but never run (its host stopped); running it now`);
+      logger.warn(
+        { approvalId: orphan.id, tool: orphan.toolName },
+        `approval ${orphan.id}: approved but never run (its host stopped); running it now`,
+      );
       await this.execute(orphan);
     }
   }
@@ -197,7 +284,9 @@ export class ApprovalGate {
   /** Sweeps now and then every `intervalMs`, until `stop()`. A failed sweep is logged and retried. */
   start(intervalMs: number, orphanAfterMs: number): void {
     const run = () =>
-      this.sweep(orphanAfterMs).catch((error: unknown) => this.#o.logger.error({ err: error }, 'the approval sweep failed; it runs again shortly'));
+      this.sweep(orphanAfterMs).catch((error: unknown) =>
+        this.#o.logger.error({ err: error }, 'the approval sweep failed; it runs again shortly'),
+      );
     void run();
     this.#sweeper = setInterval(run, intervalMs);
     this.#sweeper.unref();
@@ -212,9 +301,27 @@ export class ApprovalGate {
 /** The failed result a denied or expired approval gives the caller, and the model: a person's choice, not a technical failure. */
 export function declinedResult(approval: ToolApproval): PresentedResult {
   if (approval.status === 'expired') {
-    return { successful: false, result: null, errors: [{ message: `Nobody approved the call to ${approval.toolName} before its approval expired (${approval.expiresAt}), so it did not run. Ask the user whether to request it again.`, code: ExecutionErrorCode.APPROVAL_EXPIRED }] };
+    return {
+      successful: false,
+      result: null,
+      errors: [
+        {
+          message: `Nobody approved the call to ${approval.toolName} before its approval expired (${approval.expiresAt}), so it did not run. Ask the user whether to request it again.`,
+          code: ExecutionErrorCode.APPROVAL_EXPIRED,
+        },
+      ],
+    };
   }
   const who = approval.decidedBy ? ` (${approval.decidedBy})` : '';
   const note = approval.note ? ` Their note: "${approval.note}"` : '';
-  return { successful: false, result: null, errors: [{ message: `The person asked to approve this call to ${approval.toolName}${who} declined it, so it did not run.${note}`, code: ExecutionErrorCode.APPROVAL_DENIED }] };
+  return {
+    successful: false,
+    result: null,
+    errors: [
+      {
+        message: `The person asked to approve this call to ${approval.toolName}${who} declined it, so it did not run.${note}`,
+        code: ExecutionErrorCode.APPROVAL_DENIED,
+      },
+    ],
+  };
 }

@@ -31,10 +31,18 @@ export function registerApprovalCommands(program: Command, withHost: WithHost): 
     .action(async (options: { session?: string; status: string; all?: boolean }) => {
       await withHost(async (host, out) => {
         if (!options.all && !STATUSES.includes(options.status)) {
-          out.fail('BAD_REQUEST', `--status "${options.status}" is not a status. Use one of ${STATUSES.join(', ')}, or --all.`);
+          out.fail(
+            'BAD_REQUEST',
+            `--status "${options.status}" is not a status. Use one of ${STATUSES.join(', ')}, or --all.`,
+          );
           return 2;
         }
-        const list = await host.approvals().store.list({ ...(options.session ? { sessionId: options.session } : {}), ...(options.all ? {} : { status: options.status as ApprovalStatus }) });
+        const list = await host
+          .approvals()
+          .store.list({
+            ...(options.session ? { sessionId: options.session } : {}),
+            ...(options.all ? {} : { status: options.status as ApprovalStatus }),
+          });
         out.print({ approvals: list.map(approvalView) }, () =>
           list.length === 0 ? 'No approvals.' : table(list.map((a) => [a.id, a.status, a.toolName, a.reason])),
         );
@@ -61,7 +69,11 @@ export function registerApprovalCommands(program: Command, withHost: WithHost): 
   for (const decision of ['approve', 'deny'] as const) {
     approvals
       .command(decision)
-      .description(decision === 'approve' ? 'approve a call: it runs once, here, and its result is printed' : 'deny a call: it never runs')
+      .description(
+        decision === 'approve'
+          ? 'approve a call: it runs once, here, and its result is printed'
+          : 'deny a call: it never runs',
+      )
       .argument('<id>')
       .option('--note <text>', 'why (a denial passes it on to the model)')
       .action(async (id: string, options: { note?: string }) => {
@@ -72,11 +84,17 @@ export function registerApprovalCommands(program: Command, withHost: WithHost): 
             return 1;
           }
           if (outcome.kind === 'expired') {
-            out.fail('APPROVAL_EXPIRED', `Approval ${id} expired at ${outcome.approval.expiresAt} before anyone decided; the call did not run and will not.`);
+            out.fail(
+              'APPROVAL_EXPIRED',
+              `Approval ${id} expired at ${outcome.approval.expiresAt} before anyone decided; the call did not run and will not.`,
+            );
             return 1;
           }
           if (outcome.kind === 'already_decided') {
-            out.fail('APPROVAL_ALREADY_DECIDED', `Approval ${id} was already decided${outcome.approval.decidedBy ? ` by ${outcome.approval.decidedBy}` : ''}; it is now "${outcome.approval.status}". Nothing changed.`);
+            out.fail(
+              'APPROVAL_ALREADY_DECIDED',
+              `Approval ${id} was already decided${outcome.approval.decidedBy ? ` by ${outcome.approval.decidedBy}` : ''}; it is now "${outcome.approval.status}". Nothing changed.`,
+            );
             return 1;
           }
           // The CLI works on the store directly, as the operator; it names no principal, so this does not happen.

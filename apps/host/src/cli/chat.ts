@@ -13,13 +13,17 @@ function renderEvent(event: ReasonerEvent, showText: boolean): void {
       process.stderr.write(`\n→ ${event.name} ${event.arguments}\n`);
       break;
     case 'tool_call_progress':
-      process.stderr.write(`  ${event.name} ${event.progress}${event.total === undefined ? '' : `/${event.total}`}${event.message === undefined ? '' : ` ${event.message}`}\n`);
+      process.stderr.write(
+        `  ${event.name} ${event.progress}${event.total === undefined ? '' : `/${event.total}`}${event.message === undefined ? '' : ` ${event.message}`}\n`,
+      );
       break;
     case 'tool_call_finished':
       process.stderr.write(`${event.successful ? '✓' : '✗'} ${event.name}\n`);
       break;
     case 'mode_changed':
-      process.stderr.write(`[mode ${event.fromMode} → ${event.toMode}${event.branchedSessionId ? `, continuing in session ${event.branchedSessionId}` : ''}]\n`);
+      process.stderr.write(
+        `[mode ${event.fromMode} → ${event.toMode}${event.branchedSessionId ? `, continuing in session ${event.branchedSessionId}` : ''}]\n`,
+      );
       break;
     default:
       break;
@@ -30,8 +34,16 @@ function renderEvent(event: ReasonerEvent, showText: boolean): void {
 async function declinePending(host: AptixHost, result: TurnResult, signal: AbortSignal): Promise<TurnResult> {
   let current = result;
   while (current.status === 'pending_tool_calls' && current.pendingToolCalls.length > 0) {
-    const outputs = current.pendingToolCalls.map((call) => ({ callId: call.callId, error: { message: `aptix chat cannot run ${call.name}: it runs in a client.`, code: 'CLIENT_TOOL_UNAVAILABLE' } }));
-    current = await host.reasoner().submitToolOutputs(current.pendingToolCalls[0]!.sessionId, outputs, { signal, onEvent: (event) => renderEvent(event, false) });
+    const outputs = current.pendingToolCalls.map((call) => ({
+      callId: call.callId,
+      error: { message: `aptix chat cannot run ${call.name}: it runs in a client.`, code: 'CLIENT_TOOL_UNAVAILABLE' },
+    }));
+    current = await host
+      .reasoner()
+      .submitToolOutputs(current.pendingToolCalls[0]!.sessionId, outputs, {
+        signal,
+        onEvent: (event) => renderEvent(event, false),
+      });
   }
   return current;
 }
@@ -40,17 +52,33 @@ async function declinePending(host: AptixHost, result: TurnResult, signal: Abort
  * `aptix chat`: with `--message`, one turn whose result is printed as the HTTP route's JSON; otherwise
  * an interactive chat that shows tool calls as they happen. Ctrl-C stops the turn in progress.
  */
-export async function chat(host: AptixHost, out: Output, options: { session?: string; message?: string }): Promise<number> {
+export async function chat(
+  host: AptixHost,
+  out: Output,
+  options: { session?: string; message?: string },
+): Promise<number> {
   const reasoner = host.reasoner();
-  let sessionId = options.session === undefined ? (await host.createSession()).id : (await host.requireSession(options.session)).id;
+  let sessionId =
+    options.session === undefined ? (await host.createSession()).id : (await host.requireSession(options.session)).id;
 
   if (options.message !== undefined) {
     const controller = new AbortController();
     const stop = () => controller.abort();
     process.once('SIGINT', stop);
     try {
-      const result = await declinePending(host, await reasoner.runTurn(sessionId, options.message, { signal: controller.signal, onEvent: (event) => renderEvent(event, false) }), controller.signal);
-      out.print(toMessageResponse(result), (body: { output: string; sessionId: string; mode: string }) => `${body.output}\n(session ${body.sessionId}, mode ${body.mode})`);
+      const result = await declinePending(
+        host,
+        await reasoner.runTurn(sessionId, options.message, {
+          signal: controller.signal,
+          onEvent: (event) => renderEvent(event, false),
+        }),
+        controller.signal,
+      );
+      out.print(
+        toMessageResponse(result),
+        (body: { output: string; sessionId: string; mode: string }) =>
+          `${body.output}\n(session ${body.sessionId}, mode ${body.mode})`,
+      );
       return result.status === 'completed' ? 0 : 1;
     } finally {
       process.off('SIGINT', stop);
@@ -72,8 +100,19 @@ export async function chat(host: AptixHost, out: Output, options: { session?: st
       const stop = () => controller.abort();
       rl.once('SIGINT', stop);
       try {
-        const result = await declinePending(host, await reasoner.runTurn(sessionId, line, { signal: controller.signal, onEvent: (event) => renderEvent(event, true) }), controller.signal);
-        process.stdout.write(result.status === 'completed' ? '\n' : `\n[${result.status}] ${result.status === 'step_limit' ? result.output : ''}\n`);
+        const result = await declinePending(
+          host,
+          await reasoner.runTurn(sessionId, line, {
+            signal: controller.signal,
+            onEvent: (event) => renderEvent(event, true),
+          }),
+          controller.signal,
+        );
+        process.stdout.write(
+          result.status === 'completed'
+            ? '\n'
+            : `\n[${result.status}] ${result.status === 'step_limit' ? result.output : ''}\n`,
+        );
         if (result.branchedSessionId) sessionId = result.branchedSessionId;
       } catch (error) {
         if (!(error instanceof ReasonerError)) throw error;

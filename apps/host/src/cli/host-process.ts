@@ -63,7 +63,10 @@ export function superviseHostProcess(options: { escapes?: boolean } = {}): HostP
     containment,
     watch(config) {
       if (watchdog !== undefined || phase !== 'starting') return;
-      const longest = Math.max(config.startupTimeoutMs, ...config.toolPackages.map((entry) => entry.startupTimeoutMs ?? 0));
+      const longest = Math.max(
+        config.startupTimeoutMs,
+        ...config.toolPackages.map((entry) => entry.startupTimeoutMs ?? 0),
+      );
       watchdog = watchStartup(longest + STALL_GRACE_MS);
     },
     served(handOver) {
@@ -78,7 +81,9 @@ export function superviseHostProcess(options: { escapes?: boolean } = {}): HostP
       listen(true);
       const timer = setTimeout(() => {
         try {
-          process.stderr.write(`aptix: something a tool package started (a timer, a socket, an import that never finished) was still running ${EXIT_GRACE_MS} ms after the command ended: exiting anyway with code ${code}.\n`);
+          process.stderr.write(
+            `aptix: something a tool package started (a timer, a socket, an import that never finished) was still running ${EXIT_GRACE_MS} ms after the command ended: exiting anyway with code ${code}.\n`,
+          );
         } finally {
           containment.exit(code);
         }

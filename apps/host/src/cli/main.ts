@@ -14,7 +14,9 @@ import { Output, table } from './output.js';
 import { ListenError, serve, SERVE_HELP } from './serve.js';
 import { superviseHostProcess, type HostProcess } from './host-process.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** Exit codes: 0 success, 1 a failed tool call or check, 2 a usage error. */
 export const ExitCode = { OK: 0, FAILED: 1, USAGE: 2 } as const;
@@ -28,13 +30,15 @@ interface GlobalOptions {
 
 function port(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new InvalidArgumentError('must be a whole number from 0 to 65535.');
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535)
+    throw new InvalidArgumentError('must be a whole number from 0 to 65535.');
   return parsed;
 }
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
-  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError('must be a whole number, 1 or more.');
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1)
+    throw new InvalidArgumentError('must be a whole number, 1 or more.');
   return parsed;
 }
 
@@ -54,12 +58,21 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
-  const output = () => new Output(!protocolStdout && (Boolean(program.opts<GlobalOptions>().json) || !process.stdout.isTTY));
+  const output = () =>
+    new Output(!protocolStdout && (Boolean(program.opts<GlobalOptions>().json) || !process.stdout.isTTY));
 
   /** Composes the host, runs `work`, and always closes the host. */
-  const withHost = async (work: (host: AptixHost, out: Output) => Promise<number | void>, overrides?: AptixConfigOverrides, compose?: ComposeOptions) => {
+  const withHost = async (
+    work: (host: AptixHost, out: Output) => Promise<number | void>,
+    overrides?: AptixConfigOverrides,
+    compose?: ComposeOptions,
+  ) => {
     const out = output();
-    const config = await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), ...(overrides ? { overrides } : {}), defaultLogLevel: 'warn' });
+    const config = await loadConfig({
+      ...optionalFile(program.opts<GlobalOptions>().config),
+      ...(overrides ? { overrides } : {}),
+      defaultLogLevel: 'warn',
+    });
     hostProcess?.watch(config);
     const host = new AptixHost(await composeHost(config, compose));
     try {
@@ -77,14 +90,24 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .addHelpText('after', SERVE_HELP)
     .action(async (options: { host?: string; port?: number }) => {
       hostProcess = superviseHostProcess();
-      await serve(await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), overrides: options }), VERSION, hostProcess);
+      await serve(
+        await loadConfig({ ...optionalFile(program.opts<GlobalOptions>().config), overrides: options }),
+        VERSION,
+        hostProcess,
+      );
     });
 
   program
     .command('mcp')
     .description('serve the tools over MCP on stdio (protocol 2026-07-28, and 2025-era clients)')
-    .option('--session <id>', 'work in this agent session (default: a new session in the default mode for 2025-era clients; none for 2026-07-28 clients until agent_change_mode)')
-    .option('--mode <mode>', "the mode whose tools 2026-07-28 clients are offered (default: the session's mode, else the default mode)")
+    .option(
+      '--session <id>',
+      'work in this agent session (default: a new session in the default mode for 2025-era clients; none for 2026-07-28 clients until agent_change_mode)',
+    )
+    .option(
+      '--mode <mode>',
+      "the mode whose tools 2026-07-28 clients are offered (default: the session's mode, else the default mode)",
+    )
     .action(async (options: { session?: string; mode?: string }) => {
       // stdout carries protocol messages only: failures go to stderr.
       protocolStdout = true;
@@ -102,7 +125,12 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
               // Without --mode, the pair aptix_find_tools / aptix_call_tool reaches every mode's tools (see docs/mcp.md).
               const discovery = options.mode === undefined;
               // One server for the connection: a session the first agent_change_mode starts is kept for its later calls.
-              if (era === 'modern') return createMcpServer(host, { era, agentSessionId: session?.id, listMode, discovery, longLived: true }, VERSION);
+              if (era === 'modern')
+                return createMcpServer(
+                  host,
+                  { era, agentSessionId: session?.id, listMode, discovery, longLived: true },
+                  VERSION,
+                );
               const agentSessionId = session?.id ?? (await host.createSession()).id;
               host.cradle.pino.info({ agentSessionId }, 'MCP over stdio, 2025-era client');
               const scope: McpScope = { era, agentSessionId, longLived: true, discovery };
@@ -119,7 +147,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
 
   program
     .command('check')
-    .description("the startup contract check: load every tool package, check every tool and build each from the container")
+    .description(
+      'the startup contract check: load every tool package, check every tool and build each from the container',
+    )
     .action(async () => {
       // A check never serves: escaped errors keep Node's default (they fail it), but no package ends it.
       hostProcess = superviseHostProcess({ escapes: false });
@@ -127,13 +157,21 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
         const { toolPackages, registry, modeCatalog, warnings } = host.cradle;
         const report = {
           ok: true,
-          toolPackages: toolPackages.map((p) => ({ name: p.name, version: p.version ?? null, tools: p.tools.map((t) => t.ToolName) })),
+          toolPackages: toolPackages.map((p) => ({
+            name: p.name,
+            version: p.version ?? null,
+            tools: p.tools.map((t) => t.ToolName),
+          })),
           tools: registry.size,
           modes: modeCatalog.keys,
           warnings,
         };
         for (const warning of warnings) process.stderr.write(`aptix: warning: ${warning}\n`);
-        out.print(report, (r: typeof report) => `ok: ${r.tools} tools from ${r.toolPackages.length} packages satisfy the contract\n${table(r.toolPackages.map((p) => [p.name, p.tools.join(', ')]))}`);
+        out.print(
+          report,
+          (r: typeof report) =>
+            `ok: ${r.tools} tools from ${r.toolPackages.length} packages satisfy the contract\n${table(r.toolPackages.map((p) => [p.name, p.tools.join(', ')]))}`,
+        );
       });
     });
 
@@ -143,16 +181,26 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .description("list the tool definitions, for a mode or a session's current mode")
     .option('--mode <key>', "only this mode's tools")
     .option('--session <id>', "only the tools of this session's current mode")
-    .addOption(new Option('--format <format>', 'definition format').choices(['responses', 'chat', 'mcp']).default('responses'))
+    .addOption(
+      new Option('--format <format>', 'definition format').choices(['responses', 'chat', 'mcp']).default('responses'),
+    )
     .action(async (options: { mode?: string; session?: string; format: 'responses' | 'chat' | 'mcp' }) => {
-      if (options.mode !== undefined && options.session !== undefined) throw new UsageError('Give either --mode or --session, not both.');
+      if (options.mode !== undefined && options.session !== undefined)
+        throw new UsageError('Give either --mode or --session, not both.');
       await withHost(async (host, out) => {
-        const definitions = await host.definitions(options.format, { ...(options.mode ? { mode: options.mode } : {}), ...(options.session ? { sessionId: options.session } : {}) });
+        const definitions = await host.definitions(options.format, {
+          ...(options.mode ? { mode: options.mode } : {}),
+          ...(options.session ? { sessionId: options.session } : {}),
+        });
         const registry = host.cradle.registry;
-        out.print({ format: options.format, tools: definitions }, () => table(definitions.map((d) => {
-          const name = 'function' in d ? d.function.name : d.name;
-          return [name, registry.get(name)?.description ?? ''];
-        })));
+        out.print({ format: options.format, tools: definitions }, () =>
+          table(
+            definitions.map((d) => {
+              const name = 'function' in d ? d.function.name : d.name;
+              return [name, registry.get(name)?.description ?? ''];
+            }),
+          ),
+        );
       });
     });
 
@@ -164,27 +212,35 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .option('--session <id>', "call within this session (only its current mode's tools are allowed)")
     .option('--conversation <id>', 'the conversation id to put in the context')
     .option('--progress', "print the tool's progress reports on stderr, one JSON object a line")
-    .action(async (name: string, args: string, options: { session?: string; conversation?: string; progress?: boolean }) => {
-      checkJsonArgument(args);
-      await withHost(async (host, out) => {
-        // Bounded like on every surface; the last report waiting is printed before the result.
-        const progress = options.progress ? progressGate((report) => process.stderr.write(`${JSON.stringify({ progress: report })}\n`)) : undefined;
-        const outcome = await host
-          .call(name, args, { ...(options.session ? { sessionId: options.session } : {}), ...(options.conversation ? { conversationId: options.conversation } : {}), ...(progress ? { onProgress: progress.report } : {}) })
-          .finally(() => progress?.end());
-        if (outcome.kind === 'pending_approval') {
-          const view = pendingApprovalView(outcome.approval);
-          out.print(view, () => view.message);
-          return ExitCode.OK;
-        }
-        if (outcome.kind !== 'result') {
-          out.fail(outcome.kind === 'not_found' ? 'TOOL_NOT_FOUND' : outcome.code, outcome.message);
-          return ExitCode.FAILED;
-        }
-        out.print(presentResult(outcome.result));
-        return outcome.result.successful ? ExitCode.OK : ExitCode.FAILED;
-      });
-    });
+    .action(
+      async (name: string, args: string, options: { session?: string; conversation?: string; progress?: boolean }) => {
+        checkJsonArgument(args);
+        await withHost(async (host, out) => {
+          // Bounded like on every surface; the last report waiting is printed before the result.
+          const progress = options.progress
+            ? progressGate((report) => process.stderr.write(`${JSON.stringify({ progress: report })}\n`))
+            : undefined;
+          const outcome = await host
+            .call(name, args, {
+              ...(options.session ? { sessionId: options.session } : {}),
+              ...(options.conversation ? { conversationId: options.conversation } : {}),
+              ...(progress ? { onProgress: progress.report } : {}),
+            })
+            .finally(() => progress?.end());
+          if (outcome.kind === 'pending_approval') {
+            const view = pendingApprovalView(outcome.approval);
+            out.print(view, () => view.message);
+            return ExitCode.OK;
+          }
+          if (outcome.kind !== 'result') {
+            out.fail(outcome.kind === 'not_found' ? 'TOOL_NOT_FOUND' : outcome.code, outcome.message);
+            return ExitCode.FAILED;
+          }
+          out.print(presentResult(outcome.result));
+          return outcome.result.successful ? ExitCode.OK : ExitCode.FAILED;
+        });
+      },
+    );
 
   registerApprovalCommands(program, withHost);
 
@@ -198,7 +254,10 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .action(async (options: { mode?: string; org?: string; user?: string }) => {
       await withHost(async (host, out) => {
         const session = await host.createSession(options);
-        out.print({ id: session.id, mode: session.mode }, (s: { id: string; mode: string }) => `${s.id}  (mode ${s.mode})`);
+        out.print(
+          { id: session.id, mode: session.mode },
+          (s: { id: string; mode: string }) => `${s.id}  (mode ${s.mode})`,
+        );
       });
     });
   sessions
@@ -222,7 +281,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
 
   program
     .command('chat')
-    .description('chat with the agent in a session; tool calls show as they happen (needs a model: APTIX_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL)')
+    .description(
+      'chat with the agent in a session; tool calls show as they happen (needs a model: APTIX_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL)',
+    )
     .option('--session <id>', 'continue this session (default: a new session in the default mode)')
     .option('--message <text>', 'send one message, print the answer as JSON, and exit (for scripts)')
     .action(async (options: { session?: string; message?: string }) => {
@@ -237,7 +298,9 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
     .action(async () => {
       await withHost(async (host, out) => {
         const modes = host.modes();
-        out.print({ modes }, () => table(modes.map((m) => [m.key + (m.isDefault ? ' (default)' : ''), m.displayName, m.tools.join(', ')])));
+        out.print({ modes }, () =>
+          table(modes.map((m) => [m.key + (m.isDefault ? ' (default)' : ''), m.displayName, m.tools.join(', ')])),
+        );
       });
     });
 
@@ -279,7 +342,12 @@ function optionalFile(file: string | undefined): { file?: string } {
 
 function report(error: unknown, out: Output): number {
   if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return ExitCode.OK;
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.version' ||
+      error.code === 'commander.help'
+    )
+      return ExitCode.OK;
     return ExitCode.USAGE;
   }
   if (error instanceof UsageError) {

@@ -7,7 +7,11 @@ export class Output {
 
   /** The command's one document; `human` renders it for a terminal. */
   print(document: unknown, human?: (document: never) => string): void {
-    const text = this.json ? JSON.stringify(document) : human ? human(document as never) : JSON.stringify(document, null, 2);
+    const text = this.json
+      ? JSON.stringify(document)
+      : human
+        ? human(document as never)
+        : JSON.stringify(document, null, 2);
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
@@ -20,6 +24,11 @@ export class Output {
 
 /** Lays rows out in aligned columns. */
 export function table(rows: ReadonlyArray<readonly string[]>): string {
-  const widths = rows.reduce<number[]>((acc, row) => row.map((cell, index) => Math.max(acc[index] ?? 0, cell.length)), []);
-  return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  ')).join('\n');
+  const widths = rows.reduce<number[]>(
+    (acc, row) => row.map((cell, index) => Math.max(acc[index] ?? 0, cell.length)),
+    [],
+  );
+  return rows
+    .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  '))
+    .join('\n');
 }

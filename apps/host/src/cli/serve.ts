@@ -62,7 +62,15 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
   // The console first: it is where a newcomer looks at the tools and tries them.
   const consoleUrl = config.console ? `${url}/console/` : undefined;
   pino.info(
-    { url, ...(consoleUrl ? { console: consoleUrl } : {}), docs: `${url}/docs`, mcp: `${url}/mcp`, toolPackages: packages, tools: host.cradle.registry.size, db: redactUrl(config.db) },
+    {
+      url,
+      ...(consoleUrl ? { console: consoleUrl } : {}),
+      docs: `${url}/docs`,
+      mcp: `${url}/mcp`,
+      toolPackages: packages,
+      tools: host.cradle.registry.size,
+      db: redactUrl(config.db),
+    },
     `Aptix listening on ${url} (${consoleUrl ? `console ${consoleUrl}, ` : ''}docs ${url}/docs, MCP ${url}/mcp); tool packages: ${packages.join(', ')}`,
   );
 
@@ -75,8 +83,14 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
     pino.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs }, `closing every remaining connection: ${why}`);
     server.app.server.closeAllConnections();
   };
-  pino.info({ signal, shutdownTimeoutMs: config.shutdownTimeoutMs }, `shutting down: finishing the calls in flight (for up to ${config.shutdownTimeoutMs} ms)`);
-  const deadline = setTimeout(() => closeAll(`calls still in flight after ${config.shutdownTimeoutMs} ms`), config.shutdownTimeoutMs);
+  pino.info(
+    { signal, shutdownTimeoutMs: config.shutdownTimeoutMs },
+    `shutting down: finishing the calls in flight (for up to ${config.shutdownTimeoutMs} ms)`,
+  );
+  const deadline = setTimeout(
+    () => closeAll(`calls still in flight after ${config.shutdownTimeoutMs} ms`),
+    config.shutdownTimeoutMs,
+  );
   const again = () => closeAll('a second signal');
   process.once('SIGTERM', again);
   process.once('SIGINT', again);
@@ -101,13 +115,25 @@ async function listen(server: HttpServer, config: AptixConfig): Promise<string> 
     const code = (error as NodeJS.ErrnoException).code;
     const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     if (code === 'EADDRINUSE') {
-      throw new ListenError('PORT_IN_USE', `Port ${config.port} on ${config.host} is already in use by another program. Fix: stop it, or choose another port with --port <port> or APTIX_PORT (0 picks a free one).`, { cause: error });
+      throw new ListenError(
+        'PORT_IN_USE',
+        `Port ${config.port} on ${config.host} is already in use by another program. Fix: stop it, or choose another port with --port <port> or APTIX_PORT (0 picks a free one).`,
+        { cause: error },
+      );
     }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-      throw new ListenError('ADDRESS_NOT_AVAILABLE', `Cannot listen on ${where}: "${config.host}" is not an address of this machine. Fix: use one of its addresses (127.0.0.1, ::1, or 0.0.0.0 for every interface) with --host or APTIX_HOST.`, { cause: error });
+      throw new ListenError(
+        'ADDRESS_NOT_AVAILABLE',
+        `Cannot listen on ${where}: "${config.host}" is not an address of this machine. Fix: use one of its addresses (127.0.0.1, ::1, or 0.0.0.0 for every interface) with --host or APTIX_HOST.`,
+        { cause: error },
+      );
     }
     if (code === 'EACCES') {
-      throw new ListenError('PERMISSION_DENIED', `Not allowed to listen on ${where}: ports below 1024 need privileges. Fix: use a port from 1024 up with --port or APTIX_PORT, and put a reverse proxy in front (docs/hosting.md).`, { cause: error });
+      throw new ListenError(
+        'PERMISSION_DENIED',
+        `Not allowed to listen on ${where}: ports below 1024 need privileges. Fix: use a port from 1024 up with --port or APTIX_PORT, and put a reverse proxy in front (docs/hosting.md).`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -116,6 +142,8 @@ async function listen(server: HttpServer, config: AptixConfig): Promise<string> 
 /** Without an API key, only loopback: anyone who can reach the port could otherwise call every tool. */
 function refuseOpenBinding(config: AptixConfig): void {
   if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
-    throw new ConfigError(`Refusing to listen on ${config.host} without an API key: anyone who can reach it could call every tool. Fix: set APTIX_API_KEY or APTIX_API_KEYS (or apiKey in the configuration), or listen on 127.0.0.1.`);
+    throw new ConfigError(
+      `Refusing to listen on ${config.host} without an API key: anyone who can reach it could call every tool. Fix: set APTIX_API_KEY or APTIX_API_KEYS (or apiKey in the configuration), or listen on 127.0.0.1.`,
+    );
   }
 }

@@ -42,7 +42,13 @@ export interface StartupWatchdog {
 export function watchStartup(stallMs: number): StartupWatchdog {
   const shared = new SharedArrayBuffer(8);
   const cells = new Int32Array(shared);
-  const worker = new Worker(WATCHDOG, { eval: true, workerData: { shared, stallMs }, stdout: false, stderr: false, resourceLimits: { maxOldGenerationSizeMb: 16 } });
+  const worker = new Worker(WATCHDOG, {
+    eval: true,
+    workerData: { shared, stallMs },
+    stdout: false,
+    stderr: false,
+    resourceLimits: { maxOldGenerationSizeMb: 16 },
+  });
   worker.unref();
   const beat = setInterval(() => Atomics.add(cells, 0, 1), BEAT_MS);
   beat.unref();

@@ -6,6 +6,10 @@ import { sendError } from './errors.js';
 export function adminOnly(host: AptixHost) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     if (host.permissions.of(request.actor).admin) return done();
-    return void sendError(reply, 'FORBIDDEN', `${request.routeOptions.url ?? 'This route'} needs the permission admin, which this principal does not have.`);
+    return void sendError(
+      reply,
+      'FORBIDDEN',
+      `${request.routeOptions.url ?? 'This route'} needs the permission admin, which this principal does not have.`,
+    );
   };
 }

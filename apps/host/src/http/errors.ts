@@ -67,7 +67,12 @@ export function parseJsonBody(parse: (text: string) => unknown) {
   return (_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {
-      done(new HttpError('EMPTY_BODY', 'The content-type is application/json but the body is empty. Send a JSON body, or leave out the content-type header when there is nothing to send.'));
+      done(
+        new HttpError(
+          'EMPTY_BODY',
+          'The content-type is application/json but the body is empty. Send a JSON body, or leave out the content-type header when there is nothing to send.',
+        ),
+      );
       return;
     }
     try {
@@ -75,29 +80,57 @@ export function parseJsonBody(parse: (text: string) => unknown) {
     } catch (error) {
       const message = (error as Error).message;
       if (message.includes('forbidden prototype property')) done(new HttpError('PROTOTYPE_KEY', PROTOTYPE_MESSAGE));
-      else done(new HttpError('INVALID_JSON', `The body is not valid JSON (${message}). Send one JSON document with content-type: application/json.`));
+      else
+        done(
+          new HttpError(
+            'INVALID_JSON',
+            `The body is not valid JSON (${message}). Send one JSON document with content-type: application/json.`,
+          ),
+        );
     }
   };
 }
 
 /** Why a framework error happened and what to send instead, as `[code, message]`. */
-function describeFrameworkError(error: FastifyError & { validation?: ValidationIssue[]; validationContext?: string }, request: FastifyRequest, config: AptixConfig): [string, string] {
+function describeFrameworkError(
+  error: FastifyError & { validation?: ValidationIssue[]; validationContext?: string },
+  request: FastifyRequest,
+  config: AptixConfig,
+): [string, string] {
   if (error.validation) return ['BAD_REQUEST', describeValidation(error.validation, error.validationContext ?? 'body')];
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return ['BODY_TOO_LARGE', `The request body is larger than the limit of ${config.bodyLimitBytes} bytes. Send a smaller body (the limit is bodyLimitBytes in the host's configuration).`];
+      return [
+        'BODY_TOO_LARGE',
+        `The request body is larger than the limit of ${config.bodyLimitBytes} bytes. Send a smaller body (the limit is bodyLimitBytes in the host's configuration).`,
+      ];
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
       const type = request.headers['content-type'];
-      return ['UNSUPPORTED_MEDIA_TYPE', type === undefined ? 'The request has a body but no content-type. Send content-type: application/json with a JSON body.' : `Content-type "${type}" is not accepted. Send content-type: application/json with a JSON body.`];
+      return [
+        'UNSUPPORTED_MEDIA_TYPE',
+        type === undefined
+          ? 'The request has a body but no content-type. Send content-type: application/json with a JSON body.'
+          : `Content-type "${type}" is not accepted. Send content-type: application/json with a JSON body.`,
+      ];
     }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return ['EMPTY_BODY', 'The content-type is application/json but the body is empty. Send a JSON body, or leave out the content-type header when there is nothing to send.'];
+      return [
+        'EMPTY_BODY',
+        'The content-type is application/json but the body is empty. Send a JSON body, or leave out the content-type header when there is nothing to send.',
+      ];
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return ['BAD_REQUEST', 'The body is not as long as the Content-Length header says. Send a Content-Length that matches the body.'];
+      return [
+        'BAD_REQUEST',
+        'The body is not as long as the Content-Length header says. Send a Content-Length that matches the body.',
+      ];
     default:
       if (error instanceof HttpError) return [error.code, error.message];
       // The console's static files (@fastify/static) refuse a path with dot segments this way.
-      if (error.statusCode === 403) return ['PATH_NOT_ALLOWED', 'The path holds a dot segment ("." or "..") or another part a file path may not have. Ask for the file by its plain path, e.g. /console/console.js.'];
+      if (error.statusCode === 403)
+        return [
+          'PATH_NOT_ALLOWED',
+          'The path holds a dot segment ("." or "..") or another part a file path may not have. Ask for the file by its plain path, e.g. /console/console.js.',
+        ];
       return ['BAD_REQUEST', error.message];
   }
 }
@@ -111,7 +144,8 @@ const STORE_FAILURES: Readonly<Record<string, string>> = {
   DATABASE_LOCKED: 'The session database is locked by another process. Nothing was changed; retry shortly.',
   TIMEOUT: 'The session store did not answer in time. Nothing was changed; retry shortly.',
   UNAVAILABLE: 'The session store cannot be reached. Nothing was changed; retry shortly or on another host.',
-  OUTCOME_UNKNOWN: 'The connection to the session store broke while saving, so the change may or may not have been saved. Read the session (GET /v1/sessions/:id) before retrying.',
+  OUTCOME_UNKNOWN:
+    'The connection to the session store broke while saving, so the change may or may not have been saved. Read the session (GET /v1/sessions/:id) before retrying.',
 };
 
 /** How many times the body limit a declared body may be and still be read to its end after its 413 (see {@link keepReadingTooLargeBody}). */
@@ -135,12 +169,17 @@ export function handleError(config: AptixConfig) {
     const storeMessage = error instanceof SessionStoreError ? STORE_FAILURES[error.code] : undefined;
     if (storeMessage !== undefined) {
       request.log.warn({ err: error }, 'the session store failed');
-      return reply.code(503).header('retry-after', '1').send(errorBody((error as SessionStoreError).code, storeMessage));
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send(errorBody((error as SessionStoreError).code, storeMessage));
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed');
-      return reply.code(500).send(errorBody('INTERNAL', 'The host failed to answer this request. See the host logs for the request id.'));
+      return reply
+        .code(500)
+        .send(errorBody('INTERNAL', 'The host failed to answer this request. See the host logs for the request id.'));
     }
     const [code, message] = describeFrameworkError(error, request, config);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') keepReadingTooLargeBody(request, reply, config.bodyLimitBytes);
@@ -152,10 +191,18 @@ export function handleError(config: AptixConfig) {
 export function frameworkErrors(maxParamLength: number) {
   return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
     if (error.code === 'FST_ERR_BAD_URL') {
-      return sendError(reply, 'BAD_URL', 'The path has invalid percent-encoding. Encode "%" as %25, and every other reserved character as % and two hex digits.');
+      return sendError(
+        reply,
+        'BAD_URL',
+        'The path has invalid percent-encoding. Encode "%" as %25, and every other reserved character as % and two hex digits.',
+      );
     }
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-      return sendError(reply, 'URL_TOO_LONG', `A path segment is longer than ${maxParamLength} characters; tool names and session ids are shorter. Check the URL.`);
+      return sendError(
+        reply,
+        'URL_TOO_LONG',
+        `A path segment is longer than ${maxParamLength} characters; tool names and session ids are shorter. Check the URL.`,
+      );
     }
     return sendError(reply, 'BAD_REQUEST', error.message);
   };
@@ -173,7 +220,8 @@ export function clientErrorHandler(config: AptixConfig) {
     let message: string;
     if (error.code === 'HPE_HEADER_OVERFLOW') {
       code = 'HEADERS_TOO_LARGE';
-      message = 'The request line and headers are larger than the host accepts (16 KiB). Send fewer or shorter headers, and a shorter URL.';
+      message =
+        'The request line and headers are larger than the host accepts (16 KiB). Send fewer or shorter headers, and a shorter URL.';
     } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       code = 'REQUEST_TIMEOUT';
       message = `The request did not arrive in full within ${config.requestTimeoutMs} ms (headers within ${config.headersTimeoutMs} ms). Send the whole request at once.`;
@@ -184,7 +232,9 @@ export function clientErrorHandler(config: AptixConfig) {
     if (socket.writable) {
       const body = JSON.stringify(errorBody(code, message));
       const status = HTTP_ERRORS[code];
-      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     }
     socket.destroy();
   };

@@ -9,7 +9,10 @@ import type { AnyFastifyInstance } from './server.js';
  * Asks the store whether it answers (`ping`), within `timeoutMs` even if the store does not honour
  * the signal.
  */
-export async function storeAnswers(store: AgentSessionStore, timeoutMs: number): Promise<{ ready: true } | { ready: false; why: string }> {
+export async function storeAnswers(
+  store: AgentSessionStore,
+  timeoutMs: number,
+): Promise<{ ready: true } | { ready: false; why: string }> {
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => {
@@ -25,7 +28,10 @@ export async function storeAnswers(store: AgentSessionStore, timeoutMs: number):
   try {
     const outcome = await Promise.race([probe, timedOut]);
     if (outcome === 'answered') return { ready: true };
-    return { ready: false, why: outcome === 'timeout' ? `did not answer within ${timeoutMs} ms` : `failed (${outcome.message})` };
+    return {
+      ready: false,
+      why: outcome === 'timeout' ? `did not answer within ${timeoutMs} ms` : `failed (${outcome.message})`,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -34,17 +40,42 @@ export async function storeAnswers(store: AgentSessionStore, timeoutMs: number):
 /** `/healthz`: the process is alive (touches nothing). `/readyz`: the session store answers, else 503. */
 export function registerHealthRoutes(app: AnyFastifyInstance, host: AptixHost): void {
   const { config } = host.cradle;
-  app.get('/healthz', { schema: { summary: 'Liveness: the process answers, and what it loaded', response: { 200: Type.Object({ status: Type.Literal('ok'), tools: Type.Integer(), modes: Type.Integer() }) } } }, () => ({
-    status: 'ok' as const,
-    tools: host.cradle.registry.size,
-    modes: host.cradle.modeCatalog.modes.length,
-  }));
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        summary: 'Liveness: the process answers, and what it loaded',
+        response: { 200: Type.Object({ status: Type.Literal('ok'), tools: Type.Integer(), modes: Type.Integer() }) },
+      },
+    },
+    () => ({
+      status: 'ok' as const,
+      tools: host.cradle.registry.size,
+      modes: host.cradle.modeCatalog.modes.length,
+    }),
+  );
 
-  app.get('/readyz', { schema: { summary: 'Readiness: the session store answers', response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ErrorBody } } }, async (request, reply) => {
-    const outcome = await storeAnswers(host.cradle.sessionManager, config.readinessTimeoutMs);
-    if (outcome.ready) return { status: 'ready' as const };
-    request.log.warn({ readiness: outcome.why }, `not ready: the session store ${outcome.why}`);
-    // /readyz is public: the store's own error (host names, users) goes to the log, not to the caller.
-    return reply.code(503).send(errorBody('NOT_READY', `The session store did not answer within ${config.readinessTimeoutMs} ms, or failed. Send traffic to another host until /readyz answers 200; this host's log says why.`));
-  });
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'Readiness: the session store answers',
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await storeAnswers(host.cradle.sessionManager, config.readinessTimeoutMs);
+      if (outcome.ready) return { status: 'ready' as const };
+      request.log.warn({ readiness: outcome.why }, `not ready: the session store ${outcome.why}`);
+      // /readyz is public: the store's own error (host names, users) goes to the log, not to the caller.
+      return reply
+        .code(503)
+        .send(
+          errorBody(
+            'NOT_READY',
+            `The session store did not answer within ${config.readinessTimeoutMs} ms, or failed. Send traffic to another host until /readyz answers 200; this host's log says why.`,
+          ),
+        );
+    },
+  );
 }

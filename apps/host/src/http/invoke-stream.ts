@@ -56,7 +56,10 @@ class EventStream {
   #progressWaiting: ToolProgress | undefined;
   #drainArmed = false;
 
-  constructor(private readonly reply: FastifyReply, private readonly requestId: string) {}
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly requestId: string,
+  ) {}
 
   get opened(): boolean {
     return this.#open;
@@ -124,7 +127,12 @@ class EventStream {
 }
 
 /** Runs the call and answers as a stream; never rejects past what the JSON path would (a store failure goes to the error handler). */
-export async function invokeAsEventStream(request: FastifyRequest, reply: FastifyReply, host: AptixHost, input: InvokeStreamInput): Promise<unknown> {
+export async function invokeAsEventStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  host: AptixHost,
+  input: InvokeStreamInput,
+): Promise<unknown> {
   const stream = new EventStream(reply, request.id);
   // A client that hangs up before the answer cancels the call, as on the JSON path.
   const abort = new AbortController();
@@ -163,7 +171,7 @@ export async function invokeAsEventStream(request: FastifyRequest, reply: Fastif
           code: 'INTERNAL',
           message: 'The host failed to finish the call; see its logs.',
         },
-      })
+      }),
     );
     return reply;
   }
@@ -173,18 +181,34 @@ export async function invokeAsEventStream(request: FastifyRequest, reply: Fastif
   answered = true;
   if (abort.signal.aborted) {
     // Nobody is left to read it; the operator's log says how the call ended.
-    const how = outcome.kind !== 'result' ? outcome.kind : !outcome.result.successful ? (outcome.result.errors[0]?.code ?? 'failed') : reportsCancellation(outcome.result.result) ? 'cancelled' : 'succeeded';
+    const how =
+      outcome.kind !== 'result'
+        ? outcome.kind
+        : !outcome.result.successful
+          ? (outcome.result.errors[0]?.code ?? 'failed')
+          : reportsCancellation(outcome.result.result)
+            ? 'cancelled'
+            : 'succeeded';
     request.log.info({ tool: input.name, outcome: how }, 'the client hung up before a streamed call answered');
     if (stream.opened) return reply;
   }
   if (outcome.kind !== 'result') {
     // Refusals come before a tool runs, so before any event: they keep their plain HTTP answers.
-    if (outcome.kind === 'not_found') return reply.code(404).send({ error: { code: 'TOOL_NOT_FOUND', message: outcome.message } });
-    if (outcome.kind === 'refused') return reply.code(outcome.code === 'SESSION_NOT_FOUND' ? 404 : 403).send({ error: { code: outcome.code, message: outcome.message } });
+    if (outcome.kind === 'not_found')
+      return reply.code(404).send({ error: { code: 'TOOL_NOT_FOUND', message: outcome.message } });
+    if (outcome.kind === 'refused')
+      return reply
+        .code(outcome.code === 'SESSION_NOT_FOUND' ? 404 : 403)
+        .send({ error: { code: outcome.code, message: outcome.message } });
     return reply.code(202).send(pendingApprovalView(outcome.approval));
   }
   // A client gone before any event gets the plain answer Fastify sends to a closed socket, which ends the request as the JSON path does.
-  if (!stream.opened && abort.signal.aborted) return reply.code(200).type('application/json; charset=utf-8').serializer((payload) => payload as string).send(invokeEnvelope(outcome.result));
+  if (!stream.opened && abort.signal.aborted)
+    return reply
+      .code(200)
+      .type('application/json; charset=utf-8')
+      .serializer((payload) => payload as string)
+      .send(invokeEnvelope(outcome.result));
   stream.finish('result', invokeEnvelope(outcome.result));
   return reply;
 }

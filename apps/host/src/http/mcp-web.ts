@@ -4,8 +4,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export type JsonRpcId = string | number | null;
 
-export function jsonRpcError(status: number, code: number, message: string, id: JsonRpcId = null, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), { status, headers: { 'content-type': 'application/json', ...headers } });
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  id: JsonRpcId = null,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 }
 
 /** The JSON-RPC id of a parsed request body, when it has a usable one. */
@@ -32,12 +41,22 @@ export function toWebRequest(request: FastifyRequest, signal: AbortSignal): Requ
     if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
-  const body = request.method === 'POST' || request.method === 'DELETE' ? (request.body as string | undefined) : undefined;
+  const body =
+    request.method === 'POST' || request.method === 'DELETE' ? (request.body as string | undefined) : undefined;
   const path = request.url.startsWith('/') ? request.url : '/mcp';
-  return new Request(`http://aptix.local${path}`, { method: request.method, headers, ...(body ? { body } : {}), signal });
+  return new Request(`http://aptix.local${path}`, {
+    method: request.method,
+    headers,
+    ...(body ? { body } : {}),
+    signal,
+  });
 }
 
-export async function send(reply: FastifyReply, response: Response, extraHeaders: Record<string, string> = {}): Promise<FastifyReply> {
+export async function send(
+  reply: FastifyReply,
+  response: Response,
+  extraHeaders: Record<string, string> = {},
+): Promise<FastifyReply> {
   void reply.code(response.status);
   response.headers.forEach((value, name) => void reply.header(name, value));
   for (const [name, value] of Object.entries(extraHeaders)) void reply.header(name, value);

@@ -12,6 +12,7 @@ export function ownSession(host: AptixHost) {
     if (request.actor === undefined) return;
     const { id } = request.params as { id: string };
     const head = await host.cradle.sessionManager.getSessionHead(id).catch(() => undefined);
-    if (head !== undefined && !host.maySee(head, request.actor)) return void reply.code(404).send({ error: { code: 'SESSION_NOT_FOUND', message: sessionNotFound(id) } });
+    if (head !== undefined && !host.maySee(head, request.actor))
+      return void reply.code(404).send({ error: { code: 'SESSION_NOT_FOUND', message: sessionNotFound(id) } });
   };
 }

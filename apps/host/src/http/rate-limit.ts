@@ -20,9 +20,13 @@ export async function registerRateLimit(app: AnyFastifyInstance, config: AptixCo
     global: true,
     max: limit.max,
     timeWindow: limit.timeWindowMs,
-    keyGenerator: (request: FastifyRequest) => (request.actor === undefined ? `address:${request.ip}` : `key:${request.actor}`),
+    keyGenerator: (request: FastifyRequest) =>
+      request.actor === undefined ? `address:${request.ip}` : `key:${request.actor}`,
     allowList: (request: FastifyRequest) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? ''),
     errorResponseBuilder: (_request: FastifyRequest, context: { max: number; after: string }) =>
-      new HttpError('RATE_LIMITED', `Too many requests: this host allows ${context.max} per ${limit.timeWindowMs} ms for each client. Retry in ${context.after} (see the retry-after header).`),
+      new HttpError(
+        'RATE_LIMITED',
+        `Too many requests: this host allows ${context.max} per ${limit.timeWindowMs} ms for each client. Retry in ${context.after} (see the retry-after header).`,
+      ),
   });
 }

@@ -35,13 +35,22 @@ export class RequestLogger {
    * written out as a field, not merged with the others (a merge cost about 4k instructions, callgrind),
    * by `accessLine` when the host's logger has one (see accessLineWriter).
    */
-  completed(method: string, url: string, statusCode: number, responseTime: number, accessLine?: AccessLineWriter): void {
+  completed(
+    method: string,
+    url: string,
+    statusCode: number,
+    responseTime: number,
+    accessLine?: AccessLineWriter,
+  ): void {
     if (this.#child !== undefined) this.#child.info({ method, url, statusCode, responseTime }, 'request completed');
     else if (this.#reqId !== undefined) {
       if (accessLine !== undefined) accessLine(this.#reqId, method, url, statusCode, responseTime);
       else this.#parent.info({ reqId: this.#reqId, method, url, statusCode, responseTime }, 'request completed');
-    }
-    else this.#parent.info(Object.assign({}, this.#bindings, { method, url, statusCode, responseTime }), 'request completed');
+    } else
+      this.#parent.info(
+        Object.assign({}, this.#bindings, { method, url, statusCode, responseTime }),
+        'request completed',
+      );
   }
 
   /** The level is the host's, set once at start (Fastify reads it; it is never changed per request). */
@@ -54,8 +63,12 @@ export class RequestLogger {
   }
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    if (options !== undefined && Object.keys(options).length > 0) return this.#logger().child(bindings, options) as FastifyBaseLogger;
-    return new RequestLogger(this.#child ?? this.#parent, this.#child === undefined ? Object.assign({}, this.#bindings, bindings) : bindings).asFastifyLogger();
+    if (options !== undefined && Object.keys(options).length > 0)
+      return this.#logger().child(bindings, options) as FastifyBaseLogger;
+    return new RequestLogger(
+      this.#child ?? this.#parent,
+      this.#child === undefined ? Object.assign({}, this.#bindings, bindings) : bindings,
+    ).asFastifyLogger();
   }
 
   /** Fastify's logger type: pino's overloaded level methods, which the prototype's methods below implement. */

@@ -27,14 +27,18 @@ export const PUBLIC_ROUTE_PREFIXES: readonly string[] = ['/docs', '/console'];
 /** Whether the matched route (undefined when none matched) may be called without a key. */
 export function isPublicRoute(route: string | undefined): boolean {
   if (route === undefined) return false;
-  return PUBLIC_ROUTES.includes(route) || PUBLIC_ROUTE_PREFIXES.some((prefix) => route === prefix || route.startsWith(`${prefix}/`));
+  return (
+    PUBLIC_ROUTES.includes(route) ||
+    PUBLIC_ROUTE_PREFIXES.some((prefix) => route === prefix || route.startsWith(`${prefix}/`))
+  );
 }
 
 /** How often a header was sent: Node joins or drops repeated headers, `rawHeaders` keeps them all. */
 export function headerCount(request: FastifyRequest, name: string): number {
   const raw = request.raw.rawHeaders;
   let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) count += 1;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) count += 1;
   return count;
 }
 
@@ -48,7 +52,10 @@ export function headerCount(request: FastifyRequest, name: string): number {
 export function hostGuard(config: AptixConfig, port: () => number) {
   const wildcard = WILDCARD.has(config.host);
   const bound = new Set<string>();
-  if (!wildcard) bound.add(config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host.toLowerCase());
+  if (!wildcard)
+    bound.add(
+      config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host.toLowerCase(),
+    );
   if (isLoopback(config.host)) for (const name of ['localhost', '127.0.0.1', '[::1]']) bound.add(name);
   const checkHost = !wildcard || config.allowedHosts.length > 0;
   const allowedOrigins = new Set(config.allowedOrigins.map((origin) => origin.toLowerCase()));
@@ -69,17 +76,31 @@ export function hostGuard(config: AptixConfig, port: () => number) {
   };
   return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (servedFor !== port()) build(port());
-    if (headerCount(request, 'host') > 1) return void sendError(reply, 'DUPLICATE_HEADER', 'The request has more than one Host header. Send exactly one.');
+    if (headerCount(request, 'host') > 1)
+      return void sendError(reply, 'DUPLICATE_HEADER', 'The request has more than one Host header. Send exactly one.');
     const host = request.headers.host?.toLowerCase();
     if (checkHost && (host === undefined || !hosts.has(host))) {
-      return void sendError(reply, 'HOST_NOT_ALLOWED', `Host "${request.headers.host ?? ''}" is not served here. Use one of: ${[...hosts].join(', ')}, or add it to allowedHosts in the configuration.`);
+      return void sendError(
+        reply,
+        'HOST_NOT_ALLOWED',
+        `Host "${request.headers.host ?? ''}" is not served here. Use one of: ${[...hosts].join(', ')}, or add it to allowedHosts in the configuration.`,
+      );
     }
     const origin = request.headers.origin?.toLowerCase();
     if (origin !== undefined) {
-      const allowed = checkHost ? origins.has(origin) : allowedOrigins.has(origin) || origin === `http://${host}` || origin === `https://${host}`;
+      const allowed = checkHost
+        ? origins.has(origin)
+        : allowedOrigins.has(origin) || origin === `http://${host}` || origin === `https://${host}`;
       if (!allowed) {
-        const why = origin === 'null' ? 'an opaque origin ("null", sent by sandboxed frames and files) cannot be told apart from any other page' : 'it is not an origin this host serves';
-        return void sendError(reply, 'ORIGIN_NOT_ALLOWED', `Origin "${request.headers.origin}" may not call this host: ${why}. Add it to allowedOrigins in the configuration if it should.`);
+        const why =
+          origin === 'null'
+            ? 'an opaque origin ("null", sent by sandboxed frames and files) cannot be told apart from any other page'
+            : 'it is not an origin this host serves';
+        return void sendError(
+          reply,
+          'ORIGIN_NOT_ALLOWED',
+          `Origin "${request.headers.origin}" may not call this host: ${why}. Add it to allowedOrigins in the configuration if it should.`,
+        );
       }
     }
     done();
@@ -100,16 +121,25 @@ export function apiKeyGuard(keys: readonly ApiKey[]) {
   return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (isPublicRoute(request.routeOptions.url)) return done();
     if (headerCount(request, 'authorization') > 1) {
-      return void sendError(reply, 'DUPLICATE_HEADER', 'The request has more than one Authorization header. Send exactly one: "Authorization: Bearer <key>".');
+      return void sendError(
+        reply,
+        'DUPLICATE_HEADER',
+        'The request has more than one Authorization header. Send exactly one: "Authorization: Bearer <key>".',
+      );
     }
     const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
     const given = digest(match?.[1] ?? '');
     let actor: string | undefined;
     // Every key is compared, matched or not, so the time taken does not say which one matched.
-    for (const candidate of expected) if (timingSafeEqual(given, candidate.digest) && actor === undefined) actor = candidate.name;
+    for (const candidate of expected)
+      if (timingSafeEqual(given, candidate.digest) && actor === undefined) actor = candidate.name;
     if (match === null || actor === undefined) {
       void reply.header('www-authenticate', 'Bearer realm="aptix"');
-      return void sendError(reply, 'UNAUTHORIZED', 'This host requires an API key: send the header "Authorization: Bearer <key>".');
+      return void sendError(
+        reply,
+        'UNAUTHORIZED',
+        'This host requires an API key: send the header "Authorization: Bearer <key>".',
+      );
     }
     request.actor = actor;
     // From here on, the request's lines (and those of the calls it makes, which get this logger) name the key.

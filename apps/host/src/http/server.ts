@@ -81,7 +81,9 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : `${requestIdPrefix}${(++requestCount).toString(36)}`;
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given)
+        ? given
+        : `${requestIdPrefix}${(++requestCount).toString(36)}`;
     },
     requestIdHeader: false,
     // Requests are logged below in Aptix's own words.
@@ -98,7 +100,10 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     // these every connectionsCheckingInterval, so it is kept near the shortest of them.
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs) },
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const routes: RegisteredRoute[] = [];
   // Added first, so it sees every route registered after it, including the HEAD route Fastify adds for each GET.
@@ -117,13 +122,25 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     request.log = reply.log = RequestLogger.forRequest(pino, request.id).asFastifyLogger();
     if (logRequests) logWhenAnswered(request, reply, pino, accessLine);
     void reply.header('x-request-id', request.id);
-    if (logIncoming) request.log.debug({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
+    if (logIncoming)
+      request.log.debug(
+        { req: { method: request.method, url: request.url, remoteAddress: request.ip } },
+        'incoming request',
+      );
     if (closing) {
       void reply.header('connection', 'close');
-      return void sendError(reply, 'SHUTTING_DOWN', 'The host is shutting down. Retry on another host, or once this one has restarted.');
+      return void sendError(
+        reply,
+        'SHUTTING_DOWN',
+        'The host is shutting down. Retry on another host, or once this one has restarted.',
+      );
     }
     if (request.raw.url !== undefined && request.raw.url.length > config.maxUrlLength) {
-      return void sendError(reply, 'URL_TOO_LONG', `The URL is longer than ${config.maxUrlLength} characters. Send a shorter URL (the limit is maxUrlLength in the host's configuration).`);
+      return void sendError(
+        reply,
+        'URL_TOO_LONG',
+        `The URL is longer than ${config.maxUrlLength} characters. Send a shorter URL (the limit is maxUrlLength in the host's configuration).`,
+      );
     }
     guardHost(request, reply, done);
   });
@@ -133,14 +150,28 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   // Our own JSON parser: the same secure-json-parse, with messages that say what was wrong. No other
   // content-type is accepted (415 says to send application/json).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody((text) => parseSecureJson(text, { protoAction: 'error', constructorAction: 'error' })));
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    parseJsonBody((text) => parseSecureJson(text, { protoAction: 'error', constructorAction: 'error' })),
+  );
   app.setErrorHandler(handleError(config));
-  app.setNotFoundHandler((request, reply) => sendError(reply, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. The API is described at /docs.`));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      'NOT_FOUND',
+      `No route ${request.method} ${request.url.split('?')[0]}. The API is described at /docs.`,
+    ),
+  );
 
   await registerRateLimit(app, config);
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Aptix host', version, description: 'Tools for LLM agents, over HTTP, OpenAI function formats and MCP (at /mcp).' },
+      info: {
+        title: 'Aptix host',
+        version,
+        description: 'Tools for LLM agents, over HTTP, OpenAI function formats and MCP (at /mcp).',
+      },
       components: config.apiKeys.length > 0 ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } : {},
       ...(config.apiKeys.length > 0 ? { security: [{ bearer: [] }] } : {}),
     },
@@ -154,7 +185,12 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   registerReasonerRoutes(app, host);
   registerApprovalRoutes(app, host);
   if (config.console) await registerConsoleRoutes(app);
-  const mcp = registerMcpRoutes(app, host, version, { idleMs: config.mcp.sessionIdleMs, maxSessions: config.mcp.maxSessions, streams: { retryMs: config.mcp.streamRetryMs, holdMs: config.mcp.streamHoldMs }, fastLane: config.mcp.fastLane });
+  const mcp = registerMcpRoutes(app, host, version, {
+    idleMs: config.mcp.sessionIdleMs,
+    maxSessions: config.mcp.maxSessions,
+    streams: { retryMs: config.mcp.streamRetryMs, holdMs: config.mcp.streamHoldMs },
+    fastLane: config.mcp.fastLane,
+  });
   app.addHook('onClose', async () => {
     await mcp.close();
   });
@@ -188,7 +224,12 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
  * Fastify time every response and add and remove 'finish' and 'error' listeners of its own, then run
  * the hook through its runner (about 3k instructions per request, callgrind).
  */
-function logWhenAnswered(request: FastifyRequest, reply: FastifyReply, pino: Logger, accessLine: AccessLineWriter | undefined): void {
+function logWhenAnswered(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  pino: Logger,
+  accessLine: AccessLineWriter | undefined,
+): void {
   const started = performance.now();
   // 'close', not 'finish': a request whose connection closes before its answer is sent (after its call
   // may have changed something) still leaves a line in the access log, saying so, with no status.
@@ -202,7 +243,12 @@ function logWhenAnswered(request: FastifyRequest, reply: FastifyReply, pino: Log
     }
     // The request's logger as it is now (the API key guard gives it the key's name).
     const log: unknown = request.log;
-    if (log instanceof RequestLogger) log.completed(request.method, request.url, reply.statusCode, responseTime, accessLine);
-    else pino.info({ reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, responseTime }, 'request completed');
+    if (log instanceof RequestLogger)
+      log.completed(request.method, request.url, reply.statusCode, responseTime, accessLine);
+    else
+      pino.info(
+        { reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, responseTime },
+        'request completed',
+      );
   });
 }

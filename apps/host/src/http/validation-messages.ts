@@ -11,9 +11,17 @@ export interface ValidationIssue {
 }
 
 /** Fields a client is likely to send at the top level of a body, and where they belong. */
-const BELONGS_IN: Readonly<Record<string, string>> = { sessionId: 'context.sessionId', conversationId: 'context.conversationId' };
+const BELONGS_IN: Readonly<Record<string, string>> = {
+  sessionId: 'context.sessionId',
+  conversationId: 'context.conversationId',
+};
 
-const PLACE: Readonly<Record<string, string>> = { body: 'the body', querystring: 'the query', params: 'the path', headers: 'the headers' };
+const PLACE: Readonly<Record<string, string>> = {
+  body: 'the body',
+  querystring: 'the query',
+  params: 'the path',
+  headers: 'the headers',
+};
 
 /**
  * One sentence per problem, naming the field and what to send instead, e.g.
@@ -48,7 +56,10 @@ function describe(issue: ValidationIssue, context: string): string {
       const missing = String(issue.params.missingProperty);
       // The first failure ajv reports; a misspelt field shows up here as the one missing.
       const known = Object.keys(issue.parentSchema?.properties ?? {});
-      const given = issue.data !== null && typeof issue.data === 'object' ? Object.keys(issue.data).filter((key) => !known.includes(key)) : [];
+      const given =
+        issue.data !== null && typeof issue.data === 'object'
+          ? Object.keys(issue.data).filter((key) => !known.includes(key))
+          : [];
       const misspelt = given.find((key) => closest(key, [missing]) !== undefined);
       return `${path === '' ? place : path} is missing the field "${missing}"${misspelt === undefined ? '' : ` (it has "${misspelt}": did you mean "${missing}"?)`}`;
     }
@@ -58,14 +69,19 @@ function describe(issue: ValidationIssue, context: string): string {
       return `${field} must be ${JSON.stringify(issue.params.allowedValue)}`;
     case 'anyOf': {
       const branches = issue.parentSchema?.anyOf ?? [];
-      if (branches.length > 0 && branches.every((branch) => 'const' in branch)) return `${field} must be one of ${branches.map((branch) => String(branch.const)).join(', ')}`;
-      const kinds = branches.map((branch) => (typeof branch.type === 'string' ? article(branch.type) : 'another shape'));
+      if (branches.length > 0 && branches.every((branch) => 'const' in branch))
+        return `${field} must be one of ${branches.map((branch) => String(branch.const)).join(', ')}`;
+      const kinds = branches.map((branch) =>
+        typeof branch.type === 'string' ? article(branch.type) : 'another shape',
+      );
       return `${field} must be ${[...new Set(kinds)].join(' or ')}`;
     }
     case 'type':
       return `${field} must be ${article(String(issue.params.type))}`;
     case 'minLength':
-      return issue.params.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${String(issue.params.limit)} characters long`;
+      return issue.params.limit === 1
+        ? `${field} must not be empty`
+        : `${field} must be at least ${String(issue.params.limit)} characters long`;
     case 'maxLength':
       return `${field} must be at most ${String(issue.params.limit)} characters long`;
     default:
@@ -74,7 +90,15 @@ function describe(issue: ValidationIssue, context: string): string {
 }
 
 function article(type: string): string {
-  const named: Record<string, string> = { object: 'a JSON object', array: 'an array', string: 'a string', integer: 'a whole number', number: 'a number', boolean: 'true or false', null: 'null' };
+  const named: Record<string, string> = {
+    object: 'a JSON object',
+    array: 'an array',
+    string: 'a string',
+    integer: 'a whole number',
+    number: 'a number',
+    boolean: 'true or false',
+    null: 'null',
+  };
   return named[type] ?? type.split(',').map(article).join(' or ');
 }
 
@@ -106,7 +130,8 @@ function levenshtein(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i += 1) {
     const current = [i];
-    for (let j = 1; j <= b.length; j += 1) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j += 1)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = current;
   }
   return previous[b.length]!;

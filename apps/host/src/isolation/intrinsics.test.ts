@@ -28,34 +28,62 @@ describe('the built-ins an isolated worker keeps', () => {
   });
 
   it.each([
-    ['an enumerable Object.prototype property', () => {
-      (Object.prototype as Record<string, unknown>).polluted = 'yes';
-      return () => delete (Object.prototype as Record<string, unknown>).polluted;
-    }, 'Object.prototype gained the enumerable property "polluted"'],
-    ['a replaced Array.prototype.push', replaced(Array.prototype, 'push', () => 0), 'Array.prototype.push was replaced'],
+    [
+      'an enumerable Object.prototype property',
+      () => {
+        (Object.prototype as Record<string, unknown>).polluted = 'yes';
+        return () => delete (Object.prototype as Record<string, unknown>).polluted;
+      },
+      'Object.prototype gained the enumerable property "polluted"',
+    ],
+    [
+      'a replaced Array.prototype.push',
+      replaced(Array.prototype, 'push', () => 0),
+      'Array.prototype.push was replaced',
+    ],
     ['a replaced JSON.parse', replaced(JSON, 'parse', () => ({})), 'JSON.parse was replaced'],
   ])('finds %s around every call (the probe)', (_what, change, message) => {
     expect(whileChanged(change)).toEqual({ probe: message, full: message });
   });
 
   it.each([
-    ['a replaced String.prototype.trim', replaced(String.prototype, 'trim', () => ''), 'String.prototype["trim"] was replaced or redefined'],
-    ['a getter put in place of Array.prototype.map, returning the original', () => {
-      const descriptor = Object.getOwnPropertyDescriptor(Array.prototype, 'map')!;
-      const original = descriptor.value as unknown;
-      Object.defineProperty(Array.prototype, 'map', { get: () => original, configurable: true });
-      return () => Object.defineProperty(Array.prototype, 'map', descriptor);
-    }, 'Array.prototype["map"] was replaced or redefined'],
-    ['a non-enumerable addition to Object.prototype', () => {
-      Object.defineProperty(Object.prototype, 'hidden', { value: 1, configurable: true });
-      return () => delete (Object.prototype as Record<string, unknown>).hidden;
-    }, 'Object.prototype gained "hidden"'],
-    ['a new prototype for Map.prototype', () => {
-      const parent = Object.getPrototypeOf(Map.prototype) as object;
-      Object.setPrototypeOf(Map.prototype, { get: () => 'forged' });
-      return () => Object.setPrototypeOf(Map.prototype, parent);
-    }, 'the prototype of Map.prototype was changed'],
-    ['a replaced global', replaced(globalThis, 'structuredClone', () => null), 'globalThis.structuredClone was replaced'],
+    [
+      'a replaced String.prototype.trim',
+      replaced(String.prototype, 'trim', () => ''),
+      'String.prototype["trim"] was replaced or redefined',
+    ],
+    [
+      'a getter put in place of Array.prototype.map, returning the original',
+      () => {
+        const descriptor = Object.getOwnPropertyDescriptor(Array.prototype, 'map')!;
+        const original = descriptor.value as unknown;
+        Object.defineProperty(Array.prototype, 'map', { get: () => original, configurable: true });
+        return () => Object.defineProperty(Array.prototype, 'map', descriptor);
+      },
+      'Array.prototype["map"] was replaced or redefined',
+    ],
+    [
+      'a non-enumerable addition to Object.prototype',
+      () => {
+        Object.defineProperty(Object.prototype, 'hidden', { value: 1, configurable: true });
+        return () => delete (Object.prototype as Record<string, unknown>).hidden;
+      },
+      'Object.prototype gained "hidden"',
+    ],
+    [
+      'a new prototype for Map.prototype',
+      () => {
+        const parent = Object.getPrototypeOf(Map.prototype) as object;
+        Object.setPrototypeOf(Map.prototype, { get: () => 'forged' });
+        return () => Object.setPrototypeOf(Map.prototype, parent);
+      },
+      'the prototype of Map.prototype was changed',
+    ],
+    [
+      'a replaced global',
+      replaced(globalThis, 'structuredClone', () => null),
+      'globalThis.structuredClone was replaced',
+    ],
   ])('finds %s in the full comparison', (_what, change, message) => {
     expect(whileChanged(change).full).toBe(message);
   });
@@ -77,7 +105,12 @@ describe('the memory an isolated worker holds outside the heap', () => {
     expect(health.afterCall()).toBeUndefined();
     const held = Buffer.alloc(128 * 1024 * 1024, 1);
     const unfit = health.afterCall();
-    expect(unfit).toEqual({ reason: 'memory', detail: expect.stringMatching(/^it held \d+ MiB outside the JavaScript heap \(\d+ MiB of it in Buffers and ArrayBuffers\), over its limit of 64 MiB$/) });
+    expect(unfit).toEqual({
+      reason: 'memory',
+      detail: expect.stringMatching(
+        /^it held \d+ MiB outside the JavaScript heap \(\d+ MiB of it in Buffers and ArrayBuffers\), over its limit of 64 MiB$/,
+      ),
+    });
     // Unfit stays unfit: the worker is being replaced.
     expect(health.beforeCall()).toBe(unfit);
     expect(held.length).toBe(128 * 1024 * 1024);

@@ -46,7 +46,40 @@ const TARGETS: ReadonlyArray<readonly [string, object]> = [
   ['Math', Math],
 ];
 /** Globals compared by identity only: a tool may add globals of its own, never replace these. */
-const GLOBALS = ['Object', 'Array', 'Function', 'String', 'Number', 'Boolean', 'Symbol', 'Promise', 'Map', 'Set', 'WeakMap', 'Error', 'TypeError', 'RegExp', 'Date', 'JSON', 'Reflect', 'Math', 'Proxy', 'ArrayBuffer', 'Uint8Array', 'Buffer', 'AbortController', 'AbortSignal', 'DOMException', 'TextEncoder', 'TextDecoder', 'queueMicrotask', 'setTimeout', 'clearTimeout', 'setImmediate', 'structuredClone'];
+const GLOBALS = [
+  'Object',
+  'Array',
+  'Function',
+  'String',
+  'Number',
+  'Boolean',
+  'Symbol',
+  'Promise',
+  'Map',
+  'Set',
+  'WeakMap',
+  'Error',
+  'TypeError',
+  'RegExp',
+  'Date',
+  'JSON',
+  'Reflect',
+  'Math',
+  'Proxy',
+  'ArrayBuffer',
+  'Uint8Array',
+  'Buffer',
+  'AbortController',
+  'AbortSignal',
+  'DOMException',
+  'TextEncoder',
+  'TextDecoder',
+  'queueMicrotask',
+  'setTimeout',
+  'clearTimeout',
+  'setImmediate',
+  'structuredClone',
+];
 
 /** The few the call path uses most, checked around every call: reading them costs almost nothing. */
 const CRITICAL: ReadonlyArray<readonly [string, object, string, unknown]> = [
@@ -87,7 +120,15 @@ function describeKey(key: PropertyKey): string {
 }
 
 function same(a: PropertyDescriptor, b: PropertyDescriptor | undefined): boolean {
-  return b !== undefined && is(a.value, b.value) && a.get === b.get && a.set === b.set && a.writable === b.writable && a.enumerable === b.enumerable && a.configurable === b.configurable;
+  return (
+    b !== undefined &&
+    is(a.value, b.value) &&
+    a.get === b.get &&
+    a.set === b.set &&
+    a.writable === b.writable &&
+    a.enumerable === b.enumerable &&
+    a.configurable === b.configurable
+  );
 }
 
 /**
@@ -106,7 +147,6 @@ export function probeIntrinsics(): string | undefined {
   return undefined;
 }
 
-
 /** The built-ins as they are now: taken once the package has loaded, compared after calls. */
 export class Intrinsics {
   readonly #snapshots: Snapshot[] = [];
@@ -117,9 +157,17 @@ export class Intrinsics {
       const keys = ownKeys(target);
       const properties: Array<readonly [PropertyKey, PropertyDescriptor]> = [];
       for (let i = 0; i < keys.length; i++) properties[i] = [keys[i]!, getOwnPropertyDescriptor(target, keys[i]!)!];
-      this.#snapshots[this.#snapshots.length] = { name, target, parent: getPrototypeOf(target) as object | null, extensible: isExtensible(target), keys: keys.length, properties };
+      this.#snapshots[this.#snapshots.length] = {
+        name,
+        target,
+        parent: getPrototypeOf(target) as object | null,
+        extensible: isExtensible(target),
+        keys: keys.length,
+        properties,
+      };
     }
-    for (const name of GLOBALS) this.#globals[this.#globals.length] = [name, (globalThis as Record<string, unknown>)[name]];
+    for (const name of GLOBALS)
+      this.#globals[this.#globals.length] = [name, (globalThis as Record<string, unknown>)[name]];
   }
 
   /** Every property of every built-in compared with the snapshot: what changed first, or undefined. */

@@ -22,7 +22,12 @@ export interface IsolatedLoadOptions {
  * the CLI, the agent loop) sees the same tool. A call runs in a worker; its time-out and cancellation
  * cross to it.
  */
-export async function loadIsolated(config: ToolPackageConfig, baseDir: string, options: IsolatedLoadOptions, follower?: ToolPackageFollower): Promise<LoadedToolPackage> {
+export async function loadIsolated(
+  config: ToolPackageConfig,
+  baseDir: string,
+  options: IsolatedLoadOptions,
+  follower?: ToolPackageFollower,
+): Promise<LoadedToolPackage> {
   // Resolved here first, so a package that is not installed fails with the same message as in process.
   const entry = resolveEntry(config.specifier, baseDir);
   // The thread's own limits go to Node; the one outside the heap is the worker's to check (worker-health.ts).
@@ -84,7 +89,11 @@ function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass
     readonly name = meta.name;
     readonly isToolFullyExecutedOnServer = meta.fullyExecutedOnServer;
     // The three parameters tell the executor to make the call's signal: it carries the time-out to the worker.
-    execute(argumentsJson: string, context: AgentToolExecutionContext, signal?: AbortSignal): Promise<InvokeResult<string>> {
+    execute(
+      argumentsJson: string,
+      context: AgentToolExecutionContext,
+      signal?: AbortSignal,
+    ): Promise<InvokeResult<string>> {
       return pool.call(meta.name, argumentsJson, context ?? {}, signal);
     }
   };
@@ -102,7 +111,10 @@ function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass
   // The approval policy, failing closed: anything but "never" gates. One that depends on the arguments is a
   // function in the worker: the host's approval gate asks the worker (see worker-policy.ts).
   if (meta.approval !== 'never') {
-    const policy = meta.approval === 'dynamic' ? isolatedDynamicPolicy(meta.name, (args, context) => pool.evaluatePolicy(meta.name, args, context)) : 'always';
+    const policy =
+      meta.approval === 'dynamic'
+        ? isolatedDynamicPolicy(meta.name, (args, context) => pool.evaluatePolicy(meta.name, args, context))
+        : 'always';
     statics.ApprovalPolicy = { value: policy, enumerable: true };
   }
   if (meta.outputSchema !== undefined) statics.OutputSchema = { value: meta.outputSchema, enumerable: true };

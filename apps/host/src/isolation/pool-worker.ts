@@ -6,7 +6,15 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { cancelledJson, ExecutionErrorCode, InvokeResult, TOOL_LOG_LEVELS, type AgentToolExecutionContext, type ToolLogLevel, type ToolProgress } from '@aptix/tool-contract';
+import {
+  cancelledJson,
+  ExecutionErrorCode,
+  InvokeResult,
+  TOOL_LOG_LEVELS,
+  type AgentToolExecutionContext,
+  type ToolLogLevel,
+  type ToolProgress,
+} from '@aptix/tool-contract';
 import { Outbox } from './outbox.js';
 import { decodeCallMessage, type HostMessage, type WorkerMessage } from './protocol.js';
 
@@ -44,10 +52,19 @@ export interface WorkerLimits {
 }
 
 /** A worker's 'unfit' message as an Ending, or undefined when it is not one (nothing from a worker is trusted). */
-export function unfitEnding(message: { reason?: unknown; detail?: unknown; call?: unknown }): Extract<Ending, { kind: 'unfit' }> | undefined {
+export function unfitEnding(message: {
+  reason?: unknown;
+  detail?: unknown;
+  call?: unknown;
+}): Extract<Ending, { kind: 'unfit' }> | undefined {
   if (message.reason !== 'polluted' && message.reason !== 'memory') return undefined;
   const detail = typeof message.detail === 'string' ? message.detail.slice(0, 500) : 'no detail';
-  return { kind: 'unfit', reason: message.reason, detail, call: typeof message.call === 'number' ? message.call : undefined };
+  return {
+    kind: 'unfit',
+    reason: message.reason,
+    detail,
+    call: typeof message.call === 'number' ? message.call : undefined,
+  };
 }
 
 /** The calls a worker refused to start, taken from it to be sent to another; the rest stay. */
@@ -129,7 +146,13 @@ export class PoolWorker {
 }
 
 /** The answer of a call whose worker ended under it. */
-export function endedResult(pending: Pending, ending: Ending, pkg: string, limits: WorkerLimits, id: number): InvokeResult<string> {
+export function endedResult(
+  pending: Pending,
+  ending: Ending,
+  pkg: string,
+  limits: WorkerLimits,
+  id: number,
+): InvokeResult<string> {
   const { name } = pending;
   switch (ending.kind) {
     case 'memory':
@@ -137,29 +160,38 @@ export function endedResult(pending: Pending, ending: Ending, pkg: string, limit
         `${name} was stopped: its isolated worker ran out of memory (limit ${
           limits.heapMb ?? 'default'
         } MiB) and was replaced. Ask for less; if this much is expected, the host's operator can raise resourceLimits.maxOldGenerationSizeMb of ${pkg}.`,
-        ExecutionErrorCode.RESOURCE_LIMIT
+        ExecutionErrorCode.RESOURCE_LIMIT,
       );
     case 'unfit':
       if (ending.reason === 'memory') {
         return InvokeResult.fromError(
           `${name} was stopped: its isolated worker ${id === ending.call ? 'ended this call holding' : 'held'} more memory outside the JavaScript heap (Buffers, ArrayBuffers) than its limit of ${limits.externalMb} MiB, and was replaced. Ask for less; if this much is expected, the host's operator can raise resourceLimits.maxExternalMemoryMb of ${pkg}.`,
-          ExecutionErrorCode.RESOURCE_LIMIT
+          ExecutionErrorCode.RESOURCE_LIMIT,
         );
       }
       if (id === ending.call) {
-        return InvokeResult.fromError(`${name} changed JavaScript's built-ins in its isolated worker (${ending.detail}), so its result was dropped and the worker replaced. A tool must leave the built-ins alone.`, ExecutionErrorCode.TOOL_EXCEPTION);
+        return InvokeResult.fromError(
+          `${name} changed JavaScript's built-ins in its isolated worker (${ending.detail}), so its result was dropped and the worker replaced. A tool must leave the built-ins alone.`,
+          ExecutionErrorCode.TOOL_EXCEPTION,
+        );
       }
-      return InvokeResult.fromError(`${name} was stopped: its worker had to be replaced because another call changed JavaScript's built-ins in it. Calling again should work.`, ExecutionErrorCode.TOOL_UNAVAILABLE);
+      return InvokeResult.fromError(
+        `${name} was stopped: its worker had to be replaced because another call changed JavaScript's built-ins in it. Calling again should work.`,
+        ExecutionErrorCode.TOOL_UNAVAILABLE,
+      );
     case 'stuck':
       // The call that was asked to stop (its time-out, or the caller) and kept the thread busy ended with its
       // worker, before it could have any further effect: the executor answers TIMEOUT or cancelled for it.
       if (pending.signal?.aborted) return InvokeResult.create(cancelledJson(name, pending.context));
       return InvokeResult.fromError(
         `${name} was stopped: its worker had to be replaced because a call on it kept its thread busy past its time-out. Calling again should work.`,
-        ExecutionErrorCode.TOOL_UNAVAILABLE
+        ExecutionErrorCode.TOOL_UNAVAILABLE,
       );
     case 'crash':
-      return InvokeResult.fromError(`${name} failed: its worker stopped (${ending.detail}) while running the call, and was replaced.`, ExecutionErrorCode.TOOL_EXCEPTION);
+      return InvokeResult.fromError(
+        `${name} failed: its worker stopped (${ending.detail}) while running the call, and was replaced.`,
+        ExecutionErrorCode.TOOL_EXCEPTION,
+      );
   }
 }
 
@@ -172,7 +204,9 @@ export function describeEnding(ending: Ending): string {
     case 'crash':
       return `stopped (${ending.detail})`;
     case 'unfit':
-      return ending.reason === 'memory' ? `went over its limit outside the heap (${ending.detail})` : `had its JavaScript built-ins changed by the package (${ending.detail})`;
+      return ending.reason === 'memory'
+        ? `went over its limit outside the heap (${ending.detail})`
+        : `had its JavaScript built-ins changed by the package (${ending.detail})`;
   }
 }
 
@@ -195,7 +229,8 @@ function failedFromWire(name: string, payload: string): InvokeResult<string> {
 function questionsFromWire(name: string, payload: string): InvokeResult<string> {
   try {
     const { errors, inputRequired } = JSON.parse(payload) as { errors?: unknown; inputRequired?: unknown };
-    if (Array.isArray(errors) && inputRequired !== undefined) return { successful: false, result: null, errors, inputRequired } as unknown as InvokeResult<string>;
+    if (Array.isArray(errors) && inputRequired !== undefined)
+      return { successful: false, result: null, errors, inputRequired } as unknown as InvokeResult<string>;
   } catch {
     // below
   }
@@ -221,7 +256,8 @@ function deliverLog(context: AgentToolExecutionContext, payload: string): void {
   if (context.log === undefined) return;
   deliver(() => {
     const { level, message, data } = JSON.parse(payload) as { level?: unknown; message?: unknown; data?: unknown };
-    if (typeof level === 'string' && (TOOL_LOG_LEVELS as readonly string[]).includes(level)) context.log!(level as ToolLogLevel, String(message), data);
+    if (typeof level === 'string' && (TOOL_LOG_LEVELS as readonly string[]).includes(level))
+      context.log!(level as ToolLogLevel, String(message), data);
   });
 }
 
@@ -232,7 +268,10 @@ function deliverLog(context: AgentToolExecutionContext, payload: string): void {
  * through the executor's checks like any tool's; progress and log entries go to the caller's own
  * functions, which check them again.
  */
-export function readCallMessage(entry: PoolWorker, wire: string): { id: number; result: InvokeResult<string> } | undefined {
+export function readCallMessage(
+  entry: PoolWorker,
+  wire: string,
+): { id: number; result: InvokeResult<string> } | undefined {
   const message = decodeCallMessage(wire);
   if (message === undefined) return undefined;
   const pending = entry.pending.get(message.id);
@@ -254,9 +293,14 @@ export function readCallMessage(entry: PoolWorker, wire: string): { id: number; 
 }
 
 /** An operator's log line from a worker (the tools' AdminLogger), tagged with the package; nothing in it trusted. */
-export function logWorkerEntry(logger: Logger, specifier: string, message: Extract<WorkerMessage, { type: 'log' }>): void {
+export function logWorkerEntry(
+  logger: Logger,
+  specifier: string,
+  message: Extract<WorkerMessage, { type: 'log' }>,
+): void {
   const level = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].includes(message.level) ? message.level : 'error';
   const fields: Record<string, unknown> = { toolPackage: specifier, tag: String(message.tag) };
-  if (Array.isArray(message.pairs)) for (const pair of message.pairs.slice(0, 32)) if (Array.isArray(pair)) fields[String(pair[0])] = String(pair[1]);
+  if (Array.isArray(message.pairs))
+    for (const pair of message.pairs.slice(0, 32)) if (Array.isArray(pair)) fields[String(pair[0])] = String(pair[1]);
   logger[level](fields, String(message.message).slice(0, 8192));
 }

@@ -2,7 +2,18 @@
  * The messages between the host and an isolated package's worker threads. The host trusts none of
  * what a worker sends: every message is checked before it is used (see `worker-pool.ts`).
  */
-import type { AgentToolExecutionContext, ApprovalPolicyKind, FunctionToolSchema, InvokeError, InvokeFailure, InvokeResult, JsonSchema, LogLevel, ToolAnnotations, ToolInputChannel } from '@aptix/tool-contract';
+import type {
+  AgentToolExecutionContext,
+  ApprovalPolicyKind,
+  FunctionToolSchema,
+  InvokeError,
+  InvokeFailure,
+  InvokeResult,
+  JsonSchema,
+  LogLevel,
+  ToolAnnotations,
+  ToolInputChannel,
+} from '@aptix/tool-contract';
 
 /** What a worker is started with (its `workerData`). */
 export interface WorkerSetup {
@@ -43,7 +54,13 @@ export interface IsolatedToolMeta {
  */
 export type HostMessage =
   /** Evaluate a tool's approval policy for these arguments (JSON text) and context data (JSON text). */
-  | { readonly type: 'policy'; readonly id: number; readonly name: string; readonly args: string; readonly context: string }
+  | {
+      readonly type: 'policy';
+      readonly id: number;
+      readonly name: string;
+      readonly args: string;
+      readonly context: string;
+    }
   | { readonly type: 'cancel'; readonly id: number; readonly timedOut: boolean }
   | { readonly type: 'ping'; readonly seq: number }
   | { readonly type: 'close' };
@@ -51,7 +68,14 @@ export type HostMessage =
 export type WorkerMessage =
   | { readonly type: 'phase'; readonly phase: 'import' | 'setup' }
   /** `changing`: the package took `toolsChanged` from its ToolPackageHost, so its tools may change while the host runs. */
-  | { readonly type: 'ready'; readonly name: string; readonly version: string | undefined; readonly folder: string; readonly tools: readonly IsolatedToolMeta[]; readonly changing?: boolean }
+  | {
+      readonly type: 'ready';
+      readonly name: string;
+      readonly version: string | undefined;
+      readonly folder: string;
+      readonly tools: readonly IsolatedToolMeta[];
+      readonly changing?: boolean;
+    }
   /** The package's whole tool list after it changed (`toolsChanged`), as checked in the worker. */
   | { readonly type: 'tools'; readonly tools: readonly IsolatedToolMeta[] }
   | { readonly type: 'failed'; readonly message: string }
@@ -66,8 +90,20 @@ export type WorkerMessage =
    * found it (its result is not sent); `unstarted`: calls it refused to start, which the host sends to
    * another worker.
    */
-  | { readonly type: 'unfit'; readonly reason: 'polluted' | 'memory'; readonly detail: string; readonly call?: number; readonly unstarted?: readonly number[] }
-  | { readonly type: 'log'; readonly level: LogLevel; readonly tag: string; readonly message: string; readonly pairs: ReadonlyArray<readonly [string, string]> };
+  | {
+      readonly type: 'unfit';
+      readonly reason: 'polluted' | 'memory';
+      readonly detail: string;
+      readonly call?: number;
+      readonly unstarted?: readonly number[];
+    }
+  | {
+      readonly type: 'log';
+      readonly level: LogLevel;
+      readonly tag: string;
+      readonly message: string;
+      readonly pairs: ReadonlyArray<readonly [string, string]>;
+    };
 
 /*
  * The messages of a call, as strings: a kind letter and the call's id, a NUL, then the payload. Nothing
@@ -92,7 +128,9 @@ export const WANTS_LOG = 2;
 
 /** A call's message: the context's data only (its functions cannot cross; the flags say which to rebuild). */
 export function encodeCall(id: number, name: string, args: string, context: AgentToolExecutionContext): string {
-  const flags = (typeof context.reportProgress === 'function' ? WANTS_PROGRESS : 0) | (typeof context.log === 'function' ? WANTS_LOG : 0);
+  const flags =
+    (typeof context.reportProgress === 'function' ? WANTS_PROGRESS : 0) |
+    (typeof context.log === 'function' ? WANTS_LOG : 0);
   return `C${id}\0${flags}\0${name}\0${contextData(context)}\0${args}`;
 }
 
@@ -145,7 +183,11 @@ export function contextData(context: AgentToolExecutionContext): string {
  */
 function inputData(input: ToolInputChannel): string | undefined {
   try {
-    return JSON.stringify({ canAsk: input.canAsk === true, responses: input.responses ?? {}, ...(input.state === undefined ? {} : { state: input.state }) });
+    return JSON.stringify({
+      canAsk: input.canAsk === true,
+      responses: input.responses ?? {},
+      ...(input.state === undefined ? {} : { state: input.state }),
+    });
   } catch {
     return undefined;
   }
@@ -164,14 +206,19 @@ export function encodeErrors(errors: readonly InvokeError[]): string {
 }
 
 function plainErrors(errors: readonly InvokeError[]): Array<{ message: string; code?: string }> {
-  return errors.map((error) => (error.code === undefined ? { message: error.message } : { message: error.message, code: error.code }));
+  return errors.map((error) =>
+    error.code === undefined ? { message: error.message } : { message: error.message, code: error.code },
+  );
 }
 
 /** A failed result's message: its kind and payload (`I` with the questions to the user, else `F`). */
 export function encodeFailure(result: InvokeFailure): { kind: 'F' | 'I'; payload: string } {
   if (result.inputRequired === undefined) return { kind: 'F', payload: encodeErrors(result.errors) };
   // The worker's executor checked the questions (and that the caller can ask); the host checks them again.
-  return { kind: 'I', payload: JSON.stringify({ errors: plainErrors(result.errors), inputRequired: result.inputRequired }) };
+  return {
+    kind: 'I',
+    payload: JSON.stringify({ errors: plainErrors(result.errors), inputRequired: result.inputRequired }),
+  };
 }
 
 /**

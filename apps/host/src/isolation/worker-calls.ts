@@ -12,7 +12,14 @@
  * answers, the tool's state); a tool's questions go back with its failed result, as in process.
  */
 import { logGate, progressGate, type AgentToolExecutionContext, type AgentToolExecutor } from '@aptix/tool-contract';
-import { decodeCall, encodeCallMessage, encodeFailure, WANTS_LOG, WANTS_PROGRESS, type WorkerMessage } from './protocol.js';
+import {
+  decodeCall,
+  encodeCallMessage,
+  encodeFailure,
+  WANTS_LOG,
+  WANTS_PROGRESS,
+  type WorkerMessage,
+} from './protocol.js';
 import type { Unfit, WorkerHealth } from './worker-health.js';
 
 interface RunningCall {
@@ -21,7 +28,9 @@ interface RunningCall {
 
 /** The reason a call's signal aborts with, when it is cancelled or its time-out passed. */
 function abortReason(timedOut: boolean): DOMException {
-  return timedOut ? new DOMException('The call timed out.', 'TimeoutError') : new DOMException('The caller cancelled the call.', 'AbortError');
+  return timedOut
+    ? new DOMException('The call timed out.', 'TimeoutError')
+    : new DOMException('The caller cancelled the call.', 'AbortError');
 }
 
 export class WorkerCalls {
@@ -75,8 +84,14 @@ export class WorkerCalls {
       call.controller.abort(abortReason(cancelledFirst.timedOut));
     }
     this.#inFlight.set(id, call);
-    const progress = flags & WANTS_PROGRESS ? progressGate((report) => this.send(encodeCallMessage('P', id, JSON.stringify(report)))) : undefined;
-    const logs = flags & WANTS_LOG ? logGate((entry) => this.send(encodeCallMessage('L', id, JSON.stringify(entry))), { perSecond: 50, burst: 64 }) : undefined;
+    const progress =
+      flags & WANTS_PROGRESS
+        ? progressGate((report) => this.send(encodeCallMessage('P', id, JSON.stringify(report))))
+        : undefined;
+    const logs =
+      flags & WANTS_LOG
+        ? logGate((entry) => this.send(encodeCallMessage('L', id, JSON.stringify(entry))), { perSecond: 50, burst: 64 })
+        : undefined;
     const callContext: AgentToolExecutionContext =
       progress === undefined && logs === undefined
         ? context
@@ -99,7 +114,11 @@ export class WorkerCalls {
         if (unfit !== undefined) return this.onUnfit(unfit, { call: id });
         if (result.successful && result.content !== undefined) {
           // Content blocks cross as they are (plain data the executor built); the host checks them again.
-          this.sendObject({ type: 'result', id, result: { successful: true, result: result.result, errors: [], content: result.content } });
+          this.sendObject({
+            type: 'result',
+            id,
+            result: { successful: true, result: result.result, errors: [], content: result.content },
+          });
         } else if (result.successful) {
           this.send(encodeCallMessage('R', id, result.result));
         } else {

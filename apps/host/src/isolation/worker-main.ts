@@ -44,7 +44,13 @@ const logger: AdminLogger = {
 
 function log(level: LogLevel, tag: string, message: unknown, pairs: LogPairs | undefined): void {
   try {
-    send({ type: 'log', level, tag: String(tag), message: String(message), pairs: (pairs ?? []).map(([key, value]) => [String(key), String(value)] as const) });
+    send({
+      type: 'log',
+      level,
+      tag: String(tag),
+      message: String(message),
+      pairs: (pairs ?? []).map(([key, value]) => [String(key), String(value)] as const),
+    });
   } catch {
     // A log entry that cannot be sent is dropped, never a reason to fail a call.
   }
@@ -64,14 +70,18 @@ guardExits(({ call }) =>
   logger.addError(
     '[IsolatedPackage_ExitRefused]',
     `refused ${call} from package "${packageName}" in its isolated worker: only the host ends its process or its workers. The code that called it got a PROCESS_EXIT_REFUSED error (a tool call fails with that code); fix the package to return or throw an error instead.`,
-    [['event', 'exitRefused'], ['call', call]],
+    [
+      ['event', 'exitRefused'],
+      ['call', call],
+    ],
   ),
 );
 
 /** Made before the package loads, with what it uses (see worker-health.ts). */
 const health = new WorkerHealth(setup.maxExternalBytes);
 const every = setInterval;
-const reportUnfit = (unfit: Unfit, calls: { call?: number; unstarted?: number[] }) => send({ type: 'unfit', reason: unfit.reason, detail: unfit.detail, ...calls });
+const reportUnfit = (unfit: Unfit, calls: { call?: number; unstarted?: number[] }) =>
+  send({ type: 'unfit', reason: unfit.reason, detail: unfit.detail, ...calls });
 
 /** The dependencies tools are built from: the logger and the package's own, strict like the host's container. */
 function cradleOf(dependencies: Readonly<Record<string, unknown>>): object {
@@ -80,7 +90,9 @@ function cradleOf(dependencies: Readonly<Record<string, unknown>>): object {
     get(target, key) {
       if (typeof key === 'string' && Object.hasOwn(target, key)) return target[key];
       if (typeof key === 'symbol' || key === 'then') return undefined;
-      throw new Error(`Could not resolve '${key}': an isolated package's tools receive only the logger and what its own createDependencies provides.`);
+      throw new Error(
+        `Could not resolve '${key}': an isolated package's tools receive only the logger and what its own createDependencies provides.`,
+      );
     },
   });
 }
@@ -122,7 +134,9 @@ async function start(): Promise<void> {
       instance = new toolClass(cradle) as AgentTool;
     } catch (error) {
       registry.unregister(registered.name);
-      throw new Error(`Tool "${registered.name}" from "${imported.name}" cannot be created in its worker: its constructor threw ${describeThrown(error)}.`);
+      throw new Error(
+        `Tool "${registered.name}" from "${imported.name}" cannot be created in its worker: its constructor threw ${describeThrown(error)}.`,
+      );
     }
     return {
       name: registered.name,
@@ -130,11 +144,14 @@ async function start(): Promise<void> {
       usage: registered.usageMetadata,
       schema: JSON.parse(JSON.stringify(toolClass.getSchema())) as IsolatedToolMeta['schema'],
       timeoutMs: registered.timeoutMs,
-      annotations: registered.annotations === undefined ? undefined : JSON.parse(JSON.stringify(registered.annotations)),
+      annotations:
+        registered.annotations === undefined ? undefined : JSON.parse(JSON.stringify(registered.annotations)),
       fullyExecutedOnServer: instance.isToolFullyExecutedOnServer !== false,
       approval: registered.approval,
       ...(registered.outputSchema === undefined ? {} : { outputSchema: registered.outputSchema }),
-      ...(toolClass.Modes === undefined ? {} : { modes: JSON.parse(JSON.stringify(toolClass.Modes)) as readonly string[] }),
+      ...(toolClass.Modes === undefined
+        ? {}
+        : { modes: JSON.parse(JSON.stringify(toolClass.Modes)) as readonly string[] }),
       ...(registered.taskSupport === 'forbidden' ? {} : { taskSupport: registered.taskSupport }),
       ...(registered.taskInput === 'before' ? { taskInput: 'before' as const } : {}),
     };
@@ -151,7 +168,10 @@ async function start(): Promise<void> {
     try {
       list = [...(next as readonly AnyAgentToolClass[])];
     } catch (error) {
-      logger.addError('[IsolatedPackage_ToolsChanged__Unreadable]', `Tool package "${imported.name}" reported a tool list that cannot be read: ${describeThrown(error)}.`);
+      logger.addError(
+        '[IsolatedPackage_ToolsChanged__Unreadable]',
+        `Tool package "${imported.name}" reported a tool list that cannot be read: ${describeThrown(error)}.`,
+      );
       return;
     }
     const keep = new Set(list);
@@ -166,7 +186,10 @@ async function start(): Promise<void> {
         const meta = admit(toolClass);
         metas.set(meta.name, { toolClass, meta });
       } catch (error) {
-        logger.addError('[IsolatedPackage_ToolsChanged__ToolRefused]', error instanceof Error ? error.message : describeThrown(error));
+        logger.addError(
+          '[IsolatedPackage_ToolsChanged__ToolRefused]',
+          error instanceof Error ? error.message : describeThrown(error),
+        );
       }
     }
     send({ type: 'tools', tools: [...metas.values()].map((entry) => entry.meta) });
@@ -216,16 +239,31 @@ async function start(): Promise<void> {
         // Fails closed on anything it cannot read or that throws (evaluateApprovalPolicy's rules).
         let answer: { required: boolean; reason: string };
         try {
-          answer = evaluateApprovalPolicy(message.name, registry.get(message.name)?.approvalPolicy, JSON.parse(message.args), JSON.parse(message.context));
+          answer = evaluateApprovalPolicy(
+            message.name,
+            registry.get(message.name)?.approvalPolicy,
+            JSON.parse(message.args),
+            JSON.parse(message.context),
+          );
         } catch {
-          answer = { required: true, reason: `${message.name}'s approval policy could not be evaluated, so a person must decide.` };
+          answer = {
+            required: true,
+            reason: `${message.name}'s approval policy could not be evaluated, so a person must decide.`,
+          };
         }
         send({ type: 'policy', id: message.id, required: answer.required, reason: answer.reason });
         return;
       }
     }
   });
-  send({ type: 'ready', name: imported.name, version: imported.version, folder: imported.folder, tools: [...metas.values()].map((entry) => entry.meta), changing });
+  send({
+    type: 'ready',
+    name: imported.name,
+    version: imported.version,
+    folder: imported.folder,
+    tools: [...metas.values()].map((entry) => entry.meta),
+    changing,
+  });
 }
 
 start().catch((error: unknown) => {

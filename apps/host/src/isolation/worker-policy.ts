@@ -14,10 +14,15 @@ export interface PolicyAnswer {
 
 export const evaluateInWorker: unique symbol = Symbol('aptix.isolation.evaluateInWorker');
 
-type WorkerPolicy = ApprovalPolicy & { readonly [evaluateInWorker]?: (args: unknown, context: AgentToolExecutionContext) => Promise<PolicyAnswer> };
+type WorkerPolicy = ApprovalPolicy & {
+  readonly [evaluateInWorker]?: (args: unknown, context: AgentToolExecutionContext) => Promise<PolicyAnswer>;
+};
 
 /** The policy the host registers for an isolated tool whose own policy depends on the arguments. */
-export function isolatedDynamicPolicy(name: string, ask: (args: unknown, context: AgentToolExecutionContext) => Promise<PolicyAnswer>): ApprovalPolicy {
+export function isolatedDynamicPolicy(
+  name: string,
+  ask: (args: unknown, context: AgentToolExecutionContext) => Promise<PolicyAnswer>,
+): ApprovalPolicy {
   const failClosed = () => ({
     required: true,
     reason: `${name}'s approval policy depends on its arguments and runs in its package's isolated worker, which this caller cannot consult; so a person decides.`,
@@ -26,7 +31,9 @@ export function isolatedDynamicPolicy(name: string, ask: (args: unknown, context
 }
 
 /** The worker-side evaluation of a policy, when it has one (see {@link isolatedDynamicPolicy}). */
-export function workerEvaluation(policy: unknown): ((args: unknown, context: AgentToolExecutionContext) => Promise<PolicyAnswer>) | undefined {
+export function workerEvaluation(
+  policy: unknown,
+): ((args: unknown, context: AgentToolExecutionContext) => Promise<PolicyAnswer>) | undefined {
   return typeof policy === 'function' ? (policy as WorkerPolicy)[evaluateInWorker] : undefined;
 }
 
@@ -53,7 +60,10 @@ export class PolicyQuestions {
       const timer = setTimeout(() => {
         this.#asked.delete(id);
         onLate();
-        resolve({ required: true, reason: `${name}'s approval policy did not answer within ${POLICY_ANSWER_MS} ms in its isolated worker, so a person must decide.` });
+        resolve({
+          required: true,
+          reason: `${name}'s approval policy did not answer within ${POLICY_ANSWER_MS} ms in its isolated worker, so a person must decide.`,
+        });
       }, POLICY_ANSWER_MS);
       timer.unref();
       this.#asked.set(id, { entry, name, resolve, timer });
@@ -68,7 +78,10 @@ export class PolicyQuestions {
     this.#asked.delete(message.id as number);
     clearTimeout(asked.timer);
     if (message.required === false) return asked.resolve({ required: false, reason: '' });
-    const reason = typeof message.reason === 'string' && message.reason.trim() !== '' ? message.reason.slice(0, 2000) : `${asked.name} needs a person's approval for these arguments.`;
+    const reason =
+      typeof message.reason === 'string' && message.reason.trim() !== ''
+        ? message.reason.slice(0, 2000)
+        : `${asked.name} needs a person's approval for these arguments.`;
     asked.resolve({ required: true, reason });
   }
 
@@ -78,7 +91,10 @@ export class PolicyQuestions {
       if (asked.entry !== entry) continue;
       this.#asked.delete(id);
       clearTimeout(asked.timer);
-      asked.resolve({ required: true, reason: `${asked.name}'s approval policy could not be evaluated (its worker stopped), so a person must decide.` });
+      asked.resolve({
+        required: true,
+        reason: `${asked.name}'s approval policy could not be evaluated (its worker stopped), so a person must decide.`,
+      });
     }
   }
 }

@@ -3,7 +3,19 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
-import { describeEnding, endedResult, logWorkerEntry, PoolWorker, WORKER_BOOT_MS, workerEntry, readCallMessage, takeUnstarted, unfitEnding, type Ending, type WorkerLimits } from './pool-worker.js';
+import {
+  describeEnding,
+  endedResult,
+  logWorkerEntry,
+  PoolWorker,
+  WORKER_BOOT_MS,
+  workerEntry,
+  readCallMessage,
+  takeUnstarted,
+  unfitEnding,
+  type Ending,
+  type WorkerLimits,
+} from './pool-worker.js';
 import { contextData, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
 import { PolicyQuestions, type PolicyAnswer } from './worker-policy.js';
 
@@ -57,20 +69,43 @@ export class WorkerPool extends EventEmitter {
   }
 
   /** Runs one call in a worker; never rejects. */
-  call(name: string, args: string, context: AgentToolExecutionContext, signal: AbortSignal | undefined): Promise<InvokeResult<string>> {
+  call(
+    name: string,
+    args: string,
+    context: AgentToolExecutionContext,
+    signal: AbortSignal | undefined,
+  ): Promise<InvokeResult<string>> {
     const ready = this.#pick();
     if (ready !== undefined) return this.#send(ready, name, args, context, signal);
-    if (this.#closing) return Promise.resolve(InvokeResult.fromError(`${name} is not available: the host is shutting down.`, ExecutionErrorCode.TOOL_UNAVAILABLE));
+    if (this.#closing)
+      return Promise.resolve(
+        InvokeResult.fromError(
+          `${name} is not available: the host is shutting down.`,
+          ExecutionErrorCode.TOOL_UNAVAILABLE,
+        ),
+      );
     // Every worker is being replaced, or may be stuck: wait for the first that is ready (the caller's deadline still holds).
     return new Promise((resolve) => {
       const onAbort = () => {
         const index = this.#waiting.indexOf(take);
         if (index !== -1) this.#waiting.splice(index, 1);
-        resolve(InvokeResult.fromError(`${name} did not start: no worker of its package became ready in time.`, ExecutionErrorCode.TIMEOUT));
+        resolve(
+          InvokeResult.fromError(
+            `${name} did not start: no worker of its package became ready in time.`,
+            ExecutionErrorCode.TIMEOUT,
+          ),
+        );
       };
       const take = (worker: PoolWorker | undefined) => {
         signal?.removeEventListener('abort', onAbort);
-        resolve(worker === undefined ? InvokeResult.fromError(`${name} is not available: the host is shutting down.`, ExecutionErrorCode.TOOL_UNAVAILABLE) : this.#send(worker, name, args, context, signal));
+        resolve(
+          worker === undefined
+            ? InvokeResult.fromError(
+                `${name} is not available: the host is shutting down.`,
+                ExecutionErrorCode.TOOL_UNAVAILABLE,
+              )
+            : this.#send(worker, name, args, context, signal),
+        );
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiting.push(take);
@@ -80,7 +115,11 @@ export class WorkerPool extends EventEmitter {
   /** Evaluates a tool's approval policy in a worker (see worker-policy.ts); never rejects, fails closed. */
   evaluatePolicy(name: string, args: unknown, context: AgentToolExecutionContext): Promise<PolicyAnswer> {
     const entry = this.#pick();
-    if (entry === undefined) return Promise.resolve({ required: true, reason: `${name}'s approval policy could not be evaluated now (no worker of its package is ready), so a person must decide.` });
+    if (entry === undefined)
+      return Promise.resolve({
+        required: true,
+        reason: `${name}'s approval policy could not be evaluated now (no worker of its package is ready), so a person must decide.`,
+      });
     const id = ++this.#nextId;
     return this.#policies.ask(
       entry,
@@ -109,7 +148,13 @@ export class WorkerPool extends EventEmitter {
     return best;
   }
 
-  #send(entry: PoolWorker, name: string, args: string, context: AgentToolExecutionContext, signal: AbortSignal | undefined): Promise<InvokeResult<string>> {
+  #send(
+    entry: PoolWorker,
+    name: string,
+    args: string,
+    context: AgentToolExecutionContext,
+    signal: AbortSignal | undefined,
+  ): Promise<InvokeResult<string>> {
     const id = ++this.#nextId;
     return new Promise((resolve) => {
       const onAbort = signal
@@ -160,8 +205,15 @@ export class WorkerPool extends EventEmitter {
         if (timer !== undefined) clearTimeout(timer);
         timer = setTimeout(
           () => {
-            const what = phase === 'boot' ? 'starting its worker thread' : phase === 'import' ? 'importing' : 'its createDependencies()/createTools()';
-            failure = new Error(`${who} did not finish ${what} within ${setup.limitMs} ms, so its worker was ended. Fix: find what it waits for or computes; if it is only slow, raise its startupTimeoutMs.`);
+            const what =
+              phase === 'boot'
+                ? 'starting its worker thread'
+                : phase === 'import'
+                  ? 'importing'
+                  : 'its createDependencies()/createTools()';
+            failure = new Error(
+              `${who} did not finish ${what} within ${setup.limitMs} ms, so its worker was ended. Fix: find what it waits for or computes; if it is only slow, raise its startupTimeoutMs.`,
+            );
             void worker.terminate();
           },
           phase === 'boot' ? setup.limitMs + WORKER_BOOT_MS : setup.limitMs + 250,
@@ -224,8 +276,14 @@ export class WorkerPool extends EventEmitter {
         }
       });
       worker.on('error', (error: Error & { code?: string }) => {
-        entry.ending ??= error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { kind: 'memory' } : { kind: 'crash', detail: 'an uncaught exception' };
-        logger.error({ toolPackage: specifier, code: error.code }, `isolated tool package ${specifier}: its worker ${entry.ending.kind === 'memory' ? 'ran out of memory' : `stopped on an uncaught exception: ${error.message}`}`);
+        entry.ending ??=
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? { kind: 'memory' }
+            : { kind: 'crash', detail: 'an uncaught exception' };
+        logger.error(
+          { toolPackage: specifier, code: error.code },
+          `isolated tool package ${specifier}: its worker ${entry.ending.kind === 'memory' ? 'ran out of memory' : `stopped on an uncaught exception: ${error.message}`}`,
+        );
       });
       worker.on('exit', (code) => {
         clearTimeout(timer);
@@ -236,11 +294,21 @@ export class WorkerPool extends EventEmitter {
         const replacing = wasReady && !this.#closing;
         // Said before the calls it ended are answered, so whoever reads the log learns of the
         // replacement no later than the callers learn of the crash.
-        if (replacing) logger.warn({ toolPackage: specifier, reason: ending.kind }, `isolated tool package ${specifier}: replacing a worker that ${describeEnding(ending)}`);
-        for (const [id, pending] of [...entry.pending]) this.#settle(entry, id, endedResult(pending, ending, specifier, this.#limits, id));
+        if (replacing)
+          logger.warn(
+            { toolPackage: specifier, reason: ending.kind },
+            `isolated tool package ${specifier}: replacing a worker that ${describeEnding(ending)}`,
+          );
+        for (const [id, pending] of [...entry.pending])
+          this.#settle(entry, id, endedResult(pending, ending, specifier, this.#limits, id));
         this.#policies.ended(entry);
         if (!wasReady) {
-          reject(failure ?? new Error(`${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`));
+          reject(
+            failure ??
+              new Error(
+                `${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`,
+              ),
+          );
           return;
         }
         if (!replacing) return;
@@ -261,18 +329,25 @@ export class WorkerPool extends EventEmitter {
     const unstarted = takeUnstarted(entry, message.unstarted);
     // Ended first, so that no call, these included, is sent to it again.
     this.#end(entry, ending);
-    for (const retry of unstarted) void this.call(retry.name, retry.args, retry.context, retry.signal).then(retry.resolve);
+    for (const retry of unstarted)
+      void this.call(retry.name, retry.args, retry.context, retry.signal).then(retry.resolve);
   }
 
   /** Starts a worker in place of one that ended; retried with a growing pause while it cannot start. */
   #replace(): void {
     this.#spawn().then(
       () => {
-        this.#options.logger.info({ toolPackage: this.#options.specifier }, `isolated tool package ${this.#options.specifier}: a fresh worker is ready`);
+        this.#options.logger.info(
+          { toolPackage: this.#options.specifier },
+          `isolated tool package ${this.#options.specifier}: a fresh worker is ready`,
+        );
         this.emit('replaced');
       },
       (error: Error) => {
-        this.#options.logger.error({ toolPackage: this.#options.specifier }, `isolated tool package ${this.#options.specifier}: a replacement worker failed to start, retrying in ${this.#retryMs} ms: ${error.message}`);
+        this.#options.logger.error(
+          { toolPackage: this.#options.specifier },
+          `isolated tool package ${this.#options.specifier}: a replacement worker failed to start, retrying in ${this.#retryMs} ms: ${error.message}`,
+        );
         const timer = setTimeout(() => {
           if (!this.#closing) this.#replace();
         }, this.#retryMs);

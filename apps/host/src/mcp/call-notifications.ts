@@ -11,7 +11,9 @@ import { logGate, progressGate, type LogGate, type ProgressGate } from '@aptix/t
 export function progressReporter(token: string | number | undefined, ctx: ServerContext): ProgressGate | undefined {
   if (token === undefined) return undefined;
   return progressGate((progress) => {
-    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...progress } }).catch(() => undefined);
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, ...progress } })
+      .catch(() => undefined);
   });
 }
 
@@ -28,7 +30,16 @@ export function logForwarder(tool: string, threshold: LoggingLevel, ctx: ServerC
       if (!open) return;
       gate ??= logGate(
         (entry) => {
-          ctx.mcpReq.notify({ method: 'notifications/message', params: { level: entry.level, logger: tool, data: entry.data === undefined ? entry.message : { message: entry.message, data: entry.data } } }).catch(() => undefined);
+          ctx.mcpReq
+            .notify({
+              method: 'notifications/message',
+              params: {
+                level: entry.level,
+                logger: tool,
+                data: entry.data === undefined ? entry.message : { message: entry.message, data: entry.data },
+              },
+            })
+            .catch(() => undefined);
         },
         { minLevel: threshold },
       );

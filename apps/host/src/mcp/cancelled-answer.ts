@@ -18,8 +18,13 @@ function eventData(event: string): string {
 }
 
 /** The response with the answer to `id` left out if `cancelled()` is true when that answer comes; other responses unchanged. */
-export function withoutAnswerOnceCancelled(response: Response, id: string | number, cancelled: () => boolean): Response {
-  if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
+export function withoutAnswerOnceCancelled(
+  response: Response,
+  id: string | number,
+  cancelled: () => boolean,
+): Response {
+  if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+    return response;
   let pending = '';
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
@@ -39,5 +44,9 @@ export function withoutAnswerOnceCancelled(response: Response, id: string | numb
       if (pending !== '') controller.enqueue(encoder.encode(pending));
     },
   });
-  return new Response(response.body.pipeThrough(filter), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.body.pipeThrough(filter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

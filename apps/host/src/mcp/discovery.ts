@@ -36,7 +36,12 @@ const deferredListings = new WeakMap<readonly unknown[], readonly McpToolDefinit
  * and the pair, in place of a list too large to send; the mode's full list is the key.
  */
 export function deferredListing(tools: readonly McpToolDefinition[]): readonly McpToolDefinition[] {
-  const listing = deferredListings.get(tools) ?? Object.freeze([...tools.filter((tool) => (ALWAYS_OFFERED_TOOLS as readonly string[]).includes(tool.name)), ...metaToolDefinitions('mcp')]);
+  const listing =
+    deferredListings.get(tools) ??
+    Object.freeze([
+      ...tools.filter((tool) => (ALWAYS_OFFERED_TOOLS as readonly string[]).includes(tool.name)),
+      ...metaToolDefinitions('mcp'),
+    ]);
   deferredListings.set(tools, listing);
   return listing;
 }
@@ -45,12 +50,19 @@ export function deferredListing(tools: readonly McpToolDefinition[]): readonly M
 export async function servesPair(host: AptixHost, scope: McpScope): Promise<boolean> {
   if (scope.discovery === true) return true;
   if (host.deferredModes === false) return false;
-  const mode = scope.era === 'modern' || scope.agentSessionId === undefined ? scope.listMode : await host.sessionMode(scope.agentSessionId);
+  const mode =
+    scope.era === 'modern' || scope.agentSessionId === undefined
+      ? scope.listMode
+      : await host.sessionMode(scope.agentSessionId);
   return mode !== undefined && host.isDeferred(mode);
 }
 
 /** The agent session a pair's call works in: the one its arguments name, else the scope's; and the mode that session (or the endpoint) is in. */
-async function whereTo(host: AptixHost, scope: McpScope, named: string | undefined): Promise<{ sessionId: string | undefined; mode: string } | { refused: string }> {
+async function whereTo(
+  host: AptixHost,
+  scope: McpScope,
+  named: string | undefined,
+): Promise<{ sessionId: string | undefined; mode: string } | { refused: string }> {
   const sessionId = named ?? scope.agentSessionId;
   if (sessionId === undefined) return { sessionId, mode: scope.listMode ?? host.cradle.modeCatalog.defaultMode.key };
   // Another principal's session is as unknown as a missing one.
@@ -82,13 +94,23 @@ export async function findTools(host: AptixHost, scope: McpScope, raw: unknown):
  * of a call whose arguments are wrong. The session and its mode are checked once, by the call itself,
  * as for a direct call: a refusal then gets the pair's words from {@link pairRefusal}.
  */
-export function unwrapCall(scope: McpScope, params: CallToolRequestParams): { params: CallToolRequestParams; scope: McpScope } | { refused: CallToolResult } {
+export function unwrapCall(
+  scope: McpScope,
+  params: CallToolRequestParams,
+): { params: CallToolRequestParams; scope: McpScope } | { refused: CallToolResult } {
   const read = readCallArguments(params.arguments ?? {});
-  if (!read.ok) return { refused: errorText(`${read.message} Call ${CALL_TOOL} as {"name": "<tool>", "arguments": {…}, "sessionId": "<the id agent_change_mode returned, or null>"}.`) };
+  if (!read.ok)
+    return {
+      refused: errorText(
+        `${read.message} Call ${CALL_TOOL} as {"name": "<tool>", "arguments": {…}, "sessionId": "<the id agent_change_mode returned, or null>"}.`,
+      ),
+    };
   const { name, arguments: args, sessionId } = read.value;
-  if (name === CALL_TOOL || name === FIND_TOOLS) return { refused: errorText(`${name} is called directly, not through ${CALL_TOOL}.`) };
+  if (name === CALL_TOOL || name === FIND_TOOLS)
+    return { refused: errorText(`${name} is called directly, not through ${CALL_TOOL}.`) };
   const innerArgs = (args ?? {}) as Record<string, unknown>;
-  const inner: CallToolRequestParams = params._meta === undefined ? { name, arguments: innerArgs } : { name, arguments: innerArgs, _meta: params._meta };
+  const inner: CallToolRequestParams =
+    params._meta === undefined ? { name, arguments: innerArgs } : { name, arguments: innerArgs, _meta: params._meta };
   return { params: inner, scope: inScope(scope, sessionId ?? scope.agentSessionId) };
 }
 
@@ -100,15 +122,29 @@ export function unwrapCall(scope: McpScope, params: CallToolRequestParams): { pa
 export async function pairRefusal(host: AptixHost, scope: McpScope, name: string): Promise<CallToolResult> {
   const where = await whereTo(host, scope, undefined);
   if ('refused' in where) return errorText(where.refused);
-  return errorText(await outsideMode(host, name, where.mode, where.sessionId, await host.toolNames({ mode: where.mode })));
+  return errorText(
+    await outsideMode(host, name, where.mode, where.sessionId, await host.toolNames({ mode: where.mode })),
+  );
 }
 
 /** Why a tool cannot run through the pair in this mode, and the call that would make it run. */
-async function outsideMode(host: AptixHost, name: string, mode: string, sessionId: string | undefined, offered: readonly string[]): Promise<string> {
-  const session = sessionId === undefined ? `the default mode "${mode}" (no sessionId was given)` : `mode "${mode}" of agent session ${sessionId}`;
+async function outsideMode(
+  host: AptixHost,
+  name: string,
+  mode: string,
+  sessionId: string | undefined,
+  offered: readonly string[],
+): Promise<string> {
+  const session =
+    sessionId === undefined
+      ? `the default mode "${mode}" (no sessionId was given)`
+      : `mode "${mode}" of agent session ${sessionId}`;
   const modes = await modesOffering(host, name, mode);
   const handle = sessionId === undefined ? '' : `, "sessionId": "${sessionId}"`;
-  const lead = host.tool(name) === undefined ? `There is no tool "${name}".` : `Tool "${name}" is not offered in ${session}; it was not run.`;
+  const lead =
+    host.tool(name) === undefined
+      ? `There is no tool "${name}".`
+      : `Tool "${name}" is not offered in ${session}; it was not run.`;
   const change =
     modes.length === 0
       ? ''
@@ -121,7 +157,8 @@ async function outsideMode(host: AptixHost, name: string, mode: string, sessionI
 /** The modes that offer a tool now, but `except`. */
 export async function modesOffering(host: AptixHost, name: string, except?: string): Promise<string[]> {
   const modes: string[] = [];
-  for (const { key } of host.modes()) if (key !== except && (await host.toolNames({ mode: key })).includes(name)) modes.push(key);
+  for (const { key } of host.modes())
+    if (key !== except && (await host.toolNames({ mode: key })).includes(name)) modes.push(key);
   return modes;
 }
 
@@ -146,8 +183,10 @@ function inScope(scope: McpScope, agentSessionId: string | undefined): McpScope 
 /** What a mode change answers besides the tool's result, on a scope that offers the pair: how to reach the new mode's tools. */
 export function afterChangeGuidance(scope: McpScope, sessionId: string, mode: string): string {
   const tail = `find them with ${FIND_TOOLS} {"sessionId": "${sessionId}", "query": "<what you want to do>"} and call one with ${CALL_TOOL} {"sessionId": "${sessionId}", "name": "<tool>", "arguments": {…}}. To change this session's mode again, call agent_change_mode through ${CALL_TOOL} with the same sessionId.`;
-  if (scope.era === 'legacy') return `Agent session ${sessionId} is now in mode "${mode}". If your tool list does not show this mode's tools, ${tail}`;
+  if (scope.era === 'legacy')
+    return `Agent session ${sessionId} is now in mode "${mode}". If your tool list does not show this mode's tools, ${tail}`;
   // Over stdio the connection keeps the session the change started: direct calls run in it from now on.
-  if (scope.longLived === true) return `Agent session ${sessionId} is now in mode "${mode}", and this connection's calls run in it, direct ones too. Its tools that are not in your tool list: ${tail}`;
+  if (scope.longLived === true)
+    return `Agent session ${sessionId} is now in mode "${mode}", and this connection's calls run in it, direct ones too. Its tools that are not in your tool list: ${tail}`;
   return `Agent session ${sessionId} is now in mode "${mode}". Its tools are not in your tool list: ${tail} Tools called directly, without a sessionId, keep working in the default mode.`;
 }

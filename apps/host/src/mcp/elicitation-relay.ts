@@ -2,7 +2,12 @@ import type { Server } from '@modelcontextprotocol/server';
 
 /** A JSON-RPC response (or a batch of them) sent by a client: an answer to a server-to-client request. */
 export function isClientResponse(body: unknown): boolean {
-  const one = (message: unknown) => typeof message === 'object' && message !== null && !('method' in message) && 'id' in message && ('result' in message || 'error' in message);
+  const one = (message: unknown) =>
+    typeof message === 'object' &&
+    message !== null &&
+    !('method' in message) &&
+    'id' in message &&
+    ('result' in message || 'error' in message);
   return Array.isArray(body) ? body.length > 0 && body.every(one) : one(body);
 }
 

@@ -37,14 +37,30 @@ export const MODERN_REVISION = '2026-07-28';
 /** The SDK's cache hint for a 2026-07-28 `tools/list` (createMcpServer configures the same). */
 export const TOOLS_LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'public' } as const;
 
-const ENVELOPE_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities', 'io.modelcontextprotocol/logLevel']);
+const ENVELOPE_KEYS = new Set([
+  'io.modelcontextprotocol/protocolVersion',
+  'io.modelcontextprotocol/clientInfo',
+  'io.modelcontextprotocol/clientCapabilities',
+  'io.modelcontextprotocol/logLevel',
+]);
 const MESSAGE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
 const LIST_KEYS = new Set(['_meta']);
 
 export type FastLaneMessage =
-  | { readonly era: 'legacy' | 'modern'; readonly id: string | number; readonly method: 'tools/call'; readonly params: CallToolRequestParams; readonly envelope?: Record<string, unknown> }
-  | { readonly era: 'legacy' | 'modern'; readonly id: string | number; readonly method: 'tools/list'; readonly envelope?: Record<string, unknown> };
+  | {
+      readonly era: 'legacy' | 'modern';
+      readonly id: string | number;
+      readonly method: 'tools/call';
+      readonly params: CallToolRequestParams;
+      readonly envelope?: Record<string, unknown>;
+    }
+  | {
+      readonly era: 'legacy' | 'modern';
+      readonly id: string | number;
+      readonly method: 'tools/list';
+      readonly envelope?: Record<string, unknown>;
+    };
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -74,7 +90,11 @@ function splitMeta(meta: unknown, era: 'legacy' | 'modern'): { envelope?: Record
  * what the endpoint expects: `legacy` for a request in a 2025 session (after the session was found),
  * `modern` for a request without one.
  */
-export function fastLaneMessage(era: 'legacy' | 'modern', headers: IncomingHttpHeaders, body: unknown): FastLaneMessage | undefined {
+export function fastLaneMessage(
+  era: 'legacy' | 'modern',
+  headers: IncomingHttpHeaders,
+  body: unknown,
+): FastLaneMessage | undefined {
   if (!isPlainObject(body) || !onlyKeys(body, MESSAGE_KEYS)) return undefined;
   const method = body.method;
   if (method !== 'tools/call' && method !== 'tools/list') return undefined;
@@ -83,7 +103,8 @@ export function fastLaneMessage(era: 'legacy' | 'modern', headers: IncomingHttpH
   if (era === 'legacy') {
     const accept = header(headers, 'accept');
     // The SDK's 2025 transport answers 406 without both, and 400 for a version it does not support.
-    if (accept === undefined || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    if (accept === undefined || !accept.includes('application/json') || !accept.includes('text/event-stream'))
+      return undefined;
     if (protocolVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return undefined;
   } else {
     // Only the exact standard headers; a missing or differing one gets the SDK's own rejection.
@@ -93,7 +114,11 @@ export function fastLaneMessage(era: 'legacy' | 'modern', headers: IncomingHttpH
   if (params !== undefined && !isPlainObject(params)) return undefined;
   const meta = splitMeta(params?._meta, era);
   if (meta === undefined) return undefined;
-  if (era === 'modern' && (meta.envelope === undefined || meta.envelope['io.modelcontextprotocol/protocolVersion'] !== MODERN_REVISION)) return undefined;
+  if (
+    era === 'modern' &&
+    (meta.envelope === undefined || meta.envelope['io.modelcontextprotocol/protocolVersion'] !== MODERN_REVISION)
+  )
+    return undefined;
   // Both eras: a JSON-RPC request (the SDK refuses anything else: a bad id, jsonrpc 1.0, no id at all).
   if (!isJsonRpcRequest(body)) return undefined;
   // A 2025 request in the subset above has no envelope claim and no modern header: the SDK classifies it legacy, so only 2026-07-28 asks the classifier.
@@ -140,11 +165,17 @@ function serverMeta(serverInfo: Implementation): Readonly<Record<string, unknown
 }
 
 /** The SDK's 2026-07-28 encoding of a result: `resultType`, the cache fields of a list, and the server's identity. */
-function encodeModern(method: 'tools/call' | 'tools/list', result: Record<string, unknown>, serverInfo: Implementation): Record<string, unknown> {
+function encodeModern(
+  method: 'tools/call' | 'tools/list',
+  result: Record<string, unknown>,
+  serverInfo: Implementation,
+): Record<string, unknown> {
   // The common call result in one copy (the same keys in the same order as the steps below give).
-  if (method === 'tools/call' && result.resultType === undefined && result._meta === undefined) return { ...result, resultType: 'complete', _meta: serverMeta(serverInfo) };
+  if (method === 'tools/call' && result.resultType === undefined && result._meta === undefined)
+    return { ...result, resultType: 'complete', _meta: serverMeta(serverInfo) };
   let encoded = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
-  if (method === 'tools/list' && encoded.resultType === 'complete') encoded = { ...encoded, ttlMs: TOOLS_LIST_CACHE_HINT.ttlMs, cacheScope: TOOLS_LIST_CACHE_HINT.cacheScope };
+  if (method === 'tools/list' && encoded.resultType === 'complete')
+    encoded = { ...encoded, ttlMs: TOOLS_LIST_CACHE_HINT.ttlMs, cacheScope: TOOLS_LIST_CACHE_HINT.cacheScope };
   const meta = encoded._meta;
   if (meta === undefined) return { ...encoded, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };
   if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return encoded;
@@ -153,27 +184,48 @@ function encodeModern(method: 'tools/call' | 'tools/list', result: Record<string
 
 /** A 2025 list whose tools the SDK would rewrite (an output schema with a non-object root, a 2026-only field): left to the SDK. */
 function listNeedsSdk(result: ListToolsResult): boolean {
-  return result.tools.some((tool) => 'execution' in tool || (tool.outputSchema !== undefined && (tool.outputSchema as { type?: unknown }).type !== 'object'));
+  return result.tools.some(
+    (tool) =>
+      'execution' in tool ||
+      (tool.outputSchema !== undefined && (tool.outputSchema as { type?: unknown }).type !== 'object'),
+  );
 }
 
 /** The JSON-RPC error the SDK's dispatch sends for an error a handler threw. */
 function errorMessage(id: string | number, error: unknown): Record<string, unknown> {
   const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
   const thrown = Number.isSafeInteger(code) ? (code as number) : -32603;
-  return { jsonrpc: '2.0', id, error: { code: thrown === -32002 ? -32602 : thrown, message: typeof message === 'string' ? message : 'Internal error', ...(data === undefined ? {} : { data }) } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: thrown === -32002 ? -32602 : thrown,
+      message: typeof message === 'string' ? message : 'Internal error',
+      ...(data === undefined ? {} : { data }),
+    },
+  };
 }
 
 /**
  * Serves a message {@link fastLaneMessage} accepted. Resolves to `false` without answering when the
  * SDK must serve it after all (a `tools/list` whose tools the SDK would rewrite; nothing has run).
  */
-export async function serveFastLane(reply: FastifyReply, message: FastLaneMessage, handlers: FastLaneHandlers, options: FastLaneOptions): Promise<boolean> {
+export async function serveFastLane(
+  reply: FastifyReply,
+  message: FastLaneMessage,
+  handlers: FastLaneHandlers,
+  options: FastLaneOptions,
+): Promise<boolean> {
   const sse = message.era === 'legacy';
   if (message.method === 'tools/list') {
     const result = await handlers.listTools();
     if (message.era === 'legacy' && listNeedsSdk(result)) return false;
-    if (message.era === 'modern' && (!options.listCacheHint || result.tools.some((tool) => 'execution' in tool))) return false;
-    const encoded = message.era === 'modern' ? encodeModern('tools/list', result as unknown as Record<string, unknown>, options.serverInfo) : result;
+    if (message.era === 'modern' && (!options.listCacheHint || result.tools.some((tool) => 'execution' in tool)))
+      return false;
+    const encoded =
+      message.era === 'modern'
+        ? encodeModern('tools/list', result as unknown as Record<string, unknown>, options.serverInfo)
+        : result;
     const answer = JSON.stringify({ result: encoded, jsonrpc: '2.0', id: message.id });
     const resumable = options.resumable(reply);
     if (resumable) resumable.end(answer);
@@ -194,10 +246,19 @@ export async function serveFastLane(reply: FastifyReply, message: FastLaneMessag
   return true;
 }
 
-function encodeCallResult(message: FastLaneMessage, result: CallToolResult, serverInfo: Implementation): Record<string, unknown> {
+function encodeCallResult(
+  message: FastLaneMessage,
+  result: CallToolResult,
+  serverInfo: Implementation,
+): Record<string, unknown> {
   // A tool only asks for input from a client that can answer, and the lane takes none of those.
-  if (isInputRequiredResult(result)) throw new Error('A call in the MCP fast lane asked for input its client cannot give.');
+  if (isInputRequiredResult(result))
+    throw new Error('A call in the MCP fast lane asked for input its client cannot give.');
   const checked = checkedCallResult(result);
-  if ('issues' in checked) throw Object.assign(new Error(`Invalid tools/call result: ${checked.issues.map((issue) => issue.message).join('; ')}`), { code: -32602 });
+  if ('issues' in checked)
+    throw Object.assign(
+      new Error(`Invalid tools/call result: ${checked.issues.map((issue) => issue.message).join('; ')}`),
+      { code: -32602 },
+    );
   return message.era === 'modern' ? encodeModern('tools/call', checked.value, serverInfo) : checked.value;
 }

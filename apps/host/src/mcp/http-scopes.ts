@@ -39,7 +39,14 @@ export class SessionScope implements McpScope {
   readonly #sessions: LegacySessions;
   readonly #relay: ElicitationRelay;
 
-  constructor(session: LegacySession, sessions: LegacySessions, relay: ElicitationRelay, caller: Caller, discovery: boolean, cancel?: AbortSignal) {
+  constructor(
+    session: LegacySession,
+    sessions: LegacySessions,
+    relay: ElicitationRelay,
+    caller: Caller,
+    discovery: boolean,
+    cancel?: AbortSignal,
+  ) {
     this.agentSessionId = session.agentSessionId;
     this.discovery = discovery;
     this.logLevel = session.logLevel;
@@ -86,13 +93,26 @@ export class SessionScope implements McpScope {
  * The scope of a 2026-07-28 request: the endpoint's mode, the agent session the request names
  * (`X-Aptix-Session-Id`), and whether the endpoint offers aptix_find_tools and aptix_call_tool (`/mcp` does).
  */
-export function modernScope(agentSession: string | null | undefined, listMode: string, caller: Caller, discovery: boolean): McpScope {
+export function modernScope(
+  agentSession: string | null | undefined,
+  listMode: string,
+  caller: Caller,
+  discovery: boolean,
+): McpScope {
   const handle = agentSession?.trim();
-  return { era: 'modern', agentSessionId: handle || undefined, listMode, log: caller.log, actor: caller.actor, discovery };
+  return {
+    era: 'modern',
+    agentSessionId: handle || undefined,
+    listMode,
+    log: caller.log,
+    actor: caller.actor,
+    discovery,
+  };
 }
 
 /** The response header naming the agent session a request's calls ran in, when there is one. */
-export const agentHeader = (scope: McpScope): Record<string, string> => (scope.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {});
+export const agentHeader = (scope: McpScope): Record<string, string> =>
+  scope.agentSessionId ? { [AGENT_SESSION_HEADER]: scope.agentSessionId } : {};
 
 /**
  * A fast-lane request's options: one object, its parts methods rather than closures made per request.
@@ -118,7 +138,9 @@ export class LaneOptions implements FastLaneOptions {
   }
 
   sseHeaders(): Readonly<Record<string, string>> {
-    return this.scope instanceof SessionScope ? this.scope.sseHeaders() : { ...SSE_HEADERS, ...agentHeader(this.scope) };
+    return this.scope instanceof SessionScope
+      ? this.scope.sseHeaders()
+      : { ...SSE_HEADERS, ...agentHeader(this.scope) };
   }
 
   resumable(reply: FastifyReply): ResumableAnswer | undefined {

@@ -14,7 +14,9 @@ import { DEFAULT_RESUMABLE_STREAMS, StreamTable } from './stream-table.js';
 /** A reply that records what was sent: a string body, or the text a stream body carried. */
 function fakeReply(destroyed = false) {
   const raw = Object.assign(new EventEmitter(), { destroyed, writableFinished: false });
-  const sent: { status?: number; headers?: Record<string, string>; body?: string | Readable; text: string } = { text: '' };
+  const sent: { status?: number; headers?: Record<string, string>; body?: string | Readable; text: string } = {
+    text: '',
+  };
   const reply = {
     raw,
     code(status: number) {
@@ -50,7 +52,9 @@ describe('fast-lane resumable answers', () => {
     expect(sent.status).toBe(200);
     expect(sent.headers).toEqual({ 'content-type': 'text/event-stream' });
     const [priming, first, last] = ids(sent.text);
-    expect(sent.text).toBe(`id: ${priming}\nretry: 7\ndata: \n\nid: ${first}\nevent: message\ndata: {"n":1}\n\nid: ${last}\nevent: message\ndata: {"answer":true}\n\n`);
+    expect(sent.text).toBe(
+      `id: ${priming}\nretry: 7\ndata: \n\nid: ${first}\nevent: message\ndata: {"n":1}\n\nid: ${last}\nevent: message\ndata: {"answer":true}\n\n`,
+    );
     expect([priming, first, last].map((id) => id!.split('.')[1])).toEqual(['0', '1', '2']);
     await turn();
     expect(streams.size).toBe(0);
@@ -69,14 +73,18 @@ describe('fast-lane resumable answers', () => {
     expect(typeof quick.sent.body).toBe('string');
     expect(typeof slow.sent.body).not.toBe('string');
     expect(streams.size).toBe(1);
-    expect(slow.sent.text).toMatch(/^id: \S+\.0\nretry: 1000\ndata: \n\nid: \S+\.1\nevent: message\ndata: \{"n":1\}\n\n$/);
+    expect(slow.sent.text).toMatch(
+      /^id: \S+\.0\nretry: 1000\ndata: \n\nid: \S+\.1\nevent: message\ndata: \{"n":1\}\n\n$/,
+    );
     // The client goes: a detach, not the end of the call; the answer is kept for a resume.
     slow.raw.emit('close');
     slowAnswer.end('{"slow":true}');
     expect(slow.sent.text).not.toContain('slow');
     const streamId = ids(slow.sent.text)[0]!.split('.')[0]!;
     const resumed = await streams.resume('s', `${streamId}.1`).text();
-    expect(resumed).toBe(`id: ${streamId}.1\nretry: 1000\ndata: \n\nid: ${streamId}.2\nevent: message\ndata: {"slow":true}\n\n`);
+    expect(resumed).toBe(
+      `id: ${streamId}.1\nretry: 1000\ndata: \n\nid: ${streamId}.2\nevent: message\ndata: {"slow":true}\n\n`,
+    );
     streams.clear();
   });
 
@@ -124,11 +132,13 @@ describe('fast-lane resumable answers', () => {
     const { reply, sent } = fakeReply();
     streams.answer('s', reply, HEADERS).end(JSON.stringify({ text: 'c'.repeat(200) }));
     await turn();
-    expect(sent.text).toMatch(/^id: \S+\.0\nretry: 1000\ndata: \n\nid: \S+\.1\nevent: message\ndata: \{"text":"c{200}"\}\n\n$/);
+    expect(sent.text).toMatch(
+      /^id: \S+\.0\nretry: 1000\ndata: \n\nid: \S+\.1\nevent: message\ndata: \{"text":"c{200}"\}\n\n$/,
+    );
     expect(streams.size).toBe(0);
   });
 
-  it('numbers stream ids in order across blocks of 4096, each 32 hex digits: this host\'s 16, then the counter\'s', () => {
+  it("numbers stream ids in order across blocks of 4096, each 32 hex digits: this host's 16, then the counter's", () => {
     const table = new StreamTable(DEFAULT_RESUMABLE_STREAMS);
     const ids = Array.from({ length: 8200 }, () => table.newId());
     expect(ids.every((id) => /^[0-9a-f]{32}$/.test(id) && id.slice(0, 16) === ids[0]!.slice(0, 16))).toBe(true);

@@ -80,7 +80,9 @@ export class LaneAnswer implements Stream, ResumableAnswer {
       const reply = this.#reply;
       if (reply.raw.destroyed) return;
       const id = this.id;
-      const body = json.includes('\n') ? this.#table.priming(this) + this.#frame(json) : `id: ${id}.0${this.#table.primingTail}id: ${id}.1\nevent: message\ndata: ${json}\n\n`;
+      const body = json.includes('\n')
+        ? this.#table.priming(this) + this.#frame(json)
+        : `id: ${id}.0${this.#table.primingTail}id: ${id}.1\nevent: message\ndata: ${json}\n\n`;
       void reply.code(200).headers(this.#headers.sseHeaders()).send(body);
       return;
     }
@@ -90,7 +92,11 @@ export class LaneAnswer implements Stream, ResumableAnswer {
       this.#state = 'sent';
       this.ended = true;
       const reply = this.#reply;
-      if (!reply.raw.destroyed) void reply.code(200).headers(this.#headers.sseHeaders()).send(this.#table.priming(this) + this.frames.join('') + text);
+      if (!reply.raw.destroyed)
+        void reply
+          .code(200)
+          .headers(this.#headers.sseHeaders())
+          .send(this.#table.priming(this) + this.frames.join('') + text);
       return;
     }
     if (state === 'held') this.open();
@@ -105,7 +111,11 @@ export class LaneAnswer implements Stream, ResumableAnswer {
       this.#state = 'sent';
       this.ended = true;
       const reply = this.#reply;
-      if (!reply.raw.destroyed) void reply.code(200).headers(this.#headers.sseHeaders()).send(this.frames.length === 0 ? '' : this.#table.priming(this) + this.frames.join(''));
+      if (!reply.raw.destroyed)
+        void reply
+          .code(200)
+          .headers(this.#headers.sseHeaders())
+          .send(this.frames.length === 0 ? '' : this.#table.priming(this) + this.frames.join(''));
       return;
     }
     if (this.#state === 'open') this.#table.finish(this);
@@ -124,7 +134,10 @@ export class LaneAnswer implements Stream, ResumableAnswer {
     this.#state = 'open';
     const table = this.#table;
     const body = new PassThrough();
-    const listener: Listener = { write: (text) => void (body.writableEnded || body.write(text)), close: () => void body.end() };
+    const listener: Listener = {
+      write: (text) => void (body.writableEnded || body.write(text)),
+      close: () => void body.end(),
+    };
     table.streams.set(this.id, this);
     this.listener = listener;
     body.write(table.priming(this) + this.frames.join(''));

@@ -7,9 +7,26 @@ import { checkedCallResult, isCallToolParams, sameJson, validEnvelope } from './
  * meet: odd, hostile and edge values of each field, one at a time and combined.
  */
 
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
-const NAMES: unknown[] = ['testing_ping_pong', '', ' ', 'ü'.repeat(300), 0, 1.5, null, true, [], ['a'], {}, { name: 'x' }];
+const NAMES: unknown[] = [
+  'testing_ping_pong',
+  '',
+  ' ',
+  'ü'.repeat(300),
+  0,
+  1.5,
+  null,
+  true,
+  [],
+  ['a'],
+  {},
+  { name: 'x' },
+];
 const ARGUMENTS: unknown[] = [
   undefined,
   {},
@@ -26,8 +43,35 @@ const ARGUMENTS: unknown[] = [
   0,
   false,
 ];
-const TOKENS: unknown[] = [undefined, 'token', '', 0, -1, 7, 1.5, 2 ** 53, 2 ** 53 - 1, -(2 ** 53), 1e300, null, true, {}, [], ['t']];
-const METAS: unknown[] = [undefined, {}, ENVELOPE, { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': 5 }, { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': 'nobody' }, null, [], 'meta', 3];
+const TOKENS: unknown[] = [
+  undefined,
+  'token',
+  '',
+  0,
+  -1,
+  7,
+  1.5,
+  2 ** 53,
+  2 ** 53 - 1,
+  -(2 ** 53),
+  1e300,
+  null,
+  true,
+  {},
+  [],
+  ['t'],
+];
+const METAS: unknown[] = [
+  undefined,
+  {},
+  ENVELOPE,
+  { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': 5 },
+  { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': 'nobody' },
+  null,
+  [],
+  'meta',
+  3,
+];
 
 function params(name: unknown, args: unknown, meta: unknown): Record<string, unknown> {
   const value: Record<string, unknown> = { name };
@@ -43,7 +87,10 @@ describe('isCallToolParams', () => {
       for (const args of ARGUMENTS) {
         for (const meta of METAS) {
           const p = params(name, args, meta);
-          expect([p, isCallToolParams(p)]).toEqual([p, isSpecType.CallToolRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: p })]);
+          expect([p, isCallToolParams(p)]).toEqual([
+            p,
+            isSpecType.CallToolRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: p }),
+          ]);
           checked += 1;
         }
       }
@@ -56,7 +103,10 @@ describe('isCallToolParams', () => {
       for (const meta of [{ progressToken: token }, { ...ENVELOPE, progressToken: token }]) {
         if (token === undefined) delete (meta as { progressToken?: unknown }).progressToken;
         const p = params('testing_ping_pong', { a: 1 }, meta);
-        expect([token, isCallToolParams(p)]).toEqual([token, isSpecType.CallToolRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: p })]);
+        expect([token, isCallToolParams(p)]).toEqual([
+          token,
+          isSpecType.CallToolRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: p }),
+        ]);
       }
     }
   });
@@ -70,7 +120,10 @@ describe('isCallToolParams', () => {
 });
 
 describe('checkedCallResult', () => {
-  const sdk = (result: CallToolResult) => specTypeSchemas.CallToolResult['~standard'].validate(result.content === undefined ? { ...result, content: [] } : result);
+  const sdk = (result: CallToolResult) =>
+    specTypeSchemas.CallToolResult['~standard'].validate(
+      result.content === undefined ? { ...result, content: [] } : result,
+    );
 
   const RESULTS: unknown[] = [
     { content: [{ type: 'text', text: '{"reply":"pong"}' }] },
@@ -78,7 +131,12 @@ describe('checkedCallResult', () => {
     {},
     { isError: true, content: [{ type: 'text', text: 'failed' }] },
     { content: [{ type: 'text', text: 'a' }], isError: false },
-    { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+    {
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+    },
     { content: [{ type: 'text', text: 'a', extra: 1 }] },
     { content: [{ type: 'text', text: 'a', annotations: { priority: 2 } }] },
     { content: [{ type: 'text', text: 'a', annotations: { priority: 0.5, audience: ['user'] } }] },
@@ -105,7 +163,9 @@ describe('checkedCallResult', () => {
       const theirs = sdk(result as CallToolResult);
       if (theirs.issues !== undefined) {
         expect([result, 'issues' in ours]).toEqual([result, true]);
-        expect('issues' in ours && ours.issues.map((issue) => issue.message)).toEqual(theirs.issues.map((issue) => issue.message));
+        expect('issues' in ours && ours.issues.map((issue) => issue.message)).toEqual(
+          theirs.issues.map((issue) => issue.message),
+        );
       } else {
         expect([result, 'value' in ours && JSON.stringify(ours.value)]).toEqual([result, JSON.stringify(theirs.value)]);
       }
@@ -115,8 +175,15 @@ describe('checkedCallResult', () => {
 
 describe('validEnvelope', () => {
   const classify = (meta: Record<string, unknown>) => {
-    const outcome = classifyInboundRequest({ httpMethod: 'POST', body: { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { _meta: meta } }, protocolVersionHeader: '2026-07-28', mcpMethodHeader: 'tools/call' });
-    return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === '2026-07-28';
+    const outcome = classifyInboundRequest({
+      httpMethod: 'POST',
+      body: { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { _meta: meta } },
+      protocolVersionHeader: '2026-07-28',
+      mcpMethodHeader: 'tools/call',
+    });
+    return (
+      outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === '2026-07-28'
+    );
   };
   const ENVELOPES: Record<string, unknown>[] = [
     ENVELOPE,
@@ -129,8 +196,18 @@ describe('validEnvelope', () => {
     { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'debug' },
     { ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'loud' },
     { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
-    { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { experimental: { deep: Array.from({ length: 400 }, (_, i) => i) } } },
-    { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { experimental: { deep: Array.from({ length: 400 }, (_, i) => (i === 399 ? 'x' : i)) } } },
+    {
+      ...ENVELOPE,
+      'io.modelcontextprotocol/clientCapabilities': {
+        experimental: { deep: Array.from({ length: 400 }, (_, i) => i) },
+      },
+    },
+    {
+      ...ENVELOPE,
+      'io.modelcontextprotocol/clientCapabilities': {
+        experimental: { deep: Array.from({ length: 400 }, (_, i) => (i === 399 ? 'x' : i)) },
+      },
+    },
   ];
 
   it("gives the classifier's verdict for each envelope, asked first and again (kept verdicts never leak to a different envelope)", () => {
@@ -143,7 +220,9 @@ describe('validEnvelope', () => {
   });
 
   it('is not fooled by a kept envelope changed after it was judged', () => {
-    const envelope = JSON.parse(JSON.stringify({ ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'kept', version: '1' } })) as Record<string, unknown>;
+    const envelope = JSON.parse(
+      JSON.stringify({ ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'kept', version: '1' } }),
+    ) as Record<string, unknown>;
     expect(validEnvelope('tools/call', envelope)).toBe(true);
     (envelope['io.modelcontextprotocol/clientInfo'] as Record<string, unknown>).version = 7;
     expect(validEnvelope('tools/call', envelope)).toBe(classify(envelope));
@@ -151,16 +230,49 @@ describe('validEnvelope', () => {
 });
 
 describe('sameJson', () => {
-  const VALUES: unknown[] = [null, 0, -0, 1, '1', '', true, false, [], {}, [1], ['1'], { a: 1 }, { a: '1' }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { b: null }] }, { a: [1, { b: false }] }, JSON.parse('{"__proto__": 1}'), JSON.parse('{"__proto__": 2}'), { a: undefined }, [[[]]], [[[0]]]];
+  const VALUES: unknown[] = [
+    null,
+    0,
+    -0,
+    1,
+    '1',
+    '',
+    true,
+    false,
+    [],
+    {},
+    [1],
+    ['1'],
+    { a: 1 },
+    { a: '1' },
+    { a: 1, b: 2 },
+    { b: 2, a: 1 },
+    { a: [1, { b: null }] },
+    { a: [1, { b: false }] },
+    JSON.parse('{"__proto__": 1}'),
+    JSON.parse('{"__proto__": 2}'),
+    { a: undefined },
+    [[[]]],
+    [[[0]]],
+  ];
 
   it('equals JSON.stringify equality up to the order of keys', () => {
-    const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1))) : v));
+    const canonical = (value: unknown): string =>
+      JSON.stringify(value, (_key, v: unknown) =>
+        v !== null && typeof v === 'object' && !Array.isArray(v)
+          ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1)))
+          : v,
+      );
     for (const a of VALUES) {
       for (const b of VALUES) {
         if (JSON.stringify(a)?.includes('undefined') || JSON.stringify(b)?.includes('undefined')) continue;
         const parsedA = JSON.parse(JSON.stringify(a) ?? 'null') as unknown;
         const parsedB = JSON.parse(JSON.stringify(b) ?? 'null') as unknown;
-        expect([a, b, sameJson(parsedA, parsedB, { left: 1000 })]).toEqual([a, b, canonical(parsedA) === canonical(parsedB)]);
+        expect([a, b, sameJson(parsedA, parsedB, { left: 1000 })]).toEqual([
+          a,
+          b,
+          canonical(parsedA) === canonical(parsedB),
+        ]);
       }
     }
   });

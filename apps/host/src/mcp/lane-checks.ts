@@ -53,8 +53,17 @@ const MODERN_REVISION = '2026-07-28';
 /** The classifier's verdict on a request of `method` carrying only this `_meta`. */
 function classify(method: 'tools/call' | 'tools/list', meta: Record<string, unknown>): boolean {
   const body = { jsonrpc: '2.0', id: 0, method, params: { _meta: meta } };
-  const outcome = classifyInboundRequest({ httpMethod: 'POST', body, protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: method });
-  return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === MODERN_REVISION;
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    body,
+    protocolVersionHeader: MODERN_REVISION,
+    mcpMethodHeader: method,
+  });
+  return (
+    outcome.kind === 'modern' &&
+    outcome.messageKind === 'request' &&
+    outcome.classification.revision === MODERN_REVISION
+  );
 }
 
 /**
@@ -73,7 +82,11 @@ export function sameJson(a: unknown, b: unknown, budget: { left: number }): bool
   if (Array.isArray(b)) return false;
   let keys = 0;
   for (const key in a) {
-    if (!Object.hasOwn(b, key) || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], budget)) return false;
+    if (
+      !Object.hasOwn(b, key) ||
+      !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], budget)
+    )
+      return false;
     keys += 1;
   }
   for (const _ in b) keys -= 1;
@@ -132,14 +145,18 @@ function isPlainTextBlock(block: unknown): boolean {
  * plain text blocks, and `isError`) is checked here: the parse would copy it unchanged. Anything else
  * (other blocks, `structuredContent`, `_meta`, other keys) goes through the SDK's parse.
  */
-export function checkedCallResult(result: CallToolResult): { value: Record<string, unknown> } | { issues: readonly { message: string }[] } {
+export function checkedCallResult(
+  result: CallToolResult,
+): { value: Record<string, unknown> } | { issues: readonly { message: string }[] } {
   const content = result.content === undefined ? [] : result.content;
   let plain = Array.isArray(content);
   for (const key in result) if (key !== 'content' && key !== 'isError') plain = false;
   if (plain && result.isError !== undefined && typeof result.isError !== 'boolean') plain = false;
   if (plain) for (let i = 0; i < content.length && plain; i++) plain = isPlainTextBlock(content[i]);
   if (plain) return { value: result.isError === undefined ? { content } : { content, isError: result.isError } };
-  const checked = specTypeSchemas.CallToolResult['~standard'].validate(result.content === undefined ? { ...result, content: [] } : result);
+  const checked = specTypeSchemas.CallToolResult['~standard'].validate(
+    result.content === undefined ? { ...result, content: [] } : result,
+  );
   if (checked.issues !== undefined) return { issues: checked.issues };
   return { value: checked.value as unknown as Record<string, unknown> };
 }

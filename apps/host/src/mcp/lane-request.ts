@@ -45,7 +45,12 @@ export class LaneRequest {
   #answered = false;
 
   constructor(
-    message: { readonly era: 'legacy' | 'modern'; readonly id: string | number; readonly method: 'tools/call' | 'tools/list'; readonly envelope?: Record<string, unknown> },
+    message: {
+      readonly era: 'legacy' | 'modern';
+      readonly id: string | number;
+      readonly method: 'tools/call' | 'tools/list';
+      readonly envelope?: Record<string, unknown>;
+    },
     cancel: { readonly signal: AbortSignal },
     reply: FastifyReply,
     output: LaneOutput,
@@ -106,5 +111,9 @@ export class LaneRequest {
 /** A whole answer: one SSE event (a 2025 session) or a JSON body. */
 export function sendAnswer(reply: FastifyReply, sse: boolean, json: string, output: LaneOutput): void {
   if (sse) void reply.code(200).headers(output.sseHeaders()).send(frame(json));
-  else void reply.code(200).headers({ 'content-type': 'application/json', ...output.headers() }).send(json);
+  else
+    void reply
+      .code(200)
+      .headers({ 'content-type': 'application/json', ...output.headers() })
+      .send(json);
 }

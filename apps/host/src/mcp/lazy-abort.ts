@@ -21,7 +21,8 @@ export class LazyAbort {
     const controller = (this.#controller = new AbortController());
     const response = this.#response;
     // Already gone (the client hung up while the session was read, say): aborted before the call starts.
-    if (this.#aborted || (response !== undefined && response.destroyed && !response.writableFinished)) controller.abort();
+    if (this.#aborted || (response !== undefined && response.destroyed && !response.writableFinished))
+      controller.abort();
     else response?.once('close', () => !response.writableFinished && controller.abort());
     return controller.signal;
   }

@@ -40,7 +40,12 @@ export function keptCapabilities(declared: unknown): ClientCapabilities | undefi
   if (typeof elicitation !== 'object' || elicitation === null) return {};
   const { form, url } = elicitation as { form?: { applyDefaults?: unknown }; url?: unknown };
   const applyDefaults = typeof form === 'object' && form !== null && form.applyDefaults === true;
-  return { elicitation: { ...(form === undefined ? {} : { form: applyDefaults ? { applyDefaults: true } : {} }), ...(url === undefined ? {} : { url: {} }) } };
+  return {
+    elicitation: {
+      ...(form === undefined ? {} : { form: applyDefaults ? { applyDefaults: true } : {} }),
+      ...(url === undefined ? {} : { url: {} }),
+    },
+  };
 }
 
 /** Raised when the cap on live sessions is reached. */
@@ -49,7 +54,10 @@ export class SessionCapError extends Error {
 }
 
 /** The store operations the session table uses. */
-export type LegacySessionStore = Pick<AgentSessionStore, 'bindMcpSession' | 'getMcpSession' | 'touchMcpSession' | 'closeMcpSession'>;
+export type LegacySessionStore = Pick<
+  AgentSessionStore,
+  'bindMcpSession' | 'getMcpSession' | 'touchMcpSession' | 'closeMcpSession'
+>;
 
 /**
  * How often a session in use is marked used in the store: at most every quarter of the idle limit, and

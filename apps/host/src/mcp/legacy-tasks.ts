@@ -7,17 +7,27 @@ import type { McpTasks } from './task-runner.js';
 
 const OPEN: readonly string[] = OPEN_TASK_STATUSES;
 
-export async function getLegacy(tasks: McpTasks, taskId: unknown, owner: string | undefined): Promise<Record<string, unknown>> {
+export async function getLegacy(
+  tasks: McpTasks,
+  taskId: unknown,
+  owner: string | undefined,
+): Promise<Record<string, unknown>> {
   return legacyTaskView(await tasks.find(taskId, owner));
 }
 
-export async function resultLegacy(tasks: McpTasks, taskId: unknown, owner: string | undefined, signal: AbortSignal): Promise<CallToolResult> {
+export async function resultLegacy(
+  tasks: McpTasks,
+  taskId: unknown,
+  owner: string | undefined,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   let task = await tasks.find(taskId, owner);
   while (OPEN.includes(task.status)) {
     const settled = tasks.settledHere(task.id);
     if (settled !== undefined) await settled;
     else await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
-    if (signal.aborted) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'tasks/result was cancelled by the client.');
+    if (signal.aborted)
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'tasks/result was cancelled by the client.');
     task = await tasks.find(taskId, owner);
   }
   if (task.status === 'completed') {
@@ -36,8 +46,16 @@ export async function listLegacy(tasks: McpTasks, owner: string | undefined): Pr
 }
 
 /** A finished task is refused, saying what it is; an open one answers as the cancel left it (still open when its host has not recorded the end in time). */
-export async function cancelLegacy(tasks: McpTasks, taskId: unknown, owner: string | undefined): Promise<Record<string, unknown>> {
+export async function cancelLegacy(
+  tasks: McpTasks,
+  taskId: unknown,
+  owner: string | undefined,
+): Promise<Record<string, unknown>> {
   const task = await tasks.find(taskId, owner);
-  if (!OPEN.includes(task.status)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${task.id} is already ${task.status}; it cannot be cancelled.`);
+  if (!OPEN.includes(task.status))
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Task ${task.id} is already ${task.status}; it cannot be cancelled.`,
+    );
   return legacyTaskView(await tasks.cancel(taskId, owner));
 }

@@ -79,17 +79,23 @@ let sharedValidator: AjvJsonSchemaValidator | undefined;
  * The same factory serves both protocol eras (see {@link McpScope}).
  */
 export function createMcpServer(host: AptixHost, scope: McpScope, version: string): Server {
-  const mode = () => (scope.listMode ?? 'the session mode');
+  const mode = () => scope.listMode ?? 'the session mode';
   const server = new Server(
     { name: 'aptix', version },
     {
       // 2026-07-28: a list that can change (a package follows its tools) is announced on subscriptions/listen.
-      capabilities: { tools: { listChanged: scope.era === 'legacy' || host.toolsMayChange }, logging: {}, ...(scope.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: LEGACY_TASKS_CAPABILITY }) },
+      capabilities: {
+        tools: { listChanged: scope.era === 'legacy' || host.toolsMayChange },
+        logging: {},
+        ...(scope.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: LEGACY_TASKS_CAPABILITY }),
+      },
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
       // A 2026-07-28 list is a function of the endpoint and the loaded tool packages: fixed for the
       // process, unless a package can change its tools while the host runs (a bridged MCP server);
       // then no caching is promised.
-      ...(host.toolsMayChange ? {} : { cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' as const } } }),
+      ...(host.toolsMayChange
+        ? {}
+        : { cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' as const } } }),
       instructions: instructions(scope, mode()),
     },
   );

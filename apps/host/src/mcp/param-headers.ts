@@ -31,7 +31,8 @@ function declarations(tool: RegisteredTool): readonly Declaration[] {
       if (path.length > 0 && typeof header === 'string') out.push({ path, header, type: String(schema.type) });
       const properties = schema.properties;
       if (properties !== null && typeof properties === 'object') {
-        for (const [name, child] of Object.entries(properties as Record<string, JsonSchema>)) visit(child, [...path, name]);
+        for (const [name, child] of Object.entries(properties as Record<string, JsonSchema>))
+          visit(child, [...path, name]);
       }
     };
     visit(tool.parameters, []);
@@ -43,7 +44,12 @@ function declarations(tool: RegisteredTool): readonly Declaration[] {
 
 /** A header value as the client meant it: `=?base64?…?=` decoded (undefined when it is not canonical Base64 of UTF-8), anything else literal. */
 function decode(value: string): string | undefined {
-  if (!(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX) && value.length >= BASE64_PREFIX.length + BASE64_SUFFIX.length)) return value;
+  if (!(
+    value.startsWith(BASE64_PREFIX) &&
+    value.endsWith(BASE64_SUFFIX) &&
+    value.length >= BASE64_PREFIX.length + BASE64_SUFFIX.length
+  ))
+    return value;
   const payload = value.slice(BASE64_PREFIX.length, -BASE64_SUFFIX.length);
   if (!CANONICAL_BASE64.test(payload)) return undefined;
   try {
@@ -72,8 +78,13 @@ function agrees(declared: Declaration, decoded: string, value: string | number |
  * undefined when they agree (or the tool declares none). Only arguments that are present and
  * primitive are compared; an absent or null one expects no header.
  */
-export function paramHeaderRejection(registry: AgentToolRegistry, message: unknown, headers: Headers): Response | undefined {
-  if (message === null || typeof message !== 'object' || (message as { method?: unknown }).method !== 'tools/call') return undefined;
+export function paramHeaderRejection(
+  registry: AgentToolRegistry,
+  message: unknown,
+  headers: Headers,
+): Response | undefined {
+  if (message === null || typeof message !== 'object' || (message as { method?: unknown }).method !== 'tools/call')
+    return undefined;
   const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params;
   const tool = typeof params?.name === 'string' ? registry.get(params.name) : undefined;
   if (tool === undefined) return undefined;
@@ -84,15 +95,26 @@ export function paramHeaderRejection(registry: AgentToolRegistry, message: unkno
     const argument = declared.path.join('.');
     const header = headers.get(name);
     let problem: string | undefined;
-    if (header === null) problem = `the ${name} header is missing, but the arguments carry ${argument}=${JSON.stringify(value)}. Fix: send the header with the same value (an MCP 2026-07-28 client does this itself)`;
+    if (header === null)
+      problem = `the ${name} header is missing, but the arguments carry ${argument}=${JSON.stringify(value)}. Fix: send the header with the same value (an MCP 2026-07-28 client does this itself)`;
     else {
       const decoded = decode(header);
-      if (decoded === undefined) problem = `the ${name} header is not canonical Base64 of UTF-8 text inside =?base64?…?=. Fix: encode the value again, or send it literally`;
-      else if (!agrees(declared, decoded, value)) problem = `the ${name} header says ${JSON.stringify(decoded.slice(0, 200))}, but the arguments carry ${argument}=${JSON.stringify(value)}. Fix: send the same value in both`;
+      if (decoded === undefined)
+        problem = `the ${name} header is not canonical Base64 of UTF-8 text inside =?base64?…?=. Fix: encode the value again, or send it literally`;
+      else if (!agrees(declared, decoded, value))
+        problem = `the ${name} header says ${JSON.stringify(decoded.slice(0, 200))}, but the arguments carry ${argument}=${JSON.stringify(value)}. Fix: send the same value in both`;
     }
     if (problem !== undefined) {
       const id = (message as { id?: unknown }).id;
-      const body = { jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code: HEADER_MISMATCH, message: `Bad Request: ${problem}.`, data: { mismatch: { header: name, body: argument } } } };
+      const body = {
+        jsonrpc: '2.0',
+        id: typeof id === 'string' || typeof id === 'number' ? id : null,
+        error: {
+          code: HEADER_MISMATCH,
+          message: `Bad Request: ${problem}.`,
+          data: { mismatch: { header: name, body: argument } },
+        },
+      };
       return new Response(JSON.stringify(body), { status: 400, headers: { 'content-type': 'application/json' } });
     }
   }

@@ -60,8 +60,17 @@ export class ResumableStreams {
   }
 
   /** {@link accepts}, from the request's `MCP-Protocol-Version` and `Accept` headers. */
-  acceptsHeaders(protocolVersion: string | null | undefined, accept: string | null | undefined, hasId: boolean): boolean {
-    return hasId && (protocolVersion ?? '') >= '2025-11-25' && (accept ?? '').includes('text/event-stream') && this.#table.room();
+  acceptsHeaders(
+    protocolVersion: string | null | undefined,
+    accept: string | null | undefined,
+    hasId: boolean,
+  ): boolean {
+    return (
+      hasId &&
+      (protocolVersion ?? '') >= '2025-11-25' &&
+      (accept ?? '').includes('text/event-stream') &&
+      this.#table.room()
+    );
   }
 
   /**
@@ -82,8 +91,15 @@ export class ResumableStreams {
    * and the events kept so that a later `resume` can replay them. The SDK's body is read to its end
    * whatever the client does: `clientGone` (the connection closed) only detaches the client.
    */
-  record(sessionId: string, response: Response, clientGone: AbortSignal, requestId: string | number | null = null, cancelledByClient: () => boolean = () => false): Response {
-    if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response;
+  record(
+    sessionId: string,
+    response: Response,
+    clientGone: AbortSignal,
+    requestId: string | number | null = null,
+    cancelledByClient: () => boolean = () => false,
+  ): Response {
+    if (response.body === null || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+      return response;
     const stream = this.#table.newStream(sessionId);
     this.#table.streams.set(stream.id, stream);
     const headers = new Headers(response.headers);
@@ -95,7 +111,9 @@ export class ResumableStreams {
       cancel: () => this.#table.detach(stream),
     });
     const listener = stream.listener;
-    clientGone.addEventListener('abort', () => stream.listener === listener && this.#table.detach(stream), { once: true });
+    clientGone.addEventListener('abort', () => stream.listener === listener && this.#table.detach(stream), {
+      once: true,
+    });
     this.#table.hold(stream);
     void this.#drain(stream, response.body, requestId, cancelledByClient);
     return new Response(body, { status: response.status, headers });
@@ -115,12 +133,22 @@ export class ResumableStreams {
         message: `No stream with event ${JSON.stringify(lastEventId.slice(0, 80))} is held on this host for this MCP session: it ended more than ${Math.round(this.#table.options.keepMs / 1000)} s ago, the host restarted, or the call runs on another host. Send every request of an MCP session to one host (affinity on Mcp-Session-Id) to resume streams; to learn a call's outcome, read the agent session.`,
       });
     }
-    if (stream.overflowed) return errorAnswer({ status: 410, code: -32000, message: `Stream ${stream.id} sent more than ${this.#table.options.maxStreamBytes} bytes, so this host no longer holds all of it and cannot resume it without gaps. The call was not cancelled; read the agent session for its outcome.` });
+    if (stream.overflowed)
+      return errorAnswer({
+        status: 410,
+        code: -32000,
+        message: `Stream ${stream.id} sent more than ${this.#table.options.maxStreamBytes} bytes, so this host no longer holds all of it and cannot resume it without gaps. The call was not cancelled; read the agent session for its outcome.`,
+      });
     // A client that reconnects may beat the host to noticing its old connection dropped: the newer
     // reader takes over (only this session's client holds the stream's id), and the older is closed.
     if (stream.listener !== undefined) this.#table.detach(stream, true);
     const after = Number(match![2]);
-    if (after > stream.frames.length) return errorAnswer({ status: 400, code: -32000, message: `Event ${lastEventId} was never sent on stream ${stream.id}. Send the id of the last event you received.` });
+    if (after > stream.frames.length)
+      return errorAnswer({
+        status: 400,
+        code: -32000,
+        message: `Event ${lastEventId} was never sent on stream ${stream.id}. Send the id of the last event you received.`,
+      });
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         // A priming event again, so that a client whose resumed connection closes before any new event
@@ -141,10 +169,18 @@ export class ResumableStreams {
     this.#table.clear();
   }
 
-  async #drain(stream: Stream, source: ReadableStream<Uint8Array>, requestId: string | number | null, cancelledByClient: () => boolean): Promise<void> {
+  async #drain(
+    stream: Stream,
+    source: ReadableStream<Uint8Array>,
+    requestId: string | number | null,
+    cancelledByClient: () => boolean,
+  ): Promise<void> {
     // Comments (the SDK's keep-alives) go to the connection, if any, and are not kept.
     const onComment = (comment: string) => this.#table.send(stream, `:${comment}\n\n`);
-    const reader = source.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream({ onComment })).getReader();
+    const reader = source
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream({ onComment }))
+      .getReader();
     let answered = false;
     try {
       for (;;) {
@@ -154,7 +190,10 @@ export class ResumableStreams {
         // A request its client cancelled gets no response (notifications/cancelled): its answer is not sent.
         if (answer && cancelledByClient()) continue;
         answered ||= answer;
-        this.#table.emit(stream, frame(`${stream.id}.${stream.frames.length + 1}`, value.event ?? 'message', value.data));
+        this.#table.emit(
+          stream,
+          frame(`${stream.id}.${stream.frames.length + 1}`, value.event ?? 'message', value.data),
+        );
       }
     } catch {
       // The SDK's stream failed: what was sent stays resumable, and the answer below says what is known.
@@ -163,7 +202,15 @@ export class ResumableStreams {
       // gets an answer that says the outcome is unknown, never one that claims the call did or did not run.
       // A request its client cancelled gets none: the client stopped waiting, and the specification says not to answer it.
       if (!answered && requestId !== null && !cancelledByClient()) {
-        const lost = { jsonrpc: '2.0', id: requestId, error: { code: -32603, message: 'The host lost the answer to this request before it was sent, so whether the call ran, and what it did, is unknown. Read the agent session (GET /v1/sessions/:id) before calling again.' } };
+        const lost = {
+          jsonrpc: '2.0',
+          id: requestId,
+          error: {
+            code: -32603,
+            message:
+              'The host lost the answer to this request before it was sent, so whether the call ran, and what it did, is unknown. Read the agent session (GET /v1/sessions/:id) before calling again.',
+          },
+        };
         this.#table.emit(stream, frame(`${stream.id}.${stream.frames.length + 1}`, 'message', JSON.stringify(lost)));
       }
       this.#table.finish(stream);

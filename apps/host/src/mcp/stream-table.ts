@@ -17,7 +17,13 @@ export interface ResumableStreamsOptions {
 /** 000 to fff: the low three hex digits of a stream id. */
 const HEX3 = Array.from({ length: 4096 }, (_, value) => value.toString(16).padStart(3, '0'));
 
-export const DEFAULT_RESUMABLE_STREAMS: ResumableStreamsOptions = { retryMs: 1000, holdMs: 0, keepMs: 5 * 60_000, maxStreams: 1000, maxStreamBytes: 8 * 1024 * 1024 };
+export const DEFAULT_RESUMABLE_STREAMS: ResumableStreamsOptions = {
+  retryMs: 1000,
+  holdMs: 0,
+  keepMs: 5 * 60_000,
+  maxStreams: 1000,
+  maxStreamBytes: 8 * 1024 * 1024,
+};
 
 export interface Stream {
   readonly id: string;
@@ -62,12 +68,26 @@ export class StreamTable {
   newId(): string {
     const counter = this.#idCounter++;
     const low = counter % 4096;
-    if (low === 0) this.#idBase = this.#idPrefix + Math.floor(counter / 4096).toString(16).padStart(13, '0');
+    if (low === 0)
+      this.#idBase =
+        this.#idPrefix +
+        Math.floor(counter / 4096)
+          .toString(16)
+          .padStart(13, '0');
     return this.#idBase + HEX3[low]!;
   }
 
   newStream(sessionId: string): Stream {
-    return { id: this.newId(), sessionId, frames: [], bytes: 0, overflowed: false, ended: false, listener: undefined, expiry: undefined };
+    return {
+      id: this.newId(),
+      sessionId,
+      frames: [],
+      bytes: 0,
+      overflowed: false,
+      ended: false,
+      listener: undefined,
+      expiry: undefined,
+    };
   }
 
   priming(stream: Stream, position = 0): string {

@@ -1,6 +1,22 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
-import { OPEN_TASK_STATUSES, SessionStoreError, type McpTaskChange, type McpTaskRecord, type McpTaskStore } from '@aptix/agent-sessions';
-import { CANCEL_REQUESTED, hostStopped, internal, storeFailure, taskEnd, TASK_TTL_MS, taskView, type Ended, type Stop } from './task-records.js';
+import {
+  OPEN_TASK_STATUSES,
+  SessionStoreError,
+  type McpTaskChange,
+  type McpTaskRecord,
+  type McpTaskStore,
+} from '@aptix/agent-sessions';
+import {
+  CANCEL_REQUESTED,
+  hostStopped,
+  internal,
+  storeFailure,
+  taskEnd,
+  TASK_TTL_MS,
+  taskView,
+  type Ended,
+  type Stop,
+} from './task-records.js';
 import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
 
 /**
@@ -32,8 +48,9 @@ const CANCEL_POLL_MS = 100;
 export type TaskStep = (
   signal: AbortSignal,
   input: ToolInputChannel,
-) => Promise<{ readonly done: CallToolResult; readonly stopped?: 'cancelled' | 'unknown' } | { readonly needs: ToolInputNeeded }>;
-
+) => Promise<
+  { readonly done: CallToolResult; readonly stopped?: 'cancelled' | 'unknown' } | { readonly needs: ToolInputNeeded }
+>;
 
 interface Running {
   readonly abort: AbortController;
@@ -55,7 +72,11 @@ export interface TaskRunnerOptions {
   readonly staleMs: number;
   /** How long the executor waits for a stopped tool to confirm (see `toolCancelGraceMs`): bounds a cancel's wait for another host. */
   readonly cancelGraceMs: number;
-  readonly logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void; error(fields: object, message: string): void };
+  readonly logger: {
+    info(fields: object, message: string): void;
+    warn(fields: object, message: string): void;
+    error(fields: object, message: string): void;
+  };
 }
 
 export class McpTasks {
@@ -70,11 +91,26 @@ export class McpTasks {
   }
 
   /** Creates the task (durably: a `tasks/get` on any host finds it once this resolves) and starts its call. */
-  async start(owner: string | undefined, toolName: string, step: TaskStep, firstInput?: ToolInputChannel): Promise<McpTaskRecord> {
-    if (this.#closed) throw new ProtocolError(ProtocolErrorCode.InternalError, 'This host is shutting down, so it starts no task. Call again (another host behind the same URL can take it).');
-    if (this.#running.size >= MAX_RUNNING) throw new ProtocolError(ProtocolErrorCode.InternalError, `This host already runs ${MAX_RUNNING} tasks, its limit. Retry when some have finished.`);
+  async start(
+    owner: string | undefined,
+    toolName: string,
+    step: TaskStep,
+    firstInput?: ToolInputChannel,
+  ): Promise<McpTaskRecord> {
+    if (this.#closed)
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        'This host is shutting down, so it starts no task. Call again (another host behind the same URL can take it).',
+      );
+    if (this.#running.size >= MAX_RUNNING)
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `This host already runs ${MAX_RUNNING} tasks, its limit. Retry when some have finished.`,
+      );
     this.#sweep();
-    const record = await this.#o.store.create({ owner: owner ?? null, toolName, ttlMs: TASK_TTL_MS }).catch(storeFailure('create the task, so the call did not run'));
+    const record = await this.#o.store
+      .create({ owner: owner ?? null, toolName, ttlMs: TASK_TTL_MS })
+      .catch(storeFailure('create the task, so the call did not run'));
     const running: Running = { abort: new AbortController() };
     this.#running.set(record.id, running);
     running.settled = this.#run(record, running, step, firstInput).finally(() => {
@@ -85,15 +121,30 @@ export class McpTasks {
     return record;
   }
 
-  async #run(record: McpTaskRecord, running: Running, step: TaskStep, firstInput: ToolInputChannel | undefined): Promise<void> {
+  async #run(
+    record: McpTaskRecord,
+    running: Running,
+    step: TaskStep,
+    firstInput: ToolInputChannel | undefined,
+  ): Promise<void> {
     let ended: Ended | undefined;
     let outcome: McpTaskChange | undefined;
     try {
       ended = await this.#drive(record.id, running, step, firstInput);
     } catch (error) {
       if (running.stop === undefined) {
-        outcome = { status: 'failed', error: error instanceof ProtocolError ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } : internal('The host failed while running this task. See the host logs.', 'INTERNAL') };
-        if (!(error instanceof ProtocolError)) this.#o.logger.error({ taskId: record.id, err: error }, `task ${record.id}: the host failed while running it`);
+        outcome = {
+          status: 'failed',
+          error:
+            error instanceof ProtocolError
+              ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
+              : internal('The host failed while running this task. See the host logs.', 'INTERNAL'),
+        };
+        if (!(error instanceof ProtocolError))
+          this.#o.logger.error(
+            { taskId: record.id, err: error },
+            `task ${record.id}: the host failed while running it`,
+          );
       }
     }
     if (running.stop === 'taken') return;
@@ -107,13 +158,24 @@ export class McpTasks {
    */
   async #finish(record: McpTaskRecord, outcome: McpTaskChange): Promise<void> {
     // The status message of an open task (a cancel request) gives way to the end's own, or to none.
-    const end = (change: McpTaskChange) => this.#o.store.change(record.id, { statusMessage: null, ...change, inputRequests: null, keepForMs: TASK_TTL_MS }, { from: OPEN_TASK_STATUSES });
+    const end = (change: McpTaskChange) =>
+      this.#o.store.change(
+        record.id,
+        { statusMessage: null, ...change, inputRequests: null, keepForMs: TASK_TTL_MS },
+        { from: OPEN_TASK_STATUSES },
+      );
     try {
       await end(outcome);
     } catch (error) {
-      if (error instanceof SessionStoreError && outcome.status === 'completed' && (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')) {
+      if (
+        error instanceof SessionStoreError &&
+        outcome.status === 'completed' &&
+        (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')
+      ) {
         const message = `${record.toolName} finished, but its result cannot be kept for this task: ${error.message} The tool ran; its result is lost. Call it directly (not as a task), or ask for less.`;
-        await end({ status: 'failed', error: internal(message, 'RESULT_TOO_LARGE') }).catch((again: unknown) => this.#lost(record, again));
+        await end({ status: 'failed', error: internal(message, 'RESULT_TOO_LARGE') }).catch((again: unknown) =>
+          this.#lost(record, again),
+        );
         return;
       }
       this.#lost(record, error);
@@ -122,21 +184,30 @@ export class McpTasks {
 
   /** The end could not be written: the record stays open, and once its heartbeat is stale it reads failed, outcome unknown. */
   #lost(record: McpTaskRecord, error: unknown): void {
-    this.#o.logger.error({ taskId: record.id, err: error }, `task ${record.id}: its end could not be written to the store; it will read failed (outcome unknown) once its heartbeat is stale`);
+    this.#o.logger.error(
+      { taskId: record.id, err: error },
+      `task ${record.id}: its end could not be written to the store; it will read failed (outcome unknown) once its heartbeat is stale`,
+    );
   }
 
   /** Runs the steps: a step that needs answers parks the task (`input_required`) until every question is answered, on any host. */
   async #drive(id: string, running: Running, step: TaskStep, firstInput: ToolInputChannel | undefined): Promise<Ended> {
-    let input: ToolInputChannel = firstInput === undefined ? { canAsk: true, responses: {} } : { ...firstInput, canAsk: true };
+    let input: ToolInputChannel =
+      firstInput === undefined ? { canAsk: true, responses: {} } : { ...firstInput, canAsk: true };
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const outcome = await step(running.abort.signal, input);
-      if ('done' in outcome) return { result: outcome.done, ...(outcome.stopped === undefined ? {} : { stopped: outcome.stopped }) };
+      if ('done' in outcome)
+        return { result: outcome.done, ...(outcome.stopped === undefined ? {} : { stopped: outcome.stopped }) };
       if (running.abort.signal.aborted) throw new Error('stopped');
       const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
         running.resume = resolve;
         running.abort.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
       });
-      const parked = await this.#o.store.change(id, { status: 'input_required', inputRequests: { ...outcome.needs.inputRequests }, inputResponses: {} }, { from: ['working'] });
+      const parked = await this.#o.store.change(
+        id,
+        { status: 'input_required', inputRequests: { ...outcome.needs.inputRequests }, inputResponses: {} },
+        { from: ['working'] },
+      );
       if (parked === undefined) {
         // Another host finished it meanwhile (a cancel): nothing to ask.
         running.stop ??= 'taken';
@@ -149,7 +220,10 @@ export class McpTasks {
       running.parkedVersion = undefined;
       input = { canAsk: true, responses, ...(outcome.needs.state === undefined ? {} : { state: outcome.needs.state }) };
     }
-    throw new ProtocolError(ProtocolErrorCode.InternalError, `The task asked for input ${MAX_ROUNDS} times without finishing, so it was stopped.`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      `The task asked for input ${MAX_ROUNDS} times without finishing, so it was stopped.`,
+    );
   }
 
   /** The caller's task, failed first when it is open, runs on no host here, and its host stopped marking it alive. */
@@ -163,9 +237,16 @@ export class McpTasks {
     let record = await this.#o.store.get(taskId).catch(storeFailure('read the task'));
     if (record === undefined || record.owner !== (owner ?? null)) throw unknown();
     // Only a record that looks stale by this host's clock is checked by the store's (which decides), so polls of a live task write nothing.
-    if (OPEN.includes(record.status) && !this.#running.has(record.id) && Date.now() - Date.parse(record.heartbeatAt) >= this.#o.staleMs) {
+    if (
+      OPEN.includes(record.status) &&
+      !this.#running.has(record.id) &&
+      Date.now() - Date.parse(record.heartbeatAt) >= this.#o.staleMs
+    ) {
       const failure = hostStopped(this.#o.staleMs);
-      if ((await this.#o.store.abandonStale(this.#o.staleMs, failure, record.id).catch(storeFailure('read the task'))) > 0) record = (await this.#o.store.get(record.id).catch(storeFailure('read the task'))) ?? record;
+      if (
+        (await this.#o.store.abandonStale(this.#o.staleMs, failure, record.id).catch(storeFailure('read the task'))) > 0
+      )
+        record = (await this.#o.store.get(record.id).catch(storeFailure('read the task'))) ?? record;
     }
     return record;
   }
@@ -199,7 +280,9 @@ export class McpTasks {
       await running.settled;
       return this.find(taskId, owner);
     }
-    let current = (await this.#o.store.requestCancel(task.id, CANCEL_REQUESTED).catch(storeFailure('record the cancel request'))) ?? (await this.find(taskId, owner));
+    let current =
+      (await this.#o.store.requestCancel(task.id, CANCEL_REQUESTED).catch(storeFailure('record the cancel request'))) ??
+      (await this.find(taskId, owner));
     // The running host sees the request within a tick, then the executor waits up to its grace for the tool.
     const deadline = Date.now() + 4 * this.#tickMs() + this.#o.cancelGraceMs;
     while (OPEN.includes(current.status) && Date.now() < deadline) {
@@ -215,7 +298,11 @@ export class McpTasks {
    * pending; other keys are ignored. Once none is pending, the task goes on with all the answers.
    */
   async update(taskId: unknown, owner: string | undefined, inputResponses: unknown): Promise<Record<string, never>> {
-    if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "tasks/update needs inputResponses: an object of answers keyed like the task's inputRequests.");
+    if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        "tasks/update needs inputResponses: an object of answers keyed like the task's inputRequests.",
+      );
     for (let attempt = 0; attempt < 8; attempt++) {
       const task = await this.find(taskId, owner);
       if (task.status !== 'input_required' || task.inputRequests === null) return {};
@@ -230,22 +317,36 @@ export class McpTasks {
       const done = Object.keys(pending).length === 0;
       // All answered: the task is working again, and its host (this one or another) goes on with the answers.
       const next = await this.#o.store
-        .change(task.id, done ? { status: 'working', inputRequests: null, inputResponses: answers } : { inputRequests: pending, inputResponses: answers }, { from: ['input_required'], version: task.version })
+        .change(
+          task.id,
+          done
+            ? { status: 'working', inputRequests: null, inputResponses: answers }
+            : { inputRequests: pending, inputResponses: answers },
+          { from: ['input_required'], version: task.version },
+        )
         .catch((error: unknown) => {
-          if (error instanceof SessionStoreError && (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `These answers cannot be kept: ${error.message}`);
+          if (
+            error instanceof SessionStoreError &&
+            (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')
+          )
+            throw new ProtocolError(ProtocolErrorCode.InvalidParams, `These answers cannot be kept: ${error.message}`);
           return storeFailure('save the answers')(error);
         });
       if (next === undefined) continue; // changed meanwhile: read it again
       if (done) this.#resume(next);
       return {};
     }
-    throw new ProtocolError(ProtocolErrorCode.InternalError, 'The task kept changing while these answers were saved; send them again.');
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      'The task kept changing while these answers were saved; send them again.',
+    );
   }
 
   /** Hands the answers to the parked call, when it runs here and the record is past its parking. */
   #resume(record: McpTaskRecord): void {
     const running = this.#running.get(record.id);
-    if (running?.resume === undefined || running.parkedVersion === undefined || record.version <= running.parkedVersion) return;
+    if (running?.resume === undefined || running.parkedVersion === undefined || record.version <= running.parkedVersion)
+      return;
     if (record.status === 'working') running.resume(record.inputResponses);
   }
 
@@ -256,7 +357,9 @@ export class McpTasks {
 
   /** The owner's tasks, newest first (at most 100); those whose host stopped read as what they are, not as working. */
   async list(owner: string | undefined): Promise<McpTaskRecord[]> {
-    await this.#o.store.abandonStale(this.#o.staleMs, hostStopped(this.#o.staleMs)).catch(storeFailure('list the tasks'));
+    await this.#o.store
+      .abandonStale(this.#o.staleMs, hostStopped(this.#o.staleMs))
+      .catch(storeFailure('list the tasks'));
     return this.#o.store.list(owner ?? null, 100).catch(storeFailure('list the tasks'));
   }
 
@@ -268,11 +371,18 @@ export class McpTasks {
       if (running === undefined) continue;
       if (!OPEN.includes(record.status)) {
         // Another host took this host for stopped (its heartbeat looked stale): that end stays.
-        if (running.stop === undefined) this.#o.logger.warn({ taskId: record.id, status: record.status }, `task ${record.id}: another host recorded it ${record.status}, so its call here was stopped`);
+        if (running.stop === undefined)
+          this.#o.logger.warn(
+            { taskId: record.id, status: record.status },
+            `task ${record.id}: another host recorded it ${record.status}, so its call here was stopped`,
+          );
         running.stop ??= 'taken';
         running.abort.abort();
       } else if (record.cancelRequestedAt !== null && running.stop === undefined) {
-        this.#o.logger.info({ taskId: record.id }, `task ${record.id}: a cancel was requested through another host, so its call here was asked to stop`);
+        this.#o.logger.info(
+          { taskId: record.id },
+          `task ${record.id}: a cancel was requested through another host, so its call here was asked to stop`,
+        );
         running.stop = 'cancel';
         running.abort.abort();
       } else this.#resume(record);
@@ -293,7 +403,12 @@ export class McpTasks {
       if (ticking) return;
       ticking = true;
       this.#tick()
-        .catch((error: unknown) => this.#o.logger.warn({ err: error }, "MCP tasks: marking this host's tasks alive failed; it is tried again in a second"))
+        .catch((error: unknown) =>
+          this.#o.logger.warn(
+            { err: error },
+            "MCP tasks: marking this host's tasks alive failed; it is tried again in a second",
+          ),
+        )
         .finally(() => (ticking = false));
     }, every);
     this.#ticker.unref();
@@ -308,7 +423,11 @@ export class McpTasks {
   #sweep(): void {
     if (Date.now() - this.#lastSweep < SWEEP_EVERY_MS) return;
     this.#lastSweep = Date.now();
-    this.#o.store.deleteExpired().catch((error: unknown) => this.#o.logger.warn({ err: error }, 'MCP tasks: deleting expired tasks failed; it is tried again later'));
+    this.#o.store
+      .deleteExpired()
+      .catch((error: unknown) =>
+        this.#o.logger.warn({ err: error }, 'MCP tasks: deleting expired tasks failed; it is tried again later'),
+      );
   }
 
   /** Stops every call this host runs and records each task as failed, its outcome unknown (a shutdown). */

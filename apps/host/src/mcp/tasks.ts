@@ -1,4 +1,12 @@
-import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type Server, type ServerContext, type StandardSchemaV1 } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+  type ServerContext,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/server';
 import { ExecutionErrorCode, InvokeResult, reportsCancellation, type ToolInputChannel } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { legacyTaskView, taskView } from './task-records.js';
@@ -23,13 +31,18 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
  * down). Such a task is `failed`, with a JSON-RPC error; whatever the tool answered itself, its own
  * errors included, completes the task (`isError`).
  */
-const HOST_FAILURES: ReadonlySet<string> = new Set([ExecutionErrorCode.TIMEOUT, ExecutionErrorCode.RESOURCE_LIMIT, ExecutionErrorCode.TOOL_UNAVAILABLE]);
+const HOST_FAILURES: ReadonlySet<string> = new Set([
+  ExecutionErrorCode.TIMEOUT,
+  ExecutionErrorCode.RESOURCE_LIMIT,
+  ExecutionErrorCode.TOOL_UNAVAILABLE,
+]);
 
 /** Throws the JSON-RPC error (-32603, `data.code` the Aptix code) of a call the host ended without the tool's answer. */
 export function throwIfHostFailure(result: InvokeResult<string>): void {
   if (result.successful) return;
   const code = result.errors.find((error) => HOST_FAILURES.has(error.code ?? ''))?.code;
-  if (code !== undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, InvokeResult.errorMessage(result), { code });
+  if (code !== undefined)
+    throw new ProtocolError(ProtocolErrorCode.InternalError, InvokeResult.errorMessage(result), { code });
 }
 
 /** How a call that was asked to stop ended: before it had any effect (`cancelled`), or without confirming it stopped (`unknown`). */
@@ -40,13 +53,17 @@ export function howItStopped(result: InvokeResult<string>): { stopped?: 'cancell
 
 /** Whether the request's client declared the tasks extension. */
 export function declaresTasks(ctx: ServerContext): boolean {
-  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    { extensions?: Record<string, unknown> } | undefined;
   const extension = capabilities?.extensions?.[TASKS_EXTENSION];
   return typeof extension === 'object' && extension !== null;
 }
 
 export function missingTasksCapability(what: string): MissingRequiredClientCapabilityError {
-  return new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } as never, `${what} needs the ${TASKS_EXTENSION} extension: declare it in the request's clientCapabilities.extensions.`);
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } as never,
+    `${what} needs the ${TASKS_EXTENSION} extension: declare it in the request's clientCapabilities.extensions.`,
+  );
 }
 
 /** What a 2025 server declares for experimental tasks: tool calls may be tasks, listed and cancelled. */
@@ -58,7 +75,12 @@ export function tasksOf(host: AptixHost): McpTasks {
   let tasks = hosts.get(host);
   if (tasks === undefined) {
     const { sessionManager, config, pino } = host.cradle;
-    const made = new McpTasks({ store: sessionManager.tasks, staleMs: config.mcp.taskStaleMs, cancelGraceMs: config.toolCancelGraceMs, logger: pino });
+    const made = new McpTasks({
+      store: sessionManager.tasks,
+      staleMs: config.mcp.taskStaleMs,
+      cancelGraceMs: config.toolCancelGraceMs,
+      logger: pino,
+    });
     hosts.set(host, (tasks = made));
     host.beforeClose(() => made.close());
   }
@@ -70,29 +92,45 @@ const Params: StandardSchemaV1<Record<string, unknown>> = {
   '~standard': {
     version: 1,
     vendor: 'aptix',
-    validate: (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? { value: value as Record<string, unknown> } : { issues: [{ message: 'params must be an object' }] }),
+    validate: (value) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: 'params must be an object' }] },
   },
 };
 
 /** `tasks/get`, `tasks/update` and `tasks/cancel` on a 2026-07-28 server, gated on the client's declaration. */
 export function registerTaskMethods(server: Server, host: AptixHost, actor: string | undefined): void {
   const tasks = tasksOf(host);
-  const gated = (method: string, handle: (params: Record<string, unknown>, ctx: ServerContext) => Promise<Record<string, unknown>>) =>
-    server.setRequestHandler(method, { params: Params }, async (params: Record<string, unknown>, ctx: ServerContext) => {
-      if (!declaresTasks(ctx)) throw missingTasksCapability(method);
-      return (await handle(params, ctx)) as never;
-    });
+  const gated = (
+    method: string,
+    handle: (params: Record<string, unknown>, ctx: ServerContext) => Promise<Record<string, unknown>>,
+  ) =>
+    server.setRequestHandler(
+      method,
+      { params: Params },
+      async (params: Record<string, unknown>, ctx: ServerContext) => {
+        if (!declaresTasks(ctx)) throw missingTasksCapability(method);
+        return (await handle(params, ctx)) as never;
+      },
+    );
   gated('tasks/get', (params) => tasks.get(params.taskId, actor));
   gated('tasks/cancel', async (params) => (await tasks.cancel(params.taskId, actor), {}));
   // The SDK lifts `inputResponses` out of the params (as for a retried tools/call).
-  gated('tasks/update', (params, ctx) => tasks.update(params.taskId, actor, ctx.mcpReq.inputResponses ?? params.inputResponses));
+  gated('tasks/update', (params, ctx) =>
+    tasks.update(params.taskId, actor, ctx.mcpReq.inputResponses ?? params.inputResponses),
+  );
 }
 
 /** `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` on a 2025-era server (experimental tasks of 2025-11-25). */
 export function registerLegacyTaskMethods(server: Server, host: AptixHost, actor: string | undefined): void {
   const tasks = tasksOf(host);
   const on = (method: string, handle: (params: Record<string, unknown>, ctx: ServerContext) => Promise<unknown>) =>
-    server.setRequestHandler(method, { params: Params }, async (params: Record<string, unknown>, ctx: ServerContext) => (await handle(params, ctx)) as never);
+    server.setRequestHandler(
+      method,
+      { params: Params },
+      async (params: Record<string, unknown>, ctx: ServerContext) => (await handle(params, ctx)) as never,
+    );
   on('tasks/get', (params) => getLegacy(tasks, params.taskId, actor));
   on('tasks/result', (params, ctx) => resultLegacy(tasks, params.taskId, actor, ctx.mcpReq.signal));
   on('tasks/list', () => listLegacy(tasks, actor));
@@ -100,17 +138,31 @@ export function registerLegacyTaskMethods(server: Server, host: AptixHost, actor
 }
 
 /** A 2026-07-28 CreateTaskResult: the task, created and durable. */
-export async function startTask(host: AptixHost, actor: string | undefined, toolName: string, step: TaskStep, firstInput?: ToolInputChannel): Promise<Record<string, unknown>> {
+export async function startTask(
+  host: AptixHost,
+  actor: string | undefined,
+  toolName: string,
+  step: TaskStep,
+  firstInput?: ToolInputChannel,
+): Promise<Record<string, unknown>> {
   return { resultType: 'task', ...taskView(await tasksOf(host).start(actor, toolName, step, firstInput)) };
 }
 
 /** 2025-11-25 (experimental tasks): the same task, in that revision's CreateTaskResult. */
-export async function startLegacyTask(host: AptixHost, actor: string | undefined, toolName: string, step: TaskStep): Promise<Record<string, unknown>> {
+export async function startLegacyTask(
+  host: AptixHost,
+  actor: string | undefined,
+  toolName: string,
+  step: TaskStep,
+): Promise<Record<string, unknown>> {
   // The SDK's 2025 tools/call encoder requires `content` beside `task`; an empty list says the result is not here yet.
   return { task: legacyTaskView(await tasksOf(host).start(actor, toolName, step)), content: [] };
 }
 
 /** A 2025-11-25 listing entry, with `execution.taskSupport` when the tool may run as a task. */
-export function withTaskSupport(tool: { name: string }, taskSupport: 'forbidden' | 'optional' | 'required' | undefined): object {
+export function withTaskSupport(
+  tool: { name: string },
+  taskSupport: 'forbidden' | 'optional' | 'required' | undefined,
+): object {
   return taskSupport === undefined || taskSupport === 'forbidden' ? tool : { ...tool, execution: { taskSupport } };
 }

@@ -1,8 +1,22 @@
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, type CallToolResult, type ClientCapabilities, type InputRequests, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequests,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { checkedInputResponses } from './input-responses.js';
-import { bindingOf, canElicitForm, checkBinding, requestStateCodec, type CallBinding, type ModernCall } from './approval-elicitation.js';
+import {
+  bindingOf,
+  canElicitForm,
+  checkBinding,
+  requestStateCodec,
+  type CallBinding,
+  type ModernCall,
+} from './approval-elicitation.js';
 
 /**
  * A tool's own questions to the user (`InvokeResult.inputRequired`). On 2025 revisions the host asks
@@ -25,7 +39,8 @@ export function isToolState(state: unknown): state is ToolState {
 /** The input channel a 2026-07-28 call gives its tool: whether the client can be asked, its answers, and the tool's verified state. */
 export function inputChannel(ctx: ServerContext, state: ToolState | undefined, call: ModernCall): ToolInputChannel {
   if (state !== undefined) checkBinding(state, call);
-  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    ClientCapabilities | undefined;
   const responses = checkedInputResponses(ctx);
   return {
     canAsk: canElicitForm(capabilities),
@@ -36,9 +51,16 @@ export function inputChannel(ctx: ServerContext, state: ToolState | undefined, c
 
 /** The `input_required` answer for a tool's questions, its state sealed to this call. */
 export async function askForInput(host: AptixHost, needed: ToolInputNeeded, call: ModernCall): Promise<CallToolResult> {
-  const state: ToolState = { k: 'tool', ...bindingOf(call), ...(needed.state === undefined ? {} : { p: needed.state }) };
+  const state: ToolState = {
+    k: 'tool',
+    ...bindingOf(call),
+    ...(needed.state === undefined ? {} : { p: needed.state }),
+  };
   const requestState = await requestStateCodec(host).mint(state);
-  return inputRequired({ inputRequests: needed.inputRequests as unknown as InputRequests, requestState }) as unknown as CallToolResult;
+  return inputRequired({
+    inputRequests: needed.inputRequests as unknown as InputRequests,
+    requestState,
+  }) as unknown as CallToolResult;
 }
 
 /** What {@link inputChannel} gives a first call from a client that cannot be asked and sent no answers: made once. */
@@ -61,7 +83,8 @@ export interface LegacyQuestions {
 }
 
 /** Where the rounds ended: the tool's last outcome, or an answer saying why the questions stopped. */
-export type LegacyRounds<O> = { readonly kind: 'done'; readonly outcome: O } | { readonly kind: 'stopped'; readonly result: CallToolResult };
+export type LegacyRounds<O> =
+  { readonly kind: 'done'; readonly outcome: O } | { readonly kind: 'stopped'; readonly result: CallToolResult };
 
 function stopped(text: string): { kind: 'stopped'; result: CallToolResult } {
   return { kind: 'stopped', result: { content: [{ type: 'text', text }], isError: true } };
@@ -85,17 +108,31 @@ export async function askLegacyRounds<O>(
   for (let round = 1; ; round += 1) {
     const needed = needs(outcome);
     if (needed === undefined) return { kind: 'done', outcome };
-    if (round > MAX_LEGACY_ROUNDS) return stopped(`The tool kept asking the user: it asked ${MAX_LEGACY_ROUNDS} rounds of questions (the limit for one call), so the call was stopped. Nothing more was asked.`);
+    if (round > MAX_LEGACY_ROUNDS)
+      return stopped(
+        `The tool kept asking the user: it asked ${MAX_LEGACY_ROUNDS} rounds of questions (the limit for one call), so the call was stopped. Nothing more was asked.`,
+      );
     if (ask.signal.aborted) return stopped('The call was cancelled while the tool was asking the user.');
-    if (!ask.hold()) return stopped('The tool needs an answer from the user, and another question to the user is open in this MCP session, so it was not asked. Answer that one, then call the tool again.');
+    if (!ask.hold())
+      return stopped(
+        'The tool needs an answer from the user, and another question to the user is open in this MCP session, so it was not asked. Answer that one, then call the tool again.',
+      );
     const responses: Record<string, unknown> = {};
     try {
       for (const [key, request] of Object.entries(needed.inputRequests)) {
-        responses[key] = await ctx.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', ...request.params } as unknown as Record<string, unknown> }, { timeout: LEGACY_ANSWER_TIMEOUT_MS, signal: ask.signal });
+        responses[key] = await ctx.mcpReq.send(
+          {
+            method: 'elicitation/create',
+            params: { mode: 'form', ...request.params } as unknown as Record<string, unknown>,
+          },
+          { timeout: LEGACY_ANSWER_TIMEOUT_MS, signal: ask.signal },
+        );
       }
     } catch {
       if (ask.signal.aborted) return stopped('The call was cancelled while the tool was asking the user.');
-      return stopped('The MCP client did not answer the question to the user (it failed, timed out or closed the stream), so the tool could not go on. Nothing was done after the question.');
+      return stopped(
+        'The MCP client did not answer the question to the user (it failed, timed out or closed the stream), so the tool could not go on. Nothing was done after the question.',
+      );
     } finally {
       ask.release();
     }

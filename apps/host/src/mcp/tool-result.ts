@@ -10,6 +10,14 @@ import type { InvokeSuccess } from '@aptix/tool-contract';
  */
 export function callToolResult(result: InvokeSuccess<string>, structured: boolean): CallToolResult {
   const blocks = result.content;
-  const content = (blocks === undefined ? [{ type: 'text', text: result.result }] : structured ? [...blocks, { type: 'text', text: result.result }] : blocks) as CallToolResult['content'];
-  return structured ? { content, structuredContent: JSON.parse(result.result) as Record<string, unknown> } : { content };
+  const content = (
+    blocks === undefined
+      ? [{ type: 'text', text: result.result }]
+      : structured
+        ? [...blocks, { type: 'text', text: result.result }]
+        : blocks
+  ) as CallToolResult['content'];
+  return structured
+    ? { content, structuredContent: JSON.parse(result.result) as Record<string, unknown> }
+    : { content };
 }

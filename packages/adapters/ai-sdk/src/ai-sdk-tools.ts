@@ -1,6 +1,14 @@
 import { AptixToolError, createAptixTools, type AptixTools, type AptixToolsOptions } from '@aptix/adapter-core';
 import { ContentForModel } from './content-output.js';
-import { jsonSchema, tool, type JSONSchema7, type ModelMessage, type Tool, type ToolApprovalStatus, type ToolSet } from 'ai';
+import {
+  jsonSchema,
+  tool,
+  type JSONSchema7,
+  type ModelMessage,
+  type Tool,
+  type ToolApprovalStatus,
+  type ToolSet,
+} from 'ai';
 
 export interface AiSdkToolsOptions extends AptixToolsOptions {
   /**
@@ -64,7 +72,14 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
       // No validate function: the AI SDK passes the model's input through, and Aptix's executor checks it.
       inputSchema: jsonSchema<unknown>(parameters as JSONSchema7),
       ...(strictMode ? { strict } : {}),
-      execute: async (input: unknown, { abortSignal, toolCallId, messages }: { abortSignal?: AbortSignal; toolCallId: string; messages: ModelMessage[] }) => {
+      execute: async (
+        input: unknown,
+        {
+          abortSignal,
+          toolCallId,
+          messages,
+        }: { abortSignal?: AbortSignal; toolCallId: string; messages: ModelMessage[] },
+      ) => {
         const approved = gated && approvedInHistory(messages, toolCallId);
         const result = await aptix.call(name, input, { signal: abortSignal, approved });
         if (!result.successful) throw new AptixToolError(name, result);
@@ -99,9 +114,14 @@ function approvedInHistory(messages: readonly ModelMessage[], toolCallId: string
   const requests = new Set<string>();
   for (const message of messages) {
     if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    for (const part of message.content) if (part.type === 'tool-approval-request' && part.toolCallId === toolCallId) requests.add(part.approvalId);
+    for (const part of message.content)
+      if (part.type === 'tool-approval-request' && part.toolCallId === toolCallId) requests.add(part.approvalId);
   }
   return messages.some(
-    (message) => message.role === 'tool' && message.content.some((part) => part.type === 'tool-approval-response' && part.approved && requests.has(part.approvalId)),
+    (message) =>
+      message.role === 'tool' &&
+      message.content.some(
+        (part) => part.type === 'tool-approval-response' && part.approved && requests.has(part.approvalId),
+      ),
   );
 }

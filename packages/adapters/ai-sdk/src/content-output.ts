@@ -41,6 +41,11 @@ function toContentPart(part: ModelContentPart): Extract<ToolResultOutput, { type
     case 'image':
       return { type: 'file', mediaType: part.mimeType, data: { type: 'data', data: part.data } };
     case 'file':
-      return { type: 'file', mediaType: part.mimeType, filename: part.filename, data: { type: 'data', data: part.data } };
+      return {
+        type: 'file',
+        mediaType: part.mimeType,
+        filename: part.filename,
+        data: { type: 'data', data: part.data },
+      };
   }
 }

@@ -26,8 +26,16 @@ describe('@aptix/ai-sdk through generateText', () => {
     ]);
     const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'What is 6 times 7?' });
     expect(result.text).toBe('42');
-    expect(result.steps[0]!.toolResults[0]!.output).toEqual({ value: 42, expression: '6 * 7 = 42', sessionId: null, conversationId: 'conv-1' });
-    expect(readBack).toEqual({ type: 'json', value: { value: 42, expression: '6 * 7 = 42', sessionId: null, conversationId: 'conv-1' } });
+    expect(result.steps[0]!.toolResults[0]!.output).toEqual({
+      value: 42,
+      expression: '6 * 7 = 42',
+      sessionId: null,
+      conversationId: 'conv-1',
+    });
+    expect(readBack).toEqual({
+      type: 'json',
+      value: { value: 42, expression: '6 * 7 = 42', sessionId: null, conversationId: 'conv-1' },
+    });
   });
 
   it('sends the strict view where Aptix allows strict mode, and reads null as "not sent"', async () => {
@@ -41,7 +49,10 @@ describe('@aptix/ai-sdk through generateText', () => {
       () => [text('done')],
     ]);
     const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'ping' });
-    const ping = sent!.find((tool) => tool.name === 'testing_ping_pong')! as unknown as { strict?: boolean; inputSchema: { required: string[]; properties: { count: { type: unknown } } } };
+    const ping = sent!.find((tool) => tool.name === 'testing_ping_pong')! as unknown as {
+      strict?: boolean;
+      inputSchema: { required: string[]; properties: { count: { type: unknown } } };
+    };
     expect(ping.strict).toBe(true);
     expect(ping.inputSchema.required).toEqual(['message', 'count']);
     expect(ping.inputSchema.properties.count.type).toEqual(['integer', 'null']);
@@ -93,7 +104,13 @@ describe('@aptix/ai-sdk through generateText', () => {
         return [text('It took too long.')];
       },
     ]);
-    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), timeout: { toolMs: 50 }, prompt: 'wait a minute' });
+    const result = await generateText({
+      model,
+      tools,
+      stopWhen: stepCountIs(3),
+      timeout: { toolMs: 50 },
+      prompt: 'wait a minute',
+    });
     expect(result.text).toBe('It took too long.');
     expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'TIMEOUT' } });
   });
@@ -108,9 +125,16 @@ describe('@aptix/ai-sdk through generateText', () => {
         return [text('That refund needs approval.')];
       },
     ]);
-    const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'Refund 500 EUR on order A-1.' });
+    const result = await generateText({
+      model,
+      tools,
+      stopWhen: stepCountIs(3),
+      prompt: 'Refund 500 EUR on order A-1.',
+    });
     expect(result.steps[0]!.toolResults).toEqual([]);
-    expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'APPROVAL_REQUIRED', message: expect.stringContaining('500 EUR') } });
+    expect(JSON.parse(readBack!.value as string)).toMatchObject({
+      error: { code: 'APPROVAL_REQUIRED', message: expect.stringContaining('500 EUR') },
+    });
   });
 
   it("with toolApproval, a gated call waits for a person's approval, and runs once approved", async () => {
@@ -125,15 +149,34 @@ describe('@aptix/ai-sdk through generateText', () => {
       },
     ]);
     const prompt: ModelMessage[] = [{ role: 'user', content: 'Refund 500 EUR on order A-1.' }];
-    const first = await generateText({ model, tools: aptix.tools, toolApproval: aptix.toolApproval, stopWhen: stepCountIs(3), messages: prompt });
+    const first = await generateText({
+      model,
+      tools: aptix.tools,
+      toolApproval: aptix.toolApproval,
+      stopWhen: stepCountIs(3),
+      messages: prompt,
+    });
     const request = first.content.find((part) => part.type === 'tool-approval-request');
     expect(request).toMatchObject({ toolCall: { toolCallId: 'r1', toolName: 'testing_issue_refund' } });
     expect(first.steps[0]!.toolResults).toEqual([]); // nothing ran: the run waits for a person
-    expect(await aptix.toolApproval({ toolCall: { toolName: 'an_application_tool', input: {} } })).toBe('not-applicable');
-    expect(await aptix.toolApproval({ toolCall: { toolName: 'testing_issue_refund', input: { ...refund, amount: 20 } } })).toBe('not-applicable');
+    expect(await aptix.toolApproval({ toolCall: { toolName: 'an_application_tool', input: {} } })).toBe(
+      'not-applicable',
+    );
+    expect(
+      await aptix.toolApproval({ toolCall: { toolName: 'testing_issue_refund', input: { ...refund, amount: 20 } } }),
+    ).toBe('not-applicable');
 
-    const approval: ModelMessage = { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: true }] };
-    const second = await generateText({ model, tools: aptix.tools, toolApproval: aptix.toolApproval, stopWhen: stepCountIs(3), messages: [...prompt, ...first.response.messages, approval] });
+    const approval: ModelMessage = {
+      role: 'tool',
+      content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: true }],
+    };
+    const second = await generateText({
+      model,
+      tools: aptix.tools,
+      toolApproval: aptix.toolApproval,
+      stopWhen: stepCountIs(3),
+      messages: [...prompt, ...first.response.messages, approval],
+    });
     expect(second.text).toBe('Refunded.');
     expect(readBack).toMatchObject({ type: 'json', value: { orderId: 'A-1', amount: 500, currency: 'EUR' } });
   });
@@ -141,7 +184,10 @@ describe('@aptix/ai-sdk through generateText', () => {
   it('cancelling generateText stops the running tool', async () => {
     const { tools } = await createAiSdkTools({ tools: [samples] });
     const controller = new AbortController();
-    const { model } = scriptedModel([() => [call('testing_delay', { milliseconds: 60_000 })], () => [text('never reached')]]);
+    const { model } = scriptedModel([
+      () => [call('testing_delay', { milliseconds: 60_000 })],
+      () => [text('never reached')],
+    ]);
     let toolOutput: unknown;
     const run = generateText({
       model,
@@ -157,7 +203,7 @@ describe('@aptix/ai-sdk through generateText', () => {
     expect(toolOutput).toMatchObject({ type: 'tool-result', output: { wasCancelled: true, requestedMs: 60_000 } });
   });
 
-  it('offers the session mode\'s tools, and the step after agent_change_mode sees the new mode\'s', async () => {
+  it("offers the session mode's tools, and the step after agent_change_mode sees the new mode's", async () => {
     const session = await sessions.store.createSession({ mode: 'general', user: 'ada' });
     const aptix = await createAiSdkTools({
       tools: [samples, modeCatalogPackage, modeChangePackage],
@@ -167,17 +213,35 @@ describe('@aptix/ai-sdk through generateText', () => {
     expect(await aptix.guidance()).not.toContain('<tool_guidance name="testing_delay">');
     const { model, offered } = scriptedModel([
       () => [call('testing_ping_pong', { message: 'too early' }, 'c1')],
-      () => [call('agent_change_mode', { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' }, 'c2')],
+      () => [
+        call(
+          'agent_change_mode',
+          { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' },
+          'c2',
+        ),
+      ],
       () => [call('testing_ping_pong', { message: 'hi', count: 2 }, 'c3')],
       () => [text('pong')],
     ]);
-    const result = await generateText({ model, tools: aptix.tools, prepareStep: aptix.prepareStep, stopWhen: stepCountIs(5), prompt: 'ping me' });
+    const result = await generateText({
+      model,
+      tools: aptix.tools,
+      prepareStep: aptix.prepareStep,
+      stopWhen: stepCountIs(5),
+      prompt: 'ping me',
+    });
 
     expect(offered[0]).toEqual(['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode']);
     // prepareStep's activeTools: the AI SDK itself refuses a tool the mode does not offer, and runs nothing.
     expect(result.steps[0]!.toolResults).toEqual([]);
-    expect(String(result.steps[0]!.content.find((part) => part.type === 'tool-error')!.error)).toContain("unavailable tool 'testing_ping_pong'");
-    expect(result.steps[1]!.toolResults[0]!.output).toMatchObject({ success: true, mode: 'tool_diagnostics', sessionId: session.id });
+    expect(String(result.steps[0]!.content.find((part) => part.type === 'tool-error')!.error)).toContain(
+      "unavailable tool 'testing_ping_pong'",
+    );
+    expect(result.steps[1]!.toolResults[0]!.output).toMatchObject({
+      success: true,
+      mode: 'tool_diagnostics',
+      sessionId: session.id,
+    });
     expect(offered[2]).toContain('testing_ping_pong');
     expect(offered[2]).toContain('testing_delay');
     expect(result.steps[2]!.toolResults[0]!.output).toMatchObject({ reply: 'pong pong: hi', sessionId: session.id });
@@ -187,7 +251,10 @@ describe('@aptix/ai-sdk through generateText', () => {
 
   it('without prepareStep, a tool outside the mode is still refused, by the adapter (TOOL_NOT_IN_MODE)', async () => {
     const session = await sessions.store.createSession({ mode: 'general' });
-    const { tools } = await createAiSdkTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });
+    const { tools } = await createAiSdkTools({
+      tools: [samples, modeCatalogPackage, modeChangePackage],
+      session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog },
+    });
     let readBack: { type: string; value: unknown } | undefined;
     const { model } = scriptedModel([
       () => [call('testing_delay', { milliseconds: 1 })],
@@ -198,7 +265,9 @@ describe('@aptix/ai-sdk through generateText', () => {
     ]);
     const result = await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'wait' });
     expect(result.steps[0]!.toolResults).toEqual([]);
-    expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'TOOL_NOT_IN_MODE', message: expect.stringContaining('not offered in mode "general"') } });
+    expect(JSON.parse(readBack!.value as string)).toMatchObject({
+      error: { code: 'TOOL_NOT_IN_MODE', message: expect.stringContaining('not offered in mode "general"') },
+    });
   });
 
   it('refuses a tool that breaks the contract at creation, with the message the host gives', async () => {
@@ -206,7 +275,12 @@ describe('@aptix/ai-sdk through generateText', () => {
       static readonly ToolName = 'Broken Tool';
       static readonly ToolUsageMetadata = 'x';
       static getSchema() {
-        return { type: 'function', name: 'Broken Tool', description: 'd', parameters: { type: 'object', properties: {}, required: [] } };
+        return {
+          type: 'function',
+          name: 'Broken Tool',
+          description: 'd',
+          parameters: { type: 'object', properties: {}, required: [] },
+        };
       }
       readonly name = 'Broken Tool';
       readonly isToolFullyExecutedOnServer = true;

@@ -29,7 +29,12 @@ describe('@aptix/ai-sdk: a result with content blocks', () => {
         { type: 'text', text: '{"months":3}' },
         { type: 'text', text: 'Sales:' },
         { type: 'file', mediaType: 'image/png', data: { type: 'data', data: RED_PIXEL_PNG } },
-        { type: 'file', mediaType: 'application/pdf', filename: 'q3.pdf', data: { type: 'data', data: CHART_PDF.toString('base64') } },
+        {
+          type: 'file',
+          mediaType: 'application/pdf',
+          filename: 'q3.pdf',
+          data: { type: 'data', data: CHART_PDF.toString('base64') },
+        },
       ],
     });
     expect(result.steps[0]!.toolResults[0]!.output).toEqual({ months: 3 });

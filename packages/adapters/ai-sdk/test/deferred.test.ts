@@ -23,15 +23,37 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
       () => [call('aptix_find_tools', { query: 'multiply two numbers', sessionId: null, limit: 2 }, 'c1')],
       (options) => {
         read.push(lastToolOutput(options));
-        return [call('aptix_call_tool', { name: 'testing_calculator', arguments: { operation: 'multiply', a: 6, b: 7 } }, 'c2')];
+        return [
+          call(
+            'aptix_call_tool',
+            { name: 'testing_calculator', arguments: { operation: 'multiply', a: 6, b: 7 } },
+            'c2',
+          ),
+        ];
       },
       (options) => {
         read.push(lastToolOutput(options));
-        return [call('aptix_call_tool', { name: 'testing_calculator', arguments: { operation: 'multiply', a: 'six', b: 7 }, sessionId: scope.sessionId }, 'c3')];
+        return [
+          call(
+            'aptix_call_tool',
+            {
+              name: 'testing_calculator',
+              arguments: { operation: 'multiply', a: 'six', b: 7 },
+              sessionId: scope.sessionId,
+            },
+            'c3',
+          ),
+        ];
       },
       (options) => {
         read.push(lastToolOutput(options));
-        return [call('aptix_call_tool', { name: 'testing_calculator', arguments: { operation: 'add', a: 1, b: 2 }, sessionId: 'another-session' }, 'c4')];
+        return [
+          call(
+            'aptix_call_tool',
+            { name: 'testing_calculator', arguments: { operation: 'add', a: 1, b: 2 }, sessionId: 'another-session' },
+            'c4',
+          ),
+        ];
       },
       (options) => {
         read.push(lastToolOutput(options));
@@ -39,17 +61,38 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
       },
     ]);
 
-    const result = await generateText({ model, tools: aptix.tools, prepareStep: aptix.prepareStep, stopWhen: stepCountIs(6), prompt: 'What is 6 times 7?' });
+    const result = await generateText({
+      model,
+      tools: aptix.tools,
+      prepareStep: aptix.prepareStep,
+      stopWhen: stepCountIs(6),
+      prompt: 'What is 6 times 7?',
+    });
 
     expect(result.text).toBe('42');
     expect(offered[0]).toEqual(OFFERED);
     const [found, product, invalid, elsewhere] = read;
-    expect(found).toMatchObject({ type: 'json', value: { mode: 'general', sessionId: scope.sessionId, tools: [{ name: 'testing_calculator', usage: expect.stringContaining('testing_calculator') }] } });
-    expect(product).toEqual({ type: 'json', value: { value: 42, expression: '6 * 7 = 42', sessionId: scope.sessionId, conversationId: null } });
+    expect(found).toMatchObject({
+      type: 'json',
+      value: {
+        mode: 'general',
+        sessionId: scope.sessionId,
+        tools: [{ name: 'testing_calculator', usage: expect.stringContaining('testing_calculator') }],
+      },
+    });
+    expect(product).toEqual({
+      type: 'json',
+      value: { value: 42, expression: '6 * 7 = 42', sessionId: scope.sessionId, conversationId: null },
+    });
     expect(invalid!.type).toBe('error-text');
-    expect(JSON.parse(invalid!.value as string)).toMatchObject({ error: { code: 'INVALID_ARGUMENTS', message: expect.stringContaining("'a'") } });
+    expect(JSON.parse(invalid!.value as string)).toMatchObject({
+      error: { code: 'INVALID_ARGUMENTS', message: expect.stringContaining("'a'") },
+    });
     expect(JSON.parse(elsewhere!.value as string)).toEqual({
-      error: { code: 'SESSION_MISMATCH', message: `aptix_call_tool was not run: it names session "another-session", but this agent works in session ${scope.sessionId}. Leave sessionId out: calls run in the agent's session.` },
+      error: {
+        code: 'SESSION_MISMATCH',
+        message: `aptix_call_tool was not run: it names session "another-session", but this agent works in session ${scope.sessionId}. Leave sessionId out: calls run in the agent's session.`,
+      },
     });
     const guidance = await aptix.guidance();
     expect(guidance).toMatch(/^# Finding tools\nThis mode offers 2 tools that are not listed to you\./);
@@ -65,7 +108,16 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
       () => [call('aptix_call_tool', { name: 'testing_ping_pong', arguments: { message: 'hi' } }, 'c1')],
       (options) => {
         read.push(lastToolOutput(options));
-        return [call('aptix_call_tool', { name: 'agent_change_mode', arguments: { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' } }, 'c2')];
+        return [
+          call(
+            'aptix_call_tool',
+            {
+              name: 'agent_change_mode',
+              arguments: { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' },
+            },
+            'c2',
+          ),
+        ];
       },
       () => [call('aptix_find_tools', { query: 'ping', sessionId: null, limit: null }, 'c3')],
       (options) => {
@@ -78,7 +130,13 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
       },
     ]);
 
-    await generateText({ model, tools: aptix.tools, prepareStep: aptix.prepareStep, stopWhen: stepCountIs(6), prompt: 'ping me' });
+    await generateText({
+      model,
+      tools: aptix.tools,
+      prepareStep: aptix.prepareStep,
+      stopWhen: stepCountIs(6),
+      prompt: 'ping me',
+    });
 
     const [refused, found, pong] = read;
     expect(JSON.parse(refused!.value as string)).toEqual({
@@ -89,7 +147,10 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
     });
     expect((await sessions.store.getSession(scope.sessionId))!.mode).toBe('tool_diagnostics');
     expect(offered[2]).toEqual(OFFERED);
-    expect(found).toMatchObject({ type: 'json', value: { mode: 'tool_diagnostics', total: 8, tools: [expect.objectContaining({ name: 'testing_ping_pong' })] } });
+    expect(found).toMatchObject({
+      type: 'json',
+      value: { mode: 'tool_diagnostics', total: 8, tools: [expect.objectContaining({ name: 'testing_ping_pong' })] },
+    });
     expect(pong).toMatchObject({ type: 'json', value: { reply: 'pong pong: hi', sessionId: scope.sessionId } });
   });
 
@@ -103,8 +164,16 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
         return [text('It took too long.')];
       },
     ]);
-    await generateText({ model, tools: aptix.tools, stopWhen: stepCountIs(3), timeout: { toolMs: 50 }, prompt: 'wait a minute' });
-    expect(JSON.parse(readBack!.value as string)).toMatchObject({ error: { code: 'TIMEOUT', message: expect.stringContaining('testing_delay') } });
+    await generateText({
+      model,
+      tools: aptix.tools,
+      stopWhen: stepCountIs(3),
+      timeout: { toolMs: 50 },
+      prompt: 'wait a minute',
+    });
+    expect(JSON.parse(readBack!.value as string)).toMatchObject({
+      error: { code: 'TIMEOUT', message: expect.stringContaining('testing_delay') },
+    });
   });
 
   it("with toolApproval, a gated call through aptix_call_tool waits for a person's approval, and runs once approved", async () => {
@@ -119,15 +188,34 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
       },
     ]);
     const prompt: ModelMessage[] = [{ role: 'user', content: 'Refund 500 EUR on order A-1.' }];
-    const first = await generateText({ model, tools: aptix.tools, toolApproval: aptix.toolApproval, stopWhen: stepCountIs(3), messages: prompt });
+    const first = await generateText({
+      model,
+      tools: aptix.tools,
+      toolApproval: aptix.toolApproval,
+      stopWhen: stepCountIs(3),
+      messages: prompt,
+    });
     expect(offered[0]).toEqual(['aptix_find_tools', 'aptix_call_tool']);
     const request = first.content.find((part) => part.type === 'tool-approval-request');
     expect(request).toMatchObject({ toolCall: { toolCallId: 'r1', toolName: 'aptix_call_tool' } });
     expect(first.steps[0]!.toolResults).toEqual([]); // nothing ran: the run waits for a person
-    expect(await aptix.toolApproval({ toolCall: { toolName: 'aptix_call_tool', input: { ...refund, arguments: { ...refund.arguments, amount: 20 } } } })).toBe('not-applicable');
+    expect(
+      await aptix.toolApproval({
+        toolCall: { toolName: 'aptix_call_tool', input: { ...refund, arguments: { ...refund.arguments, amount: 20 } } },
+      }),
+    ).toBe('not-applicable');
 
-    const approval: ModelMessage = { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: true }] };
-    const second = await generateText({ model, tools: aptix.tools, toolApproval: aptix.toolApproval, stopWhen: stepCountIs(3), messages: [...prompt, ...first.response.messages, approval] });
+    const approval: ModelMessage = {
+      role: 'tool',
+      content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: true }],
+    };
+    const second = await generateText({
+      model,
+      tools: aptix.tools,
+      toolApproval: aptix.toolApproval,
+      stopWhen: stepCountIs(3),
+      messages: [...prompt, ...first.response.messages, approval],
+    });
     expect(second.text).toBe('Refunded.');
     expect(readBack).toMatchObject({ type: 'json', value: { orderId: 'A-1', amount: 500, currency: 'EUR' } });
   });

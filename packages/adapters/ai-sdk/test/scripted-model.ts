@@ -1,4 +1,8 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+} from '@ai-sdk/provider';
 import { MockLanguageModelV4 } from 'ai/test';
 
 export type Turn = (options: LanguageModelV4CallOptions) => LanguageModelV4Content[];
@@ -19,13 +23,23 @@ export function scriptedModel(turns: Turn[]) {
       if (turn === undefined) throw new Error(`the script has no step ${offered.length}`);
       const content = turn(options);
       const calls = content.some((part) => part.type === 'tool-call');
-      return { content, finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined }, usage: USAGE, warnings: [] };
+      return {
+        content,
+        finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined },
+        usage: USAGE,
+        warnings: [],
+      };
     },
   });
   return { model, offered };
 }
 
-export const call = (toolName: string, input: unknown, id = `call-${toolName}`): LanguageModelV4Content => ({ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) });
+export const call = (toolName: string, input: unknown, id = `call-${toolName}`): LanguageModelV4Content => ({
+  type: 'tool-call',
+  toolCallId: id,
+  toolName,
+  input: JSON.stringify(input),
+});
 export const text = (value: string): LanguageModelV4Content => ({ type: 'text', text: value });
 
 /** The output the model read back for its last tool call, from the prompt of the step after it. */

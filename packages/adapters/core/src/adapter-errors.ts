@@ -49,9 +49,16 @@ function isTimeout(reason: unknown): reason is { message: string } {
 }
 
 /** A call the framework's time-out stopped, as the failure it is (the executor reports any abort as a cancellation). */
-export function timedOut(name: string, result: InvokeResult<string>, signal: AbortSignal): InvokeResult<string> | undefined {
+export function timedOut(
+  name: string,
+  result: InvokeResult<string>,
+  signal: AbortSignal,
+): InvokeResult<string> | undefined {
   if (!signal.aborted || !isTimeout(signal.reason) || !wasCancelled(result)) return undefined;
-  return InvokeResult.fromError(`${name} did not finish in time and was stopped (${signal.reason.message}). Try a smaller request, or allow more time.`, ExecutionErrorCode.TIMEOUT);
+  return InvokeResult.fromError(
+    `${name} did not finish in time and was stopped (${signal.reason.message}). Try a smaller request, or allow more time.`,
+    ExecutionErrorCode.TIMEOUT,
+  );
 }
 
 function wasCancelled(result: InvokeResult<string>): boolean {

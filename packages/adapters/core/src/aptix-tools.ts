@@ -15,7 +15,16 @@ import {
 import { toolNamesForMode, toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import { CALL_TOOL, isMetaTool } from '@aptix/tool-search';
 import { AdapterErrorCode, timedOut } from './adapter-errors.js';
-import { ALL_TOOLS, deferredToolNotInModeMessage, directTools, findingToolsSection, metaToolNotOfferedMessage, readMetaArguments, type Deferral, type DeferredModes } from './deferred-tools.js';
+import {
+  ALL_TOOLS,
+  deferredToolNotInModeMessage,
+  directTools,
+  findingToolsSection,
+  metaToolNotOfferedMessage,
+  readMetaArguments,
+  type Deferral,
+  type DeferredModes,
+} from './deferred-tools.js';
 import { AdapterSetupError, type ToolSource } from './tool-sources.js';
 
 /** The agent session whose mode decides which tools are offered, and where `agent_change_mode` writes. */
@@ -93,7 +102,13 @@ export class AptixTools {
   readonly #deferral: Deferral | undefined;
 
   /** Use `createAptixTools`: building the tools may wait for a package's `createDependencies`. */
-  constructor(registry: AgentToolRegistry, executor: AgentToolExecutor, session: AptixSessionScope | undefined, conversationId: string | undefined, deferral?: Deferral) {
+  constructor(
+    registry: AgentToolRegistry,
+    executor: AgentToolExecutor,
+    session: AptixSessionScope | undefined,
+    conversationId: string | undefined,
+    deferral?: Deferral,
+  ) {
     this.registry = registry;
     this.executor = executor;
     this.session = session;
@@ -115,7 +130,13 @@ export class AptixTools {
     if (this.#isMeta(name)) return { ...this.#deferral!.describe(name, strictMode), usageMetadata: '' };
     const tool = this.#require(name);
     const strict = strictMode && tool.strict;
-    return { name: tool.name, description: tool.description, parameters: strict ? tool.strictView.parameters : tool.parameters, strict, usageMetadata: tool.usageMetadata };
+    return {
+      name: tool.name,
+      description: tool.description,
+      parameters: strict ? tool.strictView.parameters : tool.parameters,
+      strict,
+      usageMetadata: tool.usageMetadata,
+    };
   }
 
   /**
@@ -128,7 +149,8 @@ export class AptixTools {
 
   async #scope(): Promise<ModeScope> {
     const mode = this.session === undefined ? undefined : (await this.#requireSession()).mode;
-    const modeTools = mode === undefined ? this.registry.names() : toolNamesForMode(this.registry, this.session!.modeCatalog, mode);
+    const modeTools =
+      mode === undefined ? this.registry.names() : toolNamesForMode(this.registry, this.session!.modeCatalog, mode);
     const deferred = this.#deferral?.covers(mode) === true;
     return { mode, modeTools, deferred, offered: deferred ? this.#deferral!.offered(modeTools) : modeTools };
   }
@@ -141,10 +163,14 @@ export class AptixTools {
   async guidance(names?: readonly string[]): Promise<string> {
     const scope = names === undefined ? await this.#scope() : undefined;
     const section = toolGuidanceSection(
-      (names ?? scope!.offered).filter((name) => !this.#isMeta(name)).map((name) => ({ name, text: this.#require(name).usageMetadata })),
+      (names ?? scope!.offered)
+        .filter((name) => !this.#isMeta(name))
+        .map((name) => ({ name, text: this.#require(name).usageMetadata })),
       { inMode: this.session !== undefined },
     );
-    return scope?.deferred === true ? `${findingToolsSection(scope.modeTools.length - directTools(scope.modeTools).length)}\n\n${section}` : section;
+    return scope?.deferred === true
+      ? `${findingToolsSection(scope.modeTools.length - directTools(scope.modeTools).length)}\n\n${section}`
+      : section;
   }
 
   /** Whether a call of `name` may wait for a person: its tool has an ApprovalPolicy (for `aptix_call_tool`, some tool has). */
@@ -161,7 +187,9 @@ export class AptixTools {
     if (this.#isMeta(name)) {
       // aptix_call_tool needs what the tool it names needs.
       const read = readMetaArguments(name, args, this.session?.sessionId, AdapterErrorCode.SESSION_MISMATCH);
-      return 'call' in read && this.registry.has(read.call.name) ? this.approvalFor(read.call.name, read.call.arguments ?? {}) : { required: false, reason: '' };
+      return 'call' in read && this.registry.has(read.call.name)
+        ? this.approvalFor(read.call.name, read.call.arguments ?? {})
+        : { required: false, reason: '' };
     }
     const tool = this.#require(name);
     if (tool.approval === 'never') return { required: false, reason: '' };
@@ -173,9 +201,15 @@ export class AptixTools {
     return this.#approval(tool, args, context);
   }
 
-  #approval(tool: RegisteredTool, args: unknown, context: AgentToolExecutionContext): { required: boolean; reason: string } {
+  #approval(
+    tool: RegisteredTool,
+    args: unknown,
+    context: AgentToolExecutionContext,
+  ): { required: boolean; reason: string } {
     const decoded = decodeArguments(tool.name, tool.parameters, args);
-    return decoded.ok ? evaluateApprovalPolicy(tool.name, tool.approvalPolicy, decoded.value, context) : { required: false, reason: '' };
+    return decoded.ok
+      ? evaluateApprovalPolicy(tool.name, tool.approvalPolicy, decoded.value, context)
+      : { required: false, reason: '' };
   }
 
   /**
@@ -188,7 +222,8 @@ export class AptixTools {
     if (this.#isMeta(name)) return this.#callMeta(name, args, options);
     const { signal } = options;
     // Not async in the common case: a framework's own hand-written tool awaits nothing more either.
-    if (this.session !== undefined || this.registry.get(name)?.approval !== 'never') return this.#callChecked(name, args, options);
+    if (this.session !== undefined || this.registry.get(name)?.approval !== 'never')
+      return this.#callChecked(name, args, options);
     const pending = this.executor.execute(name, args, this.#context, signal === undefined ? undefined : { signal });
     return signal === undefined ? pending : pending.then((result) => timedOut(name, result, signal) ?? result);
   }
@@ -225,12 +260,22 @@ export class AptixTools {
     try {
       scope = await this.#scope();
     } catch (error) {
-      return InvokeResult.fromError(`${name} was not run: ${(error as Error).message}`, error instanceof AdapterSetupError ? AdapterErrorCode.SESSION_NOT_FOUND : ExecutionErrorCode.TOOL_UNAVAILABLE);
+      return InvokeResult.fromError(
+        `${name} was not run: ${(error as Error).message}`,
+        error instanceof AdapterSetupError ? AdapterErrorCode.SESSION_NOT_FOUND : ExecutionErrorCode.TOOL_UNAVAILABLE,
+      );
     }
-    if (!scope.deferred) return InvokeResult.fromError(metaToolNotOfferedMessage(name, scope.mode ?? ALL_TOOLS, scope.offered), AdapterErrorCode.TOOL_NOT_IN_MODE);
+    if (!scope.deferred)
+      return InvokeResult.fromError(
+        metaToolNotOfferedMessage(name, scope.mode ?? ALL_TOOLS, scope.offered),
+        AdapterErrorCode.TOOL_NOT_IN_MODE,
+      );
     if ('find' in read) {
       // Found without the session, so the next step it suggests leaves sessionId out: the agent's session is implicit.
-      const found = this.#deferral!.finder(this.registry, scope.mode ?? ALL_TOOLS, scope.modeTools).find(read.find, null);
+      const found = this.#deferral!.finder(this.registry, scope.mode ?? ALL_TOOLS, scope.modeTools).find(
+        read.find,
+        null,
+      );
       return InvokeResult.create(JSON.stringify({ ...found, sessionId: this.session?.sessionId ?? null }));
     }
     return this.#callChecked(read.call.name, read.call.arguments ?? {}, options);
@@ -240,23 +285,40 @@ export class AptixTools {
     return this.#deferral !== undefined && isMetaTool(name);
   }
 
-  async #sessionContext(name: string): Promise<{ context: AgentToolExecutionContext } | { failure: InvokeResult<string> }> {
+  async #sessionContext(
+    name: string,
+  ): Promise<{ context: AgentToolExecutionContext } | { failure: InvokeResult<string> }> {
     const scope = this.session!;
     let session: AgentSession | undefined;
     try {
       session = await scope.sessionManager.getSession(scope.sessionId);
     } catch {
-      return { failure: InvokeResult.fromError(`${name} was not run: the session store could not be read. Try again later.`, ExecutionErrorCode.TOOL_UNAVAILABLE) };
+      return {
+        failure: InvokeResult.fromError(
+          `${name} was not run: the session store could not be read. Try again later.`,
+          ExecutionErrorCode.TOOL_UNAVAILABLE,
+        ),
+      };
     }
     if (session === undefined) {
-      return { failure: InvokeResult.fromError(`Session ${scope.sessionId} does not exist, so ${name} was not run.`, AdapterErrorCode.SESSION_NOT_FOUND) };
+      return {
+        failure: InvokeResult.fromError(
+          `Session ${scope.sessionId} does not exist, so ${name} was not run.`,
+          AdapterErrorCode.SESSION_NOT_FOUND,
+        ),
+      };
     }
     let allowed: string[];
     try {
       allowed = toolNamesForMode(this.registry, scope.modeCatalog, session.mode);
     } catch (error) {
       // The session is in a mode this catalog does not hold: a configuration problem, not the model's.
-      return { failure: InvokeResult.fromError(`${name} was not run: ${(error as Error).message}`, ExecutionErrorCode.TOOL_UNAVAILABLE) };
+      return {
+        failure: InvokeResult.fromError(
+          `${name} was not run: ${(error as Error).message}`,
+          ExecutionErrorCode.TOOL_UNAVAILABLE,
+        ),
+      };
     }
     if (!allowed.includes(name)) {
       // A deferred mode's refusal cannot list a thousand tools: it points to the search instead.
@@ -281,13 +343,19 @@ export class AptixTools {
   async #requireSession(): Promise<AgentSession> {
     const { sessionManager, sessionId } = this.session!;
     const session = await sessionManager.getSession(sessionId);
-    if (session === undefined) throw new AdapterSetupError(`Session ${sessionId} does not exist. Fix: create it with the session store first (sessionManager.createSession()).`);
+    if (session === undefined)
+      throw new AdapterSetupError(
+        `Session ${sessionId} does not exist. Fix: create it with the session store first (sessionManager.createSession()).`,
+      );
     return session;
   }
 
   #require(name: string): RegisteredTool {
     const tool = this.registry.get(name);
-    if (tool === undefined) throw new RangeError(`No tool named "${name}" was given to this adapter. Its tools: ${this.names().join(', ') || 'none'}.`);
+    if (tool === undefined)
+      throw new RangeError(
+        `No tool named "${name}" was given to this adapter. Its tools: ${this.names().join(', ') || 'none'}.`,
+      );
     return tool;
   }
 }

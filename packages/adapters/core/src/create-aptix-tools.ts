@@ -26,17 +26,25 @@ export async function createAptixTools(options: AptixToolsOptions): Promise<Apti
   const registry = new AgentToolRegistry({ logger });
   registry.registerTools(classes);
   const { session } = options;
-  const provided: Record<string, unknown> = session === undefined ? { logger } : { logger, sessionManager: session.sessionManager, modeCatalog: session.modeCatalog };
+  const provided: Record<string, unknown> =
+    session === undefined
+      ? { logger }
+      : { logger, sessionManager: session.sessionManager, modeCatalog: session.modeCatalog };
   const { dependencies, madeTools } = await preparePackages(packages, provided, options.dependencies ?? {}, logger);
   registry.registerTools(madeTools);
   for (const tool of registry.list()) {
     if (tool.usageMetadata.includes(`</${TOOL_GUIDANCE_TAG}>`)) {
-      throw new AdapterSetupError(`The ToolUsageMetadata of "${tool.name}" contains "</${TOOL_GUIDANCE_TAG}>", which would end its section of the tool guidance early. Fix: reword it.`);
+      throw new AdapterSetupError(
+        `The ToolUsageMetadata of "${tool.name}" contains "</${TOOL_GUIDANCE_TAG}>", which would end its section of the tool guidance early. Fix: reword it.`,
+      );
     }
   }
   if (session !== undefined) checkCatalogAgainstRegistry(registry, session.modeCatalog);
   const deferral = Deferral.of(options.deferred, session?.modeCatalog);
-  const built = buildTools(registry.names().map((name) => registry.get(name)!.toolClass), dependencies);
+  const built = buildTools(
+    registry.names().map((name) => registry.get(name)!.toolClass),
+    dependencies,
+  );
   const executor = new AgentToolExecutor({
     registry,
     logger,

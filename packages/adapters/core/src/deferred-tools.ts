@@ -6,7 +6,17 @@
  */
 import { ExecutionErrorCode, InvokeResult, type AgentToolRegistry, type JsonSchema } from '@aptix/tool-contract';
 import { ALWAYS_OFFERED_TOOLS, type ModeCatalog } from '@aptix/tool-mode-catalog';
-import { CALL_TOOL, FIND_TOOLS, isMetaTool, metaToolDefinitions, readCallArguments, readFindArguments, ToolFinder, type CallToolArguments, type FindToolsArguments } from '@aptix/tool-search';
+import {
+  CALL_TOOL,
+  FIND_TOOLS,
+  isMetaTool,
+  metaToolDefinitions,
+  readCallArguments,
+  readFindArguments,
+  ToolFinder,
+  type CallToolArguments,
+  type FindToolsArguments,
+} from '@aptix/tool-search';
 import { AdapterSetupError } from './tool-sources.js';
 
 /** The `deferred` option: `true` defers every mode (every tool, without a session), an array the modes it names. */
@@ -27,7 +37,10 @@ export interface MetaToolDescription {
 }
 
 /** A meta tool's arguments, read, or a failure to answer at once. */
-export type MetaArguments = { readonly find: FindToolsArguments } | { readonly call: CallToolArguments } | { readonly failure: InvokeResult<string> };
+export type MetaArguments =
+  | { readonly find: FindToolsArguments }
+  | { readonly call: CallToolArguments }
+  | { readonly failure: InvokeResult<string> };
 
 /**
  * Which modes are deferred, and a finder per mode, built on first use and kept (the adapter's tools
@@ -48,10 +61,19 @@ export class Deferral {
   static of(option: DeferredModes | undefined, catalog: ModeCatalog | undefined): Deferral | undefined {
     if (option === undefined || option === false) return undefined;
     if (option === true) return new Deferral('every');
-    if (!Array.isArray(option) || option.some((key) => typeof key !== 'string')) throw new AdapterSetupError(`deferred must be true, false or an array of mode keys; got ${JSON.stringify(option)}.`);
-    if (catalog === undefined) throw new AdapterSetupError('deferred names modes, but the adapter has no session. Fix: give `session`, or pass deferred: true to offer every tool through aptix_find_tools.');
+    if (!Array.isArray(option) || option.some((key) => typeof key !== 'string'))
+      throw new AdapterSetupError(
+        `deferred must be true, false or an array of mode keys; got ${JSON.stringify(option)}.`,
+      );
+    if (catalog === undefined)
+      throw new AdapterSetupError(
+        'deferred names modes, but the adapter has no session. Fix: give `session`, or pass deferred: true to offer every tool through aptix_find_tools.',
+      );
     const unknown = option.filter((key) => !catalog.keys.includes(key));
-    if (unknown.length > 0) throw new AdapterSetupError(`deferred names mode(s) ${unknown.map((key) => `"${key}"`).join(', ')}, which mode catalog ${catalog.source} does not have (modes: ${catalog.keys.join(', ')}).`);
+    if (unknown.length > 0)
+      throw new AdapterSetupError(
+        `deferred names mode(s) ${unknown.map((key) => `"${key}"`).join(', ')}, which mode catalog ${catalog.source} does not have (modes: ${catalog.keys.join(', ')}).`,
+      );
     return new Deferral(new Set(option));
   }
 
@@ -77,7 +99,12 @@ export class Deferral {
     const index = META_TOOLS.indexOf(name);
     const wire = metaToolDefinitions('responses')[index]!;
     const strict = strictMode && wire.strict === true;
-    return { name, description: wire.description, parameters: strict ? wire.parameters : metaToolDefinitions('mcp')[index]!.inputSchema, strict };
+    return {
+      name,
+      description: wire.description,
+      parameters: strict ? wire.parameters : metaToolDefinitions('mcp')[index]!.inputSchema,
+      strict,
+    };
   }
 
   /** The finder over the tools of `mode` (or of every tool, `ALL_TOOLS`). */
@@ -105,19 +132,35 @@ export function directTools(names: readonly string[]): string[] {
  * a field that is wrong, another session than `sessionId`, or a meta tool named as the tool to call
  * is a failure naming it.
  */
-export function readMetaArguments(name: string, args: unknown, sessionId: string | undefined, mismatchCode: string): MetaArguments {
+export function readMetaArguments(
+  name: string,
+  args: unknown,
+  sessionId: string | undefined,
+  mismatchCode: string,
+): MetaArguments {
   const raw = typeof args === 'string' ? parseLoosely(args) : args;
   const read = name === FIND_TOOLS ? readFindArguments(raw) : readCallArguments(raw);
   if (!read.ok) return { failure: InvokeResult.fromError(read.message, ExecutionErrorCode.INVALID_ARGUMENTS) };
   const given = read.value.sessionId;
   if (given !== undefined && given !== sessionId) {
-    const works = sessionId === undefined ? 'this agent works without a session' : `this agent works in session ${sessionId}`;
-    return { failure: InvokeResult.fromError(`${name} was not run: it names session "${given}", but ${works}. Leave sessionId out: calls run in the agent's session.`, mismatchCode) };
+    const works =
+      sessionId === undefined ? 'this agent works without a session' : `this agent works in session ${sessionId}`;
+    return {
+      failure: InvokeResult.fromError(
+        `${name} was not run: it names session "${given}", but ${works}. Leave sessionId out: calls run in the agent's session.`,
+        mismatchCode,
+      ),
+    };
   }
   if (name === FIND_TOOLS) return { find: read.value };
   const call = read.value as CallToolArguments;
   if (isMetaTool(call.name)) {
-    return { failure: InvokeResult.fromError(`Invalid arguments for ${CALL_TOOL}: 'name' must name a tool of the mode, not ${call.name}; call ${call.name} directly.`, ExecutionErrorCode.INVALID_ARGUMENTS) };
+    return {
+      failure: InvokeResult.fromError(
+        `Invalid arguments for ${CALL_TOOL}: 'name' must name a tool of the mode, not ${call.name}; call ${call.name} directly.`,
+        ExecutionErrorCode.INVALID_ARGUMENTS,
+      ),
+    };
   }
   return { call };
 }

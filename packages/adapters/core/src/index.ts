@@ -4,7 +4,18 @@
  * fragment. Everything exported here is public API.
  */
 export { createAptixTools } from './create-aptix-tools.js';
-export { AptixTools, type AptixSessionScope, type AptixToolsOptions, type CallOptions, type ToolDescription } from './aptix-tools.js';
+export {
+  AptixTools,
+  type AptixSessionScope,
+  type AptixToolsOptions,
+  type CallOptions,
+  type ToolDescription,
+} from './aptix-tools.js';
 export { AdapterErrorCode, AptixToolError, failureText } from './adapter-errors.js';
 export { META_TOOLS, type DeferredModes } from './deferred-tools.js';
-export { AdapterSetupError, PROVIDED_DEPENDENCIES, type ConfiguredToolPackage, type ToolSource } from './tool-sources.js';
+export {
+  AdapterSetupError,
+  PROVIDED_DEPENDENCIES,
+  type ConfiguredToolPackage,
+  type ToolSource,
+} from './tool-sources.js';

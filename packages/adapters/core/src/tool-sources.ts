@@ -36,8 +36,14 @@ function isConfigured(source: unknown): source is ConfiguredToolPackage {
 }
 
 /** Every static tool class of the sources, in order, and every package (its hooks run once the classes are checked). */
-export function flattenSources(sources: readonly ToolSource[]): { classes: AnyAgentToolClass[]; packages: PreparedPackage[] } {
-  if (!Array.isArray(sources)) throw new AdapterSetupError('`tools` must be an array of tool classes or tool packages, e.g. [HelloWorldTool] or [samples] from `import * as samples from "@aptix/tool-samples"`.');
+export function flattenSources(sources: readonly ToolSource[]): {
+  classes: AnyAgentToolClass[];
+  packages: PreparedPackage[];
+} {
+  if (!Array.isArray(sources))
+    throw new AdapterSetupError(
+      '`tools` must be an array of tool classes or tool packages, e.g. [HelloWorldTool] or [samples] from `import * as samples from "@aptix/tool-samples"`.',
+    );
   const classes: AnyAgentToolClass[] = [];
   const packages: PreparedPackage[] = [];
   sources.forEach((source, index) => {
@@ -45,14 +51,22 @@ export function flattenSources(sources: readonly ToolSource[]): { classes: AnyAg
       classes.push(source);
       return;
     }
-    const [toolPackage, options] = isConfigured(source) ? [source.package, source.options ?? {}] : isToolPackage(source) ? [source, {}] : [undefined, {}];
+    const [toolPackage, options] = isConfigured(source)
+      ? [source.package, source.options ?? {}]
+      : isToolPackage(source)
+        ? [source, {}]
+        : [undefined, {}];
     if (toolPackage === undefined) {
-      throw new AdapterSetupError(`tools[${index}] is neither a tool class nor a tool package (an object with a \`tools\` array). Fix: pass the class itself, the package's module namespace, or { package, options }.`);
+      throw new AdapterSetupError(
+        `tools[${index}] is neither a tool class nor a tool package (an object with a \`tools\` array). Fix: pass the class itself, the package's module namespace, or { package, options }.`,
+      );
     }
     const label = `tool package #${index} (${toolPackage.tools.map((tool) => tool.ToolName).join(', ') || 'tools made at start-up'})`;
     for (const hook of ['createDependencies', 'createTools'] as const) {
       if (toolPackage[hook] !== undefined && typeof toolPackage[hook] !== 'function') {
-        throw new AdapterSetupError(`${label} exports \`${hook}\` but it is not a function. Fix: export a function, or nothing.`);
+        throw new AdapterSetupError(
+          `${label} exports \`${hook}\` but it is not a function. Fix: export a function, or nothing.`,
+        );
       }
     }
     classes.push(...toolPackage.tools);
@@ -79,18 +93,27 @@ export async function preparePackages(
   for (const { label, toolPackage, options } of packages) {
     const host = { logger, options };
     const made = (await toolPackage.createDependencies?.(host)) ?? {};
-    if (made === null || typeof made !== 'object' || Array.isArray(made)) throw new AdapterSetupError(`${label}: createDependencies() must return a plain object of dependencies by constructor-parameter name.`);
+    if (made === null || typeof made !== 'object' || Array.isArray(made))
+      throw new AdapterSetupError(
+        `${label}: createDependencies() must return a plain object of dependencies by constructor-parameter name.`,
+      );
     for (const [name, value] of Object.entries(made)) {
       if ((PROVIDED_DEPENDENCIES as readonly string[]).includes(name)) {
-        throw new AdapterSetupError(`${label} provides a dependency named "${name}", which the adapter itself provides. Fix: rename it in its createDependencies.`);
+        throw new AdapterSetupError(
+          `${label} provides a dependency named "${name}", which the adapter itself provides. Fix: rename it in its createDependencies.`,
+        );
       }
       const other = providedBy.get(name);
-      if (other !== undefined) throw new AdapterSetupError(`${other} and ${label} both provide a dependency named "${name}". Fix: give one of them another name.`);
+      if (other !== undefined)
+        throw new AdapterSetupError(
+          `${other} and ${label} both provide a dependency named "${name}". Fix: give one of them another name.`,
+        );
       providedBy.set(name, label);
       dependencies[name] = value;
     }
     const tools = (await toolPackage.createTools?.(host)) ?? [];
-    if (!Array.isArray(tools)) throw new AdapterSetupError(`${label}: createTools() must return an array of tool classes.`);
+    if (!Array.isArray(tools))
+      throw new AdapterSetupError(`${label}: createTools() must return an array of tool classes.`);
     madeTools.push(...tools);
   }
   return { dependencies: Object.assign(dependencies, caller), madeTools };
@@ -100,7 +123,10 @@ export async function preparePackages(
  * Builds each tool once, and checks what the host's start-up checks: the constructor does not throw,
  * and the instance reports its class's name and has an `execute` method.
  */
-export function buildTools(classes: readonly AnyAgentToolClass[], dependencies: Readonly<Record<string, unknown>>): Map<AnyAgentToolClass, AgentTool> {
+export function buildTools(
+  classes: readonly AnyAgentToolClass[],
+  dependencies: Readonly<Record<string, unknown>>,
+): Map<AnyAgentToolClass, AgentTool> {
   const built = new Map<AnyAgentToolClass, AgentTool>();
   for (const toolClass of classes) {
     let tool: AgentTool;
@@ -113,8 +139,15 @@ export function buildTools(classes: readonly AnyAgentToolClass[], dependencies: 
         { cause: error },
       );
     }
-    if (tool === null || typeof tool !== 'object' || tool.name !== toolClass.ToolName || typeof tool.execute !== 'function') {
-      throw new AdapterSetupError(`Tool "${toolClass.ToolName}" breaks the contract: its instances report the name "${String(tool?.name)}" (it must equal ToolName) or have no execute method.`);
+    if (
+      tool === null ||
+      typeof tool !== 'object' ||
+      tool.name !== toolClass.ToolName ||
+      typeof tool.execute !== 'function'
+    ) {
+      throw new AdapterSetupError(
+        `Tool "${toolClass.ToolName}" breaks the contract: its instances report the name "${String(tool?.name)}" (it must equal ToolName) or have no execute method.`,
+      );
     }
     built.set(toolClass, tool);
   }

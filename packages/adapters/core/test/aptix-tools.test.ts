@@ -1,4 +1,11 @@
-import { functionToolSchema, TypedAgentTool, usage, type AdminLogger, type ToolList, type ToolPackage } from '@aptix/tool-contract';
+import {
+  functionToolSchema,
+  TypedAgentTool,
+  usage,
+  type AdminLogger,
+  type ToolList,
+  type ToolPackage,
+} from '@aptix/tool-contract';
 import { ModeCatalogError } from '@aptix/tool-mode-catalog';
 import * as modeCatalogPackage from '@aptix/tool-mode-catalog';
 import * as modeChangePackage from '@aptix/tool-mode-change';
@@ -8,7 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openScratchSessions, type ScratchSessions } from '../src/testing/index.js';
 import { AdapterSetupError, createAptixTools } from '../src/index.js';
 
-const Args = Type.Object({ city: Type.String({ minLength: 1, description: 'The city.' }) }, { additionalProperties: false });
+const Args = Type.Object(
+  { city: Type.String({ minLength: 1, description: 'The city.' }) },
+  { additionalProperties: false },
+);
 
 interface Forecasts {
   forecast(city: string): string;
@@ -56,48 +66,81 @@ describe('createAptixTools', () => {
     WeatherTool.built = 0;
     const aptix = await createAptixTools({ tools: [weatherPackage] });
     for (const city of ['Paris', 'Oslo', 'Lima']) {
-      expect(await aptix.call('weather_forecast', { city })).toMatchObject({ successful: true, result: JSON.stringify({ forecast: `sunny in ${city}` }) });
+      expect(await aptix.call('weather_forecast', { city })).toMatchObject({
+        successful: true,
+        result: JSON.stringify({ forecast: `sunny in ${city}` }),
+      });
     }
     expect(WeatherTool.built).toBe(1);
   });
 
   it("the caller's dependencies win over a package's", async () => {
-    const aptix = await createAptixTools({ tools: [weatherPackage], dependencies: { forecasts: { forecast: () => 'rain' } } });
-    expect(await aptix.call('weather_forecast', '{"city":"Brest"}')).toMatchObject({ successful: true, result: '{"forecast":"rain"}' });
+    const aptix = await createAptixTools({
+      tools: [weatherPackage],
+      dependencies: { forecasts: { forecast: () => 'rain' } },
+    });
+    expect(await aptix.call('weather_forecast', '{"city":"Brest"}')).toMatchObject({
+      successful: true,
+      result: '{"forecast":"rain"}',
+    });
   });
 
   it('a tool that cannot be built fails creation, naming the tool and the fix', async () => {
-    await expect(createAptixTools({ tools: [WeatherTool] })).rejects.toThrow(/Tool "weather_forecast" cannot be created: its constructor threw: WeatherTool requires forecasts\..*Fix:/);
+    await expect(createAptixTools({ tools: [WeatherTool] })).rejects.toThrow(
+      /Tool "weather_forecast" cannot be created: its constructor threw: WeatherTool requires forecasts\..*Fix:/,
+    );
     await expect(createAptixTools({ tools: [modeChangePackage] })).rejects.toThrow(/agent_change_mode.*sessionManager/);
   });
 
   it('a package may not provide a dependency the adapter provides', async () => {
-    const greedy = { tools: [WeatherTool], createDependencies: () => ({ logger: console, forecasts: {} }) } as unknown as ToolPackage;
-    await expect(createAptixTools({ tools: [greedy] })).rejects.toThrow(/provides a dependency named "logger", which the adapter itself provides/);
+    const greedy = {
+      tools: [WeatherTool],
+      createDependencies: () => ({ logger: console, forecasts: {} }),
+    } as unknown as ToolPackage;
+    await expect(createAptixTools({ tools: [greedy] })).rejects.toThrow(
+      /provides a dependency named "logger", which the adapter itself provides/,
+    );
   });
 
   it('refuses what is neither a tool class nor a tool package', async () => {
-    await expect(createAptixTools({ tools: [{ tool: WeatherTool } as never] })).rejects.toBeInstanceOf(AdapterSetupError);
+    await expect(createAptixTools({ tools: [{ tool: WeatherTool } as never] })).rejects.toBeInstanceOf(
+      AdapterSetupError,
+    );
     await expect(createAptixTools({ tools: 'samples' as never })).rejects.toThrow(/`tools` must be an array/);
   });
 
   it('with a session, every tool the mode catalog names must be given', async () => {
     const session = await sessions.store.createSession({});
-    const creation = createAptixTools({ tools: [samples], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });
+    const creation = createAptixTools({
+      tools: [samples],
+      session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog },
+    });
     await expect(creation).rejects.toBeInstanceOf(ModeCatalogError);
     await expect(creation).rejects.toThrow(/"agent_change_mode".*not registered/);
   });
 
   it("gives the <tool_guidance> of the session's mode, and refuses calls once the session is gone", async () => {
     const session = await sessions.store.createSession({ mode: 'ddr_authoring' });
-    const aptix = await createAptixTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });
+    const aptix = await createAptixTools({
+      tools: [samples, modeCatalogPackage, modeChangePackage],
+      session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog },
+    });
     const guidance = await aptix.guidance();
     expect(guidance).toMatch(/^# Tool guidance\n\nEach tool offered in this mode has a usage guide below/);
-    expect([...guidance.matchAll(/<tool_guidance name="([a-z_]+)">/g)].map((match) => match[1])).toEqual(['agent_list_modes', 'agent_change_mode']);
+    expect([...guidance.matchAll(/<tool_guidance name="([a-z_]+)">/g)].map((match) => match[1])).toEqual([
+      'agent_list_modes',
+      'agent_change_mode',
+    ]);
     expect(guidance).toContain(modeChangePackage.ModeChangeTool.ToolUsageMetadata);
 
-    const stranger = await createAptixTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: 'no-such-session', modeCatalog: sessions.catalog } });
-    expect(await stranger.call('agent_list_modes', {})).toMatchObject({ successful: false, errors: [{ code: 'SESSION_NOT_FOUND' }] });
+    const stranger = await createAptixTools({
+      tools: [samples, modeCatalogPackage, modeChangePackage],
+      session: { sessionManager: sessions.store, sessionId: 'no-such-session', modeCatalog: sessions.catalog },
+    });
+    expect(await stranger.call('agent_list_modes', {})).toMatchObject({
+      successful: false,
+      errors: [{ code: 'SESSION_NOT_FOUND' }],
+    });
     await expect(stranger.offeredToolNames()).rejects.toThrow(/Session no-such-session does not exist/);
   });
 
@@ -105,26 +148,41 @@ describe('createAptixTools', () => {
     const configured = {
       package: {
         tools: [],
-        createDependencies: ({ options }: { options: Readonly<Record<string, unknown>> }) => ({ forecasts: { forecast: (city: string) => `${String(options.sky)} in ${city}` } }),
-        createTools: ({ options }: { options: Readonly<Record<string, unknown>> }) => (options.enabled === true ? [WeatherTool] : []),
+        createDependencies: ({ options }: { options: Readonly<Record<string, unknown>> }) => ({
+          forecasts: { forecast: (city: string) => `${String(options.sky)} in ${city}` },
+        }),
+        createTools: ({ options }: { options: Readonly<Record<string, unknown>> }) =>
+          options.enabled === true ? [WeatherTool] : [],
       },
       options: { enabled: true, sky: 'fog' },
     };
     const aptix = await createAptixTools({ tools: [configured] });
     expect(aptix.names()).toEqual(['weather_forecast']);
-    expect(await aptix.call('weather_forecast', { city: 'Oslo' })).toMatchObject({ successful: true, result: '{"forecast":"fog in Oslo"}' });
+    expect(await aptix.call('weather_forecast', { city: 'Oslo' })).toMatchObject({
+      successful: true,
+      result: '{"forecast":"fog in Oslo"}',
+    });
   });
 
   it("refuses a call the tool's ApprovalPolicy gates, runs it once approved, and runs ungated ones", async () => {
     const aptix = await createAptixTools({ tools: [samples.IssueRefundTool] });
     const big = { orderId: 'A-1', amount: 500, currency: 'EUR' };
-    expect(await aptix.approvalFor('testing_issue_refund', big)).toMatchObject({ required: true, reason: expect.stringContaining('500 EUR') });
+    expect(await aptix.approvalFor('testing_issue_refund', big)).toMatchObject({
+      required: true,
+      reason: expect.stringContaining('500 EUR'),
+    });
     const refused = await aptix.call('testing_issue_refund', big);
-    expect(refused).toMatchObject({ successful: false, errors: [{ code: 'APPROVAL_REQUIRED', message: expect.stringContaining('was not run') }] });
+    expect(refused).toMatchObject({
+      successful: false,
+      errors: [{ code: 'APPROVAL_REQUIRED', message: expect.stringContaining('was not run') }],
+    });
     expect(await aptix.call('testing_issue_refund', big, { approved: true })).toMatchObject({ successful: true });
     expect(await aptix.call('testing_issue_refund', { ...big, amount: 20 })).toMatchObject({ successful: true });
     // Arguments the tool refuses need no approval: the executor names the field.
-    expect(await aptix.call('testing_issue_refund', { ...big, amount: -5 })).toMatchObject({ successful: false, errors: [{ code: 'INVALID_ARGUMENTS' }] });
+    expect(await aptix.call('testing_issue_refund', { ...big, amount: -5 })).toMatchObject({
+      successful: false,
+      errors: [{ code: 'INVALID_ARGUMENTS' }],
+    });
   });
 
   it('refuses usage metadata that would close its <tool_guidance> element early', async () => {
@@ -135,6 +193,8 @@ describe('createAptixTools', () => {
         return functionToolSchema(SneakyTool.ToolName, 'Sneaks.', Args);
       }
     }
-    await expect(createAptixTools({ tools: [SneakyTool], dependencies: { forecasts: {} } })).rejects.toThrow(/contains "<\/tool_guidance>"/);
+    await expect(createAptixTools({ tools: [SneakyTool], dependencies: { forecasts: {} } })).rejects.toThrow(
+      /contains "<\/tool_guidance>"/,
+    );
   });
 });

@@ -1,10 +1,21 @@
-import { AptixToolError, createAptixTools, failureText, type AptixTools, type AptixToolsOptions } from '@aptix/adapter-core';
+import {
+  AptixToolError,
+  createAptixTools,
+  failureText,
+  type AptixTools,
+  type AptixToolsOptions,
+} from '@aptix/adapter-core';
 import type { InvokeResult, JsonSchema } from '@aptix/tool-contract';
 import type { CallbackManagerForToolRun } from '@langchain/core/callbacks/manager';
 import { ToolMessage } from '@langchain/core/messages';
 import { StructuredTool, ToolInputParsingException, type ToolRunnableConfig } from '@langchain/core/tools';
 
-type ToolCallLike = { readonly type?: 'tool_call'; readonly id?: string; readonly name: string; readonly args: unknown };
+type ToolCallLike = {
+  readonly type?: 'tool_call';
+  readonly id?: string;
+  readonly name: string;
+  readonly args: unknown;
+};
 
 function isToolCall(input: unknown): input is ToolCallLike {
   return input !== null && typeof input === 'object' && (input as ToolCallLike).type === 'tool_call' && 'args' in input;
@@ -39,21 +50,34 @@ export class AptixStructuredTool extends StructuredTool {
     } catch (error) {
       if (!(error instanceof ToolInputParsingException)) throw error;
       // LangChain's check refused the arguments: Aptix's executor answers, with the field it objects to.
-      const result = await this.#aptix.call(this.name, isToolCall(input) ? input.args : input, { signal: config?.signal });
+      const result = await this.#aptix.call(this.name, isToolCall(input) ? input.args : input, {
+        signal: config?.signal,
+      });
       return this.#answer(result, isToolCall(input) ? input.id : config?.toolCall?.id);
     }
   }
 
-  protected async _call(args: unknown, _runManager?: CallbackManagerForToolRun, config?: ToolRunnableConfig): Promise<string | ToolMessage> {
+  protected async _call(
+    args: unknown,
+    _runManager?: CallbackManagerForToolRun,
+    config?: ToolRunnableConfig,
+  ): Promise<string | ToolMessage> {
     return this.#answer(await this.#aptix.call(this.name, args, { signal: config?.signal }), config?.toolCall?.id);
   }
 
   #answer(result: InvokeResult<string>, toolCallId: string | undefined): string | ToolMessage {
     if (result.successful) {
-      return toolCallId === undefined ? result.result : new ToolMessage({ status: 'success', content: result.result, tool_call_id: toolCallId, name: this.name });
+      return toolCallId === undefined
+        ? result.result
+        : new ToolMessage({ status: 'success', content: result.result, tool_call_id: toolCallId, name: this.name });
     }
     if (toolCallId === undefined) throw new AptixToolError(this.name, result);
-    return new ToolMessage({ status: 'error', content: failureText(result), tool_call_id: toolCallId, name: this.name });
+    return new ToolMessage({
+      status: 'error',
+      content: failureText(result),
+      tool_call_id: toolCallId,
+      name: this.name,
+    });
   }
 }
 
@@ -101,7 +125,10 @@ export async function createLangChainTools(options: AptixToolsOptions): Promise<
       if (aptix.session === undefined) return handler(request);
       const offered = new Set(await aptix.offeredToolNames());
       // Only Aptix's tools are scoped by the mode: the application's own tools stay.
-      return handler({ ...request, tools: request.tools.filter((tool) => !ours.has(named(tool) as string) || offered.has(named(tool) as string)) });
+      return handler({
+        ...request,
+        tools: request.tools.filter((tool) => !ours.has(named(tool) as string) || offered.has(named(tool) as string)),
+      });
     },
     offeredToolNames: () => aptix.offeredToolNames(),
     guidance: () => aptix.guidance(),

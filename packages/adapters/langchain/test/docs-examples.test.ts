@@ -10,7 +10,11 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 
 describe('docs/frameworks.md, the LangChain example, run as written', () => {
   it('langchain: the model calls the calculator and answers from its result', async () => {
-    const { ask } = await importDocsExample<{ ask: (model: BaseChatModel, question: string) => Promise<string> }>(GUIDE, 'langchain', HERE);
+    const { ask } = await importDocsExample<{ ask: (model: BaseChatModel, question: string) => Promise<string> }>(
+      GUIDE,
+      'langchain',
+      HERE,
+    );
     let system = '';
     const { model } = scriptedModel([
       (messages: BaseMessage[]) => {

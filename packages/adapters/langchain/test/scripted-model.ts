@@ -24,7 +24,10 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 
   override bindTools(tools: BindToolsInput[]) {
-    return new ScriptedChatModel(this.script, tools.map((tool) => (tool as { name: string }).name));
+    return new ScriptedChatModel(
+      this.script,
+      tools.map((tool) => (tool as { name: string }).name),
+    );
   }
 
   async _generate(messages: BaseMessage[], options: this['ParsedCallOptions']): Promise<ChatResult> {
@@ -42,7 +45,10 @@ export function scriptedModel(turns: Turn[]) {
   return { model: new ScriptedChatModel(script), offered: script.offered };
 }
 
-export const call = (name: string, args: Record<string, unknown>, id = `call-${name}`) => () => new AIMessage({ content: '', tool_calls: [{ id, name, args, type: 'tool_call' }] });
+export const call =
+  (name: string, args: Record<string, unknown>, id = `call-${name}`) =>
+  () =>
+    new AIMessage({ content: '', tool_calls: [{ id, name, args, type: 'tool_call' }] });
 export const say = (text: string) => new AIMessage(text);
 
 /** The tool message the model read back for its last call. */

@@ -1,4 +1,10 @@
-import { AptixToolError, createAptixTools, failureText, type AptixTools, type AptixToolsOptions } from '@aptix/adapter-core';
+import {
+  AptixToolError,
+  createAptixTools,
+  failureText,
+  type AptixTools,
+  type AptixToolsOptions,
+} from '@aptix/adapter-core';
 import { ExecutionErrorCode, InvokeResult } from '@aptix/tool-contract';
 import { agentsToolOutput } from './content-output.js';
 import { tool, type FunctionTool } from '@openai/agents';
@@ -29,7 +35,9 @@ export interface AptixAgentsTools {
 }
 
 /** What the model reads when something other than a tool's result went wrong; never an exception's details. */
-const UNEXPECTED = failureText(InvokeResult.fromError('The tool call failed before the tool could answer.', ExecutionErrorCode.TOOL_EXCEPTION));
+const UNEXPECTED = failureText(
+  InvokeResult.fromError('The tool call failed before the tool could answer.', ExecutionErrorCode.TOOL_EXCEPTION),
+);
 
 /**
  * Turns Aptix tool classes and packages into Agents SDK function tools (`tool()` with a JSON schema).
@@ -60,16 +68,26 @@ export async function createAgentsTools(options: AgentsToolsOptions): Promise<Ap
         if (!result.successful) throw new AptixToolError(name, result);
         return agentsToolOutput(result);
       },
-      errorFunction: (_context: unknown, error: unknown) => (error instanceof AptixToolError ? error.message : UNEXPECTED),
+      errorFunction: (_context: unknown, error: unknown) =>
+        error instanceof AptixToolError ? error.message : UNEXPECTED,
       // The tool's ApprovalPolicy as the SDK's own approval step: the run stops with an interruption to approve or reject.
-      ...(aptix.mayNeedApproval(name) ? { needsApproval: async (_context: unknown, input: unknown) => (await aptix.approvalFor(name, input)).required } : {}),
+      ...(aptix.mayNeedApproval(name)
+        ? {
+            needsApproval: async (_context: unknown, input: unknown) => (await aptix.approvalFor(name, input)).required,
+          }
+        : {}),
       ...(scoped ? { isEnabled: async () => (await aptix.offeredToolNames()).includes(name) } : {}),
       ...(options.timeoutMs === undefined
         ? {}
         : {
             timeoutMs: options.timeoutMs,
             timeoutErrorFunction: () =>
-              failureText(InvokeResult.fromError(`${name} did not finish within ${options.timeoutMs} ms and was stopped. Try a smaller request, or allow more time.`, ExecutionErrorCode.TIMEOUT)),
+              failureText(
+                InvokeResult.fromError(
+                  `${name} did not finish within ${options.timeoutMs} ms and was stopped. Try a smaller request, or allow more time.`,
+                  ExecutionErrorCode.TIMEOUT,
+                ),
+              ),
           }),
     };
     // The runtime takes any JSON object schema: the types only tell strict and non-strict apart.

@@ -3,4 +3,10 @@
  * here is public API.
  */
 export { createAgentsTools, type AgentsToolsOptions, type AptixAgentsTools } from './agents-tools.js';
-export { AdapterErrorCode, AdapterSetupError, AptixToolError, type AptixSessionScope, type ToolSource } from '@aptix/adapter-core';
+export {
+  AdapterErrorCode,
+  AdapterSetupError,
+  AptixToolError,
+  type AptixSessionScope,
+  type ToolSource,
+} from '@aptix/adapter-core';

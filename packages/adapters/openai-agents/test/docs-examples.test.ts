@@ -9,7 +9,11 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 
 describe('docs/frameworks.md, the Agents SDK example, run as written', () => {
   it('openai-agents: the model calls the calculator and answers from its result', async () => {
-    const { ask } = await importDocsExample<{ ask: (model: Model, question: string) => Promise<string> }>(GUIDE, 'openai-agents', HERE);
+    const { ask } = await importDocsExample<{ ask: (model: Model, question: string) => Promise<string> }>(
+      GUIDE,
+      'openai-agents',
+      HERE,
+    );
     const model = new ScriptedModel([
       () => [call('testing_calculator', { operation: 'multiply', a: 6, b: 7 })],
       (request) => [say((JSON.parse(lastToolOutput(request)) as { expression: string }).expression)],

@@ -22,10 +22,21 @@ describe('@aptix/openai-agents through run()', () => {
         return [say('42')];
       },
     ]);
-    const result = await run(new Agent({ name: 'calc', instructions: 'Be brief.', tools, model }), 'What is 6 times 7?');
+    const result = await run(
+      new Agent({ name: 'calc', instructions: 'Be brief.', tools, model }),
+      'What is 6 times 7?',
+    );
     expect(result.finalOutput).toBe('42');
-    expect(JSON.parse(readBack!)).toEqual({ value: 42, expression: '6 * 7 = 42', sessionId: null, conversationId: 'conv-1' });
-    const ping = model.requests[0]!.tools.find((tool) => tool.name === 'testing_ping_pong') as unknown as { strict: boolean; parameters: { required: string[] } };
+    expect(JSON.parse(readBack!)).toEqual({
+      value: 42,
+      expression: '6 * 7 = 42',
+      sessionId: null,
+      conversationId: 'conv-1',
+    });
+    const ping = model.requests[0]!.tools.find((tool) => tool.name === 'testing_ping_pong') as unknown as {
+      strict: boolean;
+      parameters: { required: string[] };
+    };
     expect(ping.strict).toBe(true);
     expect(ping.parameters.required).toEqual(['message', 'count']);
   });
@@ -75,7 +86,9 @@ describe('@aptix/openai-agents through run()', () => {
     ]);
     const result = await run(new Agent({ name: 'diag', tools, model }), 'make it throw');
     expect(result.finalOutput).toBe('The tool broke.');
-    expect(JSON.parse(readBack!)).toEqual({ error: { message: 'testing_failure_injection failed to process arguments.', code: 'TOOL_EXCEPTION' } });
+    expect(JSON.parse(readBack!)).toEqual({
+      error: { message: 'testing_failure_injection failed to process arguments.', code: 'TOOL_EXCEPTION' },
+    });
     expect(readBack).not.toMatch(/\bat\s|\.ts:|Error:/);
   });
 
@@ -94,15 +107,23 @@ describe('@aptix/openai-agents through run()', () => {
     expect(JSON.parse(readBack!)).toMatchObject({ error: { code: 'TIMEOUT' } });
   });
 
-  it("cancelling the run stops the running tool", async () => {
+  it('cancelling the run stops the running tool', async () => {
     const { tools, aptix } = await createAgentsTools({ tools: [samples] });
     const controller = new AbortController();
     // The tool's own answer: the run rejects, so its results never reach the caller.
     const outcomes = recordCalls(aptix, () => setImmediate(() => controller.abort()));
-    const model = new ScriptedModel([() => [call('testing_delay', { milliseconds: 60_000 })], () => [say('never reached')]]);
-    await expect(run(new Agent({ name: 'diag', tools, model }), 'wait a minute', { signal: controller.signal })).rejects.toThrow();
+    const model = new ScriptedModel([
+      () => [call('testing_delay', { milliseconds: 60_000 })],
+      () => [say('never reached')],
+    ]);
+    await expect(
+      run(new Agent({ name: 'diag', tools, model }), 'wait a minute', { signal: controller.signal }),
+    ).rejects.toThrow();
     await expect.poll(() => outcomes.length).toBe(1);
-    expect(JSON.parse((outcomes[0] as { result: string }).result)).toMatchObject({ wasCancelled: true, requestedMs: 60_000 });
+    expect(JSON.parse((outcomes[0] as { result: string }).result)).toMatchObject({
+      wasCancelled: true,
+      requestedMs: 60_000,
+    });
   });
 
   it("a call the tool's ApprovalPolicy gates interrupts the run; once approved, it runs", async () => {
@@ -122,9 +143,14 @@ describe('@aptix/openai-agents through run()', () => {
 
   it("offers the session mode's tools, and the turn after agent_change_mode sees the new mode's", async () => {
     const session = await sessions.store.createSession({ mode: 'general' });
-    const aptix = await createAgentsTools({ tools: [samples, modeCatalogPackage, modeChangePackage], session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog } });
+    const aptix = await createAgentsTools({
+      tools: [samples, modeCatalogPackage, modeChangePackage],
+      session: { sessionManager: sessions.store, sessionId: session.id, modeCatalog: sessions.catalog },
+    });
     const model = new ScriptedModel([
-      () => [call('agent_change_mode', { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' })],
+      () => [
+        call('agent_change_mode', { mode: 'tool_diagnostics', branch: false, reason: 'The user wants to test tools.' }),
+      ],
       () => [call('testing_ping_pong', { message: 'hi', count: null })],
       (request) => [say(lastToolOutput(request))],
     ]);
@@ -140,8 +166,15 @@ describe('@aptix/openai-agents through run()', () => {
       model,
     });
     const result = await run(agent, 'ping me');
-    expect(model.offered[0]).toEqual(['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode']);
-    expect(model.offered[1]).toEqual(expect.arrayContaining(['testing_ping_pong', 'testing_delay', 'agent_change_mode']));
+    expect(model.offered[0]).toEqual([
+      'agent_hello_world',
+      'testing_calculator',
+      'agent_list_modes',
+      'agent_change_mode',
+    ]);
+    expect(model.offered[1]).toEqual(
+      expect.arrayContaining(['testing_ping_pong', 'testing_delay', 'agent_change_mode']),
+    );
     expect(JSON.parse(result.finalOutput!)).toMatchObject({ reply: 'pong: hi', sessionId: session.id });
     expect((await sessions.store.getSession(session.id))!.mode).toBe('tool_diagnostics');
     expect(instructions[0]).not.toContain('<tool_guidance name="testing_delay">');

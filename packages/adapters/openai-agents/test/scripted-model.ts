@@ -1,4 +1,12 @@
-import { setTracingDisabled, Usage, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from '@openai/agents';
+import {
+  setTracingDisabled,
+  Usage,
+  type AgentOutputItem,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamEvent,
+} from '@openai/agents';
 
 setTracingDisabled(true);
 
@@ -25,8 +33,19 @@ export class ScriptedModel implements Model {
   }
 }
 
-export const call = (name: string, args: unknown, callId = `call-${name}`): AgentOutputItem => ({ type: 'function_call', callId, name, arguments: JSON.stringify(args), status: 'completed' });
-export const say = (text: string): AgentOutputItem => ({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] });
+export const call = (name: string, args: unknown, callId = `call-${name}`): AgentOutputItem => ({
+  type: 'function_call',
+  callId,
+  name,
+  arguments: JSON.stringify(args),
+  status: 'completed',
+});
+export const say = (text: string): AgentOutputItem => ({
+  type: 'message',
+  role: 'assistant',
+  status: 'completed',
+  content: [{ type: 'output_text', text }],
+});
 
 /** What the model read back for its last tool call, from the input of the turn after it. */
 export function lastToolOutput(request: ModelRequest): string {

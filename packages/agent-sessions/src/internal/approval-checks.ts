@@ -1,4 +1,9 @@
-import { APPROVAL_NOTE_MAX_LENGTH, type ApprovalStatus, type NewToolApproval, type ToolApproval } from '../approvals.js';
+import {
+  APPROVAL_NOTE_MAX_LENGTH,
+  type ApprovalStatus,
+  type NewToolApproval,
+  type ToolApproval,
+} from '../approvals.js';
 import { SessionStoreError } from '../errors.js';
 
 const MAX_TTL_MS = 366 * 24 * 3600 * 1000;
@@ -10,13 +15,25 @@ function text(field: string, value: unknown, max: number, required: boolean): st
     if (required) throw new SessionStoreError('INVALID_ARGUMENT', `${field} is required.`);
     return null;
   }
-  if (typeof value !== 'string') throw new SessionStoreError('INVALID_ARGUMENT', `${field} must be a string; got ${typeof value}.`);
-  if (value.length > max) throw new SessionStoreError('INVALID_ARGUMENT', `${field} is ${value.length} characters long; the limit is ${max}.`);
+  if (typeof value !== 'string')
+    throw new SessionStoreError('INVALID_ARGUMENT', `${field} must be a string; got ${typeof value}.`);
+  if (value.length > max)
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `${field} is ${value.length} characters long; the limit is ${max}.`,
+    );
   return value;
 }
 
 /** Checks what a new approval would store, so nothing unbounded or malformed is persisted. */
-export function checkNewApproval(input: NewToolApproval): { sessionId: string | null; toolName: string; arguments: string; reason: string; requestedBy: string | null; ttlMs: number } {
+export function checkNewApproval(input: NewToolApproval): {
+  sessionId: string | null;
+  toolName: string;
+  arguments: string;
+  reason: string;
+  requestedBy: string | null;
+  ttlMs: number;
+} {
   const toolName = text('toolName', input.toolName, 64, true)!;
   const args = text('arguments', input.arguments, MAX_ARGUMENTS, true)!;
   try {
@@ -25,7 +42,10 @@ export function checkNewApproval(input: NewToolApproval): { sessionId: string | 
     throw new SessionStoreError('INVALID_ARGUMENT', 'arguments must be JSON text.');
   }
   if (!Number.isInteger(input.ttlMs) || input.ttlMs <= 0 || input.ttlMs > MAX_TTL_MS) {
-    throw new SessionStoreError('INVALID_ARGUMENT', `ttlMs must be a whole number of milliseconds from 1 to ${MAX_TTL_MS}; got ${String(input.ttlMs)}.`);
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `ttlMs must be a whole number of milliseconds from 1 to ${MAX_TTL_MS}; got ${String(input.ttlMs)}.`,
+    );
   }
   return {
     sessionId: text('sessionId', input.sessionId, 256, false),
@@ -48,7 +68,8 @@ export function abandonedResult(): unknown {
     result: null,
     errors: [
       {
-        message: 'The host running this approved call stopped before it finished, so whether the tool took effect is unknown. It was not run again. Check the effect the tool would have had before asking for the call again.',
+        message:
+          'The host running this approved call stopped before it finished, so whether the tool took effect is unknown. It was not run again. Check the effect the tool would have had before asking for the call again.',
         code: 'OUTCOME_UNKNOWN',
       },
     ],
@@ -73,7 +94,11 @@ export interface ApprovalRowOf<Time> {
   completed_at: Time | null;
 }
 
-export function rowToApproval<Time>(row: ApprovalRowOf<Time>, time: (value: Time) => string, json: (value: unknown) => unknown): ToolApproval {
+export function rowToApproval<Time>(
+  row: ApprovalRowOf<Time>,
+  time: (value: Time) => string,
+  json: (value: unknown) => unknown,
+): ToolApproval {
   return {
     id: row.id,
     sessionId: row.session_id,

@@ -15,11 +15,16 @@ export function resolveLimits(given: SessionStoreLimits = {}): Required<SessionS
   for (const key of Object.keys(DEFAULT_SESSION_STORE_LIMITS) as (keyof SessionStoreLimits)[]) {
     const value = given[key];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1) throw new SessionStoreError('INVALID_ARGUMENT', `limits.${key} must be a whole number, 1 or more; got ${JSON.stringify(value)}.`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new SessionStoreError(
+        'INVALID_ARGUMENT',
+        `limits.${key} must be a whole number, 1 or more; got ${JSON.stringify(value)}.`,
+      );
     resolved[key] = value;
   }
   // A smaller maximum alone lowers the default with it.
-  if (given.defaultHistoryPageSize === undefined) resolved.defaultHistoryPageSize = Math.min(resolved.defaultHistoryPageSize, resolved.maxHistoryPageSize);
+  if (given.defaultHistoryPageSize === undefined)
+    resolved.defaultHistoryPageSize = Math.min(resolved.defaultHistoryPageSize, resolved.maxHistoryPageSize);
   if (resolved.defaultHistoryPageSize > resolved.maxHistoryPageSize) {
     throw new SessionStoreError(
       'INVALID_ARGUMENT',
@@ -30,14 +35,16 @@ export function resolveLimits(given: SessionStoreLimits = {}): Required<SessionS
 }
 
 /** The fields a store persists, with the limit that bounds each. */
-export type BoundedField = 'reason' | 'org' | 'user' | 'owner' | 'mode' | 'sessionId' | 'parentId' | 'mcpSessionId' | 'agentSessionId';
+export type BoundedField =
+  'reason' | 'org' | 'user' | 'owner' | 'mode' | 'sessionId' | 'parentId' | 'mcpSessionId' | 'agentSessionId';
 
 /**
  * Refuses a value longer than its bound (`VALUE_TOO_LONG`, naming the field and the limit) or holding a
  * NUL character, which PostgreSQL cannot store (`INVALID_ARGUMENT`). Both stores refuse the same values.
  */
 export function checkStoredString(limits: Required<SessionStoreLimits>, field: BoundedField, value: string): void {
-  const [limit, option] = field === 'reason' ? [limits.maxReasonLength, 'maxReasonLength'] : [limits.maxKeyLength, 'maxKeyLength'];
+  const [limit, option] =
+    field === 'reason' ? [limits.maxReasonLength, 'maxReasonLength'] : [limits.maxKeyLength, 'maxKeyLength'];
   if (value.length > limit) {
     throw new SessionStoreError(
       'VALUE_TOO_LONG',
@@ -45,7 +52,10 @@ export function checkStoredString(limits: Required<SessionStoreLimits>, field: B
     );
   }
   if (value.includes('\u0000')) {
-    throw new SessionStoreError('INVALID_ARGUMENT', `${field} contains a NUL character (\\u0000), which cannot be stored. Remove it; nothing was saved.`);
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `${field} contains a NUL character (\\u0000), which cannot be stored. Remove it; nothing was saved.`,
+    );
   }
 }
 
@@ -55,10 +65,16 @@ export function isUnstorableKey(limits: Required<SessionStoreLimits>, id: string
 }
 
 /** The page a request names: how many rows, and the history `seq` to start after. */
-export function resolvePage(limits: Required<SessionStoreLimits>, request: HistoryPageRequest = {}): { limit: number; afterSeq: number } {
+export function resolvePage(
+  limits: Required<SessionStoreLimits>,
+  request: HistoryPageRequest = {},
+): { limit: number; afterSeq: number } {
   const { limit = limits.defaultHistoryPageSize, cursor } = request;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > limits.maxHistoryPageSize) {
-    throw new SessionStoreError('INVALID_ARGUMENT', `limit must be a whole number from 1 to ${limits.maxHistoryPageSize}; got ${JSON.stringify(limit)}.`);
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `limit must be a whole number from 1 to ${limits.maxHistoryPageSize}; got ${JSON.stringify(limit)}.`,
+    );
   }
   if (cursor === undefined || cursor === null || cursor === '') return { limit, afterSeq: 0 };
   if (typeof cursor !== 'string' || !/^[0-9]{1,15}$/.test(cursor)) {

@@ -18,7 +18,10 @@ describe('pendingMigrations', () => {
 
   it('refuses a database a newer version has migrated', () => {
     expect(() => pendingMigrations('SQLite database /x.db', [1, 2, 3, 4], known)).toThrow(
-      expect.objectContaining({ code: 'SCHEMA_TOO_NEW', message: expect.stringContaining('The SQLite database /x.db is at schema version 4') }),
+      expect.objectContaining({
+        code: 'SCHEMA_TOO_NEW',
+        message: expect.stringContaining('The SQLite database /x.db is at schema version 4'),
+      }),
     );
   });
 });
@@ -26,11 +29,15 @@ describe('pendingMigrations', () => {
 describe('assertMigrationSequence', () => {
   it('accepts 1..n and rejects gaps and disorder', () => {
     expect(() => assertMigrationSequence('test', known)).not.toThrow();
-    expect(() => assertMigrationSequence('test', [known[0]!, known[2]!])).toThrow(/"three" has version 3 at position 2/);
+    expect(() => assertMigrationSequence('test', [known[0]!, known[2]!])).toThrow(
+      /"three" has version 3 at position 2/,
+    );
     expect(() => assertMigrationSequence('test', [known[1]!, known[0]!])).toThrow(/without gaps/);
   });
 
   it('both stores have the same steps', () => {
-    expect(SQLITE_MIGRATIONS.map(({ version, name }) => ({ version, name }))).toEqual(POSTGRES_MIGRATIONS.map(({ version, name }) => ({ version, name })));
+    expect(SQLITE_MIGRATIONS.map(({ version, name }) => ({ version, name }))).toEqual(
+      POSTGRES_MIGRATIONS.map(({ version, name }) => ({ version, name })),
+    );
   });
 });

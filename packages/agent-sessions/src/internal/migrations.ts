@@ -18,7 +18,9 @@ export const MIGRATIONS_TABLE = 'agent_sessions_schema_migrations';
 export function assertMigrationSequence(store: string, migrations: readonly Migration[]): void {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
-      throw new Error(`${store} migration "${migration.name}" has version ${migration.version} at position ${index + 1}; versions must run 1, 2, 3, … without gaps.`);
+      throw new Error(
+        `${store} migration "${migration.name}" has version ${migration.version} at position ${index + 1}; versions must run 1, 2, 3, … without gaps.`,
+      );
     }
   });
 }
@@ -28,7 +30,11 @@ export function assertMigrationSequence(store: string, migrations: readonly Migr
  * that a newer version of this package has already migrated, instead of running against a schema it does
  * not know.
  */
-export function pendingMigrations<M extends Migration>(location: string, applied: readonly number[], known: readonly M[]): M[] {
+export function pendingMigrations<M extends Migration>(
+  location: string,
+  applied: readonly number[],
+  known: readonly M[],
+): M[] {
   const newestKnown = known.at(-1)?.version ?? 0;
   const newestApplied = Math.max(0, ...applied);
   if (newestApplied > newestKnown) {

@@ -73,20 +73,28 @@ function outcomeUnknown(sessionId: string): SetSessionModeResult {
 
 function requireId(what: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') {
-    throw new SessionStoreError('INVALID_ARGUMENT', `${what} must be a non-empty string; got ${JSON.stringify(value) ?? String(value)}.`);
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `${what} must be a non-empty string; got ${JSON.stringify(value) ?? String(value)}.`,
+    );
   }
   return value;
 }
 
 function optionalText(what: string, value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw new SessionStoreError('INVALID_ARGUMENT', `${what} must be a string, null or undefined; got ${typeof value}.`);
+  if (typeof value !== 'string')
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `${what} must be a string, null or undefined; got ${typeof value}.`,
+    );
   return value;
 }
 
 /** Each item as JSON text, or an error naming the first item JSON cannot represent. */
 function serializeItems(items: readonly unknown[]): string[] {
-  if (!Array.isArray(items)) throw new SessionStoreError('INVALID_ARGUMENT', `Conversation items must be an array; got ${typeof items}.`);
+  if (!Array.isArray(items))
+    throw new SessionStoreError('INVALID_ARGUMENT', `Conversation items must be an array; got ${typeof items}.`);
   const fix = 'Pass plain JSON values: objects, arrays, strings, finite numbers, booleans and null.';
   return items.map((item, index) => {
     let json: string | undefined;
@@ -94,10 +102,17 @@ function serializeItems(items: readonly unknown[]): string[] {
       json = JSON.stringify(item);
     } catch (cause) {
       const reason = cause instanceof Error ? cause.message : String(cause);
-      throw new SessionStoreError('INVALID_ARGUMENT', `Conversation item ${index} cannot be stored as JSON (${reason}); nothing was appended. ${fix}`, { cause });
+      throw new SessionStoreError(
+        'INVALID_ARGUMENT',
+        `Conversation item ${index} cannot be stored as JSON (${reason}); nothing was appended. ${fix}`,
+        { cause },
+      );
     }
     if (json === undefined) {
-      throw new SessionStoreError('INVALID_ARGUMENT', `Conversation item ${index} is ${typeof item}, which JSON cannot represent; nothing was appended. ${fix}`);
+      throw new SessionStoreError(
+        'INVALID_ARGUMENT',
+        `Conversation item ${index} is ${typeof item}, which JSON cannot represent; nothing was appended. ${fix}`,
+      );
     }
     return json;
   });
@@ -144,12 +159,21 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     if (mode === undefined) {
       mode = await this.modes.defaultModeKey();
       if (!keys.includes(mode)) {
-        throw new SessionStoreError('CATALOG_INCONSISTENT', `The mode catalog's default mode "${mode}" is not one of its mode keys (${keys.join(', ')}); fix the catalog.`);
+        throw new SessionStoreError(
+          'CATALOG_INCONSISTENT',
+          `The mode catalog's default mode "${mode}" is not one of its mode keys (${keys.join(', ')}); fix the catalog.`,
+        );
       }
     } else if (!keys.includes(mode)) {
-      throw new SessionStoreError('UNKNOWN_MODE', `Cannot create a session in unknown mode "${mode}". Valid mode keys: ${keys.join(', ')}; or omit mode to use the catalog's default.`);
+      throw new SessionStoreError(
+        'UNKNOWN_MODE',
+        `Cannot create a session in unknown mode "${mode}". Valid mode keys: ${keys.join(', ')}; or omit mode to use the catalog's default.`,
+      );
     }
-    const parentId = input.parentId === undefined || input.parentId === null ? null : this.#bounded('parentId', requireId('parentId', input.parentId));
+    const parentId =
+      input.parentId === undefined || input.parentId === null
+        ? null
+        : this.#bounded('parentId', requireId('parentId', input.parentId));
     return this.insertSession({ id: randomUUID(), mode, org, user, parentId, owner });
   }
 
@@ -184,16 +208,30 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     options: SetSessionModeOptions = {},
   ): Promise<SetSessionModeResult> {
     this.#assertOpen();
-    if (typeof reason !== 'string') throw new SessionStoreError('INVALID_ARGUMENT', `reason must be a string; got ${typeof reason}.`);
+    if (typeof reason !== 'string')
+      throw new SessionStoreError('INVALID_ARGUMENT', `reason must be a string; got ${typeof reason}.`);
     const branch = options.branch ?? false;
-    if (typeof branch !== 'boolean') throw new SessionStoreError('INVALID_ARGUMENT', `options.branch must be a boolean; got ${typeof branch}.`);
+    if (typeof branch !== 'boolean')
+      throw new SessionStoreError('INVALID_ARGUMENT', `options.branch must be a boolean; got ${typeof branch}.`);
     const { signal } = options;
     // Every bound is checked before anything else, so an oversized value never reaches a message or the database.
     this.#bounded('reason', reason);
     if (typeof mode === 'string') this.#bounded('mode', mode);
-    if (typeof sessionId === 'string' && sessionId.length > this.limits.maxKeyLength) this.#bounded('sessionId', sessionId);
-    const pending = { sessionId, toMode: mode, reason, branch, org: this.#optionalBounded('org', org), user: this.#optionalBounded('user', user) };
-    const cancelled = (): SetSessionModeResult => ({ applied: false, code: 'CANCELLED', message: `The mode change was cancelled before it was saved; the mode of session "${sessionId}" is unchanged.` });
+    if (typeof sessionId === 'string' && sessionId.length > this.limits.maxKeyLength)
+      this.#bounded('sessionId', sessionId);
+    const pending = {
+      sessionId,
+      toMode: mode,
+      reason,
+      branch,
+      org: this.#optionalBounded('org', org),
+      user: this.#optionalBounded('user', user),
+    };
+    const cancelled = (): SetSessionModeResult => ({
+      applied: false,
+      code: 'CANCELLED',
+      message: `The mode change was cancelled before it was saved; the mode of session "${sessionId}" is unchanged.`,
+    });
     if (signal?.aborted) return cancelled();
     // A catalog that honours the signal may reject with its own abort error: that is a cancellation too.
     const keys = await this.modes.modeKeys(signal).catch((error: unknown) => {
@@ -216,13 +254,17 @@ export abstract class SessionStoreBase implements AgentSessionStore {
       if (error instanceof SessionStoreError && error.code === 'OUTCOME_UNKNOWN') return outcomeUnknown(sessionId);
       throw error;
     }
-    if (committed === undefined) return { applied: false, code: 'SESSION_NOT_FOUND', message: sessionNotFoundMessage(sessionId) };
+    if (committed === undefined)
+      return { applied: false, code: 'SESSION_NOT_FOUND', message: sessionNotFoundMessage(sessionId) };
     return { applied: true, session: committed.session, change: committed.change };
   }
 
   async bindMcpSession(mcpSessionId: string, agentSessionId: string): Promise<void> {
     this.#assertOpen();
-    await this.writeMcpBinding(this.#bounded('mcpSessionId', requireId('mcpSessionId', mcpSessionId)), this.#bounded('agentSessionId', requireId('agentSessionId', agentSessionId)));
+    await this.writeMcpBinding(
+      this.#bounded('mcpSessionId', requireId('mcpSessionId', mcpSessionId)),
+      this.#bounded('agentSessionId', requireId('agentSessionId', agentSessionId)),
+    );
   }
 
   async getMcpBinding(mcpSessionId: string): Promise<string | undefined> {
@@ -249,7 +291,11 @@ export abstract class SessionStoreBase implements AgentSessionStore {
   async closeMcpSession(mcpSessionId: string, ifTouches?: number): Promise<boolean> {
     this.#assertOpen();
     const id = requireId('mcpSessionId', mcpSessionId);
-    if (ifTouches !== undefined && !Number.isSafeInteger(ifTouches)) throw new SessionStoreError('INVALID_ARGUMENT', `ifTouches must be an integer (a touches count getMcpSession or touchMcpSession gave); got ${String(ifTouches)}.`);
+    if (ifTouches !== undefined && !Number.isSafeInteger(ifTouches))
+      throw new SessionStoreError(
+        'INVALID_ARGUMENT',
+        `ifTouches must be an integer (a touches count getMcpSession or touchMcpSession gave); got ${String(ifTouches)}.`,
+      );
     if (isUnstorableKey(this.limits, id)) return false;
     return this.markMcpSessionClosed(id, ifTouches);
   }
@@ -280,7 +326,11 @@ export abstract class SessionStoreBase implements AgentSessionStore {
 
   /** The error for a parent or bound session that does not exist. */
   protected sessionNotFound(what: string, sessionId: string, cause?: unknown): SessionStoreError {
-    return new SessionStoreError('SESSION_NOT_FOUND', `${what} "${sessionId}" does not exist in the ${this.location}; create it with createSession first.`, { cause });
+    return new SessionStoreError(
+      'SESSION_NOT_FOUND',
+      `${what} "${sessionId}" does not exist in the ${this.location}; create it with createSession first.`,
+      { cause },
+    );
   }
 
   #assertOpen(): void {
@@ -288,7 +338,10 @@ export abstract class SessionStoreBase implements AgentSessionStore {
   }
 
   #closedError(): SessionStoreError {
-    return new SessionStoreError('STORE_CLOSED', `The session store on the ${this.location} is closed; open a new one (openSessionStore) to use it again.`);
+    return new SessionStoreError(
+      'STORE_CLOSED',
+      `The session store on the ${this.location} is closed; open a new one (openSessionStore) to use it again.`,
+    );
   }
 
   /**
@@ -307,7 +360,10 @@ export abstract class SessionStoreBase implements AgentSessionStore {
    * before it commits, and throws `CANCELLED` when it was aborted (nothing written); throws
    * `OUTCOME_UNKNOWN` when the commit went unanswered.
    */
-  protected abstract commitModeChange(change: PendingModeChange, signal: AbortSignal | undefined): Promise<{ session: AgentSession; change: ModeChange } | undefined>;
+  protected abstract commitModeChange(
+    change: PendingModeChange,
+    signal: AbortSignal | undefined,
+  ): Promise<{ session: AgentSession; change: ModeChange } | undefined>;
   /** Upserts the binding; throws {@link sessionNotFound} when the agent session does not exist. */
   protected abstract writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void>;
   protected abstract readMcpBinding(mcpSessionId: string): Promise<string | undefined>;

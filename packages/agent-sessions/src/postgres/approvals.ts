@@ -1,13 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryResult, QueryResultRow } from 'pg';
-import { clampLimit, type ApprovalCompletion, type ApprovalDecisionOutcome, type ApprovalFilter, type ApprovalStore, type NewToolApproval, type ToolApproval } from '../approvals.js';
-import { abandonedResult, checkNewApproval, checkNote, rowToApproval, storableId, type ApprovalRowOf } from '../internal/approval-checks.js';
+import {
+  clampLimit,
+  type ApprovalCompletion,
+  type ApprovalDecisionOutcome,
+  type ApprovalFilter,
+  type ApprovalStore,
+  type NewToolApproval,
+  type ToolApproval,
+} from '../approvals.js';
+import {
+  abandonedResult,
+  checkNewApproval,
+  checkNote,
+  rowToApproval,
+  storableId,
+  type ApprovalRowOf,
+} from '../internal/approval-checks.js';
 
 type ApprovalRow = ApprovalRowOf<Date> & QueryResultRow;
 
-const COLUMNS = 'id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status, decided_by, decided_at, note, result, completed_at';
+const COLUMNS =
+  'id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status, decided_by, decided_at, note, result, completed_at';
 
-const toApproval = (row: ApprovalRow): ToolApproval => rowToApproval(row, (time) => time.toISOString(), (value) => value);
+const toApproval = (row: ApprovalRow): ToolApproval =>
+  rowToApproval(
+    row,
+    (time) => time.toISOString(),
+    (value) => value,
+  );
 
 /** A session id PostgreSQL cannot hold (NUL) names no approval. */
 
@@ -70,10 +91,18 @@ export class PostgresApprovalStore implements ApprovalStore {
     return rows.map(toApproval);
   }
 
-  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome> {
+  async decide(
+    id: string,
+    decision: 'approve' | 'deny',
+    decidedBy: string | null,
+    note: string | null,
+  ): Promise<ApprovalDecisionOutcome> {
     const cleanNote = checkNote(note);
     if (!storableId(id)) return { kind: 'not_found' };
-    const expired = await this.#one(`UPDATE ${this.#t} SET status = 'expired' WHERE id = $1 AND status = 'pending' AND expires_at <= clock_timestamp() RETURNING ${COLUMNS}`, [id]);
+    const expired = await this.#one(
+      `UPDATE ${this.#t} SET status = 'expired' WHERE id = $1 AND status = 'pending' AND expires_at <= clock_timestamp() RETURNING ${COLUMNS}`,
+      [id],
+    );
     if (expired) return { kind: 'expired', approval: expired };
     const decided = await this.#one(
       `UPDATE ${this.#t} SET status = $2, decided_by = $3, decided_at = clock_timestamp(), note = $4 ` +
@@ -84,12 +113,17 @@ export class PostgresApprovalStore implements ApprovalStore {
     const current = await this.get(id);
     if (current === undefined) return { kind: 'not_found' };
     if (current.status === 'pending') return this.decide(id, decision, decidedBy, note); // expired between the two statements
-    return current.status === 'expired' ? { kind: 'expired', approval: current } : { kind: 'already_decided', approval: current };
+    return current.status === 'expired'
+      ? { kind: 'expired', approval: current }
+      : { kind: 'already_decided', approval: current };
   }
 
   async claim(id: string, claimant: string): Promise<ToolApproval | undefined> {
     if (!storableId(id)) return undefined;
-    return this.#one(`UPDATE ${this.#t} SET status = 'executing', claimed_by = $2, claimed_at = clock_timestamp() WHERE id = $1 AND status = 'approved' RETURNING ${COLUMNS}`, [id, claimant]);
+    return this.#one(
+      `UPDATE ${this.#t} SET status = 'executing', claimed_by = $2, claimed_at = clock_timestamp() WHERE id = $1 AND status = 'approved' RETURNING ${COLUMNS}`,
+      [id, claimant],
+    );
   }
 
   async claimOrphaned(olderThanMs: number, claimant: string, limit: number): Promise<ToolApproval[]> {
@@ -120,7 +154,9 @@ export class PostgresApprovalStore implements ApprovalStore {
   }
 
   async expireDue(): Promise<number> {
-    const { rowCount } = await this.#pool.query(`UPDATE ${this.#t} SET status = 'expired' WHERE status = 'pending' AND expires_at <= clock_timestamp()`);
+    const { rowCount } = await this.#pool.query(
+      `UPDATE ${this.#t} SET status = 'expired' WHERE status = 'pending' AND expires_at <= clock_timestamp()`,
+    );
     return rowCount ?? 0;
   }
 }

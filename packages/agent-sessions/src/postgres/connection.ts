@@ -28,7 +28,10 @@ export const DEFAULT_POSTGRES_TIMEOUTS: Required<PostgresTimeouts> = Object.free
 export function clientWithConnectTimeout(connectionTimeoutMs: number): typeof Client {
   return class BoundedClient extends Client {
     constructor(config?: string | ClientConfig) {
-      super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: connectionTimeoutMs });
+      super({
+        ...(typeof config === 'string' ? { connectionString: config } : config),
+        connectionTimeoutMillis: connectionTimeoutMs,
+      });
     }
   };
 }
@@ -40,7 +43,10 @@ export function resolveTimeouts(given: PostgresTimeouts = {}): Required<Postgres
     const value = given[key];
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 0) {
-      throw new SessionStoreError('INVALID_ARGUMENT', `postgres.timeouts.${key} must be a whole number of milliseconds, 0 or more; got ${JSON.stringify(value)}.`);
+      throw new SessionStoreError(
+        'INVALID_ARGUMENT',
+        `postgres.timeouts.${key} must be a whole number of milliseconds, 0 or more; got ${JSON.stringify(value)}.`,
+      );
     }
     resolved[key] = value;
   }
@@ -70,7 +76,8 @@ function bounded<T>(promise: Promise<T>, timeoutMs: number, signal: AbortSignal 
   if (signal?.aborted) return Promise.reject(new Unanswered('aborted'));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => finish(() => reject(new Unanswered('aborted')));
-    const timer = timeoutMs > 0 ? setTimeout(() => finish(() => reject(new Unanswered('timeout'))), timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0 ? setTimeout(() => finish(() => reject(new Unanswered('timeout'))), timeoutMs) : undefined;
     let done = false;
     function finish(settle: () => void) {
       if (done) return;
@@ -95,7 +102,13 @@ function bounded<T>(promise: Promise<T>, timeoutMs: number, signal: AbortSignal 
 function requestCancel(client: PoolClient, timeoutMs: number): void {
   const target = client as unknown as { processID?: unknown; secretKey?: unknown; host?: unknown; port?: unknown };
   const { processID, secretKey, host, port } = target;
-  if (typeof processID !== 'number' || typeof secretKey !== 'number' || typeof host !== 'string' || typeof port !== 'number') return;
+  if (
+    typeof processID !== 'number' ||
+    typeof secretKey !== 'number' ||
+    typeof host !== 'string' ||
+    typeof port !== 'number'
+  )
+    return;
   const message = Buffer.alloc(16);
   message.writeInt32BE(16, 0);
   message.writeInt32BE(80877102, 4); // the CancelRequest code
@@ -141,9 +154,16 @@ export class PgConnection {
     private readonly gateway: PgGateway,
   ) {}
 
-  async query<R extends QueryResultRow = QueryResultRow>(text: string | NamedStatement, values?: readonly unknown[], bounds: QueryBounds = {}): Promise<QueryResult<R>> {
+  async query<R extends QueryResultRow = QueryResultRow>(
+    text: string | NamedStatement,
+    values?: readonly unknown[],
+    bounds: QueryBounds = {},
+  ): Promise<QueryResult<R>> {
     if (this.broken) throw this.broken;
-    const pending = typeof text === 'string' ? this.client.query<R>(text, values as unknown[] | undefined) : this.client.query<R>({ name: text.name, text: text.text, values: values as unknown[] | undefined });
+    const pending =
+      typeof text === 'string'
+        ? this.client.query<R>(text, values as unknown[] | undefined)
+        : this.client.query<R>({ name: text.name, text: text.text, values: values as unknown[] | undefined });
     try {
       return await bounded(pending, this.gateway.timeouts.queryTimeoutMs, bounds.signal);
     } catch (error) {
@@ -205,7 +225,11 @@ export class PgGateway {
   }
 
   /** One statement on a connection of its own. */
-  async query<R extends QueryResultRow = QueryResultRow>(text: string | NamedStatement, values?: readonly unknown[], signal?: AbortSignal): Promise<QueryResult<R>> {
+  async query<R extends QueryResultRow = QueryResultRow>(
+    text: string | NamedStatement,
+    values?: readonly unknown[],
+    signal?: AbortSignal,
+  ): Promise<QueryResult<R>> {
     return this.withConnection(signal, (connection) => connection.query<R>(text, values, { signal }));
   }
 
@@ -232,7 +256,11 @@ export class PgGateway {
         // A server error that is not about the connection is an answer: the transaction rolled back.
         // Anything else (a time-out, a broken connection) left the commit unanswered.
         if (!(error instanceof SessionStoreError)) throw error;
-        throw new SessionStoreError('OUTCOME_UNKNOWN', `${COMMIT_UNKNOWN} Read the session again to learn which (${this.location}).`, { cause: error });
+        throw new SessionStoreError(
+          'OUTCOME_UNKNOWN',
+          `${COMMIT_UNKNOWN} Read the session again to learn which (${this.location}).`,
+          { cause: error },
+        );
       }
       return result;
     });
@@ -255,17 +283,27 @@ export class PgGateway {
     } catch (error) {
       if (error instanceof Unanswered) {
         // The connection may still arrive: hand it back to the pool then.
-        connecting.then((client) => client.release(), () => undefined);
+        connecting.then(
+          (client) => client.release(),
+          () => undefined,
+        );
         throw error.why === 'aborted' ? this.cancelled() : this.timedOut('pool');
       }
       const message = error instanceof Error ? error.message : String(error);
       if (/timeout/i.test(message)) throw this.timedOut('connection', error);
-      throw new SessionStoreError('UNAVAILABLE', `Cannot connect to the ${this.location}: ${message}. Check that PostgreSQL is running and reachable.`, { cause: error });
+      throw new SessionStoreError(
+        'UNAVAILABLE',
+        `Cannot connect to the ${this.location}: ${message}. Check that PostgreSQL is running and reachable.`,
+        { cause: error },
+      );
     }
   }
 
   cancelled(): SessionStoreError {
-    return new SessionStoreError('CANCELLED', `The call was cancelled before anything was committed to the ${this.location}; nothing was changed.`);
+    return new SessionStoreError(
+      'CANCELLED',
+      `The call was cancelled before anything was committed to the ${this.location}; nothing was changed.`,
+    );
   }
 
   /**
@@ -303,12 +341,24 @@ export class PgGateway {
       );
     }
     if (state === QUERY_CANCELED) {
-      return new SessionStoreError('TIMEOUT', `A statement ran longer than statementTimeoutMs (${this.timeouts.statementTimeoutMs} ms) in the ${this.location} and was cancelled; nothing was committed.`, {
-        cause: error,
-      });
+      return new SessionStoreError(
+        'TIMEOUT',
+        `A statement ran longer than statementTimeoutMs (${this.timeouts.statementTimeoutMs} ms) in the ${this.location} and was cancelled; nothing was committed.`,
+        {
+          cause: error,
+        },
+      );
     }
-    if (state === undefined || state === IDLE_IN_TRANSACTION_TIMEOUT || CONNECTION_CLASSES.some((prefix) => state.startsWith(prefix))) {
-      return new SessionStoreError('UNAVAILABLE', `The connection to the ${this.location} failed (${detail}); nothing was committed.`, { cause: error });
+    if (
+      state === undefined ||
+      state === IDLE_IN_TRANSACTION_TIMEOUT ||
+      CONNECTION_CLASSES.some((prefix) => state.startsWith(prefix))
+    ) {
+      return new SessionStoreError(
+        'UNAVAILABLE',
+        `The connection to the ${this.location} failed (${detail}); nothing was committed.`,
+        { cause: error },
+      );
     }
     return error;
   }

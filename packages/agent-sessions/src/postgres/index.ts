@@ -5,9 +5,30 @@
 import { Pool, escapeIdentifier } from 'pg';
 import { SessionStoreError } from '../errors.js';
 import { HistoryCache } from '../internal/history-cache.js';
-import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
-import type { AgentSession, McpSessionState, ModeChange, ModeDirectory, SessionHead, SessionStoreLimits, SessionStoreLogger } from '../types.js';
-import { clientWithConnectTimeout, PgGateway, resolveTimeouts, statementName, type NamedStatement, type PostgresTimeouts } from './connection.js';
+import {
+  SessionStoreBase,
+  silentLogger,
+  type HistoryPageRead,
+  type NewSession,
+  type PendingModeChange,
+} from '../internal/session-store-base.js';
+import type {
+  AgentSession,
+  McpSessionState,
+  ModeChange,
+  ModeDirectory,
+  SessionHead,
+  SessionStoreLimits,
+  SessionStoreLogger,
+} from '../types.js';
+import {
+  clientWithConnectTimeout,
+  PgGateway,
+  resolveTimeouts,
+  statementName,
+  type NamedStatement,
+  type PostgresTimeouts,
+} from './connection.js';
 import { migrate } from './migrate.js';
 import { isForeignKeyViolation, toChanges, type CommittedRow, type SessionJoinRow } from './rows.js';
 import { PostgresApprovalStore } from './approvals.js';
@@ -72,11 +93,25 @@ export class PostgresSessionStore extends SessionStoreBase {
   readonly approvals: PostgresApprovalStore;
   /** MCP tasks, in the same schema. */
   readonly tasks: PostgresTaskStore;
-  readonly #sql: { session: string; change: string; between: string; sessionRow: string; page: string; head: NamedStatement };
+  readonly #sql: {
+    session: string;
+    change: string;
+    between: string;
+    sessionRow: string;
+    page: string;
+    head: NamedStatement;
+  };
 
   private constructor(
     modes: ModeDirectory,
-    init: { db: PgGateway; ownsPool: boolean; onPoolError: ((error: Error) => void) | undefined; schema: string; schemaVersion: number; limits: SessionStoreLimits | undefined },
+    init: {
+      db: PgGateway;
+      ownsPool: boolean;
+      onPoolError: ((error: Error) => void) | undefined;
+      schema: string;
+      schemaVersion: number;
+      limits: SessionStoreLimits | undefined;
+    },
   ) {
     super(modes, `PostgreSQL schema "${init.schema}"`, init.limits);
     this.schema = init.schema;
@@ -88,11 +123,17 @@ export class PostgresSessionStore extends SessionStoreBase {
     const s = escapeIdentifier(init.schema);
     this.approvals = new PostgresApprovalStore(init.db, s);
     this.tasks = new PostgresTaskStore(init.db, s);
-    this.#t = { sessions: `${s}.agent_sessions`, changes: `${s}.agent_session_mode_changes`, bindings: `${s}.agent_mcp_session_bindings`, items: `${s}.agent_conversation_items` };
+    this.#t = {
+      sessions: `${s}.agent_sessions`,
+      changes: `${s}.agent_session_mode_changes`,
+      bindings: `${s}.agent_mcp_session_bindings`,
+      items: `${s}.agent_conversation_items`,
+    };
     this.#mcp = new PostgresMcpSessions(init.db, this.#t.bindings);
     const { sessions, changes } = this.#t;
     const head = `SELECT id, mode, org_id, user_id, owner_id FROM ${sessions} WHERE id = $1`;
-    const columns = 'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';
+    const columns =
+      'h.seq, h.from_mode, h.to_mode, h.reason, h.branch, h.org_id AS change_org_id, h.user_id AS change_user_id, h.changed_at';
     this.#sql = {
       // The session, its last seq and the history rows after $2 (those not yet held): one statement, one snapshot.
       session:
@@ -123,10 +164,16 @@ export class PostgresSessionStore extends SessionStoreBase {
   static async open(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
     const schema = options.schema ?? 'public';
     if (!SCHEMA_NAME.test(schema)) {
-      throw new SessionStoreError('INVALID_ARGUMENT', `PostgreSQL schema name ${JSON.stringify(schema)} is not supported; use letters, digits and underscores (at most 63, not starting with a digit).`);
+      throw new SessionStoreError(
+        'INVALID_ARGUMENT',
+        `PostgreSQL schema name ${JSON.stringify(schema)} is not supported; use letters, digits and underscores (at most 63, not starting with a digit).`,
+      );
     }
     if ((options.pool === undefined) === (options.connectionString === undefined)) {
-      throw new SessionStoreError('INVALID_ARGUMENT', 'openPostgresSessionStore needs exactly one of connectionString (the store creates and ends its pool) or pool (yours, left open).');
+      throw new SessionStoreError(
+        'INVALID_ARGUMENT',
+        'openPostgresSessionStore needs exactly one of connectionString (the store creates and ends its pool) or pool (yours, left open).',
+      );
     }
     const logger = options.logger ?? silentLogger;
     const ownsPool = options.pool === undefined;
@@ -150,19 +197,29 @@ export class PostgresSessionStore extends SessionStoreBase {
       });
     // An idle client's error is emitted on the pool; unhandled, it would crash the host.
     const onPoolError = ownsPool
-      ? (error: Error) => logger.error({ store: 'postgres', schema, err: error }, 'An idle PostgreSQL connection of the session store failed; the pool replaces it.')
+      ? (error: Error) =>
+          logger.error(
+            { store: 'postgres', schema, err: error },
+            'An idle PostgreSQL connection of the session store failed; the pool replaces it.',
+          )
       : undefined;
     if (onPoolError) pool.on('error', onPoolError);
     try {
       const db = new PgGateway(pool, timeouts, `PostgreSQL schema "${schema}"`);
       const schemaVersion = await migrate(db, schema, logger);
-      return new PostgresSessionStore(options.modes, { db, ownsPool, onPoolError, schema, schemaVersion, limits: options.limits });
+      return new PostgresSessionStore(options.modes, {
+        db,
+        ownsPool,
+        onPoolError,
+        schema,
+        schemaVersion,
+        limits: options.limits,
+      });
     } catch (error) {
       if (ownsPool) await pool.end().catch(() => undefined);
       throw error;
     }
   }
-
 
   protected async insertSession(session: NewSession): Promise<AgentSession> {
     try {
@@ -176,7 +233,8 @@ export class PostgresSessionStore extends SessionStoreBase {
       const row = rows[0]!;
       return { ...session, owner: row.owner_id, createdAt: row.created_at.toISOString(), history: [] };
     } catch (error) {
-      if (isForeignKeyViolation(error) && session.parentId !== null) throw this.sessionNotFound('Parent session', session.parentId, error);
+      if (isForeignKeyViolation(error) && session.parentId !== null)
+        throw this.sessionNotFound('Parent session', session.parentId, error);
       throw error;
     }
   }
@@ -191,13 +249,30 @@ export class PostgresSessionStore extends SessionStoreBase {
       return undefined;
     }
     const history = this.#histories.extend(id, base, toChanges(rows), Number(first.last_seq));
-    return { id: first.id, mode: first.mode, org: first.org_id, user: first.user_id, parentId: first.parent_id, owner: first.owner_id, createdAt: first.created_at.toISOString(), history };
+    return {
+      id: first.id,
+      mode: first.mode,
+      org: first.org_id,
+      user: first.user_id,
+      parentId: first.parent_id,
+      owner: first.owner_id,
+      createdAt: first.created_at.toISOString(),
+      history,
+    };
   }
 
   protected async readSessionHead(id: string): Promise<SessionHead | undefined> {
-    const { rows } = await this.#db.query<{ id: string; mode: string; org_id: string | null; user_id: string | null; owner_id: string | null }>(this.#sql.head, [id]);
+    const { rows } = await this.#db.query<{
+      id: string;
+      mode: string;
+      org_id: string | null;
+      user_id: string | null;
+      owner_id: string | null;
+    }>(this.#sql.head, [id]);
     const row = rows[0];
-    return row === undefined ? undefined : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, owner: row.owner_id };
+    return row === undefined
+      ? undefined
+      : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, owner: row.owner_id };
   }
 
   /** Two statements on one connection; consistent without a transaction, since rows up to the session's last seq never change. */
@@ -209,7 +284,16 @@ export class PostgresSessionStore extends SessionStoreBase {
       const page = await connection.query<SessionJoinRow>(this.#sql.page, [id, afterSeq, row.last_seq, limit + 1]);
       const more = page.rows.length > limit;
       const held = more ? page.rows.slice(0, limit) : page.rows;
-      const session: AgentSession = { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, parentId: row.parent_id, owner: row.owner_id, createdAt: row.created_at.toISOString(), history: toChanges(held) };
+      const session: AgentSession = {
+        id: row.id,
+        mode: row.mode,
+        org: row.org_id,
+        user: row.user_id,
+        parentId: row.parent_id,
+        owner: row.owner_id,
+        createdAt: row.created_at.toISOString(),
+        history: toChanges(held),
+      };
       return { session, nextSeq: more ? Number(held.at(-1)!.seq) : null };
     });
   }
@@ -225,22 +309,51 @@ export class PostgresSessionStore extends SessionStoreBase {
    * signal just before COMMIT. COMMIT itself is not cancelled: it answers committed, or, when the
    * connection breaks first, `OUTCOME_UNKNOWN`.
    */
-  protected async commitModeChange(pending: PendingModeChange, signal: AbortSignal | undefined): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
+  protected async commitModeChange(
+    pending: PendingModeChange,
+    signal: AbortSignal | undefined,
+  ): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
     const { sessionId } = pending;
     const base = this.#histories.base(sessionId);
     const committed = await this.#db.transaction(signal, async (connection) => {
-      const changed = await connection.query<CommittedRow>(this.#sql.change, [sessionId, pending.toMode, pending.reason, pending.branch, pending.org, pending.user], { signal });
+      const changed = await connection.query<CommittedRow>(
+        this.#sql.change,
+        [sessionId, pending.toMode, pending.reason, pending.branch, pending.org, pending.user],
+        { signal },
+      );
       const row = changed.rows[0];
       if (row === undefined) return undefined;
-      const earlier = await connection.query<SessionJoinRow>(this.#sql.between, [sessionId, base.lastSeq, row.seq], { signal });
+      const earlier = await connection.query<SessionJoinRow>(this.#sql.between, [sessionId, base.lastSeq, row.seq], {
+        signal,
+      });
       return { row, newer: toChanges(earlier.rows) };
     });
     if (committed === undefined) return undefined;
     const { row, newer } = committed;
-    const change: ModeChange = { fromMode: row.from_mode, toMode: pending.toMode, reason: pending.reason, branch: pending.branch, org: pending.org, user: pending.user, at: row.changed_at.toISOString() };
+    const change: ModeChange = {
+      fromMode: row.from_mode,
+      toMode: pending.toMode,
+      reason: pending.reason,
+      branch: pending.branch,
+      org: pending.org,
+      user: pending.user,
+      at: row.changed_at.toISOString(),
+    };
     newer.push(change);
     const history = this.#histories.extend(sessionId, base, newer, Number(row.seq));
-    return { session: { id: sessionId, mode: pending.toMode, org: row.org_id, user: row.user_id, parentId: row.parent_id, owner: row.owner_id, createdAt: row.created_at.toISOString(), history }, change };
+    return {
+      session: {
+        id: sessionId,
+        mode: pending.toMode,
+        org: row.org_id,
+        user: row.user_id,
+        parentId: row.parent_id,
+        owner: row.owner_id,
+        createdAt: row.created_at.toISOString(),
+        history,
+      },
+      change,
+    };
   }
 
   protected async writeMcpBinding(mcpSessionId: string, agentSessionId: string): Promise<void> {
@@ -289,7 +402,10 @@ export class PostgresSessionStore extends SessionStoreBase {
   }
 
   protected async readConversationItems(sessionId: string): Promise<unknown[]> {
-    const { rows } = await this.#db.query<{ item: unknown }>(`SELECT item FROM ${this.#t.items} WHERE session_id = $1 ORDER BY position`, [sessionId]);
+    const { rows } = await this.#db.query<{ item: unknown }>(
+      `SELECT item FROM ${this.#t.items} WHERE session_id = $1 ORDER BY position`,
+      [sessionId],
+    );
     return rows.map((row) => row.item);
   }
 

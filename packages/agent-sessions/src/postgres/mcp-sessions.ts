@@ -23,14 +23,24 @@ export class PostgresMcpSessions {
   }
 
   async read(mcpSessionId: string): Promise<McpSessionState | undefined> {
-    const { rows } = await this.db.query<{ agent_session_id: string; idle_ms: number; closed: boolean; touches: string }>(
+    const { rows } = await this.db.query<{
+      agent_session_id: string;
+      idle_ms: number;
+      closed: boolean;
+      touches: string;
+    }>(
       `SELECT agent_session_id, (extract(epoch FROM clock_timestamp() - coalesce(last_used_at, bound_at)) * 1000)::float8 AS idle_ms, closed_at IS NOT NULL AS closed, touches::text AS touches ` +
         `FROM ${this.table} WHERE mcp_session_id = $1`,
       [mcpSessionId],
     );
     const row = rows[0];
     if (row === undefined) return undefined;
-    return { agentSessionId: row.agent_session_id, idleMs: Math.max(0, row.idle_ms), closed: row.closed, touches: Number(row.touches) };
+    return {
+      agentSessionId: row.agent_session_id,
+      idleMs: Math.max(0, row.idle_ms),
+      closed: row.closed,
+      touches: Number(row.touches),
+    };
   }
 
   /** The new touches count, or `undefined` when the session is closed or unbound. */

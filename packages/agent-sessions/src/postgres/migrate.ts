@@ -8,7 +8,11 @@ import { POSTGRES_MIGRATIONS } from './migrations.js';
 
 /** A 64-bit advisory-lock key of its own per schema, so stores in other schemas never wait on it. */
 function migrationLockKey(schema: string): string {
-  return createHash('sha256').update(`@aptix/agent-sessions:migrations:${schema}`).digest().readBigInt64BE(0).toString();
+  return createHash('sha256')
+    .update(`@aptix/agent-sessions:migrations:${schema}`)
+    .digest()
+    .readBigInt64BE(0)
+    .toString();
 }
 
 /**
@@ -26,14 +30,22 @@ export async function migrate(db: PgGateway, schema: string, logger: SessionStor
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${s}.${MIGRATIONS_TABLE} (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`,
     );
-    const applied = (await client.query<{ version: number }>(`SELECT version FROM ${s}.${MIGRATIONS_TABLE} ORDER BY version`)).rows.map((row) => row.version);
+    const applied = (
+      await client.query<{ version: number }>(`SELECT version FROM ${s}.${MIGRATIONS_TABLE} ORDER BY version`)
+    ).rows.map((row) => row.version);
     const pending = pendingMigrations(`PostgreSQL schema "${schema}"`, applied, POSTGRES_MIGRATIONS);
     for (const migration of pending) {
       await client.query(migration.sql(s));
-      await client.query(`INSERT INTO ${s}.${MIGRATIONS_TABLE} (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+      await client.query(`INSERT INTO ${s}.${MIGRATIONS_TABLE} (version, name) VALUES ($1, $2)`, [
+        migration.version,
+        migration.name,
+      ]);
     }
     if (pending.length > 0) {
-      logger.info({ store: 'postgres', schema, applied: pending.map((m) => m.version) }, `Migrated the session database to schema version ${pending.at(-1)?.version}.`);
+      logger.info(
+        { store: 'postgres', schema, applied: pending.map((m) => m.version) },
+        `Migrated the session database to schema version ${pending.at(-1)?.version}.`,
+      );
     }
     return Math.max(0, ...applied, ...pending.map((m) => m.version));
   });

@@ -1,16 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
-import { changeColumns, checkFrom, checkNewTask, clampTaskLimit, OPEN_TASK_STATUSES, rowToTask, taskJson, taskMessage, type McpTaskChange, type McpTaskRecord, type McpTaskRowOf, type McpTaskStatus, type McpTaskStore, type NewMcpTask } from '../tasks.js';
+import {
+  changeColumns,
+  checkFrom,
+  checkNewTask,
+  clampTaskLimit,
+  OPEN_TASK_STATUSES,
+  rowToTask,
+  taskJson,
+  taskMessage,
+  type McpTaskChange,
+  type McpTaskRecord,
+  type McpTaskRowOf,
+  type McpTaskStatus,
+  type McpTaskStore,
+  type NewMcpTask,
+} from '../tasks.js';
 import { storableId } from '../internal/approval-checks.js';
 import type { Queries } from './approvals.js';
 
 type TaskRow = McpTaskRowOf<Date> & QueryResultRow;
 
-const COLUMNS = 'id, owner, tool_name, status, status_message, result, error, input_requests, input_responses, created_at, updated_at, heartbeat_at, expires_at, cancel_requested_at, version::text AS version';
+const COLUMNS =
+  'id, owner, tool_name, status, status_message, result, error, input_requests, input_responses, created_at, updated_at, heartbeat_at, expires_at, cancel_requested_at, version::text AS version';
 const OPEN = `status IN (${OPEN_TASK_STATUSES.map((status) => `'${status}'`).join(', ')})`;
 const ms = (placeholder: string) => `make_interval(secs => ${placeholder}::double precision / 1000)`;
 
-const toTask = (row: TaskRow): McpTaskRecord => rowToTask(row, (time) => time.toISOString(), (value) => value);
+const toTask = (row: TaskRow): McpTaskRecord =>
+  rowToTask(
+    row,
+    (time) => time.toISOString(),
+    (value) => value,
+  );
 
 /**
  * MCP tasks in the PostgreSQL session schema. Each change is one conditional UPDATE: under READ
@@ -34,35 +55,52 @@ export class PostgresTaskStore implements McpTaskStore {
 
   async create(input: NewMcpTask): Promise<McpTaskRecord> {
     const { owner, toolName, ttlMs } = checkNewTask(input);
-    const [task] = await this.#rows(`INSERT INTO ${this.#t} (id, owner, tool_name, status, expires_at) VALUES ($1, $2, $3, 'working', clock_timestamp() + ${ms('$4')}) RETURNING ${COLUMNS}`, [
-      randomUUID(),
-      owner,
-      toolName,
-      ttlMs,
-    ]);
+    const [task] = await this.#rows(
+      `INSERT INTO ${this.#t} (id, owner, tool_name, status, expires_at) VALUES ($1, $2, $3, 'working', clock_timestamp() + ${ms('$4')}) RETURNING ${COLUMNS}`,
+      [randomUUID(), owner, toolName, ttlMs],
+    );
     return task!;
   }
 
   async get(id: string): Promise<McpTaskRecord | undefined> {
     if (!storableId(id)) return undefined;
-    return (await this.#rows(`SELECT ${COLUMNS} FROM ${this.#t} WHERE id = $1 AND (${OPEN} OR expires_at > clock_timestamp())`, [id]))[0];
+    return (
+      await this.#rows(
+        `SELECT ${COLUMNS} FROM ${this.#t} WHERE id = $1 AND (${OPEN} OR expires_at > clock_timestamp())`,
+        [id],
+      )
+    )[0];
   }
 
   async list(owner: string | null, limit?: number): Promise<McpTaskRecord[]> {
-    return this.#rows(`SELECT ${COLUMNS} FROM ${this.#t} WHERE owner IS NOT DISTINCT FROM $1 AND (${OPEN} OR expires_at > clock_timestamp()) ORDER BY created_at DESC, id LIMIT $2`, [owner, clampTaskLimit(limit)]);
+    return this.#rows(
+      `SELECT ${COLUMNS} FROM ${this.#t} WHERE owner IS NOT DISTINCT FROM $1 AND (${OPEN} OR expires_at > clock_timestamp()) ORDER BY created_at DESC, id LIMIT $2`,
+      [owner, clampTaskLimit(limit)],
+    );
   }
 
-  async change(id: string, change: McpTaskChange, when: { readonly from: readonly McpTaskStatus[]; readonly version?: number }): Promise<McpTaskRecord | undefined> {
+  async change(
+    id: string,
+    change: McpTaskChange,
+    when: { readonly from: readonly McpTaskStatus[]; readonly version?: number },
+  ): Promise<McpTaskRecord | undefined> {
     const from = checkFrom(when.from);
     if (!storableId(id) || from.length === 0) return undefined;
     const params: unknown[] = [];
     const at = (value: unknown) => `$${params.push(value)}`;
-    const sets = changeColumns(change).map(([column, value, json]) => `${column} = ${at(value)}${json ? '::jsonb' : ''}`);
+    const sets = changeColumns(change).map(
+      ([column, value, json]) => `${column} = ${at(value)}${json ? '::jsonb' : ''}`,
+    );
     sets.push('updated_at = clock_timestamp()', 'version = version + 1');
     if (change.keepForMs !== undefined) sets.push(`expires_at = clock_timestamp() + ${ms(at(change.keepForMs))}`);
     const where = [`id = ${at(id)}`, `status = ANY(${at(from)}::text[])`];
     if (when.version !== undefined) where.push(`version = ${at(when.version)}`);
-    return (await this.#rows(`UPDATE ${this.#t} SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING ${COLUMNS}`, params))[0];
+    return (
+      await this.#rows(
+        `UPDATE ${this.#t} SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING ${COLUMNS}`,
+        params,
+      )
+    )[0];
   }
 
   async requestCancel(id: string, statusMessage: string): Promise<McpTaskRecord | undefined> {
@@ -79,11 +117,18 @@ export class PostgresTaskStore implements McpTaskStore {
   async heartbeat(ids: readonly string[]): Promise<McpTaskRecord[]> {
     const wanted = ids.filter(storableId);
     if (wanted.length === 0) return [];
-    await this.#pool.query(`UPDATE ${this.#t} SET heartbeat_at = clock_timestamp() WHERE id = ANY($1::text[]) AND ${OPEN}`, [wanted]);
+    await this.#pool.query(
+      `UPDATE ${this.#t} SET heartbeat_at = clock_timestamp() WHERE id = ANY($1::text[]) AND ${OPEN}`,
+      [wanted],
+    );
     return this.#rows(`SELECT ${COLUMNS} FROM ${this.#t} WHERE id = ANY($1::text[])`, [wanted]);
   }
 
-  async abandonStale(olderThanMs: number, failure: { readonly error: unknown; readonly statusMessage: string; readonly keepForMs: number }, id?: string): Promise<number> {
+  async abandonStale(
+    olderThanMs: number,
+    failure: { readonly error: unknown; readonly statusMessage: string; readonly keepForMs: number },
+    id?: string,
+  ): Promise<number> {
     if (id !== undefined && !storableId(id)) return 0;
     const params: unknown[] = [taskJson('error', failure.error), failure.statusMessage, failure.keepForMs, olderThanMs];
     if (id !== undefined) params.push(id);
@@ -96,7 +141,9 @@ export class PostgresTaskStore implements McpTaskStore {
   }
 
   async deleteExpired(): Promise<number> {
-    const { rowCount } = await this.#pool.query(`DELETE FROM ${this.#t} WHERE NOT ${OPEN} AND expires_at <= clock_timestamp()`);
+    const { rowCount } = await this.#pool.query(
+      `DELETE FROM ${this.#t} WHERE NOT ${OPEN} AND expires_at <= clock_timestamp()`,
+    );
     return rowCount ?? 0;
   }
 }

@@ -1,11 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { clampLimit, type ApprovalCompletion, type ApprovalDecisionOutcome, type ApprovalFilter, type ApprovalStore, type NewToolApproval, type ToolApproval } from '../approvals.js';
-import { abandonedResult, checkNewApproval, checkNote, rowToApproval, storableId, type ApprovalRowOf } from '../internal/approval-checks.js';
+import {
+  clampLimit,
+  type ApprovalCompletion,
+  type ApprovalDecisionOutcome,
+  type ApprovalFilter,
+  type ApprovalStore,
+  type NewToolApproval,
+  type ToolApproval,
+} from '../approvals.js';
+import {
+  abandonedResult,
+  checkNewApproval,
+  checkNote,
+  rowToApproval,
+  storableId,
+  type ApprovalRowOf,
+} from '../internal/approval-checks.js';
 
 type ApprovalRow = ApprovalRowOf<string> & { result: string | null };
 
-const toApproval = (row: ApprovalRow): ToolApproval => rowToApproval(row, (time) => time, (text) => JSON.parse(text as string) as unknown);
+const toApproval = (row: ApprovalRow): ToolApproval =>
+  rowToApproval(
+    row,
+    (time) => time,
+    (text) => JSON.parse(text as string) as unknown,
+  );
 
 const iso = (ms: number = Date.now()) => new Date(ms).toISOString();
 
@@ -74,33 +94,48 @@ export class SqliteApprovalStore implements ApprovalStore {
     return (await this.#run(() => this.#db.prepare(sql).all(...params) as ApprovalRow[])).map(toApproval);
   }
 
-  async decide(id: string, decision: 'approve' | 'deny', decidedBy: string | null, note: string | null): Promise<ApprovalDecisionOutcome> {
+  async decide(
+    id: string,
+    decision: 'approve' | 'deny',
+    decidedBy: string | null,
+    note: string | null,
+  ): Promise<ApprovalDecisionOutcome> {
     const cleanNote = checkNote(note);
     if (!storableId(id)) return { kind: 'not_found' };
     return this.#run(() =>
       this.#db
         .transaction((): ApprovalDecisionOutcome => {
           const now = iso();
-          const expired = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'expired' WHERE id = ? AND status = 'pending' AND expires_at <= ?").run(id, now);
+          const expired = this.#db
+            .prepare(
+              "UPDATE agent_tool_approvals SET status = 'expired' WHERE id = ? AND status = 'pending' AND expires_at <= ?",
+            )
+            .run(id, now);
           if (expired.changes === 1)
             return {
               kind: 'expired',
               approval: toApproval(this.#get.get(id)!),
             };
           const decided = this.#db
-            .prepare("UPDATE agent_tool_approvals SET status = ?, decided_by = ?, decided_at = ?, note = ? WHERE id = ? AND status = 'pending'")
+            .prepare(
+              "UPDATE agent_tool_approvals SET status = ?, decided_by = ?, decided_at = ?, note = ? WHERE id = ? AND status = 'pending'",
+            )
             .run(decision === 'approve' ? 'approved' : 'denied', decidedBy, now, cleanNote, id);
           const row = this.#get.get(id);
           if (row === undefined) return { kind: 'not_found' };
           if (decided.changes === 1) return { kind: 'decided', approval: toApproval(row) };
-          return row.status === 'expired' ? { kind: 'expired', approval: toApproval(row) } : { kind: 'already_decided', approval: toApproval(row) };
+          return row.status === 'expired'
+            ? { kind: 'expired', approval: toApproval(row) }
+            : { kind: 'already_decided', approval: toApproval(row) };
         })
         .immediate(),
     );
   }
 
   async claim(id: string, claimant: string): Promise<ToolApproval | undefined> {
-    const claim = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'");
+    const claim = this.#db.prepare(
+      "UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'",
+    );
     const claimed = await this.#run(() => claim.run(claimant, iso(), id));
     return claimed.changes === 1 ? toApproval((await this.#run(() => this.#get.get(id)))!) : undefined;
   }
@@ -111,17 +146,25 @@ export class SqliteApprovalStore implements ApprovalStore {
         .transaction(() => {
           const now = iso();
           const rows = this.#db
-            .prepare("SELECT id FROM agent_tool_approvals WHERE status = 'approved' AND decided_at <= ? ORDER BY decided_at LIMIT ?")
+            .prepare(
+              "SELECT id FROM agent_tool_approvals WHERE status = 'approved' AND decided_at <= ? ORDER BY decided_at LIMIT ?",
+            )
             .all(iso(Date.now() - olderThanMs), limit) as Array<{ id: string }>;
-          const claim = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'");
-          return rows.filter((row) => claim.run(claimant, now, row.id).changes === 1).map((row) => toApproval(this.#get.get(row.id)!));
+          const claim = this.#db.prepare(
+            "UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'",
+          );
+          return rows
+            .filter((row) => claim.run(claimant, now, row.id).changes === 1)
+            .map((row) => toApproval(this.#get.get(row.id)!));
         })
         .immediate(),
     );
   }
 
   async complete(id: string, status: ApprovalCompletion, result: unknown): Promise<ToolApproval | undefined> {
-    const finish = this.#db.prepare("UPDATE agent_tool_approvals SET status = ?, result = ?, completed_at = ? WHERE id = ? AND status = 'executing'");
+    const finish = this.#db.prepare(
+      "UPDATE agent_tool_approvals SET status = ?, result = ?, completed_at = ? WHERE id = ? AND status = 'executing'",
+    );
     const done = await this.#run(() => finish.run(status, JSON.stringify(result ?? null), iso(), id));
     return done.changes === 1 ? toApproval((await this.#run(() => this.#get.get(id)))!) : undefined;
   }
@@ -130,18 +173,26 @@ export class SqliteApprovalStore implements ApprovalStore {
     return this.#run(() =>
       this.#db
         .transaction(() => {
-          const rows = this.#db.prepare("SELECT id FROM agent_tool_approvals WHERE status = 'executing' AND claimed_at <= ?").all(iso(Date.now() - olderThanMs)) as Array<{ id: string }>;
-          const mark = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'outcome_unknown', result = ?, completed_at = ? WHERE id = ? AND status = 'executing'");
+          const rows = this.#db
+            .prepare("SELECT id FROM agent_tool_approvals WHERE status = 'executing' AND claimed_at <= ?")
+            .all(iso(Date.now() - olderThanMs)) as Array<{ id: string }>;
+          const mark = this.#db.prepare(
+            "UPDATE agent_tool_approvals SET status = 'outcome_unknown', result = ?, completed_at = ? WHERE id = ? AND status = 'executing'",
+          );
           const result = JSON.stringify(abandonedResult());
           const now = iso();
-          return rows.filter((row) => mark.run(result, now, row.id).changes === 1).map((row) => toApproval(this.#get.get(row.id)!));
+          return rows
+            .filter((row) => mark.run(result, now, row.id).changes === 1)
+            .map((row) => toApproval(this.#get.get(row.id)!));
         })
         .immediate(),
     );
   }
 
   async expireDue(): Promise<number> {
-    const expire = this.#db.prepare("UPDATE agent_tool_approvals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?");
+    const expire = this.#db.prepare(
+      "UPDATE agent_tool_approvals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?",
+    );
     return (await this.#run(() => expire.run(iso()))).changes;
   }
 }

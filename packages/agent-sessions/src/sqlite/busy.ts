@@ -14,7 +14,10 @@ export const BUSY_SLICE_MS = 10;
 const MAX_BACKOFF_MS = 100;
 
 function isBusy(error: unknown): boolean {
-  return error instanceof Database.SqliteError && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'));
+  return (
+    error instanceof Database.SqliteError &&
+    (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'))
+  );
 }
 
 export interface BusyRetry {
@@ -73,5 +76,8 @@ async function retryAfterBusy<T>(operation: () => T, retry: BusyRetry, deadline:
 }
 
 function cancelled(retry: BusyRetry): SessionStoreError {
-  return new SessionStoreError('CANCELLED', `The call was cancelled before anything was written to the ${retry.location}; nothing was changed.`);
+  return new SessionStoreError(
+    'CANCELLED',
+    `The call was cancelled before anything was written to the ${retry.location}; nothing was changed.`,
+  );
 }

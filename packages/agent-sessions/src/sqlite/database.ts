@@ -33,7 +33,15 @@ export interface ChangeRow {
 export const MEMORY = ':memory:';
 
 export function toChange(row: ChangeRow): ModeChange {
-  return { fromMode: row.from_mode, toMode: row.to_mode, reason: row.reason, branch: row.branch === 1, org: row.org_id, user: row.user_id, at: row.changed_at };
+  return {
+    fromMode: row.from_mode,
+    toMode: row.to_mode,
+    reason: row.reason,
+    branch: row.branch === 1,
+    org: row.org_id,
+    user: row.user_id,
+    at: row.changed_at,
+  };
 }
 
 export function isForeignKeyViolation(error: unknown): boolean {
@@ -91,7 +99,10 @@ export async function openDatabase(options: OpenDatabaseOptions, logger: Session
     db.pragma(`busy_timeout = ${BUSY_SLICE_MS}`);
     const journalMode = await retryWhileBusy(() => db.pragma('journal_mode = WAL', { simple: true }), retry);
     if (filename !== MEMORY && journalMode !== 'wal') {
-      logger.warn({ store: 'sqlite', filename, journalMode }, 'SQLite refused WAL mode for the session database (is it on a network file system?); writers will block readers.');
+      logger.warn(
+        { store: 'sqlite', filename, journalMode },
+        'SQLite refused WAL mode for the session database (is it on a network file system?); writers will block readers.',
+      );
     }
     // WAL with synchronous=NORMAL: a commit is written to the WAL but fsync'd only at checkpoints. The
     // database never corrupts, and a crash of this process loses nothing committed (the OS still holds
@@ -115,18 +126,30 @@ export async function openDatabase(options: OpenDatabaseOptions, logger: Session
 function migrate(db: Database.Database, filename: string, logger: SessionStoreLogger): number {
   return db
     .transaction(() => {
-      db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`);
-      const applied = db.prepare<[], { version: number }>(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`).all().map((row) => row.version);
+      db.exec(
+        `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`,
+      );
+      const applied = db
+        .prepare<[], { version: number }>(`SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`)
+        .all()
+        .map((row) => row.version);
       const pending = pendingMigrations(`SQLite database ${filename}`, applied, SQLITE_MIGRATIONS);
-      const record = db.prepare<[number, string, string]>(`INSERT INTO ${MIGRATIONS_TABLE} (version, name, applied_at) VALUES (?, ?, ?)`);
+      const record = db.prepare<[number, string, string]>(
+        `INSERT INTO ${MIGRATIONS_TABLE} (version, name, applied_at) VALUES (?, ?, ?)`,
+      );
       for (const migration of pending) {
         db.exec(migration.sql);
         record.run(migration.version, migration.name, new Date().toISOString());
       }
       if (pending.length > 0) {
-        logger.info({ store: 'sqlite', filename, applied: pending.map((m) => m.version) }, `Migrated the session database to schema version ${pending.at(-1)?.version}.`);
+        logger.info(
+          { store: 'sqlite', filename, applied: pending.map((m) => m.version) },
+          `Migrated the session database to schema version ${pending.at(-1)?.version}.`,
+        );
       }
-      db.prepare(`UPDATE ${MIGRATIONS_TABLE} SET name = name WHERE version = (SELECT max(version) FROM ${MIGRATIONS_TABLE})`).run();
+      db.prepare(
+        `UPDATE ${MIGRATIONS_TABLE} SET name = name WHERE version = (SELECT max(version) FROM ${MIGRATIONS_TABLE})`,
+      ).run();
       return Math.max(0, ...applied, ...pending.map((m) => m.version));
     })
     .immediate();

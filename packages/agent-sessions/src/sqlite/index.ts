@@ -3,15 +3,36 @@
  * Everything exported here is public API.
  */
 import { HistoryCache } from '../internal/history-cache.js';
-import { SessionStoreBase, silentLogger, type HistoryPageRead, type NewSession, type PendingModeChange } from '../internal/session-store-base.js';
+import {
+  SessionStoreBase,
+  silentLogger,
+  type HistoryPageRead,
+  type NewSession,
+  type PendingModeChange,
+} from '../internal/session-store-base.js';
 import { SessionStoreError } from '../errors.js';
-import type { AgentSession, McpSessionState, ModeChange, ModeDirectory, SessionHead, SessionStoreLimits, SessionStoreLogger } from '../types.js';
+import type {
+  AgentSession,
+  McpSessionState,
+  ModeChange,
+  ModeDirectory,
+  SessionHead,
+  SessionStoreLimits,
+  SessionStoreLogger,
+} from '../types.js';
 import { retryWhileBusy } from './busy.js';
 import type Database from 'better-sqlite3';
 import { MIGRATIONS_TABLE } from '../internal/migrations.js';
 import { SqliteApprovalStore } from './approvals.js';
 import { SqliteTaskStore } from './tasks.js';
-import { isForeignKeyViolation, openDatabase, toChange, type ChangeRow, type OpenedDatabase, type SessionRow } from './database.js';
+import {
+  isForeignKeyViolation,
+  openDatabase,
+  toChange,
+  type ChangeRow,
+  type OpenedDatabase,
+  type SessionRow,
+} from './database.js';
 
 export interface SqliteSessionStoreOptions {
   /**
@@ -63,7 +84,11 @@ function prepareStatements(db: Database.Database) {
      * is the one column added since (schema version 7): about 1.1k more per read when it is NULL, 1.9k
      * when it holds a name (callgrind, the statement alone, 40 000 reads).
      */
-    head: db.prepare<[string], [mode: string, org: string | null, user: string | null, owner: string | null]>('SELECT mode, org_id, user_id, owner_id FROM agent_sessions WHERE id = ?').raw(),
+    head: db
+      .prepare<[string], [mode: string, org: string | null, user: string | null, owner: string | null]>(
+        'SELECT mode, org_id, user_id, owner_id FROM agent_sessions WHERE id = ?',
+      )
+      .raw(),
     currentMode: db.prepare<[string], { mode: string }>('SELECT mode FROM agent_sessions WHERE id = ?'),
     insertChange: db.prepare<[string, string, string, string, 0 | 1, string | null, string | null, string]>(
       'INSERT INTO agent_session_mode_changes (session_id, from_mode, to_mode, reason, branch, org_id, user_id, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -83,10 +108,18 @@ function prepareStatements(db: Database.Database) {
     closeMcpSession: db.prepare<[string, string, number | null, number | null], { agent_session_id: string }>(
       'UPDATE agent_mcp_session_bindings SET closed_at = ? WHERE mcp_session_id = ? AND closed_at IS NULL AND (? IS NULL OR touches = ?) RETURNING agent_session_id',
     ),
-    binding: db.prepare<[string], { agent_session_id: string }>('SELECT agent_session_id FROM agent_mcp_session_bindings WHERE mcp_session_id = ?'),
-    lastPosition: db.prepare<[string], { last: number }>('SELECT coalesce(max(position), 0) AS last FROM agent_conversation_items WHERE session_id = ?'),
-    insertItem: db.prepare<[string, number, string, string]>('INSERT INTO agent_conversation_items (session_id, position, item, appended_at) VALUES (?, ?, ?, ?)'),
-    items: db.prepare<[string], { item: string }>('SELECT item FROM agent_conversation_items WHERE session_id = ? ORDER BY position'),
+    binding: db.prepare<[string], { agent_session_id: string }>(
+      'SELECT agent_session_id FROM agent_mcp_session_bindings WHERE mcp_session_id = ?',
+    ),
+    lastPosition: db.prepare<[string], { last: number }>(
+      'SELECT coalesce(max(position), 0) AS last FROM agent_conversation_items WHERE session_id = ?',
+    ),
+    insertItem: db.prepare<[string, number, string, string]>(
+      'INSERT INTO agent_conversation_items (session_id, position, item, appended_at) VALUES (?, ?, ?, ?)',
+    ),
+    items: db.prepare<[string], { item: string }>(
+      'SELECT item FROM agent_conversation_items WHERE session_id = ? ORDER BY position',
+    ),
   };
 }
 type Statements = ReturnType<typeof prepareStatements>;
@@ -110,7 +143,12 @@ export class SqliteSessionStore extends SessionStoreBase {
   readonly tasks: SqliteTaskStore;
   readonly #busyTimeoutMs: number;
 
-  private constructor(modes: ModeDirectory, opened: OpenedDatabase, busyTimeoutMs: number, limits: SessionStoreLimits | undefined) {
+  private constructor(
+    modes: ModeDirectory,
+    opened: OpenedDatabase,
+    busyTimeoutMs: number,
+    limits: SessionStoreLimits | undefined,
+  ) {
     super(modes, `SQLite database ${opened.filename}`, limits);
     this.filename = opened.filename;
     this.schemaVersion = opened.schemaVersion;
@@ -165,7 +203,8 @@ export class SqliteSessionStore extends SessionStoreBase {
     try {
       inserted = await this.#run(() => this.#sql.insertSession.get({ ...session, at }));
     } catch (error) {
-      if (isForeignKeyViolation(error) && session.parentId !== null) throw this.sessionNotFound('Parent session', session.parentId, error);
+      if (isForeignKeyViolation(error) && session.parentId !== null)
+        throw this.sessionNotFound('Parent session', session.parentId, error);
       throw error;
     }
     return { ...session, owner: inserted!.owner_id, createdAt: at, history: [] };
@@ -203,7 +242,10 @@ export class SqliteSessionStore extends SessionStoreBase {
    * call rolls back (`CANCELLED`), and a change that committed is reported as committed. The history
    * returned is kept only once the transaction committed.
    */
-  protected async commitModeChange(pending: PendingModeChange, signal: AbortSignal | undefined): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
+  protected async commitModeChange(
+    pending: PendingModeChange,
+    signal: AbortSignal | undefined,
+  ): Promise<{ session: AgentSession; change: ModeChange } | undefined> {
     const { sessionId } = pending;
     const committed = await this.#run(
       () =>
@@ -214,9 +256,26 @@ export class SqliteSessionStore extends SessionStoreBase {
             const base = this.#histories.base(sessionId);
             const newer = this.#rowsAfter(sessionId, base.lastSeq, current.last_seq);
             const at = new Date().toISOString();
-            const { lastInsertRowid } = this.#sql.insertChange.run(sessionId, current.mode, pending.toMode, pending.reason, pending.branch ? 1 : 0, pending.org, pending.user, at);
+            const { lastInsertRowid } = this.#sql.insertChange.run(
+              sessionId,
+              current.mode,
+              pending.toMode,
+              pending.reason,
+              pending.branch ? 1 : 0,
+              pending.org,
+              pending.user,
+              at,
+            );
             this.#sql.updateMode.run(pending.toMode, at, sessionId);
-            const change: ModeChange = { fromMode: current.mode, toMode: pending.toMode, reason: pending.reason, branch: pending.branch, org: pending.org, user: pending.user, at };
+            const change: ModeChange = {
+              fromMode: current.mode,
+              toMode: pending.toMode,
+              reason: pending.reason,
+              branch: pending.branch,
+              org: pending.org,
+              user: pending.user,
+              at,
+            };
             newer.push(change);
             signal?.throwIfAborted(); // rolls the transaction back; turned into CANCELLED below
             return { current, base, newer, change, seq: Number(lastInsertRowid) };
@@ -225,7 +284,11 @@ export class SqliteSessionStore extends SessionStoreBase {
       signal,
     ).catch((error: unknown) => {
       if (signal?.aborted && error === signal.reason) {
-        throw new SessionStoreError('CANCELLED', `The mode change was cancelled before it committed to the ${this.location}; nothing was written.`, { cause: error });
+        throw new SessionStoreError(
+          'CANCELLED',
+          `The mode change was cancelled before it committed to the ${this.location}; nothing was written.`,
+          { cause: error },
+        );
       }
       throw error;
     });
@@ -251,7 +314,12 @@ export class SqliteSessionStore extends SessionStoreBase {
   protected async readMcpSession(mcpSessionId: string): Promise<McpSessionState | undefined> {
     const row = await this.#run(() => this.#sql.mcpSession.get(mcpSessionId));
     if (row === undefined) return undefined;
-    return { agentSessionId: row.agent_session_id, idleMs: Math.max(0, Date.now() - Date.parse(row.used_at)), closed: row.closed === 1, touches: row.touches };
+    return {
+      agentSessionId: row.agent_session_id,
+      idleMs: Math.max(0, Date.now() - Date.parse(row.used_at)),
+      closed: row.closed === 1,
+      touches: row.touches,
+    };
   }
 
   protected async markMcpSessionUsed(mcpSessionId: string): Promise<number | undefined> {
@@ -260,7 +328,9 @@ export class SqliteSessionStore extends SessionStoreBase {
 
   protected async markMcpSessionClosed(mcpSessionId: string, ifTouches: number | undefined): Promise<boolean> {
     const guard = ifTouches ?? null;
-    const closed = await this.#run(() => this.#sql.closeMcpSession.get(new Date().toISOString(), mcpSessionId, guard, guard));
+    const closed = await this.#run(() =>
+      this.#sql.closeMcpSession.get(new Date().toISOString(), mcpSessionId, guard, guard),
+    );
     if (closed === undefined) return false;
     // Its agent session's history is read again if it is continued; most are not, and the cache is bounded by rows, not sessions.
     this.#histories.forget(closed.agent_session_id);
@@ -295,7 +365,16 @@ export class SqliteSessionStore extends SessionStoreBase {
 }
 
 function toSession(row: SessionRow, mode: string, history: readonly ModeChange[]): AgentSession {
-  return { id: row.id, mode, org: row.org_id, user: row.user_id, parentId: row.parent_id, owner: row.owner_id, createdAt: row.created_at, history };
+  return {
+    id: row.id,
+    mode,
+    org: row.org_id,
+    user: row.user_id,
+    parentId: row.parent_id,
+    owner: row.owner_id,
+    createdAt: row.created_at,
+    history,
+  };
 }
 
 /**

@@ -1,11 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { changeColumns, checkFrom, checkNewTask, clampTaskLimit, OPEN_TASK_STATUSES, rowToTask, taskJson, taskMessage, type McpTaskChange, type McpTaskRecord, type McpTaskRowOf, type McpTaskStatus, type McpTaskStore, type NewMcpTask } from '../tasks.js';
+import {
+  changeColumns,
+  checkFrom,
+  checkNewTask,
+  clampTaskLimit,
+  OPEN_TASK_STATUSES,
+  rowToTask,
+  taskJson,
+  taskMessage,
+  type McpTaskChange,
+  type McpTaskRecord,
+  type McpTaskRowOf,
+  type McpTaskStatus,
+  type McpTaskStore,
+  type NewMcpTask,
+} from '../tasks.js';
 import { storableId } from '../internal/approval-checks.js';
 
 type TaskRow = McpTaskRowOf<string>;
 
-const toTask = (row: TaskRow): McpTaskRecord => rowToTask(row, (time) => time, (text) => JSON.parse(text as string) as unknown);
+const toTask = (row: TaskRow): McpTaskRecord =>
+  rowToTask(
+    row,
+    (time) => time,
+    (text) => JSON.parse(text as string) as unknown,
+  );
 const iso = (ms: number = Date.now()) => new Date(ms).toISOString();
 const OPEN = `status IN (${OPEN_TASK_STATUSES.map((status) => `'${status}'`).join(', ')})`;
 
@@ -22,7 +42,9 @@ export class SqliteTaskStore implements McpTaskStore {
     this.#db = db;
     this.#run = run;
     // A finished task past its expiry is gone, even before a sweep deletes it.
-    this.#get = db.prepare<[string, string], TaskRow>(`SELECT * FROM agent_mcp_tasks WHERE id = ? AND (${OPEN} OR expires_at > ?)`);
+    this.#get = db.prepare<[string, string], TaskRow>(
+      `SELECT * FROM agent_mcp_tasks WHERE id = ? AND (${OPEN} OR expires_at > ?)`,
+    );
   }
 
   async create(input: NewMcpTask): Promise<McpTaskRecord> {
@@ -61,21 +83,45 @@ export class SqliteTaskStore implements McpTaskStore {
 
   async list(owner: string | null, limit?: number): Promise<McpTaskRecord[]> {
     const rows = await this.#run(
-      () => this.#db.prepare(`SELECT * FROM agent_mcp_tasks WHERE owner IS ? AND (${OPEN} OR expires_at > ?) ORDER BY created_at DESC, id LIMIT ?`).all(owner, iso(), clampTaskLimit(limit)) as TaskRow[],
+      () =>
+        this.#db
+          .prepare(
+            `SELECT * FROM agent_mcp_tasks WHERE owner IS ? AND (${OPEN} OR expires_at > ?) ORDER BY created_at DESC, id LIMIT ?`,
+          )
+          .all(owner, iso(), clampTaskLimit(limit)) as TaskRow[],
     );
     return rows.map(toTask);
   }
 
-  async change(id: string, change: McpTaskChange, when: { readonly from: readonly McpTaskStatus[]; readonly version?: number }): Promise<McpTaskRecord | undefined> {
+  async change(
+    id: string,
+    change: McpTaskChange,
+    when: { readonly from: readonly McpTaskStatus[]; readonly version?: number },
+  ): Promise<McpTaskRecord | undefined> {
     const from = checkFrom(when.from);
     if (!storableId(id) || from.length === 0) return undefined;
     const columns = changeColumns(change);
     const now = Date.now();
-    const sets = [...columns.map(([column]) => `${column} = ?`), 'updated_at = ?', 'version = version + 1', ...(change.keepForMs === undefined ? [] : ['expires_at = ?'])];
-    const values = [...columns.map(([, value]) => value), iso(now), ...(change.keepForMs === undefined ? [] : [iso(now + change.keepForMs)])];
-    const where = [`id = ?`, `status IN (${from.map(() => '?').join(', ')})`, ...(when.version === undefined ? [] : ['version = ?'])];
+    const sets = [
+      ...columns.map(([column]) => `${column} = ?`),
+      'updated_at = ?',
+      'version = version + 1',
+      ...(change.keepForMs === undefined ? [] : ['expires_at = ?']),
+    ];
+    const values = [
+      ...columns.map(([, value]) => value),
+      iso(now),
+      ...(change.keepForMs === undefined ? [] : [iso(now + change.keepForMs)]),
+    ];
+    const where = [
+      `id = ?`,
+      `status IN (${from.map(() => '?').join(', ')})`,
+      ...(when.version === undefined ? [] : ['version = ?']),
+    ];
     const params = [...values, id, ...from, ...(when.version === undefined ? [] : [when.version])];
-    const statement = this.#db.prepare(`UPDATE agent_mcp_tasks SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING *`);
+    const statement = this.#db.prepare(
+      `UPDATE agent_mcp_tasks SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING *`,
+    );
     const row = await this.#run(() => statement.get(...params) as TaskRow | undefined);
     return row === undefined ? undefined : toTask(row);
   }
@@ -97,14 +143,22 @@ export class SqliteTaskStore implements McpTaskStore {
     return this.#run(() =>
       this.#db
         .transaction(() => {
-          this.#db.prepare(`UPDATE agent_mcp_tasks SET heartbeat_at = ? WHERE id IN (${marks}) AND ${OPEN}`).run(iso(), ...wanted);
-          return (this.#db.prepare(`SELECT * FROM agent_mcp_tasks WHERE id IN (${marks})`).all(...wanted) as TaskRow[]).map(toTask);
+          this.#db
+            .prepare(`UPDATE agent_mcp_tasks SET heartbeat_at = ? WHERE id IN (${marks}) AND ${OPEN}`)
+            .run(iso(), ...wanted);
+          return (
+            this.#db.prepare(`SELECT * FROM agent_mcp_tasks WHERE id IN (${marks})`).all(...wanted) as TaskRow[]
+          ).map(toTask);
         })
         .immediate(),
     );
   }
 
-  async abandonStale(olderThanMs: number, failure: { readonly error: unknown; readonly statusMessage: string; readonly keepForMs: number }, id?: string): Promise<number> {
+  async abandonStale(
+    olderThanMs: number,
+    failure: { readonly error: unknown; readonly statusMessage: string; readonly keepForMs: number },
+    id?: string,
+  ): Promise<number> {
     if (id !== undefined && !storableId(id)) return 0;
     const error = taskJson('error', failure.error);
     const now = Date.now();
@@ -112,7 +166,14 @@ export class SqliteTaskStore implements McpTaskStore {
       `UPDATE agent_mcp_tasks SET status = 'failed', error = ?, status_message = ?, input_requests = NULL, updated_at = ?, expires_at = ?, version = version + 1 ` +
         `WHERE ${OPEN} AND heartbeat_at <= ?${id === undefined ? '' : ' AND id = ?'}`,
     );
-    const params = [error, failure.statusMessage, iso(now), iso(now + failure.keepForMs), iso(now - olderThanMs), ...(id === undefined ? [] : [id])];
+    const params = [
+      error,
+      failure.statusMessage,
+      iso(now),
+      iso(now + failure.keepForMs),
+      iso(now - olderThanMs),
+      ...(id === undefined ? [] : [id]),
+    ];
     return (await this.#run(() => statement.run(...params))).changes;
   }
 

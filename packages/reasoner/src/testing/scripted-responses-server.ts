@@ -36,14 +36,28 @@ export interface RequestBody {
   readonly model: string;
   readonly instructions: string;
   readonly input: Array<Record<string, unknown>>;
-  readonly tools: Array<{ type: string; name: string; description: string; parameters: Record<string, unknown>; strict: boolean }>;
+  readonly tools: Array<{
+    type: string;
+    name: string;
+    description: string;
+    parameters: Record<string, unknown>;
+    strict: boolean;
+  }>;
   readonly store?: boolean;
   readonly stream?: boolean;
   readonly [key: string]: unknown;
 }
 
-export const respond = (text?: string, ...calls: ScriptedCall[]): ScriptStep => ({ kind: 'respond', ...(text === undefined ? {} : { text }), calls });
-export const call = (callId: string, name: string, args: object | string): ScriptedCall => ({ callId, name, arguments: args });
+export const respond = (text?: string, ...calls: ScriptedCall[]): ScriptStep => ({
+  kind: 'respond',
+  ...(text === undefined ? {} : { text }),
+  calls,
+});
+export const call = (callId: string, name: string, args: object | string): ScriptedCall => ({
+  callId,
+  name,
+  arguments: args,
+});
 
 /**
  * An OpenAI-compatible Responses endpoint on loopback that answers from a script: real HTTP, so the
@@ -103,22 +117,37 @@ export class ScriptedResponsesServer {
     res.on('close', () => {
       if (!res.writableFinished) markAbandoned();
     });
-    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, abandoned };
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+      abandoned,
+    };
     this.requests.push(recorded);
     await this.onRequest?.(recorded);
 
     if (req.method !== 'POST' || req.url !== '/v1/responses') {
-      return sendJson(res, 404, { error: { message: `The scripted server serves POST /v1/responses only, not ${req.method} ${req.url}.`, type: 'invalid_request_error' } });
+      return sendJson(res, 404, {
+        error: {
+          message: `The scripted server serves POST /v1/responses only, not ${req.method} ${req.url}.`,
+          type: 'invalid_request_error',
+        },
+      });
     }
     const step = this.#script.shift();
     if (step === undefined) {
-      return sendJson(res, 500, { error: { message: `The script has no step for request ${this.requests.length}.`, type: 'server_error' } });
+      return sendJson(res, 500, {
+        error: { message: `The script has no step for request ${this.requests.length}.`, type: 'server_error' },
+      });
     }
     switch (step.kind) {
       case 'hang':
         return;
       case 'http_error':
-        return sendJson(res, step.status, { error: { message: step.message, type: 'invalid_request_error', param: null, code: null } });
+        return sendJson(res, step.status, {
+          error: { message: step.message, type: 'invalid_request_error', param: null, code: null },
+        });
       case 'response_failed': {
         const response = this.#response(body, [], 'failed', { code: 'server_error', message: step.message });
         return this.#stream(res, [
@@ -160,7 +189,12 @@ export class ScriptedResponsesServer {
     return output;
   }
 
-  #response(body: RequestBody, output: Array<Record<string, unknown>>, status: string, error: { code: string; message: string } | null): Record<string, unknown> {
+  #response(
+    body: RequestBody,
+    output: Array<Record<string, unknown>>,
+    status: string,
+    error: { code: string; message: string } | null,
+  ): Record<string, unknown> {
     return {
       id: `resp_${this.requests.length}`,
       object: 'response',
@@ -179,19 +213,30 @@ export class ScriptedResponsesServer {
       top_p: 1,
       store: body.store ?? true,
       text: { format: { type: 'text' } },
-      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 },
+      usage: {
+        input_tokens: 10,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 5,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 15,
+      },
     };
   }
 
   #stream(res: ServerResponse, events: Array<Record<string, unknown>>): void {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    events.forEach((event, index) => res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`));
+    events.forEach((event, index) =>
+      res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`),
+    );
     res.end();
   }
 }
 
 /** The Responses API's streaming sequence for a finished response. */
-function streamEvents(response: Record<string, unknown>, output: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+function streamEvents(
+  response: Record<string, unknown>,
+  output: Array<Record<string, unknown>>,
+): Array<Record<string, unknown>> {
   const events: Array<Record<string, unknown>> = [
     { type: 'response.created', response: { ...response, status: 'in_progress', output: [], usage: null } },
     { type: 'response.in_progress', response: { ...response, status: 'in_progress', output: [], usage: null } },
@@ -201,22 +246,67 @@ function streamEvents(response: Record<string, unknown>, output: Array<Record<st
     if (item.type === 'message') {
       const text = ((item.content as Array<{ text: string }>)[0] ?? { text: '' }).text;
       const emptyPart = { type: 'output_text', text: '', annotations: [], logprobs: [] };
-      events.push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } });
-      events.push({ type: 'response.content_part.added', item_id: itemId, output_index: outputIndex, content_index: 0, part: emptyPart });
+      events.push({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { ...item, status: 'in_progress', content: [] },
+      });
+      events.push({
+        type: 'response.content_part.added',
+        item_id: itemId,
+        output_index: outputIndex,
+        content_index: 0,
+        part: emptyPart,
+      });
       for (const delta of splitText(text)) {
-        events.push({ type: 'response.output_text.delta', item_id: itemId, output_index: outputIndex, content_index: 0, delta, logprobs: [] });
+        events.push({
+          type: 'response.output_text.delta',
+          item_id: itemId,
+          output_index: outputIndex,
+          content_index: 0,
+          delta,
+          logprobs: [],
+        });
       }
-      events.push({ type: 'response.output_text.done', item_id: itemId, output_index: outputIndex, content_index: 0, text, logprobs: [] });
-      events.push({ type: 'response.content_part.done', item_id: itemId, output_index: outputIndex, content_index: 0, part: { ...emptyPart, text } });
+      events.push({
+        type: 'response.output_text.done',
+        item_id: itemId,
+        output_index: outputIndex,
+        content_index: 0,
+        text,
+        logprobs: [],
+      });
+      events.push({
+        type: 'response.content_part.done',
+        item_id: itemId,
+        output_index: outputIndex,
+        content_index: 0,
+        part: { ...emptyPart, text },
+      });
       events.push({ type: 'response.output_item.done', output_index: outputIndex, item });
     } else {
       const args = String(item.arguments);
       const half = Math.ceil(args.length / 2);
-      events.push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, arguments: '', status: 'in_progress' } });
+      events.push({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { ...item, arguments: '', status: 'in_progress' },
+      });
       for (const delta of [args.slice(0, half), args.slice(half)].filter((part) => part !== '')) {
-        events.push({ type: 'response.function_call_arguments.delta', item_id: itemId, output_index: outputIndex, delta });
+        events.push({
+          type: 'response.function_call_arguments.delta',
+          item_id: itemId,
+          output_index: outputIndex,
+          delta,
+        });
       }
-      events.push({ type: 'response.function_call_arguments.done', item_id: itemId, output_index: outputIndex, name: item.name, arguments: args });
+      events.push({
+        type: 'response.function_call_arguments.done',
+        item_id: itemId,
+        output_index: outputIndex,
+        name: item.name,
+        arguments: args,
+      });
       events.push({ type: 'response.output_item.done', output_index: outputIndex, item });
     }
   });

@@ -58,7 +58,11 @@ export class WorkspaceApplyEditTool extends TypedAgentTool<typeof EditArgs> {
     - { "path": "../etc/passwd", "content": "" }
   `;
   static getSchema() {
-    return functionToolSchema(WorkspaceApplyEditTool.ToolName, "Replaces a file's content in the user's workspace; the client applies it.", EditArgs);
+    return functionToolSchema(
+      WorkspaceApplyEditTool.ToolName,
+      "Replaces a file's content in the user's workspace; the client applies it.",
+      EditArgs,
+    );
   }
 
   override readonly isToolFullyExecutedOnServer = false;
@@ -69,14 +73,26 @@ export class WorkspaceApplyEditTool extends TypedAgentTool<typeof EditArgs> {
 
   protected run({ path, content }: Static<typeof EditArgs>, context: AgentToolExecutionContext) {
     if (path.split('/').includes('..')) {
-      return InvokeResult.fromError(`workspace_apply_edit refuses "${path}": it leaves the workspace.`, 'PATH_OUTSIDE_WORKSPACE');
+      return InvokeResult.fromError(
+        `workspace_apply_edit refuses "${path}": it leaves the workspace.`,
+        'PATH_OUTSIDE_WORKSPACE',
+      );
     }
-    return { edit: { path, bytes: Buffer.byteLength(content) }, sessionId: context.sessionId ?? null, conversationId: context.conversationId ?? null };
+    return {
+      edit: { path, bytes: Buffer.byteLength(content) },
+      sessionId: context.sessionId ?? null,
+      conversationId: context.conversationId ?? null,
+    };
   }
 }
 
 /** The tools every harness registers: the samples, both mode tools and the client-executed tool. */
-export const HARNESS_TOOLS: readonly AnyAgentToolClass[] = [...sampleTools, ListModesTool, ModeChangeTool, WorkspaceApplyEditTool];
+export const HARNESS_TOOLS: readonly AnyAgentToolClass[] = [
+  ...sampleTools,
+  ListModesTool,
+  ModeChangeTool,
+  WorkspaceApplyEditTool,
+];
 
 /** Three modes; `general` is the default. Summaries are distinct, so tests can tell the instructions apart. */
 export function testModes(): AgentModeSummary[] {
@@ -184,7 +200,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 }
 
 /** Collects a turn's events. */
-export function eventLog(): { events: ReasonerEvent[]; onEvent: (event: ReasonerEvent) => void; types: () => string[] } {
+export function eventLog(): {
+  events: ReasonerEvent[];
+  onEvent: (event: ReasonerEvent) => void;
+  types: () => string[];
+} {
   const events: ReasonerEvent[] = [];
   return { events, onEvent: (event) => events.push(event), types: () => events.map((event) => event.type) };
 }

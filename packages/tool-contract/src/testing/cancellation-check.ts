@@ -18,7 +18,8 @@ export type CancellationRun =
  */
 export function takesSignal(instance: AgentTool): boolean {
   const run = (instance as unknown as { run?: unknown }).run;
-  if (typeof (instance as unknown as Record<symbol, unknown>)[invokeTool] === 'function' && typeof run === 'function') return run.length >= 3;
+  if (typeof (instance as unknown as Record<symbol, unknown>)[invokeTool] === 'function' && typeof run === 'function')
+    return run.length >= 3;
   return typeof instance.execute === 'function' && instance.execute.length >= 3;
 }
 
@@ -56,4 +57,3 @@ export async function checkCancellation(
   }
   return { ran: true, arguments: json, successful: result.successful, ...(code === undefined ? {} : { code }) };
 }
-

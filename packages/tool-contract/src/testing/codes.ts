@@ -64,7 +64,17 @@ export interface ContractFinding {
 }
 
 /** What part of the contract a finding is about; `describeToolContract` runs one test per check. */
-export type ContractCheck = 'rules' | 'descriptions' | 'strict' | 'processes' | 'usage' | 'garbage' | 'cancellation' | 'prototypes' | 'package' | 'snapshot';
+export type ContractCheck =
+  | 'rules'
+  | 'descriptions'
+  | 'strict'
+  | 'processes'
+  | 'usage'
+  | 'garbage'
+  | 'cancellation'
+  | 'prototypes'
+  | 'package'
+  | 'snapshot';
 
 /** The check each code belongs to: every code is listed, so a new code cannot be left out of the suites. */
 export const CONTRACT_CHECK_OF: { readonly [code in ContractFindingCode]: ContractCheck } = {

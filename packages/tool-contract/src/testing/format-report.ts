@@ -13,7 +13,9 @@ export function formatToolPackageReport(report: ToolPackageReport, cwd: string =
   const lines: string[] = [];
   const where = relative(cwd, report.packageDir) || '.';
   const entry = report.entry === undefined ? '' : ` → ${relative(report.packageDir, report.entry)}`;
-  lines.push(`contract ${report.packageName} (${where}${entry})${report.setup === undefined ? '' : `, setup ${report.setup}`}`);
+  lines.push(
+    `contract ${report.packageName} (${where}${entry})${report.setup === undefined ? '' : `, setup ${report.setup}`}`,
+  );
   const width = Math.max(0, ...report.tools.map((tool) => tool.tool.length));
   for (const tool of report.tools) {
     lines.push(`  ${tool.ok ? '✓' : '✗'} ${tool.tool.padEnd(width)}  ${summary(tool)}`);
@@ -26,7 +28,9 @@ export function formatToolPackageReport(report: ToolPackageReport, cwd: string =
   const violations = report.violations.length + report.tools.reduce((sum, tool) => sum + tool.violations.length, 0);
   const warnings = report.warnings.length + report.tools.reduce((sum, tool) => sum + tool.warnings.length, 0);
   const counts = `${report.tools.length} tool${report.tools.length === 1 ? '' : 's'}, ${violations} violation${violations === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
-  lines.push(`${report.ok ? '✓' : '✗'} ${report.packageName} ${report.ok ? 'keeps' : 'breaks'} the tool contract (${counts}) in ${(report.durationMs / 1000).toFixed(2)} s`);
+  lines.push(
+    `${report.ok ? '✓' : '✗'} ${report.packageName} ${report.ok ? 'keeps' : 'breaks'} the tool contract (${counts}) in ${(report.durationMs / 1000).toFixed(2)} s`,
+  );
   return lines.join('\n');
 }
 

@@ -35,16 +35,33 @@ export interface Built {
 }
 
 /** Builds the tool with the kit's dependencies; undefined (and a violation) when it cannot be built. */
-export function prepareTool(name: string, toolClass: AnyAgentToolClass, parameters: JsonSchema, registrable: boolean, options: VerifyToolContractOptions, violations: ContractFinding[]): Built | undefined {
+export function prepareTool(
+  name: string,
+  toolClass: AnyAgentToolClass,
+  parameters: JsonSchema,
+  registrable: boolean,
+  options: VerifyToolContractOptions,
+  violations: ContractFinding[],
+): Built | undefined {
   const logger = new CapturingAdminLogger();
   const provided = { logger, ...options.dependencies };
-  const { dependencies, standIns } = options.standIns === false ? { dependencies: provided, standIns: new Set<string>() } : withStandIns(name, provided);
-  const build = (): AgentTool => (options.createTool ? options.createTool(toolClass, dependencies) : new toolClass(dependencies));
+  const { dependencies, standIns } =
+    options.standIns === false ? { dependencies: provided, standIns: new Set<string>() } : withStandIns(name, provided);
+  const build = (): AgentTool =>
+    options.createTool ? options.createTool(toolClass, dependencies) : new toolClass(dependencies);
   const standInNote = () => (standIns.size > 0 ? ` It was given stand-ins for: ${[...standIns].join(', ')}.` : '');
   try {
     const instance = build();
-    if (instance === null || typeof instance !== 'object' || typeof instance.execute !== 'function') throw new TypeError('createTool did not return an object with execute()');
-    return { instance, registry: registryFor(name, toolClass, parameters, registrable), build, logger, standIns: [...standIns], standInNote };
+    if (instance === null || typeof instance !== 'object' || typeof instance.execute !== 'function')
+      throw new TypeError('createTool did not return an object with execute()');
+    return {
+      instance,
+      registry: registryFor(name, toolClass, parameters, registrable),
+      build,
+      logger,
+      standIns: [...standIns],
+      standInNote,
+    };
   } catch (error) {
     violations.push({
       code: ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE,
@@ -54,12 +71,25 @@ export function prepareTool(name: string, toolClass: AnyAgentToolClass, paramete
   }
 }
 
-export async function runGarbage(name: string, parameters: JsonSchema, built: Built, options: VerifyToolContractOptions, violations: ContractFinding[], warnings: ContractFinding[]): Promise<GarbageRun[]> {
+export async function runGarbage(
+  name: string,
+  parameters: JsonSchema,
+  built: Built,
+  options: VerifyToolContractOptions,
+  violations: ContractFinding[],
+  warnings: ContractFinding[],
+): Promise<GarbageRun[]> {
   const callTimeoutMs = options.callTimeoutMs ?? 10_000;
   const { instance, logger, standInNote } = built;
-  const executor = new AgentToolExecutor({ registry: built.registry, logger, createTool: built.build, defaultTimeoutMs: callTimeoutMs, cancelGraceMs: 10,
+  const executor = new AgentToolExecutor({
+    registry: built.registry,
+    logger,
+    createTool: built.build,
+    defaultTimeoutMs: callTimeoutMs,
+    cancelGraceMs: 10,
     // The kit judges what the tool answers: the executor must not cut a failure message before the kit sees it.
-    maxErrorMessageLength: Number.MAX_SAFE_INTEGER });
+    maxErrorMessageLength: Number.MAX_SAFE_INTEGER,
+  });
   const runs: GarbageRun[] = [];
   const found = new Map<string, Accumulated>();
   const note = (code: ContractFindingCode, via: GarbageRun['via'], input: string, detail: string) => {
@@ -76,7 +106,10 @@ export async function runGarbage(name: string, parameters: JsonSchema, built: Bu
       const prototypes = takePrototypeSnapshot();
       // Through the executor, its own time-out answers first; a direct call has only this one.
       const settled = await settleWithin(
-        () => (via === 'executor' ? executor.execute(name, json, testContext(), { timeoutMs: callTimeoutMs }) : instance.execute(json, testContext())),
+        () =>
+          via === 'executor'
+            ? executor.execute(name, json, testContext(), { timeoutMs: callTimeoutMs })
+            : instance.execute(json, testContext()),
         via === 'executor' ? callTimeoutMs + 1_000 : callTimeoutMs,
       );
       for (const change of restorePrototypes(prototypes)) {
@@ -87,14 +120,21 @@ export async function runGarbage(name: string, parameters: JsonSchema, built: Bu
       }
       const exception = logger.exceptions().slice(exceptionsBefore)[0];
       const run = judge(settled, expected, via, exception?.message);
-      runs.push({ input: label, via, expected, outcome: run.outcome, ...(run.code === undefined ? {} : { code: run.code }) });
+      runs.push({
+        input: label,
+        via,
+        expected,
+        outcome: run.outcome,
+        ...(run.code === undefined ? {} : { code: run.code }),
+      });
       if (run.finding) note(run.finding.code, via, label, run.finding.detail);
     }
   }
 
   for (const { code, via, inputs, detail } of found.values()) {
     const { what, fix, warning } = GARBAGE_TEXT[code as keyof typeof GARBAGE_TEXT];
-    const list = inputs.length > 4 ? `${inputs.slice(0, 4).join('; ')}; and ${inputs.length - 4} more` : inputs.join('; ');
+    const list =
+      inputs.length > 4 ? `${inputs.slice(0, 4).join('; ')}; and ${inputs.length - 4} more` : inputs.join('; ');
     const message = `Tool "${name}" ${what.replace('{ms}', String(callTimeoutMs))} via ${viaText(via)}, on ${inputs.length} garbage input${inputs.length === 1 ? '' : 's'} (${list}). First: ${detail}.${code === ContractCheckCode.VALID_ARGUMENTS_THREW ? standInNote() : ''} Fix: ${fix}.`;
     (warning ? warnings : violations).push({ code, message });
   }
@@ -102,13 +142,41 @@ export async function runGarbage(name: string, parameters: JsonSchema, built: Bu
 }
 
 const GARBAGE_TEXT = {
-  [ContractCheckCode.GARBAGE_ACCEPTED]: { what: 'returned a successful result for arguments its schema refuses', fix: 'validate the arguments before acting (extend TypedAgentTool, or call decodeArguments) and return InvokeResult.fromError(...) when they are invalid', warning: false },
-  [ContractCheckCode.GARBAGE_THREW]: { what: 'threw instead of returning a failed InvokeResult', fix: 'never throw from execute: validate first, and turn unexpected exceptions into a failed InvokeResult (TypedAgentTool does both)', warning: false },
-  [ContractCheckCode.GARBAGE_MALFORMED_RESULT]: { what: 'answered with something that is not a well-formed InvokeResult', fix: 'return InvokeResult.create(jsonText) or InvokeResult.fromError(message, code)', warning: false },
-  [ContractCheckCode.GARBAGE_TIMED_OUT]: { what: 'gave no answer within {ms} ms', fix: 'validate the arguments before any slow work, and observe the AbortSignal', warning: false },
-  [ContractCheckCode.FAILURE_MESSAGE_TOO_LONG]: { what: `returned failure messages longer than ${MAX_FAILURE_MESSAGE_LENGTH} characters`, fix: 'describe bad values briefly (decodeArguments cuts them to 40 characters) instead of echoing them into the model\'s context', warning: false },
-  [ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE]: { what: 'could not be built by the executor', fix: 'give the kit the tool\'s dependencies (see docs/contract.md)', warning: false },
-  [ContractCheckCode.VALID_ARGUMENTS_THREW]: { what: 'threw on arguments its schema accepts (caught as TOOL_EXCEPTION)', fix: 'if a stand-in was called, give the kit a fake for it; otherwise handle these arguments', warning: true },
+  [ContractCheckCode.GARBAGE_ACCEPTED]: {
+    what: 'returned a successful result for arguments its schema refuses',
+    fix: 'validate the arguments before acting (extend TypedAgentTool, or call decodeArguments) and return InvokeResult.fromError(...) when they are invalid',
+    warning: false,
+  },
+  [ContractCheckCode.GARBAGE_THREW]: {
+    what: 'threw instead of returning a failed InvokeResult',
+    fix: 'never throw from execute: validate first, and turn unexpected exceptions into a failed InvokeResult (TypedAgentTool does both)',
+    warning: false,
+  },
+  [ContractCheckCode.GARBAGE_MALFORMED_RESULT]: {
+    what: 'answered with something that is not a well-formed InvokeResult',
+    fix: 'return InvokeResult.create(jsonText) or InvokeResult.fromError(message, code)',
+    warning: false,
+  },
+  [ContractCheckCode.GARBAGE_TIMED_OUT]: {
+    what: 'gave no answer within {ms} ms',
+    fix: 'validate the arguments before any slow work, and observe the AbortSignal',
+    warning: false,
+  },
+  [ContractCheckCode.FAILURE_MESSAGE_TOO_LONG]: {
+    what: `returned failure messages longer than ${MAX_FAILURE_MESSAGE_LENGTH} characters`,
+    fix: "describe bad values briefly (decodeArguments cuts them to 40 characters) instead of echoing them into the model's context",
+    warning: false,
+  },
+  [ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE]: {
+    what: 'could not be built by the executor',
+    fix: "give the kit the tool's dependencies (see docs/contract.md)",
+    warning: false,
+  },
+  [ContractCheckCode.VALID_ARGUMENTS_THREW]: {
+    what: 'threw on arguments its schema accepts (caught as TOOL_EXCEPTION)',
+    fix: 'if a stand-in was called, give the kit a fake for it; otherwise handle these arguments',
+    warning: true,
+  },
 } as const;
 
 interface Judgement {
@@ -117,21 +185,40 @@ interface Judgement {
   readonly finding?: { readonly code: ContractFindingCode; readonly detail: string };
 }
 
-function judge(settled: Settled, expected: GarbageRun['expected'], via: GarbageRun['via'], exception: string | undefined): Judgement {
-  if (settled.kind === 'threw') return { outcome: 'threw', finding: { code: ContractCheckCode.GARBAGE_THREW, detail: errorText(settled.error) } };
-  if (settled.kind === 'timed-out') return { outcome: 'timed-out', finding: { code: ContractCheckCode.GARBAGE_TIMED_OUT, detail: 'no answer' } };
+function judge(
+  settled: Settled,
+  expected: GarbageRun['expected'],
+  via: GarbageRun['via'],
+  exception: string | undefined,
+): Judgement {
+  if (settled.kind === 'threw')
+    return { outcome: 'threw', finding: { code: ContractCheckCode.GARBAGE_THREW, detail: errorText(settled.error) } };
+  if (settled.kind === 'timed-out')
+    return { outcome: 'timed-out', finding: { code: ContractCheckCode.GARBAGE_TIMED_OUT, detail: 'no answer' } };
   const malformed = describeMalformedResult(settled.value);
-  if (malformed !== undefined) return { outcome: 'malformed', finding: { code: ContractCheckCode.GARBAGE_MALFORMED_RESULT, detail: malformed } };
+  if (malformed !== undefined)
+    return { outcome: 'malformed', finding: { code: ContractCheckCode.GARBAGE_MALFORMED_RESULT, detail: malformed } };
   const result = settled.value as InvokeResult<string>;
   if (result.successful) {
-    return expected === 'failure' ? { outcome: 'succeeded', finding: { code: ContractCheckCode.GARBAGE_ACCEPTED, detail: `result ${JSON.stringify(result.result.slice(0, 80))}` } } : { outcome: 'succeeded' };
+    return expected === 'failure'
+      ? {
+          outcome: 'succeeded',
+          finding: {
+            code: ContractCheckCode.GARBAGE_ACCEPTED,
+            detail: `result ${JSON.stringify(result.result.slice(0, 80))}`,
+          },
+        }
+      : { outcome: 'succeeded' };
   }
   const code = result.errors[0]?.code;
   const outcome = { outcome: 'failed', ...(code === undefined ? {} : { code }) } as const;
   const message = result.errors.map((error) => error.message).join(' ');
   switch (code) {
     case ExecutionErrorCode.MALFORMED_RESULT:
-      return { ...outcome, finding: { code: ContractCheckCode.GARBAGE_MALFORMED_RESULT, detail: `the executor replaced it: "${message}"` } };
+      return {
+        ...outcome,
+        finding: { code: ContractCheckCode.GARBAGE_MALFORMED_RESULT, detail: `the executor replaced it: "${message}"` },
+      };
     case ExecutionErrorCode.TIMEOUT:
     case ExecutionErrorCode.OUTCOME_UNKNOWN:
       return { ...outcome, finding: { code: ContractCheckCode.GARBAGE_TIMED_OUT, detail: `"${message}"` } };
@@ -139,11 +226,23 @@ function judge(settled: Settled, expected: GarbageRun['expected'], via: GarbageR
       return { ...outcome, finding: { code: ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE, detail: `"${message}"` } };
     case ExecutionErrorCode.TOOL_EXCEPTION: {
       const detail = `${via === 'executor' ? 'the executor' : 'the tool'} caught ${exception === undefined ? 'an exception' : `"${exception}"`}`;
-      return { ...outcome, finding: { code: expected === 'failure' ? ContractCheckCode.GARBAGE_THREW : ContractCheckCode.VALID_ARGUMENTS_THREW, detail } };
+      return {
+        ...outcome,
+        finding: {
+          code: expected === 'failure' ? ContractCheckCode.GARBAGE_THREW : ContractCheckCode.VALID_ARGUMENTS_THREW,
+          detail,
+        },
+      };
     }
   }
   if (message.length > MAX_FAILURE_MESSAGE_LENGTH) {
-    return { ...outcome, finding: { code: ContractCheckCode.FAILURE_MESSAGE_TOO_LONG, detail: `${message.length} characters: "${message.slice(0, 60)}…"` } };
+    return {
+      ...outcome,
+      finding: {
+        code: ContractCheckCode.FAILURE_MESSAGE_TOO_LONG,
+        detail: `${message.length} characters: "${message.slice(0, 60)}…"`,
+      },
+    };
   }
   return outcome;
 }
@@ -152,19 +251,35 @@ function judge(settled: Settled, expected: GarbageRun['expected'], via: GarbageR
  * The registry the executor looks the tool up in. A tool that broke a registry rule cannot be registered,
  * yet its garbage handling still matters: it is then served from a one-entry lookup with the same fields.
  */
-function registryFor(name: string, toolClass: AnyAgentToolClass, parameters: JsonSchema, registrable: boolean): AgentToolRegistry {
+function registryFor(
+  name: string,
+  toolClass: AnyAgentToolClass,
+  parameters: JsonSchema,
+  registrable: boolean,
+): AgentToolRegistry {
   if (registrable) {
     const registry = new AgentToolRegistry();
     registry.registerTool(toolClass);
     return registry;
   }
   const timeout = (toolClass as { TimeoutMs?: unknown }).TimeoutMs;
-  const entry = { name, parameters, toolClass, timeoutMs: Number.isInteger(timeout) && (timeout as number) > 0 ? timeout : undefined } as unknown as RegisteredTool;
+  const entry = {
+    name,
+    parameters,
+    toolClass,
+    timeoutMs: Number.isInteger(timeout) && (timeout as number) > 0 ? timeout : undefined,
+  } as unknown as RegisteredTool;
   // The executor reads only get() and names().
-  return { get: (wanted: string) => (wanted === name ? entry : undefined), names: () => [name] } as unknown as AgentToolRegistry;
+  return {
+    get: (wanted: string) => (wanted === name ? entry : undefined),
+    names: () => [name],
+  } as unknown as AgentToolRegistry;
 }
 
-type Settled = { readonly kind: 'value'; readonly value: unknown } | { readonly kind: 'threw'; readonly error: unknown } | { readonly kind: 'timed-out' };
+type Settled =
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'threw'; readonly error: unknown }
+  | { readonly kind: 'timed-out' };
 
 /** Calls `call`, catching a synchronous throw as well as a rejection, and gives up after `ms`. */
 function settleWithin(call: () => unknown, ms: number): Promise<Settled> {
@@ -197,7 +312,14 @@ const PROTOTYPES: ReadonlyArray<readonly [string, object]> = [
 type PrototypeSnapshot = ReadonlyArray<readonly [string, object, Map<PropertyKey, PropertyDescriptor>]>;
 
 function takePrototypeSnapshot(): PrototypeSnapshot {
-  return PROTOTYPES.map(([label, prototype]) => [label, prototype, new Map(Reflect.ownKeys(prototype).map((key) => [key, Reflect.getOwnPropertyDescriptor(prototype, key)!]))] as const);
+  return PROTOTYPES.map(
+    ([label, prototype]) =>
+      [
+        label,
+        prototype,
+        new Map(Reflect.ownKeys(prototype).map((key) => [key, Reflect.getOwnPropertyDescriptor(prototype, key)!])),
+      ] as const,
+  );
 }
 
 /** What changed on the built-in prototypes since `snapshot`, put back as it was. */

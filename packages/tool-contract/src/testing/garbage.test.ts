@@ -28,8 +28,12 @@ describe('garbageArguments', () => {
   });
 
   it('picks, for each argument, a value its schema refuses', () => {
-    expect(byLabel.get('every argument of the wrong type')).toBe('{"name":12345,"count":"not-the-right-type","mode":12345}');
-    expect(byLabel.get("'count' of the wrong type (string \"not-the-right-type\")")).toBe('{"count":"not-the-right-type"}');
+    expect(byLabel.get('every argument of the wrong type')).toBe(
+      '{"name":12345,"count":"not-the-right-type","mode":12345}',
+    );
+    expect(byLabel.get('\'count\' of the wrong type (string "not-the-right-type")')).toBe(
+      '{"count":"not-the-right-type"}',
+    );
   });
 
   it('sends 1 MB strings to string arguments, and 10,000 levels of nesting', () => {
@@ -40,8 +44,15 @@ describe('garbageArguments', () => {
 
   it('mixes text that is not JSON with JSON that is, prototype keys included', () => {
     const invalid = cases.filter((entry) => !parses(entry.json)).map((entry) => entry.label);
-    expect(invalid).toEqual(['invalid JSON (cut off)', 'text that is not JSON', 'a 1 MB unterminated string', '10,000 unclosed objects']);
-    expect(JSON.parse(byLabel.get('a __proto__ key inside \'name\'')!)).toEqual({ name: JSON.parse('{"__proto__":{"aptixContractPolluted":true}}') });
+    expect(invalid).toEqual([
+      'invalid JSON (cut off)',
+      'text that is not JSON',
+      'a 1 MB unterminated string',
+      '10,000 unclosed objects',
+    ]);
+    expect(JSON.parse(byLabel.get("a __proto__ key inside 'name'")!)).toEqual({
+      name: JSON.parse('{"__proto__":{"aptixContractPolluted":true}}'),
+    });
   });
 
   it('still has inputs for a tool without arguments', () => {

@@ -18,7 +18,16 @@ export const DEEP_NESTING_LEVELS = 10_000;
 export const POLLUTION_MARKER = 'aptixContractPolluted';
 
 /** Candidate values for "the wrong type": the first one a property's schema refuses is used. */
-const WRONG_VALUES: readonly unknown[] = [12345, 'not-the-right-type', true, ['not', 'an', 'object'], { not: 'a string' }, null, 1.5, -1];
+const WRONG_VALUES: readonly unknown[] = [
+  12345,
+  'not-the-right-type',
+  true,
+  ['not', 'an', 'object'],
+  { not: 'a string' },
+  null,
+  1.5,
+  -1,
+];
 
 /**
  * The garbage inputs the kit sends a tool with these parameters: invalid JSON, JSON that is not an
@@ -46,13 +55,19 @@ export function garbageArguments(schema: JsonSchema | ObjectSchemaLike): Garbage
     { label: 'an empty object {}', json: '{}' },
   ];
 
-  const wrong = Object.fromEntries(names.flatMap((name) => {
-    const value = wrongValueFor(properties[name]!);
-    return value.found ? [[name, value.value]] : [];
-  }));
+  const wrong = Object.fromEntries(
+    names.flatMap((name) => {
+      const value = wrongValueFor(properties[name]!);
+      return value.found ? [[name, value.value]] : [];
+    }),
+  );
   if (Object.keys(wrong).length > 0) {
     cases.push({ label: 'every argument of the wrong type', json: JSON.stringify(wrong) });
-    for (const [name, value] of Object.entries(wrong)) cases.push({ label: `'${name}' of the wrong type (${describeKind(value)})`, json: JSON.stringify({ [name]: value }) });
+    for (const [name, value] of Object.entries(wrong))
+      cases.push({
+        label: `'${name}' of the wrong type (${describeKind(value)})`,
+        json: JSON.stringify({ [name]: value }),
+      });
   }
 
   const stringNames = names.filter((name) => declaresType(properties[name]!, 'string'));
@@ -62,9 +77,18 @@ export function garbageArguments(schema: JsonSchema | ObjectSchemaLike): Garbage
   cases.push(
     { label: 'a 1 MB string as the whole arguments', json: JSON.stringify(huge) },
     { label: 'a 1 MB unterminated string', json: `{${key}: "${huge}` },
-    { label: `${DEEP_NESTING_LEVELS.toLocaleString('en')} nested arrays`, json: '['.repeat(DEEP_NESTING_LEVELS) + ']'.repeat(DEEP_NESTING_LEVELS) },
-    { label: `${DEEP_NESTING_LEVELS.toLocaleString('en')} nested objects in '${first}'`, json: `{${key}:${'{"a":'.repeat(DEEP_NESTING_LEVELS)}1${'}'.repeat(DEEP_NESTING_LEVELS)}}` },
-    { label: `${DEEP_NESTING_LEVELS.toLocaleString('en')} unclosed objects`, json: '{"a":'.repeat(DEEP_NESTING_LEVELS) },
+    {
+      label: `${DEEP_NESTING_LEVELS.toLocaleString('en')} nested arrays`,
+      json: '['.repeat(DEEP_NESTING_LEVELS) + ']'.repeat(DEEP_NESTING_LEVELS),
+    },
+    {
+      label: `${DEEP_NESTING_LEVELS.toLocaleString('en')} nested objects in '${first}'`,
+      json: `{${key}:${'{"a":'.repeat(DEEP_NESTING_LEVELS)}1${'}'.repeat(DEEP_NESTING_LEVELS)}}`,
+    },
+    {
+      label: `${DEEP_NESTING_LEVELS.toLocaleString('en')} unclosed objects`,
+      json: '{"a":'.repeat(DEEP_NESTING_LEVELS),
+    },
     { label: 'a __proto__ key', json: `{"__proto__":${pollution}}` },
     { label: 'constructor.prototype keys', json: `{"constructor":{"prototype":${pollution}}}` },
     { label: `a __proto__ key inside '${first}'`, json: `{${key}:{"__proto__":${pollution}}}` },

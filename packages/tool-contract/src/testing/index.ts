@@ -5,7 +5,13 @@
 export { CapturingAdminLogger, type CapturedLogEntry } from '../admin-logger.js';
 export { testContext } from './test-context.js';
 
-export { CONTRACT_CHECK_OF, ContractCheckCode, type ContractCheck, type ContractFinding, type ContractFindingCode } from './codes.js';
+export {
+  CONTRACT_CHECK_OF,
+  ContractCheckCode,
+  type ContractCheck,
+  type ContractFinding,
+  type ContractFindingCode,
+} from './codes.js';
 export {
   verifyToolContract,
   type ContractToolFactory,
@@ -14,10 +20,26 @@ export {
   type ToolContractReport,
   type VerifyToolContractOptions,
 } from './verify-tool-contract.js';
-export { verifyToolPackage, type ContractSetup, type ToolPackageReport, type VerifyToolPackageOptions } from './verify-tool-package.js';
+export {
+  verifyToolPackage,
+  type ContractSetup,
+  type ToolPackageReport,
+  type VerifyToolPackageOptions,
+} from './verify-tool-package.js';
 export { formatToolPackageReport } from './format-report.js';
-export { checkSchemaSnapshot, SCHEMA_SNAPSHOT_FILE, schemaSnapshotText, type SchemaSnapshotOptions, type SchemaSnapshotResult } from './schema-snapshot.js';
-export { schemasInFreshProcess, type ProcessSchemaEntry, type ProcessSchemaOptions, type ProcessSchemas } from './process-schemas.js';
+export {
+  checkSchemaSnapshot,
+  SCHEMA_SNAPSHOT_FILE,
+  schemaSnapshotText,
+  type SchemaSnapshotOptions,
+  type SchemaSnapshotResult,
+} from './schema-snapshot.js';
+export {
+  schemasInFreshProcess,
+  type ProcessSchemaEntry,
+  type ProcessSchemaOptions,
+  type ProcessSchemas,
+} from './process-schemas.js';
 export { garbageArguments, type GarbageArguments } from './garbage.js';
 export { describeMalformedResult } from './invoke-result-shape.js';
 export { StandInCalledError, withStandIns, type DependenciesWithStandIns } from './stand-ins.js';

@@ -9,16 +9,19 @@ const STACK_FRAME = /\n\s+at\s/;
  * @example expect(describeMalformedResult(await tool.execute('[]', testContext()))).toBeUndefined();
  */
 export function describeMalformedResult(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `it is ${describeValue(value)}, not an InvokeResult object`;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return `it is ${describeValue(value)}, not an InvokeResult object`;
   const candidate = value as { successful?: unknown; result?: unknown; errors?: unknown };
-  if (typeof candidate.successful !== 'boolean') return `'successful' is ${describeValue(candidate.successful)}, not a boolean`;
+  if (typeof candidate.successful !== 'boolean')
+    return `'successful' is ${describeValue(candidate.successful)}, not a boolean`;
   if (!Array.isArray(candidate.errors)) return `'errors' is ${describeValue(candidate.errors)}, not an array`;
   for (const [index, error] of candidate.errors.entries()) {
     const problem = describeMalformedError(error);
     if (problem !== undefined) return `errors[${index}] ${problem}`;
   }
   if (candidate.successful) {
-    if (typeof candidate.result !== 'string') return `a successful result's 'result' is ${describeValue(candidate.result)}, not JSON text`;
+    if (typeof candidate.result !== 'string')
+      return `a successful result's 'result' is ${describeValue(candidate.result)}, not JSON text`;
     try {
       JSON.parse(candidate.result);
     } catch {
@@ -32,7 +35,8 @@ export function describeMalformedResult(value: unknown): string | undefined {
 }
 
 function describeMalformedError(error: unknown): string | undefined {
-  if (error === null || typeof error !== 'object') return `is ${describeValue(error)}, not an { message, code? } object`;
+  if (error === null || typeof error !== 'object')
+    return `is ${describeValue(error)}, not an { message, code? } object`;
   const { message, code } = error as { message?: unknown; code?: unknown };
   if (typeof message !== 'string' || message.trim() === '') return `has no message (got ${describeValue(message)})`;
   if (code !== undefined && typeof code !== 'string') return `has a code that is ${describeValue(code)}, not a string`;
@@ -44,6 +48,7 @@ function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }

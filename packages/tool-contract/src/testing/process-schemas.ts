@@ -69,10 +69,21 @@ export function schemasInFreshProcess(modulePath: string, options: ProcessSchema
   const nodeArguments = options.nodeArguments ?? defaultNodeArguments(file);
   const timeoutMs = options.timeoutMs ?? 60_000;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...nodeArguments, '--input-type=module', '-e', CHILD_SCRIPT, pathToFileURL(file).href, options.exportName ?? 'tools'], {
-      cwd: dirname(file),
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        ...nodeArguments,
+        '--input-type=module',
+        '-e',
+        CHILD_SCRIPT,
+        pathToFileURL(file).href,
+        options.exportName ?? 'tools',
+      ],
+      {
+        cwd: dirname(file),
+        stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      },
+    );
     const output: Buffer[] = [];
     let stderr = '';
     child.stdio[3]!.on('data', (chunk: Buffer) => output.push(chunk));
@@ -95,7 +106,8 @@ export function schemasInFreshProcess(modulePath: string, options: ProcessSchema
           // fall through: report the process's own words
         }
       }
-      const why = signal === 'SIGKILL' ? `did not finish within ${timeoutMs} ms` : `exited with ${signal ?? `code ${code}`}`;
+      const why =
+        signal === 'SIGKILL' ? `did not finish within ${timeoutMs} ms` : `exited with ${signal ?? `code ${code}`}`;
       reject(new Error(`A separate Node process importing ${file} ${why}: ${errorLine(stderr) || 'no error output'}`));
     });
   });
@@ -108,7 +120,8 @@ export function defaultNodeArguments(modulePath: string): string[] {
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
     if (argument.startsWith('--conditions=') || argument.startsWith('-C=')) inherited.push(argument);
-    else if ((argument === '--conditions' || argument === '-C') && argv[index + 1] !== undefined) inherited.push(argument, argv[++index]!);
+    else if ((argument === '--conditions' || argument === '-C') && argv[index + 1] !== undefined)
+      inherited.push(argument, argv[++index]!);
   }
   if (/\.[cm]?tsx?$/.test(modulePath)) {
     if (!inherited.some((argument) => argument.includes('@aptix/source'))) inherited.push('--conditions=@aptix/source');

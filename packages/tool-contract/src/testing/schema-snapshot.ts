@@ -17,7 +17,9 @@ export const DEFAULT_UPDATE_COMMAND = 'npx aptix-contract --update';
  * @example writeFileSync('tool-schemas.json', schemaSnapshotText({ agent_hello_world: canonicalJson(HelloWorldTool.getSchema()) }));
  */
 export function schemaSnapshotText(schemas: Readonly<Record<string, string>>): string {
-  const byName = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, JSON.parse(schema) as unknown]));
+  const byName = Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [name, JSON.parse(schema) as unknown]),
+  );
   return `${JSON.stringify(JSON.parse(canonicalJson(byName)), null, 2)}\n`;
 }
 
@@ -68,7 +70,10 @@ export function checkSchemaSnapshot(options: SchemaSnapshotOptions): SchemaSnaps
 
   if (options.update) {
     if (incomplete) {
-      violations.push({ code: ContractCheckCode.SCHEMA_SNAPSHOT_MISMATCH, message: `${packageName}: the schema snapshot was not updated because some tools' schemas could not be read. Fix the violations above first.` });
+      violations.push({
+        code: ContractCheckCode.SCHEMA_SNAPSHOT_MISMATCH,
+        message: `${packageName}: the schema snapshot was not updated because some tools' schemas could not be read. Fix the violations above first.`,
+      });
       return { status: 'not-updated', changed, violations, warnings };
     }
     if (existing === text) return { status: 'up-to-date', changed: [], violations, warnings };
@@ -93,14 +98,22 @@ export function checkSchemaSnapshot(options: SchemaSnapshotOptions): SchemaSnaps
   for (const name of changed) {
     const before = committed[name];
     const after = schemas[name] === undefined ? undefined : (JSON.parse(schemas[name]) as unknown);
-    const what = before === undefined ? 'is new: it is not in the snapshot' : after === undefined ? 'is in the snapshot but no longer exported' : `differs from the snapshot (${jsonDifferences(before, after).join('; ')})`;
+    const what =
+      before === undefined
+        ? 'is new: it is not in the snapshot'
+        : after === undefined
+          ? 'is in the snapshot but no longer exported'
+          : `differs from the snapshot (${jsonDifferences(before, after).join('; ')})`;
     violations.push({
       code: ContractCheckCode.SCHEMA_SNAPSHOT_MISMATCH,
       message: `The schema of ${name} ${what}. A schema change is an API change for every model using the tool: prompts, cached tool lists and models tuned on the old schema call it the old way. It needs a changeset (npx changeset: a major bump for ${packageName} when calls valid before are now refused or mean something else, minor otherwise). If the change is intended: run ${update}, then commit ${SCHEMA_SNAPSHOT_FILE} with the changeset.`,
     });
   }
   if (changed.length === 0 && existing !== text && !incomplete) {
-    violations.push({ code: ContractCheckCode.SCHEMA_SNAPSHOT_MISMATCH, message: `${shown(file)} holds the right schemas but not in canonical form (sorted keys, two-space indentation). Fix: run ${update}.` });
+    violations.push({
+      code: ContractCheckCode.SCHEMA_SNAPSHOT_MISMATCH,
+      message: `${shown(file)} holds the right schemas but not in canonical form (sorted keys, two-space indentation). Fix: run ${update}.`,
+    });
   }
   return { status: violations.length > 0 ? 'differs' : 'up-to-date', changed, violations, warnings };
 }
@@ -109,9 +122,20 @@ function shown(file: string): string {
   return relative(process.cwd(), file) || file;
 }
 
-function changedTools(committed: Readonly<Record<string, unknown>>, schemas: Readonly<Record<string, string>>, incomplete: boolean): string[] {
+function changedTools(
+  committed: Readonly<Record<string, unknown>>,
+  schemas: Readonly<Record<string, string>>,
+  incomplete: boolean,
+): string[] {
   const names = new Set([...Object.keys(schemas), ...(incomplete ? [] : Object.keys(committed))]);
-  return [...names].filter((name) => committed[name] === undefined || schemas[name] === undefined || canonicalJson(committed[name]) !== schemas[name]).sort();
+  return [...names]
+    .filter(
+      (name) =>
+        committed[name] === undefined ||
+        schemas[name] === undefined ||
+        canonicalJson(committed[name]) !== schemas[name],
+    )
+    .sort();
 }
 
 /**
@@ -123,7 +147,12 @@ export function changesetMentions(fromDir: string, packageName: string): boolean
     const folder = join(dir, '.changeset');
     if (existsSync(join(folder, 'config.json'))) {
       const pattern = new RegExp(`^\\s*["']?${packageName.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}["']?\\s*:`, 'm');
-      return readdirSync(folder).some((name) => name.endsWith('.md') && name !== 'README.md' && pattern.test(frontMatter(readFileSync(join(folder, name), 'utf8'))));
+      return readdirSync(folder).some(
+        (name) =>
+          name.endsWith('.md') &&
+          name !== 'README.md' &&
+          pattern.test(frontMatter(readFileSync(join(folder, name), 'utf8'))),
+      );
     }
     if (dirname(dir) === dir) return undefined;
   }

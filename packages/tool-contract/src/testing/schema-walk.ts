@@ -21,7 +21,8 @@ export function undescribedProperties(parameters: JsonSchema): string[] {
       }
     }
     if (isRecord(schema.patternProperties)) {
-      for (const [pattern, child] of Object.entries(schema.patternProperties)) visit(child, `${prefix}/${pattern}/`, inner);
+      for (const [pattern, child] of Object.entries(schema.patternProperties))
+        visit(child, `${prefix}/${pattern}/`, inner);
     }
     if (isRecord(schema.additionalProperties)) visit(schema.additionalProperties, `${prefix}*`, inner);
     if (Array.isArray(schema.items)) schema.items.forEach((child, index) => visit(child, `${path}[${index}]`, inner));
@@ -32,7 +33,8 @@ export function undescribedProperties(parameters: JsonSchema): string[] {
     }
     for (const keyword of ['$defs', 'definitions'] as const) {
       const definitions = schema[keyword];
-      if (isRecord(definitions)) for (const [name, child] of Object.entries(definitions)) visit(child, `${keyword}.${name}`, inner);
+      if (isRecord(definitions))
+        for (const [name, child] of Object.entries(definitions)) visit(child, `${keyword}.${name}`, inner);
     }
   };
   visit(parameters, '', new Set());

@@ -18,7 +18,9 @@ describe('withStandIns', () => {
     const { dependencies } = withStandIns('kit_tool', {});
     const catalog = dependencies.catalog as { modes: { getAll: () => unknown } };
     expect(() => catalog.modes.getAll()).toThrow(StandInCalledError);
-    expect(() => catalog.modes.getAll()).toThrow(/^kit_tool called catalog\.modes\.getAll\(\), but 'catalog' is a stand-in: the contract kit stands in for dependencies nobody provided\. Provide a real one or a fake/);
+    expect(() => catalog.modes.getAll()).toThrow(
+      /^kit_tool called catalog\.modes\.getAll\(\), but 'catalog' is a stand-in: the contract kit stands in for dependencies nobody provided\. Provide a real one or a fake/,
+    );
   });
 
   it('is neither a thenable nor serialised as anything but {}', async () => {

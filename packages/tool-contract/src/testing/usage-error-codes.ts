@@ -23,15 +23,25 @@ type Source = 'source' | 'base' | 'signal';
 export function errorCodesOf(toolClass: Function, instance?: object): Map<string, Source> {
   const found = new Map<string, Source>();
   // The class and the classes it extends, up to TypedAgentTool (whose codes are listed as the base's).
-  for (let current: unknown = toolClass; typeof current === 'function' && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+  for (
+    let current: unknown = toolClass;
+    typeof current === 'function' && current !== Function.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
     const prototype = (current as { prototype?: unknown }).prototype;
-    if (prototype !== null && typeof prototype === 'object' && Object.prototype.hasOwnProperty.call(prototype, invokeTool)) break;
+    if (
+      prototype !== null &&
+      typeof prototype === 'object' &&
+      Object.prototype.hasOwnProperty.call(prototype, invokeTool)
+    )
+      break;
     let text = '';
     try {
       text = Function.prototype.toString.call(current);
       // defineTool's class is the same for every tool: the tool's own code is the function it was given.
       const from = (current as { [definedFrom]?: unknown })[definedFrom];
-      if (typeof from === 'function' && Object.prototype.hasOwnProperty.call(current, definedFrom)) text += `\n${Function.prototype.toString.call(from)}`;
+      if (typeof from === 'function' && Object.prototype.hasOwnProperty.call(current, definedFrom))
+        text += `\n${Function.prototype.toString.call(from)}`;
     } catch {
       // a proxy: nothing to read
     }
@@ -59,13 +69,21 @@ const WHY: Record<Source, string> = {
 };
 
 /** Warns for each code the tool can be seen to return that its usage guide never names (AGN-005 §7.2.1). */
-export function checkUsageErrorCodes(name: string, toolClass: Function, warnings: ContractFinding[], instance?: object): void {
+export function checkUsageErrorCodes(
+  name: string,
+  toolClass: Function,
+  warnings: ContractFinding[],
+  instance?: object,
+): void {
   const descriptor = Object.getOwnPropertyDescriptor(toolClass, 'ToolUsageMetadata');
   const guide = descriptor && 'value' in descriptor ? descriptor.value : undefined;
   if (typeof guide !== 'string' || guide.trim() === '') return; // a violation of the rules already
   for (const [code, source] of errorCodesOf(toolClass, instance)) {
     if (new RegExp(`\\b${code}\\b`).test(guide)) continue;
-    const what = code === CANCELLED_SHAPE ? 'the cancelled shape (a successful result with "wasCancelled": true)' : `the error code ${code}`;
+    const what =
+      code === CANCELLED_SHAPE
+        ? 'the cancelled shape (a successful result with "wasCancelled": true)'
+        : `the error code ${code}`;
     warnings.push({
       code: ContractCheckCode.USAGE_ERROR_CODE_UNDOCUMENTED,
       message: `ToolUsageMetadata of ${name} never names ${what}, ${WHY[source]}. Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).`,

@@ -17,7 +17,10 @@ import { prepareTool, runGarbage } from './garbage-run.js';
  * Builds the tool instance the garbage arguments run against. `dependencies` holds `logger` (a
  * capturing one), whatever `dependencies` the caller gave, and stand-ins for anything else the tool reads.
  */
-export type ContractToolFactory = (toolClass: AnyAgentToolClass, dependencies: Readonly<Record<string, unknown>>) => AgentTool;
+export type ContractToolFactory = (
+  toolClass: AnyAgentToolClass,
+  dependencies: Readonly<Record<string, unknown>>,
+) => AgentTool;
 
 export interface VerifyToolContractOptions {
   /** Constructor dependencies beyond `logger`, by name: real services or fakes. */
@@ -123,7 +126,10 @@ const USAGE_TITLE = /^\s*(\S+)\s+[—–-]\s+usage guide\s*$/i;
  * const report = await verifyToolContract(WeatherTool, { dependencies: { weatherClient: fakeClient } });
  * expect(report.violations).toEqual([]);
  */
-export async function verifyToolContract(toolClass: unknown, options: VerifyToolContractOptions = {}): Promise<ToolContractReport> {
+export async function verifyToolContract(
+  toolClass: unknown,
+  options: VerifyToolContractOptions = {},
+): Promise<ToolContractReport> {
   const started = performance.now();
   const violations: ContractFinding[] = [];
   const warnings: ContractFinding[] = [];
@@ -131,10 +137,13 @@ export async function verifyToolContract(toolClass: unknown, options: VerifyTool
   for (const { code, message } of inspected.violations) violations.push({ code, message });
   const codes = new Set(inspected.violations.map((violation) => violation.code));
   const className = typeof toolClass === 'function' && toolClass.name ? toolClass.name : '(anonymous class)';
-  const read = inspected.tool ? { schema: undefined, parameters: inspected.tool.parameters } : readSchema(toolClass, codes);
+  const read = inspected.tool
+    ? { schema: undefined, parameters: inspected.tool.parameters }
+    : readSchema(toolClass, codes);
   const name = inspected.tool?.name ?? inspected.violations[0]?.tool ?? className;
   const parameters = read?.parameters;
-  const canonicalSchema = inspected.tool?.canonicalSchema ?? (read?.schema === undefined ? undefined : canonicalJson(read.schema));
+  const canonicalSchema =
+    inspected.tool?.canonicalSchema ?? (read?.schema === undefined ? undefined : canonicalJson(read.schema));
 
   if (parameters !== undefined) checkNestedDescriptions(name, parameters, inspected.violations, violations);
   const strict = strictReport(name, toolClass, parameters, inspected.tool?.strictView, violations, warnings);
@@ -144,26 +153,61 @@ export async function verifyToolContract(toolClass: unknown, options: VerifyTool
   let garbage: GarbageRun[] = [];
   let standIns: readonly string[] = [];
   let cancellation: CancellationRun | undefined;
-  const runnable = parameters !== undefined && typeof toolClass === 'function' && ![...codes].some((code) => UNRUNNABLE.has(code));
+  const runnable =
+    parameters !== undefined && typeof toolClass === 'function' && ![...codes].some((code) => UNRUNNABLE.has(code));
   const wanted = options.garbage !== false || options.cancellation !== false;
-  const built = runnable && wanted && parameters !== undefined ? prepareTool(name, toolClass as AnyAgentToolClass, parameters, inspected.tool !== undefined, options, violations) : undefined;
+  const built =
+    runnable && wanted && parameters !== undefined
+      ? prepareTool(name, toolClass as AnyAgentToolClass, parameters, inspected.tool !== undefined, options, violations)
+      : undefined;
   if (built !== undefined && parameters !== undefined) {
     standIns = built.standIns;
     if (options.garbage !== false) garbage = await runGarbage(name, parameters, built, options, violations, warnings);
     if (options.cancellation !== false) {
-      const executor = new AgentToolExecutor({ registry: built.registry, logger: new CapturingAdminLogger(), createTool: built.build, ...(options.cancelGraceMs === undefined ? {} : { cancelGraceMs: options.cancelGraceMs }) });
-      cancellation = await checkCancellation(name, built.instance, executor, parameters, options.cancellationArguments, violations);
+      const executor = new AgentToolExecutor({
+        registry: built.registry,
+        logger: new CapturingAdminLogger(),
+        createTool: built.build,
+        ...(options.cancelGraceMs === undefined ? {} : { cancelGraceMs: options.cancelGraceMs }),
+      });
+      cancellation = await checkCancellation(
+        name,
+        built.instance,
+        executor,
+        parameters,
+        options.cancellationArguments,
+        violations,
+      );
     }
   }
   if (typeof toolClass === 'function') checkUsageErrorCodes(name, toolClass, warnings, built?.instance);
-  return { tool: name, ok: violations.length === 0, violations, warnings, strict, canonicalSchema, garbage, cancellation, standIns, durationMs: performance.now() - started };
+  return {
+    tool: name,
+    ok: violations.length === 0,
+    violations,
+    warnings,
+    strict,
+    canonicalSchema,
+    garbage,
+    cancellation,
+    standIns,
+    durationMs: performance.now() - started,
+  };
 }
 
 /** Codes after which the schema cannot be read. */
-const UNREADABLE: ReadonlySet<ContractFindingCode> = new Set([ContractErrorCode.NOT_A_CLASS, ContractErrorCode.GET_SCHEMA_MISSING, ContractErrorCode.GET_SCHEMA_HAS_PARAMETERS, ContractErrorCode.GET_SCHEMA_THREW]);
+const UNREADABLE: ReadonlySet<ContractFindingCode> = new Set([
+  ContractErrorCode.NOT_A_CLASS,
+  ContractErrorCode.GET_SCHEMA_MISSING,
+  ContractErrorCode.GET_SCHEMA_HAS_PARAMETERS,
+  ContractErrorCode.GET_SCHEMA_THREW,
+]);
 
 /** The schema of a class that broke a rule, when it can still be read safely. */
-function readSchema(toolClass: unknown, codes: ReadonlySet<ContractFindingCode>): { schema: unknown; parameters: JsonSchema | undefined } | undefined {
+function readSchema(
+  toolClass: unknown,
+  codes: ReadonlySet<ContractFindingCode>,
+): { schema: unknown; parameters: JsonSchema | undefined } | undefined {
   if (typeof toolClass !== 'function' || [...codes].some((code) => UNREADABLE.has(code))) return undefined;
   const getSchema = (toolClass as unknown as { getSchema?: unknown }).getSchema;
   if (typeof getSchema !== 'function' || getSchema.length !== 0) return undefined;
@@ -171,16 +215,30 @@ function readSchema(toolClass: unknown, codes: ReadonlySet<ContractFindingCode>)
     const schema = toPlainJson(getSchema.call(toolClass)) as { parameters?: unknown; outputSchema?: unknown };
     // As the registry's canonical schema: the declared output schema is part of the tool's API.
     const outputSchema = (toolClass as { OutputSchema?: unknown }).OutputSchema;
-    if (outputSchema !== undefined && schema !== null && typeof schema === 'object') schema.outputSchema = toPlainJson(outputSchema);
+    if (outputSchema !== undefined && schema !== null && typeof schema === 'object')
+      schema.outputSchema = toPlainJson(outputSchema);
     const parameters = schema?.parameters;
-    return { schema, parameters: parameters !== null && typeof parameters === 'object' && !Array.isArray(parameters) ? (parameters as JsonSchema) : undefined };
+    return {
+      schema,
+      parameters:
+        parameters !== null && typeof parameters === 'object' && !Array.isArray(parameters)
+          ? (parameters as JsonSchema)
+          : undefined,
+    };
   } catch {
     return undefined;
   }
 }
 
-function checkNestedDescriptions(name: string, parameters: JsonSchema, reported: ReadonlyArray<{ code: string; message: string }>, violations: ContractFinding[]): void {
-  const already = reported.filter((violation) => violation.code === ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING).map((violation) => violation.message);
+function checkNestedDescriptions(
+  name: string,
+  parameters: JsonSchema,
+  reported: ReadonlyArray<{ code: string; message: string }>,
+  violations: ContractFinding[],
+): void {
+  const already = reported
+    .filter((violation) => violation.code === ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING)
+    .map((violation) => violation.message);
   for (const path of undescribedProperties(parameters)) {
     if (already.some((message) => message.includes(`parameter '${path}'`))) continue;
     violations.push({
@@ -198,7 +256,8 @@ function strictReport(
   violations: ContractFinding[],
   warnings: ContractFinding[],
 ): StrictModeReport {
-  if (parameters === undefined) return { ok: false, declared: undefined, offered: false, problems: ['the schema could not be read'], relaxed: [] };
+  if (parameters === undefined)
+    return { ok: false, declared: undefined, offered: false, problems: ['the schema could not be read'], relaxed: [] };
   let strictView = view;
   try {
     strictView ??= toStrictMode(parameters);
@@ -211,7 +270,10 @@ function strictReport(
   const declared = typeof declaredValue === 'boolean' ? declaredValue : undefined;
   const ok = problems.length === 0;
   if (!ok && declared !== false) {
-    const why = declared === true ? 'it declares strict: true, so OpenAI would refuse the request' : 'it does not declare strict: false';
+    const why =
+      declared === true
+        ? 'it declares strict: true, so OpenAI would refuse the request'
+        : 'it does not declare strict: false';
     violations.push({
       code: ContractCheckCode.STRICT_MODE_REJECTED,
       message: `Tool "${name}": OpenAI strict mode cannot take its schema (${problems.join('; ')}), and ${why}. Fix: change the schema so strict mode can take it, or opt out with functionToolSchema(${name === '' ? 'name' : 'ToolName'}, description, Args, { strict: false }) and say why in the tool's docs.`,
@@ -234,31 +296,60 @@ function safeSchemaStrict(toolClass: unknown): unknown {
   }
 }
 
-function checkUsage(name: string, toolClass: unknown, parameters: JsonSchema | undefined, warnings: ContractFinding[]): void {
-  const descriptor = typeof toolClass === 'function' ? Object.getOwnPropertyDescriptor(toolClass, 'ToolUsageMetadata') : undefined;
+function checkUsage(
+  name: string,
+  toolClass: unknown,
+  parameters: JsonSchema | undefined,
+  warnings: ContractFinding[],
+): void {
+  const descriptor =
+    typeof toolClass === 'function' ? Object.getOwnPropertyDescriptor(toolClass, 'ToolUsageMetadata') : undefined;
   const text = descriptor && 'value' in descriptor ? descriptor.value : undefined;
   if (typeof text !== 'string' || text.trim() === '') return; // a violation of the rules already
   const title = USAGE_TITLE.exec(text.split('\n').find((line) => line.trim() !== '') ?? '');
   if (title?.[1] !== name) {
-    warnings.push({ code: ContractCheckCode.USAGE_TITLE_MISSING, message: `ToolUsageMetadata of ${name} does not open with "${name} — Usage Guide". Fix: make that its first line.` });
+    warnings.push({
+      code: ContractCheckCode.USAGE_TITLE_MISSING,
+      message: `ToolUsageMetadata of ${name} does not open with "${name} — Usage Guide". Fix: make that its first line.`,
+    });
   }
   for (const heading of missingUsageSections(text)) {
-    warnings.push({ code: ContractCheckCode.USAGE_SECTION_MISSING, message: `ToolUsageMetadata of ${name} has no "${heading}:" section. Fix: add a "${heading}:" line and its points, so the Reasoner shows every tool's guidance the same way.` });
+    warnings.push({
+      code: ContractCheckCode.USAGE_SECTION_MISSING,
+      message: `ToolUsageMetadata of ${name} has no "${heading}:" section. Fix: add a "${heading}:" line and its points, so the Reasoner shows every tool's guidance the same way.`,
+    });
   }
   for (const argument of parameters ? rootPropertyNames(parameters) : []) {
     if (!new RegExp(`\\b${argument.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text)) {
-      warnings.push({ code: ContractCheckCode.USAGE_ARGUMENT_UNDOCUMENTED, message: `ToolUsageMetadata of ${name} never mentions its argument '${argument}' (keep the guide in sync with the schema). Fix: describe it under "Arguments:".` });
+      warnings.push({
+        code: ContractCheckCode.USAGE_ARGUMENT_UNDOCUMENTED,
+        message: `ToolUsageMetadata of ${name} never mentions its argument '${argument}' (keep the guide in sync with the schema). Fix: describe it under "Arguments:".`,
+      });
     }
   }
 }
 
-async function checkOtherProcesses(name: string, className: string, canonicalSchema: string | undefined, options: VerifyToolContractOptions, violations: ContractFinding[]): Promise<void> {
+async function checkOtherProcesses(
+  name: string,
+  className: string,
+  canonicalSchema: string | undefined,
+  options: VerifyToolContractOptions,
+  violations: ContractFinding[],
+): Promise<void> {
   let entries = options.otherProcessSchemas;
   if (entries === undefined && options.modulePath !== undefined) {
     try {
       const processOptions = { exportName: options.exportName, nodeArguments: options.nodeArguments };
-      const reads = await Promise.all([schemasInFreshProcess(options.modulePath, processOptions), schemasInFreshProcess(options.modulePath, processOptions)]);
-      entries = reads.map((read) => findEntry(read, name, className) ?? { error: `${options.modulePath} exports neither ${className} nor a '${options.exportName ?? 'tools'}' list with a tool named "${name}"` });
+      const reads = await Promise.all([
+        schemasInFreshProcess(options.modulePath, processOptions),
+        schemasInFreshProcess(options.modulePath, processOptions),
+      ]);
+      entries = reads.map(
+        (read) =>
+          findEntry(read, name, className) ?? {
+            error: `${options.modulePath} exports neither ${className} nor a '${options.exportName ?? 'tools'}' list with a tool named "${name}"`,
+          },
+      );
     } catch (error) {
       entries = [{ error: error instanceof Error ? error.message : String(error) }];
     }

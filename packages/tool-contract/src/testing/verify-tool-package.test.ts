@@ -38,21 +38,33 @@ describe('verifyToolPackage', () => {
   const makePackage = (files: Record<string, string>, packageJson: Record<string, unknown> = {}) => {
     const dir = join(root, `package-${++count}`);
     mkdirSync(dir);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `@acme/tools-${count}`, type: 'module', exports: { '.': { types: './index.d.ts', import: './dist/index.mjs' } }, ...packageJson }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: `@acme/tools-${count}`,
+        type: 'module',
+        exports: { '.': { types: './index.d.ts', import: './dist/index.mjs' } },
+        ...packageJson,
+      }),
+    );
     mkdirSync(join(dir, 'dist'));
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     return dir;
   };
 
-  it('checks the entry its exports give to import, with the package\'s own createDependencies, and keeps the snapshot', async () => {
-    const dir = makePackage({ 'dist/index.mjs': `${toolSource('acme_clock')}\nexport const tools = [Tool_acme_clock];\nexport const createDependencies = () => ({ clock: { now: () => 42 } });\n` });
+  it("checks the entry its exports give to import, with the package's own createDependencies, and keeps the snapshot", async () => {
+    const dir = makePackage({
+      'dist/index.mjs': `${toolSource('acme_clock')}\nexport const tools = [Tool_acme_clock];\nexport const createDependencies = () => ({ clock: { now: () => 42 } });\n`,
+    });
     const first = await verifyToolPackage(dir, { update: true });
     expect(first.violations).toEqual([]);
     expect(first.ok).toBe(true);
     expect(first.entry).toBe(join(dir, 'dist/index.mjs'));
     expect(first.snapshot?.status).toBe('written');
     expect(first.tools.map((tool) => [tool.tool, tool.ok, tool.standIns])).toEqual([['acme_clock', true, []]]);
-    expect(JSON.parse(readFileSync(join(dir, 'tool-schemas.json'), 'utf8'))).toEqual({ acme_clock: expect.objectContaining({ name: 'acme_clock' }) });
+    expect(JSON.parse(readFileSync(join(dir, 'tool-schemas.json'), 'utf8'))).toEqual({
+      acme_clock: expect.objectContaining({ name: 'acme_clock' }),
+    });
 
     const second = await verifyToolPackage(dir);
     expect(second).toMatchObject({ ok: true, violations: [], snapshot: { status: 'up-to-date' } });
@@ -60,12 +72,17 @@ describe('verifyToolPackage', () => {
     expect(text.split('\n')[0]).toBe(`contract @acme/tools-1 (package-1 → dist/index.mjs)`);
     expect(text).toMatch(/^ {2}✓ acme_clock {2}strict, \d+ garbage inputs × 2 ways, \d+ ms$/m);
     expect(text).toMatch(/^ {2}schema snapshot: up to date$/m);
-    expect(text.split('\n').at(-1)).toMatch(/^✓ @acme\/tools-1 keeps the tool contract \(1 tool, 0 violations, 0 warnings\) in \d+\.\d\d s$/);
+    expect(text.split('\n').at(-1)).toMatch(
+      /^✓ @acme\/tools-1 keeps the tool contract \(1 tool, 0 violations, 0 warnings\) in \d+\.\d\d s$/,
+    );
   });
 
   it('takes dependencies from the contract setup module named in package.json', async () => {
     const dir = makePackage(
-      { 'dist/index.mjs': `${toolSource('acme_set_up')}\nexport const tools = [Tool_acme_set_up];\n`, 'contract.setup.mjs': 'export const dependencies = () => ({ clock: { now: () => 42 } });\n' },
+      {
+        'dist/index.mjs': `${toolSource('acme_set_up')}\nexport const tools = [Tool_acme_set_up];\n`,
+        'contract.setup.mjs': 'export const dependencies = () => ({ clock: { now: () => 42 } });\n',
+      },
       { aptix: { toolPackage: true, contract: { setup: './contract.setup.mjs' } } },
     );
     const report = await verifyToolPackage(dir, { update: true });
@@ -78,15 +95,27 @@ describe('verifyToolPackage', () => {
     const unbuilt = makePackage({});
     rmSync(join(unbuilt, 'dist'), { recursive: true });
     expect((await verifyToolPackage(unbuilt)).violations).toEqual([
-      { code: ContractCheckCode.PACKAGE_IMPORT_FAILED, message: '@acme/tools-3: its entry dist/index.mjs does not exist. Fix: build the package first (the contract target depends on build), or declare "exports" in package.json.' },
+      {
+        code: ContractCheckCode.PACKAGE_IMPORT_FAILED,
+        message:
+          '@acme/tools-3: its entry dist/index.mjs does not exist. Fix: build the package first (the contract target depends on build), or declare "exports" in package.json.',
+      },
     ]);
     const empty = makePackage({ 'dist/index.mjs': 'export const tools = [];\n' });
     expect((await verifyToolPackage(empty)).violations).toEqual([
-      { code: ContractCheckCode.PACKAGE_TOOLS_MISSING, message: '@acme/tools-4: dist/index.mjs exports an empty `tools` list. Fix: export const tools = [YourTool] as const satisfies ToolList;' },
+      {
+        code: ContractCheckCode.PACKAGE_TOOLS_MISSING,
+        message:
+          '@acme/tools-4: dist/index.mjs exports an empty `tools` list. Fix: export const tools = [YourTool] as const satisfies ToolList;',
+      },
     ]);
     const throwing = makePackage({ 'dist/index.mjs': "throw new Error('no config');\n" });
     expect((await verifyToolPackage(throwing)).violations).toEqual([
-      { code: ContractCheckCode.PACKAGE_IMPORT_FAILED, message: '@acme/tools-5: importing dist/index.mjs failed: Error: no config. Fix: the entry must import cleanly with no setup.' },
+      {
+        code: ContractCheckCode.PACKAGE_IMPORT_FAILED,
+        message:
+          '@acme/tools-5: importing dist/index.mjs failed: Error: no config. Fix: the entry must import cleanly with no setup.',
+      },
     ]);
   });
 
@@ -96,10 +125,19 @@ describe('verifyToolPackage', () => {
     });
     const report = await verifyToolPackage(dir, { update: true });
     expect(report.ok).toBe(false);
-    expect(report.violations.map((violation) => violation.code)).toEqual([ContractCheckCode.PACKAGE_SETUP_FAILED, ContractErrorCode.DUPLICATE_TOOL]);
-    expect(report.violations[0]!.message).toBe('@acme/tools-6: its createDependencies() threw: Error: no database. A host calls it at start-up and would fail the same way. Fix: make it work with only { logger }.');
-    expect(report.violations[1]!.message).toBe('@acme/tools-6 exports more than one tool named "acme_twin": a host would refuse to start. Fix: give each tool its own name, and list each class once.');
+    expect(report.violations.map((violation) => violation.code)).toEqual([
+      ContractCheckCode.PACKAGE_SETUP_FAILED,
+      ContractErrorCode.DUPLICATE_TOOL,
+    ]);
+    expect(report.violations[0]!.message).toBe(
+      '@acme/tools-6: its createDependencies() threw: Error: no database. A host calls it at start-up and would fail the same way. Fix: make it work with only { logger }.',
+    );
+    expect(report.violations[1]!.message).toBe(
+      '@acme/tools-6 exports more than one tool named "acme_twin": a host would refuse to start. Fix: give each tool its own name, and list each class once.',
+    );
     // Without its clock, each tool fails to build, and says how to give it one.
-    expect(report.tools[0]!.violations.map((violation) => violation.code)).toEqual([ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE]);
+    expect(report.tools[0]!.violations.map((violation) => violation.code)).toEqual([
+      ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE,
+    ]);
   });
 });

@@ -21,7 +21,9 @@ import { verifyToolContract, type ContractToolFactory, type ToolContractReport }
  */
 export interface ContractSetup {
   /** Constructor dependencies by name, or a function making them; merged over the package's own `createDependencies`. */
-  readonly dependencies?: Readonly<Record<string, unknown>> | ((host: ToolPackageHost) => Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>);
+  readonly dependencies?:
+    | Readonly<Record<string, unknown>>
+    | ((host: ToolPackageHost) => Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>);
   /** Full control over building instances. */
   readonly createTool?: ContractToolFactory;
   /** How long one garbage call may take, in milliseconds. */
@@ -79,7 +81,10 @@ const IMPORT_CONDITIONS = ['node', 'import', 'module-sync', 'default'];
  * const report = await verifyToolPackage('packages/tools/weather');
  * if (!report.ok) process.exitCode = 1;
  */
-export async function verifyToolPackage(packageDir: string, options: VerifyToolPackageOptions = {}): Promise<ToolPackageReport> {
+export async function verifyToolPackage(
+  packageDir: string,
+  options: VerifyToolPackageOptions = {},
+): Promise<ToolPackageReport> {
   const started = performance.now();
   const dir = resolve(packageDir);
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageJson;
@@ -106,13 +111,19 @@ export async function verifyToolPackage(packageDir: string, options: VerifyToolP
   }
 
   // Two fresh processes read the schemas while this one checks everything else.
-  const processReads = options.crossProcess === false ? undefined : [0, 1].map(() => settle(schemasInFreshProcess(entry, { nodeArguments: options.nodeArguments })));
+  const processReads =
+    options.crossProcess === false
+      ? undefined
+      : [0, 1].map(() => settle(schemasInFreshProcess(entry, { nodeArguments: options.nodeArguments })));
 
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(entry).href)) as Record<string, unknown>;
   } catch (error) {
-    violations.push({ code: ContractCheckCode.PACKAGE_IMPORT_FAILED, message: `${packageName}: importing ${relative(dir, entry)} failed: ${errorText(error)}. Fix: the entry must import cleanly with no setup.` });
+    violations.push({
+      code: ContractCheckCode.PACKAGE_IMPORT_FAILED,
+      message: `${packageName}: importing ${relative(dir, entry)} failed: ${errorText(error)}. Fix: the entry must import cleanly with no setup.`,
+    });
     await Promise.all(processReads ?? []);
     return finish({ entry, setup: undefined, tools: [], snapshot: undefined });
   }
@@ -133,7 +144,11 @@ export async function verifyToolPackage(packageDir: string, options: VerifyToolP
   const reports: ToolContractReport[] = [];
   // One tool at a time: the prototype checks watch the whole process.
   for (const [index, toolClass] of tools.entries()) {
-    const otherProcessSchemas = reads?.map((read): ProcessSchemaEntry => (read.ok ? (read.value.tools[index] ?? { error: 'the tool list is shorter there' }) : { error: errorText(read.error) }));
+    const otherProcessSchemas = reads?.map((read): ProcessSchemaEntry =>
+      read.ok
+        ? (read.value.tools[index] ?? { error: 'the tool list is shorter there' })
+        : { error: errorText(read.error) },
+    );
     reports.push(
       await verifyToolContract(toolClass, {
         dependencies: setup.dependencies,
@@ -151,12 +166,22 @@ export async function verifyToolPackage(packageDir: string, options: VerifyToolP
     const owner = owners.get(folded);
     if (owner === undefined) owners.set(folded, report.tool);
     else {
-      const clash = owner === report.tool ? `more than one tool named "${owner}"` : `tools named "${owner}" and "${report.tool}", one name to a host (names are compared ignoring case)`;
-      violations.push({ code: ContractErrorCode.DUPLICATE_TOOL, message: `${packageName} exports ${clash}: a host would refuse to start. Fix: give each tool its own name, and list each class once.` });
+      const clash =
+        owner === report.tool
+          ? `more than one tool named "${owner}"`
+          : `tools named "${owner}" and "${report.tool}", one name to a host (names are compared ignoring case)`;
+      violations.push({
+        code: ContractErrorCode.DUPLICATE_TOOL,
+        message: `${packageName} exports ${clash}: a host would refuse to start. Fix: give each tool its own name, and list each class once.`,
+      });
     }
   }
 
-  const schemas = Object.fromEntries(reports.flatMap((report) => (report.canonicalSchema === undefined ? [] : [[report.tool, report.canonicalSchema] as const])));
+  const schemas = Object.fromEntries(
+    reports.flatMap((report) =>
+      report.canonicalSchema === undefined ? [] : [[report.tool, report.canonicalSchema] as const],
+    ),
+  );
   const snapshot = checkSchemaSnapshot({
     file: join(dir, options.snapshotFile ?? SCHEMA_SNAPSHOT_FILE),
     schemas,
@@ -177,14 +202,25 @@ interface LoadedSetup {
 }
 
 /** The package's own `createDependencies` (what a host calls), then its contract setup module over it. */
-async function loadSetup(dir: string, packageName: string, setupPath: string | undefined, module: Record<string, unknown>, violations: ContractFinding[]): Promise<LoadedSetup> {
+async function loadSetup(
+  dir: string,
+  packageName: string,
+  setupPath: string | undefined,
+  module: Record<string, unknown>,
+  violations: ContractFinding[],
+): Promise<LoadedSetup> {
   const host: ToolPackageHost = { logger: new CapturingAdminLogger(), options: {} };
   let dependencies: Record<string, unknown> = {};
   if (typeof module.createDependencies === 'function') {
     try {
-      dependencies = { ...(await (module.createDependencies as (host: ToolPackageHost) => unknown)(host)) as Record<string, unknown> };
+      dependencies = {
+        ...((await (module.createDependencies as (host: ToolPackageHost) => unknown)(host)) as Record<string, unknown>),
+      };
     } catch (error) {
-      violations.push({ code: ContractCheckCode.PACKAGE_SETUP_FAILED, message: `${packageName}: its createDependencies() threw: ${errorText(error)}. A host calls it at start-up and would fail the same way. Fix: make it work with only { logger }.` });
+      violations.push({
+        code: ContractCheckCode.PACKAGE_SETUP_FAILED,
+        message: `${packageName}: its createDependencies() threw: ${errorText(error)}. A host calls it at start-up and would fail the same way. Fix: make it work with only { logger }.`,
+      });
     }
   }
   if (setupPath === undefined) return { dependencies };
@@ -194,14 +230,20 @@ async function loadSetup(dir: string, packageName: string, setupPath: string | u
     const loaded = (await importModule(file, dir)) as ContractSetup & { default?: ContractSetup };
     setup = loaded.default ?? loaded;
   } catch (error) {
-    violations.push({ code: ContractCheckCode.PACKAGE_SETUP_FAILED, message: `${packageName}: its contract setup module ${setupPath} could not be imported: ${errorText(error)}. Fix: the path in package.json "aptix.contract.setup" is relative to the package; TypeScript needs tsx installed.` });
+    violations.push({
+      code: ContractCheckCode.PACKAGE_SETUP_FAILED,
+      message: `${packageName}: its contract setup module ${setupPath} could not be imported: ${errorText(error)}. Fix: the path in package.json "aptix.contract.setup" is relative to the package; TypeScript needs tsx installed.`,
+    });
     return { dependencies };
   }
   try {
     const extra = typeof setup.dependencies === 'function' ? await setup.dependencies(host) : setup.dependencies;
     dependencies = { ...dependencies, ...extra };
   } catch (error) {
-    violations.push({ code: ContractCheckCode.PACKAGE_SETUP_FAILED, message: `${packageName}: the dependencies of its contract setup module ${setupPath} threw: ${errorText(error)}.` });
+    violations.push({
+      code: ContractCheckCode.PACKAGE_SETUP_FAILED,
+      message: `${packageName}: the dependencies of its contract setup module ${setupPath} threw: ${errorText(error)}.`,
+    });
   }
   return { dependencies, createTool: setup.createTool, callTimeoutMs: setup.callTimeoutMs };
 }
@@ -210,16 +252,24 @@ async function loadSetup(dir: string, packageName: string, setupPath: string | u
 async function importModule(file: string, dir: string): Promise<unknown> {
   if (!/\.[cm]?tsx?$/.test(file)) return import(pathToFileURL(file).href);
   const api = createRequire(join(dir, 'package.json')).resolve('tsx/esm/api');
-  const { tsImport } = (await import(pathToFileURL(api).href)) as { tsImport: (specifier: string, parent: string) => Promise<unknown> };
+  const { tsImport } = (await import(pathToFileURL(api).href)) as {
+    tsImport: (specifier: string, parent: string) => Promise<unknown>;
+  };
   return tsImport(pathToFileURL(file).href, import.meta.url);
 }
 
 /** The file `import(packageName)` loads: `exports["."]` under Node's import conditions, else `main`. */
-export function packageEntry(dir: string, pkg: { readonly main?: string; readonly exports?: unknown }): string | undefined {
+export function packageEntry(
+  dir: string,
+  pkg: { readonly main?: string; readonly exports?: unknown },
+): string | undefined {
   const { exports } = pkg;
   let target: string | undefined;
   if (exports !== undefined && exports !== null) {
-    const root = typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((key) => key.startsWith('.')) ? (exports as Record<string, unknown>)['.'] : exports;
+    const root =
+      typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((key) => key.startsWith('.'))
+        ? (exports as Record<string, unknown>)['.']
+        : exports;
     target = pickTarget(root);
   } else {
     target = pkg.main ?? 'index.js';

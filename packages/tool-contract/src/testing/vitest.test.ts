@@ -10,7 +10,10 @@ import { usage } from '../usage.js';
 import { schemaSnapshotText } from './schema-snapshot.js';
 import { describeToolContract } from './vitest.js';
 
-const Args = Type.Object({ text: Type.String({ minLength: 1, description: 'Text to stamp.' }) }, { additionalProperties: false });
+const Args = Type.Object(
+  { text: Type.String({ minLength: 1, description: 'Text to stamp.' }) },
+  { additionalProperties: false },
+);
 
 class Stamp {
   readonly prefix = '#';

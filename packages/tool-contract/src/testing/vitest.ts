@@ -49,7 +49,8 @@ export function describeToolContract(tools: readonly unknown[], options: Describ
     let reads: Promise<ProcessSchemas[]> | undefined;
     if (options.modulePath !== undefined) {
       const modulePath = options.modulePath;
-      const read = () => schemasInFreshProcess(modulePath, { exportName: options.exportName, nodeArguments: options.nodeArguments });
+      const read = () =>
+        schemasInFreshProcess(modulePath, { exportName: options.exportName, nodeArguments: options.nodeArguments });
       beforeAll(() => {
         reads = Promise.all([read(), read()]);
         reads.catch(() => undefined);
@@ -57,7 +58,10 @@ export function describeToolContract(tools: readonly unknown[], options: Describ
     }
 
     for (const [index, toolClass] of tools.entries()) {
-      const name = typeof (toolClass as { ToolName?: unknown })?.ToolName === 'string' ? (toolClass as { ToolName: string }).ToolName : `tools[${index}]`;
+      const name =
+        typeof (toolClass as { ToolName?: unknown })?.ToolName === 'string'
+          ? (toolClass as { ToolName: string }).ToolName
+          : `tools[${index}]`;
       describe(name, () => {
         let report: ToolContractReport;
         beforeAll(async () => {
@@ -65,7 +69,13 @@ export function describeToolContract(tools: readonly unknown[], options: Describ
           if (reads !== undefined) {
             try {
               const className = typeof toolClass === 'function' ? toolClass.name : '';
-              otherProcessSchemas = (await reads).map((read) => read.exports[className] ?? read.tools.find((entry) => entry.toolName === name) ?? { error: `${options.modulePath} does not export this tool` });
+              otherProcessSchemas = (await reads).map(
+                (read) =>
+                  read.exports[className] ??
+                  read.tools.find((entry) => entry.toolName === name) ?? {
+                    error: `${options.modulePath} does not export this tool`,
+                  },
+              );
             } catch (error) {
               otherProcessSchemas = [{ error: error instanceof Error ? error.message : String(error) }];
             }
@@ -75,7 +85,11 @@ export function describeToolContract(tools: readonly unknown[], options: Describ
 
         for (const [check, title] of CHECKS) {
           it(title, () => {
-            const shown = report.warnings.filter((finding) => CONTRACT_CHECK_OF[finding.code] === check || (check === 'rules' && WARNING_ONLY.has(CONTRACT_CHECK_OF[finding.code])));
+            const shown = report.warnings.filter(
+              (finding) =>
+                CONTRACT_CHECK_OF[finding.code] === check ||
+                (check === 'rules' && WARNING_ONLY.has(CONTRACT_CHECK_OF[finding.code])),
+            );
             for (const warning of shown) console.warn(`${report.tool}: ${warning.code}: ${warning.message}`);
             expect(messagesOf(report, check)).toEqual([]);
           });
@@ -92,7 +106,8 @@ export function describeToolContract(tools: readonly unknown[], options: Describ
       it('matches the committed schema snapshot', () => {
         const file = snapshot instanceof URL ? fileURLToPath(snapshot) : snapshot;
         const schemas: Record<string, string> = {};
-        for (const toolClass of tools as ReadonlyArray<{ ToolName: string; getSchema(): unknown }>) schemas[toolClass.ToolName] = canonicalJson(toPlainJson(toolClass.getSchema()));
+        for (const toolClass of tools as ReadonlyArray<{ ToolName: string; getSchema(): unknown }>)
+          schemas[toolClass.ToolName] = canonicalJson(toPlainJson(toolClass.getSchema()));
         const result = checkSchemaSnapshot({ file, schemas, packageName: packageName ?? 'this package' });
         expect(result.violations.map((violation) => violation.message)).toEqual([]);
       });
@@ -101,5 +116,7 @@ export function describeToolContract(tools: readonly unknown[], options: Describ
 }
 
 function messagesOf(report: ToolContractReport, check: ContractCheck): string[] {
-  return report.violations.filter((finding) => CONTRACT_CHECK_OF[finding.code] === check).map((finding) => `${finding.code}: ${finding.message}`);
+  return report.violations
+    .filter((finding) => CONTRACT_CHECK_OF[finding.code] === check)
+    .map((finding) => `${finding.code}: ${finding.message}`);
 }

@@ -1,5 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import { canonicalJson, inspectToolClass, silentAdminLogger, type AdminLogger, type ToolAnnotations } from '@aptix/tool-contract';
+import {
+  canonicalJson,
+  inspectToolClass,
+  silentAdminLogger,
+  type AdminLogger,
+  type ToolAnnotations,
+} from '@aptix/tool-contract';
 import { bridgedToolClass, type BridgedToolClass, type BridgeRuntime, type RemoteToolStatus } from './bridged-tool.js';
 import { McpBridgeError } from './codes.js';
 import { ServerConnection } from './connection.js';
@@ -41,7 +47,6 @@ export interface McpBridgeDependencies {
   readonly onToolsChanged?: (tools: readonly BridgedToolClass[]) => void;
 }
 
-
 /**
  * One MCP server's tools as Aptix tool classes. `McpBridge.start` connects, lists the tools and wraps
  * each; `tools` is what a host registers. While the host runs, the bridge follows the server: a
@@ -73,13 +78,21 @@ export class McpBridge {
   /** What is offered now, by remote name, and how a new list changes it (when a host follows changes). */
   readonly #live: LiveToolList;
 
-  private constructor(options: McpBridgeOptions, logger: AdminLogger, onToolsChanged: McpBridgeDependencies['onToolsChanged']) {
+  private constructor(
+    options: McpBridgeOptions,
+    logger: AdminLogger,
+    onToolsChanged: McpBridgeDependencies['onToolsChanged'],
+  ) {
     this.#options = options;
     this.#logger = logger;
     this.#later = limitRepeats(logger, options.name);
     this.#onToolsChanged = onToolsChanged;
-    this.#connection = new ServerConnection(options, this.#later, (tools) => (this.#onToolsChanged === undefined ? this.#relisted(tools) : this.#follow(tools)));
-    this.#live = new LiveToolList(options, this.#later, this.#status, (remote, name) => this.#build(remote, name, this.#runtime()));
+    this.#connection = new ServerConnection(options, this.#later, (tools) =>
+      this.#onToolsChanged === undefined ? this.#relisted(tools) : this.#follow(tools),
+    );
+    this.#live = new LiveToolList(options, this.#later, this.#status, (remote, name) =>
+      this.#build(remote, name, this.#runtime()),
+    );
   }
 
   /** Connects to the server and wraps its tools; throws an McpBridgeError naming the server when it cannot. */
@@ -144,27 +157,57 @@ export class McpBridge {
   #wrap(remoteTools: readonly Tool[]): void {
     const { name: server, include, exclude, rename, invalidTools } = this.#options;
     const prefix = this.#options.prefix ?? defaultPrefix(server);
-    const wanted = this.#live.capped(remoteTools.filter((tool) => (include === undefined || include.includes(tool.name)) && !(exclude ?? []).includes(tool.name)));
+    const wanted = this.#live.capped(
+      remoteTools.filter(
+        (tool) => (include === undefined || include.includes(tool.name)) && !(exclude ?? []).includes(tool.name),
+      ),
+    );
     for (const missing of (include ?? []).filter((remote) => !remoteTools.some((tool) => tool.name === remote))) {
-      this.#logger.addCustomEvent('warn', '[McpBridge_IncludeMissing]', `MCP server "${server}" offers no tool "${missing}", which its options include.`, [['Server', server]]);
+      this.#logger.addCustomEvent(
+        'warn',
+        '[McpBridge_IncludeMissing]',
+        `MCP server "${server}" offers no tool "${missing}", which its options include.`,
+        [['Server', server]],
+      );
     }
-    const names = aptixNames(prefix, wanted.map((tool) => tool.name), rename);
+    const names = aptixNames(
+      prefix,
+      wanted.map((tool) => tool.name),
+      rename,
+    );
     const byName = new Map<string, string>();
-    const runtime: BridgeRuntime = { connection: this.#connection, status: (remote) => this.status(remote), defaultTimeoutMs: NO_TIMEOUT_MS };
+    const runtime: BridgeRuntime = {
+      connection: this.#connection,
+      status: (remote) => this.status(remote),
+      defaultTimeoutMs: NO_TIMEOUT_MS,
+    };
     const classes: BridgedToolClass[] = [];
     for (const remote of wanted) {
       const name = names.get(remote.name)!;
       const other = byName.get(name);
       if (other !== undefined) {
-        throw new McpBridgeError(`MCP server "${server}": the tools "${other}" and "${remote.name}" would both be called "${name}". Fix: give one of them another name in the options' "rename".`);
+        throw new McpBridgeError(
+          `MCP server "${server}": the tools "${other}" and "${remote.name}" would both be called "${name}". Fix: give one of them another name in the options' "rename".`,
+        );
       }
       byName.set(name, remote.name);
       const built = this.#build(remote, name, runtime);
       this.#reports.push(built.report);
       if (built.toolClass === undefined) {
         const why = built.report.skipped.join('; ');
-        if (invalidTools === 'fail') throw new McpBridgeError(`MCP server "${server}": its tool "${remote.name}" cannot be offered: ${why}. Fix: exclude it in the options, or set "invalidTools": "skip".`);
-        this.#logger.addCustomEvent('warn', '[McpBridge_ToolSkipped]', `MCP server "${server}": its tool "${remote.name}" is not offered: ${why}.`, [['Server', server], ['Tool', remote.name]]);
+        if (invalidTools === 'fail')
+          throw new McpBridgeError(
+            `MCP server "${server}": its tool "${remote.name}" cannot be offered: ${why}. Fix: exclude it in the options, or set "invalidTools": "skip".`,
+          );
+        this.#logger.addCustomEvent(
+          'warn',
+          '[McpBridge_ToolSkipped]',
+          `MCP server "${server}": its tool "${remote.name}" is not offered: ${why}.`,
+          [
+            ['Server', server],
+            ['Tool', remote.name],
+          ],
+        );
         continue;
       }
       classes.push(built.toolClass);
@@ -174,21 +217,52 @@ export class McpBridge {
       this.#seenSchemas.set(remote.name, schema);
       this.#live.offer(remote, name, built.toolClass);
       const strictNote = built.report.strict ? 'strict' : `strict: false (${built.report.strictProblems.join('; ')})`;
-      this.#logger.addCustomEvent('info', '[McpBridge_ToolBridged]', `MCP server "${server}": "${remote.name}" is offered as ${name}, ${strictNote}${built.report.notes.length > 0 ? `; schema adjusted: ${built.report.notes.join('; ')}` : ''}.`, [['Server', server], ['Tool', name]]);
+      this.#logger.addCustomEvent(
+        'info',
+        '[McpBridge_ToolBridged]',
+        `MCP server "${server}": "${remote.name}" is offered as ${name}, ${strictNote}${built.report.notes.length > 0 ? `; schema adjusted: ${built.report.notes.join('; ')}` : ''}.`,
+        [
+          ['Server', server],
+          ['Tool', name],
+        ],
+      );
     }
     for (const remote of remoteTools) this.#announced.add(remote.name);
     this.#tools = Object.freeze(classes);
   }
 
   /** Wraps one remote tool, and checks the class against the contract as the host's registry will. */
-  #build(remote: Tool, name: string, runtime: BridgeRuntime): { toolClass?: BridgedToolClass; report: BridgedToolReport } {
-    const skip = (why: readonly string[], notes: readonly string[] = []) => ({ report: { remoteName: remote.name, name: undefined, offered: false, strict: false, strictProblems: [], notes, skipped: why } });
+  #build(
+    remote: Tool,
+    name: string,
+    runtime: BridgeRuntime,
+  ): { toolClass?: BridgedToolClass; report: BridgedToolReport } {
+    const skip = (why: readonly string[], notes: readonly string[] = []) => ({
+      report: {
+        remoteName: remote.name,
+        name: undefined,
+        offered: false,
+        strict: false,
+        strictProblems: [],
+        notes,
+        skipped: why,
+      },
+    });
     const invalid = invalidDefinition(remote);
     if (invalid !== undefined) return skip([invalid]);
-    if (remote.execution?.taskSupport === 'required') return skip(['it runs only as an MCP task (execution.taskSupport "required"), which the bridge does not run']);
+    if (remote.execution?.taskSupport === 'required')
+      return skip(['it runs only as an MCP task (execution.taskSupport "required"), which the bridge does not run']);
     const converted = convertInputSchema(remote.inputSchema);
-    if (converted.parameters === undefined) return skip(converted.problems.map((problem) => `its input schema cannot be converted: ${problem}`), converted.notes);
-    const description = boundedText(remote.description?.trim() || remote.title?.trim() || `Calls the tool "${remote.name}" of the MCP server "${this.#options.name}".`);
+    if (converted.parameters === undefined)
+      return skip(
+        converted.problems.map((problem) => `its input schema cannot be converted: ${problem}`),
+        converted.notes,
+      );
+    const description = boundedText(
+      remote.description?.trim() ||
+        remote.title?.trim() ||
+        `Calls the tool "${remote.name}" of the MCP server "${this.#options.name}".`,
+    );
     const annotations = pickAnnotations(remote.annotations);
     const toolClass = bridgedToolClass(
       {
@@ -196,7 +270,14 @@ export class McpBridge {
         remoteName: remote.name,
         server: this.#options.name,
         schema: { type: 'function', name, description, parameters: converted.parameters, strict: converted.strict },
-        usage: generatedUsage({ name, remoteName: remote.name, server: this.#options.name, description, parameters: converted.parameters, annotations }),
+        usage: generatedUsage({
+          name,
+          remoteName: remote.name,
+          server: this.#options.name,
+          description,
+          parameters: converted.parameters,
+          annotations,
+        }),
         timeoutMs: this.#options.timeoutMs,
         annotations,
         modes: this.#options.modes === undefined ? undefined : Object.freeze([...this.#options.modes]),
@@ -205,8 +286,23 @@ export class McpBridge {
       runtime,
     );
     const { violations } = inspectToolClass(toolClass);
-    if (violations.length > 0) return skip(violations.map((violation) => violation.message), converted.notes);
-    return { toolClass, report: { remoteName: remote.name, name, offered: true, strict: converted.strict, strictProblems: converted.strictProblems, notes: converted.notes, skipped: [] } };
+    if (violations.length > 0)
+      return skip(
+        violations.map((violation) => violation.message),
+        converted.notes,
+      );
+    return {
+      toolClass,
+      report: {
+        remoteName: remote.name,
+        name,
+        offered: true,
+        strict: converted.strict,
+        strictProblems: converted.strictProblems,
+        notes: converted.notes,
+        skipped: [],
+      },
+    };
   }
 
   /** A new tool list (tools/list_changed, or a reconnect): follow it for the tools offered at start-up. */
@@ -221,7 +317,16 @@ export class McpBridge {
       const remote = byName.get(remoteName);
       const previous = this.#status.get(remoteName);
       if (remote === undefined) {
-        if (previous?.kind !== 'gone') this.#later.addCustomEvent('warn', '[McpBridge_ToolGone]', `MCP server "${server}" no longer offers "${remoteName}"; it answers REMOTE_TOOL_GONE.`, [['Server', server], ['Tool', remoteName]]);
+        if (previous?.kind !== 'gone')
+          this.#later.addCustomEvent(
+            'warn',
+            '[McpBridge_ToolGone]',
+            `MCP server "${server}" no longer offers "${remoteName}"; it answers REMOTE_TOOL_GONE.`,
+            [
+              ['Server', server],
+              ['Tool', remoteName],
+            ],
+          );
         this.#status.set(remoteName, { kind: 'gone' });
         this.#seenSchemas.delete(remoteName);
         continue;
@@ -231,7 +336,16 @@ export class McpBridge {
       this.#seenSchemas.set(remoteName, schema);
       if (schema === offered) {
         this.#status.set(remoteName, { kind: 'offered' });
-        if (previous?.kind !== 'offered') this.#later.addCustomEvent('info', '[McpBridge_ToolRestored]', `MCP server "${server}" offers "${remoteName}" again with the schema it had at start-up.`, [['Server', server], ['Tool', remoteName]]);
+        if (previous?.kind !== 'offered')
+          this.#later.addCustomEvent(
+            'info',
+            '[McpBridge_ToolRestored]',
+            `MCP server "${server}" offers "${remoteName}" again with the schema it had at start-up.`,
+            [
+              ['Server', server],
+              ['Tool', remoteName],
+            ],
+          );
         continue;
       }
       this.#status.set(remoteName, this.#check(remote));
@@ -239,7 +353,15 @@ export class McpBridge {
     for (const remote of remoteTools) {
       if (this.#announced.has(remote.name)) continue;
       this.#announced.add(remote.name);
-      this.#later.addCustomEvent('info', '[McpBridge_ToolAdded]', `MCP server "${server}" now offers "${remote.name}"; the host offers it after a restart (bridged tools are registered at start-up).`, [['Server', server], ['Tool', remote.name]]);
+      this.#later.addCustomEvent(
+        'info',
+        '[McpBridge_ToolAdded]',
+        `MCP server "${server}" now offers "${remote.name}"; the host offers it after a restart (bridged tools are registered at start-up).`,
+        [
+          ['Server', server],
+          ['Tool', remote.name],
+        ],
+      );
     }
   }
 
@@ -272,17 +394,48 @@ export class McpBridge {
     let problems = invalid === undefined ? [...converted.problems] : [invalid];
     if (converted.parameters !== undefined && invalid === undefined) {
       const probe = bridgedToolClass(
-        { name: 'bridge_schema_check', remoteName: remote.name, server, schema: { type: 'function', name: 'bridge_schema_check', description: 'check', parameters: converted.parameters, strict: converted.strict }, usage: 'check', timeoutMs: undefined, annotations: undefined, modes: undefined },
+        {
+          name: 'bridge_schema_check',
+          remoteName: remote.name,
+          server,
+          schema: {
+            type: 'function',
+            name: 'bridge_schema_check',
+            description: 'check',
+            parameters: converted.parameters,
+            strict: converted.strict,
+          },
+          usage: 'check',
+          timeoutMs: undefined,
+          annotations: undefined,
+          modes: undefined,
+        },
         { connection: this.#connection, status: () => ({ kind: 'gone' }), defaultTimeoutMs: NO_TIMEOUT_MS },
       );
       problems = inspectToolClass(probe).violations.map((violation) => violation.message);
     }
     if (problems.length > 0 || converted.parameters === undefined) {
       const why = problems.join('; ');
-      this.#later.addCustomEvent('error', '[McpBridge_SchemaRejected]', `MCP server "${server}" changed the input schema of "${remote.name}", and the new one fails the contract: ${why}. Calls answer REMOTE_SCHEMA_REJECTED.`, [['Server', server], ['Tool', remote.name]]);
+      this.#later.addCustomEvent(
+        'error',
+        '[McpBridge_SchemaRejected]',
+        `MCP server "${server}" changed the input schema of "${remote.name}", and the new one fails the contract: ${why}. Calls answer REMOTE_SCHEMA_REJECTED.`,
+        [
+          ['Server', server],
+          ['Tool', remote.name],
+        ],
+      );
       return { kind: 'rejected', why };
     }
-    this.#later.addCustomEvent('warn', '[McpBridge_SchemaChanged]', `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(this.#offeredSchemas.get(remote.name)!, converted.parameters)}. The new schema passed the contract check; calls are checked against it from now on, and models see it after the host restarts.`, [['Server', server], ['Tool', remote.name]]);
+    this.#later.addCustomEvent(
+      'warn',
+      '[McpBridge_SchemaChanged]',
+      `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(this.#offeredSchemas.get(remote.name)!, converted.parameters)}. The new schema passed the contract check; calls are checked against it from now on, and models see it after the host restarts.`,
+      [
+        ['Server', server],
+        ['Tool', remote.name],
+      ],
+    );
     return { kind: 'changed', parameters: converted.parameters };
   }
 }
@@ -293,7 +446,11 @@ export class McpBridge {
  * `destructiveHint: false`; annotations are the server's claims, so an untrusted server's "read-only"
  * is only its word (name such tools, or use "all").
  */
-export function needsApproval(policy: McpBridgeOptions['approval'], remoteName: string, annotations: Tool['annotations']): boolean {
+export function needsApproval(
+  policy: McpBridgeOptions['approval'],
+  remoteName: string,
+  annotations: Tool['annotations'],
+): boolean {
   if (policy === undefined || policy === 'none') return false;
   if (policy === 'all') return true;
   if (policy === 'destructive') return annotations?.readOnlyHint !== true && annotations?.destructiveHint !== false;

@@ -88,26 +88,54 @@ export function bridgedToolClass(spec: BridgedToolSpec, runtime: BridgeRuntime):
       this.#logger = dependencies.logger;
     }
 
-    execute(argumentsJson: string, context: AgentToolExecutionContext, signal: AbortSignal): Promise<InvokeResult<string>> {
+    execute(
+      argumentsJson: string,
+      context: AgentToolExecutionContext,
+      signal: AbortSignal,
+    ): Promise<InvokeResult<string>> {
       return forward(spec, runtime, this.#logger, argumentsJson, context ?? {}, signal);
     }
   };
-  Object.defineProperty(toolClass, 'name', { value: `${spec.name.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase())}BridgedTool` });
+  Object.defineProperty(toolClass, 'name', {
+    value: `${spec.name.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase())}BridgedTool`,
+  });
   return toolClass;
 }
 
-async function forward(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLogger, argumentsJson: string, context: AgentToolExecutionContext, signal: AbortSignal | undefined): Promise<InvokeResult<string>> {
+async function forward(
+  spec: BridgedToolSpec,
+  runtime: BridgeRuntime,
+  logger: AdminLogger,
+  argumentsJson: string,
+  context: AgentToolExecutionContext,
+  signal: AbortSignal | undefined,
+): Promise<InvokeResult<string>> {
   const { name, remoteName, server } = spec;
   const status = runtime.status(remoteName);
-  if (status.kind === 'gone') return InvokeResult.fromError(`${name}: MCP server "${server}" no longer offers the tool "${remoteName}".`, BridgeErrorCode.REMOTE_TOOL_GONE);
-  if (status.kind === 'rejected') return InvokeResult.fromError(`${name}: MCP server "${server}" changed the arguments of "${remoteName}" and the new schema cannot be offered (${status.why}). Restart the host once the server is fixed.`, BridgeErrorCode.REMOTE_SCHEMA_REJECTED);
+  if (status.kind === 'gone')
+    return InvokeResult.fromError(
+      `${name}: MCP server "${server}" no longer offers the tool "${remoteName}".`,
+      BridgeErrorCode.REMOTE_TOOL_GONE,
+    );
+  if (status.kind === 'rejected')
+    return InvokeResult.fromError(
+      `${name}: MCP server "${server}" changed the arguments of "${remoteName}" and the new schema cannot be offered (${status.why}). Restart the host once the server is fixed.`,
+      BridgeErrorCode.REMOTE_SCHEMA_REJECTED,
+    );
   // Checked here too, not only by the executor: `execute` may be called directly, and nothing the
   // schema refuses is sent to the server. After a change, the server's new schema is the one checked.
   const parsed = parseArgumentsJson(name, argumentsJson);
   if (!parsed.ok) return InvokeResult.fromError(parsed.message, ExecutionErrorCode.INVALID_ARGUMENTS);
-  const checked = validateArguments<Record<string, unknown>>(name, status.kind === 'changed' ? status.parameters : spec.schema.parameters, parsed.value);
+  const checked = validateArguments<Record<string, unknown>>(
+    name,
+    status.kind === 'changed' ? status.parameters : spec.schema.parameters,
+    parsed.value,
+  );
   if (!checked.ok) {
-    const note = status.kind === 'changed' ? ` (MCP server "${server}" changed this tool's arguments since the host started.)` : '';
+    const note =
+      status.kind === 'changed'
+        ? ` (MCP server "${server}" changed this tool's arguments since the host started.)`
+        : '';
     return InvokeResult.fromError(`${checked.message}${note}`, ExecutionErrorCode.INVALID_ARGUMENTS);
   }
   const args = checked.value;
@@ -118,10 +146,31 @@ async function forward(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: Ad
     // Progress is asked of the server only when the caller listens (an MCP client's progress token, an
     // HTTP event stream): a progress token costs the SDK a handler per call, and the server work.
     const report = context.reportProgress;
-    result = await runtime.connection.call(remoteName, args, abort, spec.timeoutMs ?? runtime.defaultTimeoutMs, report === undefined ? undefined : (progress) => {
-      report(progress.message === undefined ? { progress: progress.progress, ...(progress.total === undefined ? {} : { total: progress.total }) } : { progress: progress.progress, ...(progress.total === undefined ? {} : { total: progress.total }), message: progress.message });
-      logger.addCustomEvent('debug', `[${name}_Progress]`, `${progress.progress}${progress.total === undefined ? '' : `/${progress.total}`}${progress.message ? `: ${progress.message}` : ''}`, pairs(context));
-    });
+    result = await runtime.connection.call(
+      remoteName,
+      args,
+      abort,
+      spec.timeoutMs ?? runtime.defaultTimeoutMs,
+      report === undefined
+        ? undefined
+        : (progress) => {
+            report(
+              progress.message === undefined
+                ? { progress: progress.progress, ...(progress.total === undefined ? {} : { total: progress.total }) }
+                : {
+                    progress: progress.progress,
+                    ...(progress.total === undefined ? {} : { total: progress.total }),
+                    message: progress.message,
+                  },
+            );
+            logger.addCustomEvent(
+              'debug',
+              `[${name}_Progress]`,
+              `${progress.progress}${progress.total === undefined ? '' : `/${progress.total}`}${progress.message ? `: ${progress.message}` : ''}`,
+              pairs(context),
+            );
+          },
+    );
   } catch (error) {
     if (abort.aborted) return aborted(spec, abort, context, performance.now() - started);
     return failure(spec, runtime, logger, error, context);
@@ -130,10 +179,21 @@ async function forward(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: Ad
   return toInvokeResult(spec, result, context);
 }
 
-function failure(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLogger, error: unknown, context: AgentToolExecutionContext): InvokeResult<string> {
+function failure(
+  spec: BridgedToolSpec,
+  runtime: BridgeRuntime,
+  logger: AdminLogger,
+  error: unknown,
+  context: AgentToolExecutionContext,
+): InvokeResult<string> {
   const { name, server } = spec;
-  if (error instanceof ServerUnavailableError) return InvokeResult.fromError(`${name}: ${error.message}. Try again later.`, BridgeErrorCode.REMOTE_UNAVAILABLE);
-  if (error instanceof ProtocolError) return InvokeResult.fromError(`${name}: MCP server "${server}" refused the call: ${bounded(reason(error))}`, BridgeErrorCode.REMOTE_PROTOCOL_ERROR);
+  if (error instanceof ServerUnavailableError)
+    return InvokeResult.fromError(`${name}: ${error.message}. Try again later.`, BridgeErrorCode.REMOTE_UNAVAILABLE);
+  if (error instanceof ProtocolError)
+    return InvokeResult.fromError(
+      `${name}: MCP server "${server}" refused the call: ${bounded(reason(error))}`,
+      BridgeErrorCode.REMOTE_PROTOCOL_ERROR,
+    );
   if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
     // The SDK client refused the answer against MCP's schema (bad base64, a block type MCP does not define…).
     return InvokeResult.fromError(
@@ -144,11 +204,17 @@ function failure(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLog
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     if (spec.annotations?.readOnlyHint !== true) return outcomeUnknown(spec, 'did not answer in time');
-    return InvokeResult.fromError(`${name}: MCP server "${server}" did not answer in time; the call was cancelled on the server.`, ExecutionErrorCode.TIMEOUT);
+    return InvokeResult.fromError(
+      `${name}: MCP server "${server}" did not answer in time; the call was cancelled on the server.`,
+      ExecutionErrorCode.TIMEOUT,
+    );
   }
   if (!isConnectionTrouble(error)) {
     logger.addException(`[${name}_ExecuteAsync__Exception]`, error, pairs(context));
-    return InvokeResult.fromError(`${name} failed to forward the call to MCP server "${server}"; whether it reached the server is unknown.`, ExecutionErrorCode.TOOL_EXCEPTION);
+    return InvokeResult.fromError(
+      `${name} failed to forward the call to MCP server "${server}"; whether it reached the server is unknown.`,
+      ExecutionErrorCode.TOOL_EXCEPTION,
+    );
   }
   // The connection's trouble (a dead process, a refused or reset HTTP connection, an unknown session
   // after the server restarted): reconnect, and say honestly that the outcome is unknown.
@@ -166,10 +232,20 @@ function failure(spec: BridgedToolSpec, runtime: BridgeRuntime, logger: AdminLog
  * nothing happened (the cancelled shape, or TIMEOUT). Otherwise the outcome is unknown, and the answer
  * says so (OUTCOME_UNKNOWN) instead of claiming either (docs/tool-packages.md, "Cancellation").
  */
-function aborted(spec: BridgedToolSpec, signal: AbortSignal, context: AgentToolExecutionContext, elapsedMs: number): InvokeResult<string> {
+function aborted(
+  spec: BridgedToolSpec,
+  signal: AbortSignal,
+  context: AgentToolExecutionContext,
+  elapsedMs: number,
+): InvokeResult<string> {
   const timedOut = (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
-  if (spec.annotations?.readOnlyHint !== true) return outcomeUnknown(spec, timedOut ? 'did not finish in time' : 'was cancelled by the caller');
-  if (timedOut) return InvokeResult.fromError(`${spec.name} did not finish in time and was cancelled on MCP server "${spec.server}"; the tool changes nothing.`, ExecutionErrorCode.TIMEOUT);
+  if (spec.annotations?.readOnlyHint !== true)
+    return outcomeUnknown(spec, timedOut ? 'did not finish in time' : 'was cancelled by the caller');
+  if (timedOut)
+    return InvokeResult.fromError(
+      `${spec.name} did not finish in time and was cancelled on MCP server "${spec.server}"; the tool changes nothing.`,
+      ExecutionErrorCode.TIMEOUT,
+    );
   return InvokeResult.create(
     JSON.stringify({
       wasCancelled: true,
@@ -190,7 +266,11 @@ function outcomeUnknown(spec: BridgedToolSpec, what: string): InvokeResult<strin
   );
 }
 
-const CONNECTION_CODES: ReadonlySet<string> = new Set([SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed]);
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  SdkErrorCode.ConnectionClosed,
+  SdkErrorCode.NotConnected,
+  SdkErrorCode.SendFailed,
+]);
 
 /** Errors that say the connection, not the call, is broken. */
 function isConnectionTrouble(error: unknown): boolean {
@@ -198,7 +278,10 @@ function isConnectionTrouble(error: unknown): boolean {
   if (error instanceof SdkError) return CONNECTION_CODES.has(error.code);
   // fetch failures (ECONNREFUSED, ECONNRESET…) surface as TypeError('fetch failed') with a cause carrying the code.
   const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  return error instanceof TypeError && /fetch failed/i.test(error.message) || typeof cause?.code === 'string' && /^E[A-Z]+$/.test(cause.code);
+  return (
+    (error instanceof TypeError && /fetch failed/i.test(error.message)) ||
+    (typeof cause?.code === 'string' && /^E[A-Z]+$/.test(cause.code))
+  );
 }
 
 function pairs(context: AgentToolExecutionContext): Array<[string, string]> {

@@ -24,12 +24,17 @@ export type BridgeErrorCode = (typeof BridgeErrorCode)[keyof typeof BridgeErrorC
 
 /** What each code means to a model, for the generated usage guides (every code is listed). */
 export const BRIDGE_ERROR_MEANINGS: { readonly [code in BridgeErrorCode]: string } = {
-  REMOTE_TOOL_ERROR: 'the remote tool ran and reported a failure; the message is the MCP server\'s own. Fix the arguments it names, or tell the user.',
-  REMOTE_PROTOCOL_ERROR: 'the MCP server refused the call (for example arguments it does not accept); the message is the server\'s own.',
-  REMOTE_UNAVAILABLE: 'the MCP server cannot be reached right now; the host reconnects by itself. Try again later; if the connection dropped during a call, whether it took effect is unknown.',
+  REMOTE_TOOL_ERROR:
+    "the remote tool ran and reported a failure; the message is the MCP server's own. Fix the arguments it names, or tell the user.",
+  REMOTE_PROTOCOL_ERROR:
+    "the MCP server refused the call (for example arguments it does not accept); the message is the server's own.",
+  REMOTE_UNAVAILABLE:
+    'the MCP server cannot be reached right now; the host reconnects by itself. Try again later; if the connection dropped during a call, whether it took effect is unknown.',
   REMOTE_TOOL_GONE: 'the MCP server no longer offers this tool. Do not call it again.',
-  REMOTE_SCHEMA_REJECTED: 'the MCP server changed this tool\'s arguments in a way the host cannot check. Do not call it again until the host is restarted.',
-  REMOTE_MALFORMED_RESULT: 'the MCP server answered with something that is not a valid tool result, or with content that cannot be passed on (the message names the block and the rule). The tool did run on the server: do not assume it changed nothing. Tell the user; calling again will likely get the same answer.',
+  REMOTE_SCHEMA_REJECTED:
+    "the MCP server changed this tool's arguments in a way the host cannot check. Do not call it again until the host is restarted.",
+  REMOTE_MALFORMED_RESULT:
+    'the MCP server answered with something that is not a valid tool result, or with content that cannot be passed on (the message names the block and the rule). The tool did run on the server: do not assume it changed nothing. Tell the user; calling again will likely get the same answer.',
 };
 
 /** Start-up failures of a bridge: bad options, an unreachable server. The message names the server and the fix. */

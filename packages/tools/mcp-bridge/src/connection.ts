@@ -1,7 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type ProgressCallback, type Tool, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ProgressCallback,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { AdminLogger } from '@aptix/tool-contract';
 import { McpBridgeError } from './codes.js';
@@ -51,7 +58,11 @@ export class ServerConnection {
   #relistWanted = false;
   #listings = 0;
 
-  constructor(options: McpBridgeOptions, logger: AdminLogger, onTools: (tools: readonly Tool[]) => void | Promise<void>) {
+  constructor(
+    options: McpBridgeOptions,
+    logger: AdminLogger,
+    onTools: (tools: readonly Tool[]) => void | Promise<void>,
+  ) {
     this.#options = options;
     this.#logger = logger;
     this.#onTools = onTools;
@@ -104,13 +115,23 @@ export class ServerConnection {
    * Calls a tool; rejects with ServerUnavailableError when not connected, and with whatever the SDK
    * throws otherwise. Not async, and given its options as arguments: it runs on every bridged call.
    */
-  call(name: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, onprogress?: ProgressCallback): Promise<CallToolResult> {
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs: number,
+    onprogress?: ProgressCallback,
+  ): Promise<CallToolResult> {
     const client = this.#client;
-    if (this.#state !== 'connected' || client === undefined) return Promise.reject(new ServerUnavailableError(this.describeUnavailable()));
+    if (this.#state !== 'connected' || client === undefined)
+      return Promise.reject(new ServerUnavailableError(this.describeUnavailable()));
     // The SDK's own time-out sits just past Aptix's, so the executor's TIMEOUT is what callers see;
     // aborting the signal sends notifications/cancelled to the server.
     const timeout = Math.min(timeoutMs + 1_000, MAX_TIMER_MS);
-    return client.callTool({ name, arguments: args }, onprogress === undefined ? { signal, timeout } : { signal, timeout, onprogress });
+    return client.callTool(
+      { name, arguments: args },
+      onprogress === undefined ? { signal, timeout } : { signal, timeout, onprogress },
+    );
   }
 
   /** Why calls cannot go through now, for failed results. */
@@ -128,7 +149,12 @@ export class ServerConnection {
     this.#generation++;
     const old = this.#client;
     this.#client = undefined;
-    this.#logger.addCustomEvent('warn', '[McpBridge_ConnectionLost]', `MCP server "${this.#options.name}" (${this.target}): the connection was lost (${why}); its tools fail with REMOTE_UNAVAILABLE until it is back.`, [['Server', this.#options.name]]);
+    this.#logger.addCustomEvent(
+      'warn',
+      '[McpBridge_ConnectionLost]',
+      `MCP server "${this.#options.name}" (${this.target}): the connection was lost (${why}); its tools fail with REMOTE_UNAVAILABLE until it is back.`,
+      [['Server', this.#options.name]],
+    );
     void old?.close().catch(() => undefined);
     this.#schedule();
   }
@@ -160,14 +186,24 @@ export class ServerConnection {
       const tools = await this.#connect();
       if (this.#state !== 'reconnecting') return; // closed meanwhile
       this.#state = 'connected';
-      this.#logger.addCustomEvent('info', '[McpBridge_Reconnected]', `MCP server "${this.#options.name}" is back after ${this.#attempts} attempt(s), speaking ${this.protocolVersion ?? 'an unknown revision'}.`, [['Server', this.#options.name]]);
+      this.#logger.addCustomEvent(
+        'info',
+        '[McpBridge_Reconnected]',
+        `MCP server "${this.#options.name}" is back after ${this.#attempts} attempt(s), speaking ${this.protocolVersion ?? 'an unknown revision'}.`,
+        [['Server', this.#options.name]],
+      );
       this.#attempts = 0;
       this.#lastError = '';
       await this.#onTools(tools);
     } catch (error) {
       if (this.#state !== 'reconnecting') return;
       this.#lastError = reason(error);
-      this.#logger.addCustomEvent('warn', '[McpBridge_ReconnectFailed]', `MCP server "${this.#options.name}" (${this.target}): reconnect attempt ${this.#attempts} failed: ${this.#lastError}.`, [['Server', this.#options.name]]);
+      this.#logger.addCustomEvent(
+        'warn',
+        '[McpBridge_ReconnectFailed]',
+        `MCP server "${this.#options.name}" (${this.target}): reconnect attempt ${this.#attempts} failed: ${this.#lastError}.`,
+        [['Server', this.#options.name]],
+      );
       this.#schedule();
     }
   }
@@ -195,7 +231,13 @@ export class ServerConnection {
       if (generation === this.#generation) this.lost('the connection closed');
     };
     client.onerror = (error) => {
-      if (generation === this.#generation) this.#logger.addCustomEvent('debug', '[McpBridge_TransportError]', `MCP server "${this.#options.name}": ${reason(error)}`, [['Server', this.#options.name]]);
+      if (generation === this.#generation)
+        this.#logger.addCustomEvent(
+          'debug',
+          '[McpBridge_TransportError]',
+          `MCP server "${this.#options.name}": ${reason(error)}`,
+          [['Server', this.#options.name]],
+        );
     };
     const transport = this.#transport();
     try {
@@ -234,11 +276,20 @@ export class ServerConnection {
     const generation = this.#generation;
     try {
       // `refresh`: a 2026-07-28 server's cache hint must not hide the change it just announced.
-      const tools = await listTools(client, { timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, cacheMode: 'refresh' });
+      const tools = await listTools(client, {
+        timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        cacheMode: 'refresh',
+      });
       this.#listings++;
       if (generation === this.#generation) await this.#onTools(tools);
     } catch (error) {
-      if (generation === this.#generation) this.#logger.addCustomEvent('warn', '[McpBridge_RelistFailed]', `MCP server "${this.#options.name}" said its tools changed, but listing them failed: ${reason(error)}.`, [['Server', this.#options.name]]);
+      if (generation === this.#generation)
+        this.#logger.addCustomEvent(
+          'warn',
+          '[McpBridge_RelistFailed]',
+          `MCP server "${this.#options.name}" said its tools changed, but listing them failed: ${reason(error)}.`,
+          [['Server', this.#options.name]],
+        );
     } finally {
       this.#relisting = false;
       if (this.#relistWanted && this.#state === 'connected') this.#relistSoon();
@@ -249,12 +300,20 @@ export class ServerConnection {
     const { stdio, http, name } = this.#options;
     if (stdio) {
       const env = resolveValues(stdio.env, 'the environment variable', name);
-      const transport = new StdioClientTransport({ command: stdio.command, args: [...(stdio.args ?? [])], env, ...(stdio.cwd ? { cwd: stdio.cwd } : {}), stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: stdio.command,
+        args: [...(stdio.args ?? [])],
+        env,
+        ...(stdio.cwd ? { cwd: stdio.cwd } : {}),
+        stderr: 'pipe',
+      });
       const stderr = transport.stderr as Readable | null;
       if (stderr) {
         // The server's stderr goes to the host's log, a line per event, never to the host's own stdio (which may carry MCP).
         createInterface({ input: stderr }).on('line', (line) => {
-          this.#logger.addCustomEvent('debug', '[McpBridge_ServerStderr]', line.slice(0, MAX_STDERR_LINE), [['Server', name]]);
+          this.#logger.addCustomEvent('debug', '[McpBridge_ServerStderr]', line.slice(0, MAX_STDERR_LINE), [
+            ['Server', name],
+          ]);
         });
       }
       return transport;
@@ -273,7 +332,8 @@ function detach(transport: Transport): number | undefined {
   const child = (transport as unknown as { _process?: ChildProcess })._process;
   if (child === undefined || typeof child.unref !== 'function') return undefined;
   child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+  for (const stream of [child.stdin, child.stdout, child.stderr])
+    (stream as unknown as { unref?: () => void } | null)?.unref?.();
   return child.pid;
 }
 

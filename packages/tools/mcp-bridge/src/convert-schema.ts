@@ -16,22 +16,95 @@ export interface ConvertedSchema {
 
 /** JSON Schema keywords the contract's ajv (draft-07, strict) knows; anything else is dropped and noted. */
 const KNOWN_KEYWORDS = new Set([
-  'type', 'properties', 'required', 'items', 'additionalProperties', 'enum', 'const', 'description', 'title', 'default', 'examples',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'format',
-  'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', 'patternProperties', 'propertyNames',
-  'dependencies', 'contains', 'minProperties', 'maxProperties', 'additionalItems', 'readOnly', 'writeOnly', '$comment',
-  'contentEncoding', 'contentMediaType', '$ref', '$defs', 'definitions',
+  'type',
+  'properties',
+  'required',
+  'items',
+  'additionalProperties',
+  'enum',
+  'const',
+  'description',
+  'title',
+  'default',
+  'examples',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'propertyNames',
+  'dependencies',
+  'contains',
+  'minProperties',
+  'maxProperties',
+  'additionalItems',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+  'contentEncoding',
+  'contentMediaType',
+  '$ref',
+  '$defs',
+  'definitions',
 ]);
 /** The formats ajv-formats checks; an unknown format would make ajv refuse the schema on the first call. */
 const KNOWN_FORMATS = new Set([
-  'date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template', 'url', 'email', 'hostname',
-  'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer', 'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float',
-  'double', 'password', 'binary',
+  'date',
+  'time',
+  'date-time',
+  'iso-time',
+  'iso-date-time',
+  'duration',
+  'uri',
+  'uri-reference',
+  'uri-template',
+  'url',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'regex',
+  'uuid',
+  'json-pointer',
+  'json-pointer-uri-fragment',
+  'relative-json-pointer',
+  'byte',
+  'int32',
+  'int64',
+  'float',
+  'double',
+  'password',
+  'binary',
 ]);
 const ANY_JSON = ['string', 'number', 'boolean', 'object', 'array', 'null'];
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties'] as const;
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf'] as const;
-const SUBSCHEMAS = ['additionalProperties', 'items', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'propertyNames'] as const;
+const SUBSCHEMAS = [
+  'additionalProperties',
+  'items',
+  'additionalItems',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+] as const;
 const MAX_DEPTH = 32;
 
 type Node = Record<string, unknown>;
@@ -61,10 +134,15 @@ export function convertInputSchema(inputSchema: unknown): ConvertedSchema {
   } catch {
     return refused(['the input schema is not plain JSON']);
   }
-  const definitions: Node = { ...(isNode(root.$defs) ? { ...root.$defs } : {}), ...(isNode(root.definitions) ? root.definitions : {}) };
+  const definitions: Node = {
+    ...(isNode(root.$defs) ? { ...root.$defs } : {}),
+    ...(isNode(root.definitions) ? root.definitions : {}),
+  };
   const lookup = (ref: string): Node | undefined => {
     const match = /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref);
-    const found = match ? definitions[decodeURIComponent(match[1]!.replace(/~1/g, '/').replace(/~0/g, '~'))] : undefined;
+    const found = match
+      ? definitions[decodeURIComponent(match[1]!.replace(/~1/g, '/').replace(/~0/g, '~'))]
+      : undefined;
     return isNode(found) ? found : undefined;
   };
 
@@ -101,10 +179,13 @@ export function convertInputSchema(inputSchema: unknown): ConvertedSchema {
       }
       if ((SUBSCHEMA_MAPS as readonly string[]).includes(keyword) && isNode(value)) {
         const children: Node = {};
-        for (const [name, child] of Object.entries(value)) children[name] = isNode(child) ? visit(child, `${path}.${name}`, refs, depth + 1) : child;
+        for (const [name, child] of Object.entries(value))
+          children[name] = isNode(child) ? visit(child, `${path}.${name}`, refs, depth + 1) : child;
         out[keyword] = children;
       } else if ((SUBSCHEMA_LISTS as readonly string[]).includes(keyword) && Array.isArray(value)) {
-        out[keyword] = value.map((child, index) => (isNode(child) ? visit(child, `${path}|${index}`, refs, depth + 1) : child));
+        out[keyword] = value.map((child, index) =>
+          isNode(child) ? visit(child, `${path}|${index}`, refs, depth + 1) : child,
+        );
       } else if ((SUBSCHEMAS as readonly string[]).includes(keyword) && isNode(value)) {
         out[keyword] = visit(value, keyword === 'items' ? `${path}[]` : `${path}.${keyword}`, refs, depth + 1);
       } else {
@@ -115,7 +196,13 @@ export function convertInputSchema(inputSchema: unknown): ConvertedSchema {
       const properties = out.properties as Record<string, Node>;
       for (const [name, child] of Object.entries(properties)) {
         if (!isNode(child)) continue;
-        if (child.type === undefined && child.anyOf === undefined && child.oneOf === undefined && child.enum === undefined && !('const' in child)) {
+        if (
+          child.type === undefined &&
+          child.anyOf === undefined &&
+          child.oneOf === undefined &&
+          child.enum === undefined &&
+          !('const' in child)
+        ) {
           child.type = ANY_JSON;
           notes.push(`${path}.${name}: declares no type, so it accepts any JSON value; its type now says so`);
         }
@@ -126,7 +213,8 @@ export function convertInputSchema(inputSchema: unknown): ConvertedSchema {
       }
       if (Array.isArray(out.required)) {
         const kept = out.required.filter((name) => typeof name === 'string' && Object.hasOwn(properties, name));
-        if (kept.length !== out.required.length) notes.push(`${path}: dropped 'required' names that are not among its properties`);
+        if (kept.length !== out.required.length)
+          notes.push(`${path}: dropped 'required' names that are not among its properties`);
         out.required = kept;
       }
     }
@@ -134,10 +222,16 @@ export function convertInputSchema(inputSchema: unknown): ConvertedSchema {
   };
 
   const converted = visit(root, 'parameters', [], 0);
-  if (converted.type !== undefined && converted.type !== 'object') problems.push(`parameters: the root must be an object schema, got type ${JSON.stringify(converted.type)}`);
+  if (converted.type !== undefined && converted.type !== 'object')
+    problems.push(`parameters: the root must be an object schema, got type ${JSON.stringify(converted.type)}`);
   if (problems.length > 0) return refused(problems, notes);
   const { type: _type, properties, required, ...rest } = converted;
-  const parameters = { type: 'object', properties: isNode(properties) ? properties : {}, required: Array.isArray(required) ? required : [], ...rest } as unknown as ParametersSchema;
+  const parameters = {
+    type: 'object',
+    properties: isNode(properties) ? properties : {},
+    required: Array.isArray(required) ? required : [],
+    ...rest,
+  } as unknown as ParametersSchema;
   const view = toStrictMode(parameters as unknown as JsonSchema);
   return { parameters, strict: view.problems.length === 0, strictProblems: view.problems, notes, problems: [] };
 }
@@ -147,7 +241,13 @@ function refused(problems: string[], notes: string[] = []): ConvertedSchema {
 }
 
 function generatedDescription(name: string, schema: Node): string {
-  const type = Array.isArray(schema.type) ? (schema.type.length === ANY_JSON.length ? 'any JSON value' : schema.type.join(' or ')) : typeof schema.type === 'string' ? schema.type : undefined;
+  const type = Array.isArray(schema.type)
+    ? schema.type.length === ANY_JSON.length
+      ? 'any JSON value'
+      : schema.type.join(' or ')
+    : typeof schema.type === 'string'
+      ? schema.type
+      : undefined;
   const title = typeof schema.title === 'string' && schema.title.trim() !== '' ? `${schema.title.trim()}. ` : '';
   return `${title}The '${name}' argument${type ? ` (${type})` : ''}; the MCP server gives no description of it.`;
 }

@@ -12,7 +12,13 @@ export { toInvokeResult, type RemoteToolRef } from './remote-result.js';
 export { BRIDGE_ERROR_MEANINGS, BridgeErrorCode, McpBridgeError } from './codes.js';
 export { convertInputSchema, type ConvertedSchema } from './convert-schema.js';
 export { aptixNames, defaultPrefix, snakeCase, stableNames } from './naming.js';
-export { McpBridgeOptionsSchema, parseBridgeOptions, resolveValues, type FromEnv, type McpBridgeOptions } from './options.js';
+export {
+  McpBridgeOptionsSchema,
+  parseBridgeOptions,
+  resolveValues,
+  type FromEnv,
+  type McpBridgeOptions,
+} from './options.js';
 export { GENERATED_MARKER } from './usage-text.js';
 
 /** No tools are known before a server is asked: every tool comes from {@link createTools}. */
@@ -30,7 +36,10 @@ export const tools = [] as const satisfies ToolList;
 export async function createTools(host: ToolPackageHost): Promise<ToolList> {
   // A host that follows tool changes gets the server's later tools too; the package has no static tools.
   const toolsChanged = host.toolsChanged;
-  const bridge = await McpBridge.start(parseBridgeOptions(host.options), { logger: host.logger, ...(typeof toolsChanged === 'function' ? { onToolsChanged: (tools) => toolsChanged(tools) } : {}) });
+  const bridge = await McpBridge.start(parseBridgeOptions(host.options), {
+    logger: host.logger,
+    ...(typeof toolsChanged === 'function' ? { onToolsChanged: (tools) => toolsChanged(tools) } : {}),
+  });
   started.add(bridge);
   return bridge.tools;
 }

@@ -24,7 +24,13 @@ interface Offered {
 
 /** Everything a tool class is built from, as canonical JSON: a change to any of it makes a new class. */
 function sourceOf(remote: Tool): string {
-  return canonicalJson({ description: remote.description ?? null, title: remote.title ?? null, inputSchema: remote.inputSchema, annotations: remote.annotations ?? null, execution: remote.execution ?? null });
+  return canonicalJson({
+    description: remote.description ?? null,
+    title: remote.title ?? null,
+    inputSchema: remote.inputSchema,
+    annotations: remote.annotations ?? null,
+    execution: remote.execution ?? null,
+  });
 }
 
 /**
@@ -43,7 +49,12 @@ export class LiveToolList {
   /** When the last [McpBridge_TooManyTools] line was logged (0: the list is within the limit). */
   #tooManyLoggedAt = 0;
 
-  constructor(options: McpBridgeOptions, logger: AdminLogger, status: Map<string, RemoteToolStatus>, build: (remote: Tool, name: string) => { toolClass?: BridgedToolClass; report: BridgedToolReport }) {
+  constructor(
+    options: McpBridgeOptions,
+    logger: AdminLogger,
+    status: Map<string, RemoteToolStatus>,
+    build: (remote: Tool, name: string) => { toolClass?: BridgedToolClass; report: BridgedToolReport },
+  ) {
     this.#options = options;
     this.#logger = logger;
     this.#status = status;
@@ -52,7 +63,12 @@ export class LiveToolList {
 
   /** Records a tool offered at start-up. */
   offer(remote: Tool, name: string, toolClass: BridgedToolClass): void {
-    this.offered.set(remote.name, { name, toolClass, source: sourceOf(remote), schema: canonicalJson(remote.inputSchema) });
+    this.offered.set(remote.name, {
+      name,
+      toolClass,
+      source: sourceOf(remote),
+      schema: canonicalJson(remote.inputSchema),
+    });
   }
 
   /** The first `maxTools` of a list (tools already offered first), with one logged line for the rest. */
@@ -62,14 +78,22 @@ export class LiveToolList {
       this.#tooManyLoggedAt = 0;
       return tools;
     }
-    const kept = [...tools.filter((tool) => this.offered.has(tool.name)), ...tools.filter((tool) => !this.offered.has(tool.name))].slice(0, max);
+    const kept = [
+      ...tools.filter((tool) => this.offered.has(tool.name)),
+      ...tools.filter((tool) => !this.offered.has(tool.name)),
+    ].slice(0, max);
     // Once when the list goes past the limit, then at most once a minute while it stays past it: a
     // server that grows its list in steps must not fill the log.
     const now = Date.now();
     if (now - this.#tooManyLoggedAt >= TOO_MANY_LOG_INTERVAL_MS) {
       this.#tooManyLoggedAt = now;
       const server = this.#options.name;
-      this.#logger.addCustomEvent('error', '[McpBridge_TooManyTools]', `MCP server "${server}" offers ${tools.length} tools, more than its "maxTools" (${max}); the other ${tools.length - max} are not offered. Fix: narrow the tools with "include" or "exclude", or raise "maxTools".`, [['Server', server]]);
+      this.#logger.addCustomEvent(
+        'error',
+        '[McpBridge_TooManyTools]',
+        `MCP server "${server}" offers ${tools.length} tools, more than its "maxTools" (${max}); the other ${tools.length - max} are not offered. Fix: narrow the tools with "include" or "exclude", or raise "maxTools".`,
+        [['Server', server]],
+      );
     }
     return kept;
   }
@@ -82,9 +106,18 @@ export class LiveToolList {
   async follow(remoteTools: readonly Tool[]): Promise<readonly BridgedToolClass[] | undefined> {
     const server = this.#options.name;
     const { include, exclude, rename } = this.#options;
-    const wanted = this.capped(remoteTools.filter((tool) => (include === undefined || include.includes(tool.name)) && !(exclude ?? []).includes(tool.name)));
+    const wanted = this.capped(
+      remoteTools.filter(
+        (tool) => (include === undefined || include.includes(tool.name)) && !(exclude ?? []).includes(tool.name),
+      ),
+    );
     const kept = new Map([...this.offered].map(([remote, offered]) => [remote, offered.name]));
-    const names = stableNames(this.#options.prefix ?? defaultPrefix(server), wanted.map((tool) => tool.name), rename, kept);
+    const names = stableNames(
+      this.#options.prefix ?? defaultPrefix(server),
+      wanted.map((tool) => tool.name),
+      rename,
+      kept,
+    );
     const next = new Map<string, Offered>();
     const added: string[] = [];
     let built = 0;
@@ -108,10 +141,26 @@ export class LiveToolList {
         const why = result.report.skipped.join('; ');
         if (before !== undefined) {
           this.#status.set(remote.name, { kind: 'rejected', why });
-          this.#logger.addCustomEvent('error', '[McpBridge_SchemaRejected]', `MCP server "${server}" changed "${remote.name}", and the new definition fails the contract: ${why}. ${name} is no longer offered; calls answer REMOTE_SCHEMA_REJECTED.`, [['Server', server], ['Tool', remote.name]]);
+          this.#logger.addCustomEvent(
+            'error',
+            '[McpBridge_SchemaRejected]',
+            `MCP server "${server}" changed "${remote.name}", and the new definition fails the contract: ${why}. ${name} is no longer offered; calls answer REMOTE_SCHEMA_REJECTED.`,
+            [
+              ['Server', server],
+              ['Tool', remote.name],
+            ],
+          );
         } else if (this.#status.get(remote.name)?.kind !== 'rejected') {
           this.#status.set(remote.name, { kind: 'rejected', why });
-          this.#logger.addCustomEvent('warn', '[McpBridge_ToolSkipped]', `MCP server "${server}": its tool "${remote.name}" is not offered: ${why}.`, [['Server', server], ['Tool', remote.name]]);
+          this.#logger.addCustomEvent(
+            'warn',
+            '[McpBridge_ToolSkipped]',
+            `MCP server "${server}": its tool "${remote.name}" is not offered: ${why}.`,
+            [
+              ['Server', server],
+              ['Tool', remote.name],
+            ],
+          );
         }
         continue;
       }
@@ -120,27 +169,66 @@ export class LiveToolList {
       this.#status.set(remote.name, { kind: 'offered' });
       if (before === undefined) added.push(remote.name);
       else if (before.schema !== schema) {
-        this.#logger.addCustomEvent('warn', '[McpBridge_SchemaChanged]', `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(before.schema, result.toolClass.getSchema().parameters as { properties: object; required: readonly string[] })}. The new schema passed the contract check and is offered as ${name} from now on.`, [['Server', server], ['Tool', remote.name]]);
+        this.#logger.addCustomEvent(
+          'warn',
+          '[McpBridge_SchemaChanged]',
+          `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(before.schema, result.toolClass.getSchema().parameters as { properties: object; required: readonly string[] })}. The new schema passed the contract check and is offered as ${name} from now on.`,
+          [
+            ['Server', server],
+            ['Tool', remote.name],
+          ],
+        );
       } else {
-        this.#logger.addCustomEvent('info', '[McpBridge_ToolUpdated]', `MCP server "${server}" changed the description or annotations of "${remote.name}"; ${name} is offered with them from now on.`, [['Server', server], ['Tool', remote.name]]);
+        this.#logger.addCustomEvent(
+          'info',
+          '[McpBridge_ToolUpdated]',
+          `MCP server "${server}" changed the description or annotations of "${remote.name}"; ${name} is offered with them from now on.`,
+          [
+            ['Server', server],
+            ['Tool', remote.name],
+          ],
+        );
       }
     }
     const listed = new Set(remoteTools.map((tool) => tool.name));
-    for (const [remoteName, status] of this.#status) if (status.kind === 'rejected' && !listed.has(remoteName)) this.#status.set(remoteName, { kind: 'gone' });
+    for (const [remoteName, status] of this.#status)
+      if (status.kind === 'rejected' && !listed.has(remoteName)) this.#status.set(remoteName, { kind: 'gone' });
     for (const remoteName of [...this.#refused.keys()]) if (!listed.has(remoteName)) this.#refused.delete(remoteName);
     for (const [remoteName, offered] of this.offered) {
       if (next.has(remoteName)) continue;
       if (this.#status.get(remoteName)?.kind === 'rejected') continue; // logged as rejected above
       this.#status.set(remoteName, { kind: 'gone' });
-      this.#logger.addCustomEvent('warn', '[McpBridge_ToolGone]', `MCP server "${server}" no longer offers "${remoteName}"; ${offered.name} is no longer offered, and calls answer REMOTE_TOOL_GONE.`, [['Server', server], ['Tool', remoteName]]);
+      this.#logger.addCustomEvent(
+        'warn',
+        '[McpBridge_ToolGone]',
+        `MCP server "${server}" no longer offers "${remoteName}"; ${offered.name} is no longer offered, and calls answer REMOTE_TOOL_GONE.`,
+        [
+          ['Server', server],
+          ['Tool', remoteName],
+        ],
+      );
     }
     for (const remote of added.slice(0, LOGGED_ONE_BY_ONE)) {
-      this.#logger.addCustomEvent('info', '[McpBridge_ToolAdded]', `MCP server "${server}" now offers "${remote}", checked against the contract and offered as ${next.get(remote)!.name}.`, [['Server', server], ['Tool', remote]]);
+      this.#logger.addCustomEvent(
+        'info',
+        '[McpBridge_ToolAdded]',
+        `MCP server "${server}" now offers "${remote}", checked against the contract and offered as ${next.get(remote)!.name}.`,
+        [
+          ['Server', server],
+          ['Tool', remote],
+        ],
+      );
     }
     if (added.length > LOGGED_ONE_BY_ONE) {
-      this.#logger.addCustomEvent('info', '[McpBridge_ToolAdded]', `MCP server "${server}" now offers ${added.length - LOGGED_ONE_BY_ONE} more new tools, checked against the contract and offered.`, [['Server', server]]);
+      this.#logger.addCustomEvent(
+        'info',
+        '[McpBridge_ToolAdded]',
+        `MCP server "${server}" now offers ${added.length - LOGGED_ONE_BY_ONE} more new tools, checked against the contract and offered.`,
+        [['Server', server]],
+      );
     }
-    const same = next.size === this.offered.size && [...next].every(([remote, offered]) => this.offered.get(remote) === offered);
+    const same =
+      next.size === this.offered.size && [...next].every(([remote, offered]) => this.offered.get(remote) === offered);
     if (same) return undefined;
     this.offered.clear();
     for (const [remote, offered] of next) this.offered.set(remote, offered);
@@ -149,7 +237,10 @@ export class LiveToolList {
 }
 
 /** Added and removed arguments, and changes to `required`, for the log. */
-export function describeChange(before: string, after: { readonly properties: object; readonly required: readonly string[] }): string {
+export function describeChange(
+  before: string,
+  after: { readonly properties: object; readonly required: readonly string[] },
+): string {
   const old = JSON.parse(before) as { properties?: object; required?: string[] };
   const oldNames = Object.keys(old.properties ?? {});
   const newNames = Object.keys(after.properties);

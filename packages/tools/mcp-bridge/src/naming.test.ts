@@ -9,7 +9,12 @@ describe('tool names', () => {
     expect(snakeCase('  Ünïcode  tool ')).toBe('n_code_tool');
     expect(defaultPrefix('Everything Server')).toBe('everything_server');
     expect(defaultPrefix('***')).toBe('mcp');
-    expect(aptixNames('fs', ['read_file', 'list-directory'])).toEqual(new Map([['read_file', 'fs_read_file'], ['list-directory', 'fs_list_directory']]));
+    expect(aptixNames('fs', ['read_file', 'list-directory'])).toEqual(
+      new Map([
+        ['read_file', 'fs_read_file'],
+        ['list-directory', 'fs_list_directory'],
+      ]),
+    );
   });
 
   it('keeps names that would collide apart with a hash of the remote name, whatever order the server lists them in', () => {

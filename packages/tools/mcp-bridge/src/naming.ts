@@ -38,7 +38,11 @@ function withHash(base: string, remoteName: string): string {
  * would come out the same (`get-sum` and `get_sum`) all end with such a hash, so the result depends on
  * the names alone, never on the order the server lists them in, and no two remote tools share a name.
  */
-export function aptixNames(prefix: string, remoteNames: readonly string[], rename: Readonly<Record<string, string>> = {}): Map<string, string> {
+export function aptixNames(
+  prefix: string,
+  remoteNames: readonly string[],
+  rename: Readonly<Record<string, string>> = {},
+): Map<string, string> {
   const proposed = new Map<string, string>();
   for (const remote of remoteNames) {
     const renamed = Object.hasOwn(rename, remote) ? rename[remote] : undefined;
@@ -69,7 +73,12 @@ export function isAptixName(name: string): boolean {
  * keeps its name (callers and modes know it by that name), and a new tool whose name is taken by
  * another gets the hashed form, so no name ever moves from one remote tool to another.
  */
-export function stableNames(prefix: string, remoteNames: readonly string[], rename: Readonly<Record<string, string>> = {}, kept: ReadonlyMap<string, string> = new Map()): Map<string, string> {
+export function stableNames(
+  prefix: string,
+  remoteNames: readonly string[],
+  rename: Readonly<Record<string, string>> = {},
+  kept: ReadonlyMap<string, string> = new Map(),
+): Map<string, string> {
   const proposed = aptixNames(prefix, remoteNames, rename);
   const taken = new Set<string>();
   for (const remote of remoteNames) {

@@ -7,7 +7,13 @@ const stdio = { command: 'node', args: ['server.js'] };
 describe('parseBridgeOptions', () => {
   it('accepts a stdio server and a Streamable HTTP server with credentials from the environment', () => {
     expect(parseBridgeOptions({ name: 'files', stdio }).stdio).toEqual(stdio);
-    const http = parseBridgeOptions({ name: 'remote', http: { url: 'https://mcp.example.com/mcp', headers: { Authorization: { env: 'REMOTE_TOKEN', prefix: 'Bearer ' }, 'X-Team': 'tools' } } });
+    const http = parseBridgeOptions({
+      name: 'remote',
+      http: {
+        url: 'https://mcp.example.com/mcp',
+        headers: { Authorization: { env: 'REMOTE_TOKEN', prefix: 'Bearer ' }, 'X-Team': 'tools' },
+      },
+    });
     expect(http.http?.headers?.Authorization).toEqual({ env: 'REMOTE_TOKEN', prefix: 'Bearer ' });
   });
 
@@ -18,7 +24,9 @@ describe('parseBridgeOptions', () => {
   });
 
   it('names the server and the field of an invalid option', () => {
-    expect(() => parseBridgeOptions({ name: 'files', stdio: { command: 42 } })).toThrow(/MCP server "files" are invalid: options\.stdio\.command/);
+    expect(() => parseBridgeOptions({ name: 'files', stdio: { command: 42 } })).toThrow(
+      /MCP server "files" are invalid: options\.stdio\.command/,
+    );
     expect(() => parseBridgeOptions({ name: 'files', stdio, prefix: 'Not-Snake' })).toThrow(/options\.prefix/);
     expect(() => parseBridgeOptions({ name: 'files', stdio, extra: true })).toThrow(/extra/);
     expect(() => parseBridgeOptions({ name: 'files', http: { url: 'ftp://x' } })).toThrow(/options\.http\.url/);
@@ -26,16 +34,26 @@ describe('parseBridgeOptions', () => {
 
   it('wants exactly one of stdio and http', () => {
     expect(() => parseBridgeOptions({ name: 'x' })).toThrow(/exactly one of "stdio"/);
-    expect(() => parseBridgeOptions({ name: 'x', stdio, http: { url: 'http://127.0.0.1:1/mcp' } })).toThrow(/exactly one of "stdio"/);
+    expect(() => parseBridgeOptions({ name: 'x', stdio, http: { url: 'http://127.0.0.1:1/mcp' } })).toThrow(
+      /exactly one of "stdio"/,
+    );
   });
 
   it('refuses credentials written into the file, and says how to pass them instead', () => {
     for (const header of ['Authorization', 'authorization', 'Cookie', 'X-Api-Key', 'X-Auth-Token']) {
-      expect(() => parseBridgeOptions({ name: 'remote', http: { url: 'https://mcp.example.com/mcp', headers: { [header]: 'Bearer sk-live-123' } } })).toThrow(McpBridgeError);
+      expect(() =>
+        parseBridgeOptions({
+          name: 'remote',
+          http: { url: 'https://mcp.example.com/mcp', headers: { [header]: 'Bearer sk-live-123' } },
+        }),
+      ).toThrow(McpBridgeError);
     }
     const error = (() => {
       try {
-        parseBridgeOptions({ name: 'remote', http: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer sk-live-123' } } });
+        parseBridgeOptions({
+          name: 'remote',
+          http: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer sk-live-123' } },
+        });
       } catch (caught) {
         return caught as Error;
       }
@@ -43,8 +61,12 @@ describe('parseBridgeOptions', () => {
     })();
     expect(error?.message).toContain('{ "env": "REMOTE_TOKEN", "prefix": "Bearer " }');
     expect(error?.message).not.toContain('sk-live-123');
-    expect(() => parseBridgeOptions({ name: 'gh', stdio: { ...stdio, env: { GITHUB_TOKEN: 'ghp_secret' } } })).toThrow(/GITHUB_TOKEN.*never go in the file/);
-    expect(() => parseBridgeOptions({ name: 'gh', stdio: { ...stdio, env: { GITHUB_TOKEN: { env: 'GITHUB_TOKEN' } } } })).not.toThrow();
+    expect(() => parseBridgeOptions({ name: 'gh', stdio: { ...stdio, env: { GITHUB_TOKEN: 'ghp_secret' } } })).toThrow(
+      /GITHUB_TOKEN.*never go in the file/,
+    );
+    expect(() =>
+      parseBridgeOptions({ name: 'gh', stdio: { ...stdio, env: { GITHUB_TOKEN: { env: 'GITHUB_TOKEN' } } } }),
+    ).not.toThrow();
     const inUrl = (() => {
       try {
         parseBridgeOptions({ name: 'remote', http: { url: 'https://bot:hunter2@mcp.example.com/mcp' } });
@@ -58,8 +80,12 @@ describe('parseBridgeOptions', () => {
   });
 
   it('refuses header names and environment names that could inject', () => {
-    expect(() => parseBridgeOptions({ name: 'r', http: { url: 'https://x/mcp', headers: { 'X-Bad\r\nInjected': 'v' } } })).toThrow(/options\.http\.headers/);
-    expect(() => parseBridgeOptions({ name: 'r', stdio: { ...stdio, env: { 'A=B': 'v' } } })).toThrow(/options\.stdio\.env/);
+    expect(() =>
+      parseBridgeOptions({ name: 'r', http: { url: 'https://x/mcp', headers: { 'X-Bad\r\nInjected': 'v' } } }),
+    ).toThrow(/options\.http\.headers/);
+    expect(() => parseBridgeOptions({ name: 'r', stdio: { ...stdio, env: { 'A=B': 'v' } } })).toThrow(
+      /options\.stdio\.env/,
+    );
     expect(() => parseBridgeOptions({ name: 'r', stdio, rename: { echo: 'Echo Tool' } })).toThrow(/options\.rename/);
     expect(() => parseBridgeOptions({ name: 'r', stdio, modes: ['General Mode'] })).toThrow(/options\.modes/);
   });
@@ -67,10 +93,16 @@ describe('parseBridgeOptions', () => {
 
 describe('resolveValues', () => {
   it('reads { env, prefix } from the environment when connecting', () => {
-    expect(resolveValues({ Authorization: { env: 'T', prefix: 'Bearer ' }, 'X-Team': 'tools' }, 'the header', 'remote', { T: 'abc' })).toEqual({ Authorization: 'Bearer abc', 'X-Team': 'tools' });
+    expect(
+      resolveValues({ Authorization: { env: 'T', prefix: 'Bearer ' }, 'X-Team': 'tools' }, 'the header', 'remote', {
+        T: 'abc',
+      }),
+    ).toEqual({ Authorization: 'Bearer abc', 'X-Team': 'tools' });
   });
 
   it('names the unset variable and the server, never a value', () => {
-    expect(() => resolveValues({ Authorization: { env: 'REMOTE_TOKEN' } }, 'the header', 'remote', {})).toThrow('The environment variable REMOTE_TOKEN (for the header Authorization of MCP server "remote") is not set.');
+    expect(() => resolveValues({ Authorization: { env: 'REMOTE_TOKEN' } }, 'the header', 'remote', {})).toThrow(
+      'The environment variable REMOTE_TOKEN (for the header Authorization of MCP server "remote") is not set.',
+    );
   });
 });

@@ -10,11 +10,23 @@ const context = { sessionId: 's-1' };
 // Results the SDK client refuses never get here; these are what a looser client (or a later SDK) could hand over.
 describe('toInvokeResult', () => {
   it('says in text what it cannot pass on (an unknown block type, a block that is not an object), and never sends it as a block', () => {
-    const result = toInvokeResult(spec, { content: [{ type: 'hologram', data: 'x' }, null, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] } as unknown as CallToolResult, context) as InvokeSuccess<string>;
+    const result = toInvokeResult(
+      spec,
+      {
+        content: [{ type: 'hologram', data: 'x' }, null, { type: 'image', data: 'AAAA', mimeType: 'image/png' }],
+      } as unknown as CallToolResult,
+      context,
+    ) as InvokeSuccess<string>;
     expect(result.successful).toBe(true);
     expect(result.content).toEqual([
-      { type: 'text', text: '[MCP server "files" sent a content block of type "hologram", which this host cannot pass on; it was left out.]' },
-      { type: 'text', text: '[MCP server "files" sent a content block without a type, which this host cannot pass on; it was left out.]' },
+      {
+        type: 'text',
+        text: '[MCP server "files" sent a content block of type "hologram", which this host cannot pass on; it was left out.]',
+      },
+      {
+        type: 'text',
+        text: '[MCP server "files" sent a content block without a type, which this host cannot pass on; it was left out.]',
+      },
       { type: 'image', data: 'AAAA', mimeType: 'image/png' },
     ]);
     expect(contractCheck(result.content).ok).toBe(true);
@@ -22,15 +34,36 @@ describe('toInvokeResult', () => {
   });
 
   it('bounds what a resource link puts into its text', () => {
-    const result = toInvokeResult(spec, { content: [{ type: 'resource_link', uri: 'file:///a', name: 'n'.repeat(50_000), description: 42 }] } as unknown as CallToolResult, context) as InvokeSuccess<string>;
+    const result = toInvokeResult(
+      spec,
+      {
+        content: [{ type: 'resource_link', uri: 'file:///a', name: 'n'.repeat(50_000), description: 42 }],
+      } as unknown as CallToolResult,
+      context,
+    ) as InvokeSuccess<string>;
     const text = (result.content![0] as { text: string }).text;
     expect(text.length).toBeLessThan(1_200);
-    expect(JSON.parse(result.result).content[0]).toEqual({ type: 'resource_link', uri: 'file:///a', name: expect.stringMatching(/^n{999}…$/) });
+    expect(JSON.parse(result.result).content[0]).toEqual({
+      type: 'resource_link',
+      uri: 'file:///a',
+      name: expect.stringMatching(/^n{999}…$/),
+    });
   });
 
   it('refuses a document with both text and bytes, naming the remote tool', () => {
-    const result = toInvokeResult(spec, { content: [{ type: 'resource', resource: { uri: 'file:///a', text: 'a', blob: 'AAAA' } }] } as unknown as CallToolResult, context);
-    expect(result.errors[0]).toEqual({ code: BridgeErrorCode.REMOTE_MALFORMED_RESULT, message: expect.stringContaining(`files_read: MCP server "files" answered "read" with content that cannot be passed on: content block 0 ("resource") needs exactly one of 'resource.text'`) });
+    const result = toInvokeResult(
+      spec,
+      {
+        content: [{ type: 'resource', resource: { uri: 'file:///a', text: 'a', blob: 'AAAA' } }],
+      } as unknown as CallToolResult,
+      context,
+    );
+    expect(result.errors[0]).toEqual({
+      code: BridgeErrorCode.REMOTE_MALFORMED_RESULT,
+      message: expect.stringContaining(
+        `files_read: MCP server "files" answered "read" with content that cannot be passed on: content block 0 ("resource") needs exactly one of 'resource.text'`,
+      ),
+    });
   });
 });
 
@@ -48,7 +81,9 @@ describe('invalidResultSummary', () => {
   });
 
   it('falls back to the message, bounded, when it carries no issues', () => {
-    expect(invalidResultSummary('Invalid result for tools/call: not an object')).toBe('Invalid result for tools/call: not an object');
+    expect(invalidResultSummary('Invalid result for tools/call: not an object')).toBe(
+      'Invalid result for tools/call: not an object',
+    );
     expect(invalidResultSummary(`Invalid result: [${'x'.repeat(2_000)}`)).toHaveLength(500);
   });
 });

@@ -1,5 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { checkContent, describeContent, InvokeResult, type AgentToolExecutionContext, type ContentBlock } from '@aptix/tool-contract';
+import {
+  checkContent,
+  describeContent,
+  InvokeResult,
+  type AgentToolExecutionContext,
+  type ContentBlock,
+} from '@aptix/tool-contract';
 import { BridgeErrorCode } from './codes.js';
 
 const MAX_MESSAGE_LENGTH = 4_000;
@@ -25,17 +31,28 @@ export interface RemoteToolRef {
  * - content that no caller could be sent (bad base64, an image whose media type is not `image/*`…) is a
  *   failure (`REMOTE_MALFORMED_RESULT`) naming the remote tool, the block and the rule.
  */
-export function toInvokeResult(spec: RemoteToolRef, result: CallToolResult, context: AgentToolExecutionContext): InvokeResult<string> {
+export function toInvokeResult(
+  spec: RemoteToolRef,
+  result: CallToolResult,
+  context: AgentToolExecutionContext,
+): InvokeResult<string> {
   if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
-    return InvokeResult.fromError(`${spec.name}: MCP server "${spec.server}" answered with something that is not a tool result.`, BridgeErrorCode.REMOTE_MALFORMED_RESULT);
+    return InvokeResult.fromError(
+      `${spec.name}: MCP server "${spec.server}" answered with something that is not a tool result.`,
+      BridgeErrorCode.REMOTE_MALFORMED_RESULT,
+    );
   }
   if (result.isError === true) {
     const text = bounded(contentText(result.content));
-    return InvokeResult.fromError(`${spec.name}: ${text || `MCP server "${spec.server}" reported an error without a message.`}`, BridgeErrorCode.REMOTE_TOOL_ERROR);
+    return InvokeResult.fromError(
+      `${spec.name}: ${text || `MCP server "${spec.server}" reported an error without a message.`}`,
+      BridgeErrorCode.REMOTE_TOOL_ERROR,
+    );
   }
   const ids = { sessionId: context.sessionId ?? null, conversationId: context.conversationId ?? null };
   const structured = result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent };
-  if (result.content.every(isTextBlock)) return InvokeResult.create(JSON.stringify({ content: result.content, ...structured, ...ids }));
+  if (result.content.every(isTextBlock))
+    return InvokeResult.create(JSON.stringify({ content: result.content, ...structured, ...ids }));
 
   const converted = result.content.map((block) => convertBlock(spec, block));
   const checked = checkContent(converted.map((entry) => entry.block));
@@ -70,8 +87,14 @@ function convertBlock(spec: RemoteToolRef, block: unknown): { block: ContentBloc
       return resourceLink(spec, record);
     default: {
       // A type the SDK client let through but no caller knows: said in text, never sent as a block.
-      const what = typeof record.type === 'string' ? `of type ${JSON.stringify(record.type.slice(0, 40))}` : 'without a type';
-      return { block: { type: 'text', text: `[MCP server "${spec.server}" sent a content block ${what}, which this host cannot pass on; it was left out.]` } };
+      const what =
+        typeof record.type === 'string' ? `of type ${JSON.stringify(record.type.slice(0, 40))}` : 'without a type';
+      return {
+        block: {
+          type: 'text',
+          text: `[MCP server "${spec.server}" sent a content block ${what}, which this host cannot pass on; it was left out.]`,
+        },
+      };
     }
   }
 }
@@ -81,16 +104,21 @@ function convertBlock(spec: RemoteToolRef, block: unknown): { block: ContentBloc
  * passed on as a text block saying what it names, and kept in the JSON value as the link's fields.
  */
 function resourceLink(spec: RemoteToolRef, link: Record<string, unknown>): { block: ContentBlock; described: unknown } {
-  const field = (key: string, max = MAX_LINK_FIELD) => (typeof link[key] === 'string' ? bounded(link[key] as string, max) : undefined);
+  const field = (key: string, max = MAX_LINK_FIELD) =>
+    typeof link[key] === 'string' ? bounded(link[key] as string, max) : undefined;
   const uri = field('uri', 8_192) ?? '';
   const name = field('name');
   const title = field('title');
   const description = field('description');
   const mimeType = field('mimeType', 255);
   const size = typeof link.size === 'number' && Number.isFinite(link.size) ? link.size : undefined;
-  const what = [title ?? name, mimeType, size === undefined ? undefined : `${size} bytes`].filter((part) => part !== undefined).join(', ');
+  const what = [title ?? name, mimeType, size === undefined ? undefined : `${size} bytes`]
+    .filter((part) => part !== undefined)
+    .join(', ');
   const text = `[Resource link from MCP server "${spec.server}": ${uri}${what ? ` (${what})` : ''}${description ? ` — ${description}` : ''}. The link is passed on as this text; the host did not read the resource.]`;
-  const fields = Object.fromEntries(Object.entries({ uri, name, title, description, mimeType, size }).filter(([, value]) => value !== undefined));
+  const fields = Object.fromEntries(
+    Object.entries({ uri, name, title, description, mimeType, size }).filter(([, value]) => value !== undefined),
+  );
   return { block: { type: 'text', text }, described: { type: 'resource_link', ...fields } };
 }
 
@@ -105,7 +133,9 @@ function remote(spec: RemoteToolRef): string {
 /** The text of the text blocks, for an error's message. */
 export function contentText(content: CallToolResult['content']): string {
   return content
-    .map((block) => (block && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+    .map((block) =>
+      block && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string' ? block.text : '',
+    )
     .filter((text) => text.trim() !== '')
     .join('\n');
 }
@@ -128,9 +158,15 @@ export function invalidResultSummary(message: string): string {
   }
   if (!Array.isArray(issues) || issues.length === 0) return bounded(message, 500);
   const lines = issues.slice(0, 3).map((issue: { code?: unknown; path?: unknown; message?: unknown }) => {
-    const path = Array.isArray(issue.path) ? issue.path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('') : '';
+    const path = Array.isArray(issue.path)
+      ? issue.path
+          .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
+          .join('')
+      : '';
     const blockProblem = issue.code === 'invalid_union' && /^content\[\d+\]$/.test(path);
-    const what = blockProblem ? 'is not a content block MCP defines (text, image, audio, resource, resource_link), or misses one of its fields' : String(issue.message ?? 'is invalid');
+    const what = blockProblem
+      ? 'is not a content block MCP defines (text, image, audio, resource, resource_link), or misses one of its fields'
+      : String(issue.message ?? 'is invalid');
     return bounded(`${path || 'the result'}${blockProblem ? ' ' : ': '}${what}`, 300);
   });
   return `${lines.join('; ')}${issues.length > 3 ? ` (and ${issues.length - 3} more)` : ''}`;

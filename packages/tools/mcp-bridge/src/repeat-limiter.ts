@@ -33,7 +33,11 @@ export function limitRepeats(logger: AdminLogger, server: string): RepeatLimited
       'warn',
       '[McpBridge_LogSuppressed]',
       `MCP server "${server}": ${window.suppressed} more ${tag} lines were not logged (at most ${REPEATS_PER_WINDOW} of one kind are in ${REPEAT_WINDOW_MS / 1000} s; the server keeps changing). The last: ${window.lastMessage}`,
-      [['Server', server], ['Tag', tag], ['Suppressed', String(window.suppressed)]],
+      [
+        ['Server', server],
+        ['Tag', tag],
+        ['Suppressed', String(window.suppressed)],
+      ],
     );
   };
   /** Whether a line of `tag` may go to the log now. */

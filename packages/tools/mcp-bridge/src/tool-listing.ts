@@ -1,4 +1,11 @@
-import { SdkError, SdkErrorCode, specTypeSchemas, type Client, type StandardSchemaV1, type Tool } from '@modelcontextprotocol/client';
+import {
+  SdkError,
+  SdkErrorCode,
+  specTypeSchemas,
+  type Client,
+  type StandardSchemaV1,
+  type Tool,
+} from '@modelcontextprotocol/client';
 
 /** Marks a listed tool the SDK's Tool schema refuses; the bridge skips it with the reason (see {@link invalidDefinition}). */
 const INVALID = Symbol('aptix.mcpBridge.invalidTool');
@@ -13,7 +20,11 @@ export function invalidDefinition(tool: Tool): string | undefined {
 
 /** Takes a tools/list result as it is: each tool is checked on its own below. */
 const ANY_RESULT: StandardSchemaV1<unknown, { tools?: unknown; nextCursor?: unknown }> = {
-  '~standard': { version: 1, vendor: 'aptix-mcp-bridge', validate: (value) => ({ value: value as { tools?: unknown; nextCursor?: unknown } }) },
+  '~standard': {
+    version: 1,
+    vendor: 'aptix-mcp-bridge',
+    validate: (value) => ({ value: value as { tools?: unknown; nextCursor?: unknown } }),
+  },
 };
 const MAX_PAGES = 64;
 type ListOptions = NonNullable<Parameters<Client['listTools']>[1]>;
@@ -39,7 +50,11 @@ async function listEachTool(client: Client, options: ListOptions, refusal: SdkEr
   const tools: Tool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ANY_RESULT, { timeout: options.timeout });
+    const result = await client.request(
+      { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
+      ANY_RESULT,
+      { timeout: options.timeout },
+    );
     if (!Array.isArray(result.tools)) throw refusal;
     for (const raw of result.tools as unknown[]) {
       const checked = specTypeSchemas.Tool['~standard'].validate(raw);
@@ -58,7 +73,9 @@ function invalidTool(raw: unknown, issues: ReadonlyArray<StandardSchemaV1.Issue>
   const record = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
   const name = typeof record.name === 'string' && record.name !== '' ? record.name : '(a tool without a name)';
   const problems = issues.slice(0, 5).map((issue) => {
-    const path = (issue.path ?? []).map((part) => String(typeof part === 'object' && part !== null && 'key' in part ? part.key : part)).join('.');
+    const path = (issue.path ?? [])
+      .map((part) => String(typeof part === 'object' && part !== null && 'key' in part ? part.key : part))
+      .join('.');
     return `${path === '' ? 'the tool' : path}: ${issue.message}`;
   });
   const why = `its definition is not a valid MCP tool (${problems.join('; ')})${/inputSchema/.test(problems.join(' ')) ? '; an inputSchema must be a JSON Schema object with "type": "object"' : ''}`;

@@ -32,17 +32,36 @@ export function boundedText(text: string, max = MAX_DESCRIPTION_LENGTH): string 
  */
 export function generatedUsage(source: UsageSource): string {
   const { annotations } = source;
-  const hint = (value: boolean | undefined, yes: string, no: string | undefined) => (value === true ? yes : value === false ? no : undefined);
+  const hint = (value: boolean | undefined, yes: string, no: string | undefined) =>
+    value === true ? yes : value === false ? no : undefined;
   const rules = [
     `- The tool runs on the MCP server "${source.server}" (its own name there: "${source.remoteName}"); the host forwards each call and its cancellation.`,
-    hint(annotations?.readOnlyHint, '- The server marks it read-only: it changes nothing.', '- The server does not mark it read-only: it may change things; call it only when the user wants that.'),
+    hint(
+      annotations?.readOnlyHint,
+      '- The server marks it read-only: it changes nothing.',
+      '- The server does not mark it read-only: it may change things; call it only when the user wants that.',
+    ),
     hint(annotations?.destructiveHint, '- The server marks it destructive: confirm with the user first.', undefined),
-    hint(annotations?.idempotentHint, '- The server marks it idempotent: calling it again with the same arguments has no further effect.', '- The server does not mark it idempotent: do not repeat a call that may have succeeded.'),
-    hint(annotations?.openWorldHint, '- The server marks it open-world: it reaches systems outside the server.', undefined),
+    hint(
+      annotations?.idempotentHint,
+      '- The server marks it idempotent: calling it again with the same arguments has no further effect.',
+      '- The server does not mark it idempotent: do not repeat a call that may have succeeded.',
+    ),
+    hint(
+      annotations?.openWorldHint,
+      '- The server marks it open-world: it reaches systems outside the server.',
+      undefined,
+    ),
   ].filter((line): line is string => line !== undefined);
   const required = new Set(source.parameters.required);
-  const argumentsText = Object.entries(source.parameters.properties as Record<string, { type?: unknown; description?: unknown }>).map(([name, schema]) => {
-    const type = Array.isArray(schema.type) ? schema.type.join(' | ') : typeof schema.type === 'string' ? schema.type : 'see the schema';
+  const argumentsText = Object.entries(
+    source.parameters.properties as Record<string, { type?: unknown; description?: unknown }>,
+  ).map(([name, schema]) => {
+    const type = Array.isArray(schema.type)
+      ? schema.type.join(' | ')
+      : typeof schema.type === 'string'
+        ? schema.type
+        : 'see the schema';
     return `- ${name} (${type}, ${required.has(name) ? 'required' : 'optional'}): ${boundedText(String(schema.description ?? ''), 300)}`;
   });
   return [

@@ -14,7 +14,10 @@ describe('server-everything over Streamable HTTP', () => {
     process.env.BRIDGE_TEST_HTTP_TOKEN = 'not-checked-by-this-server';
     h = await bridgeHarness({
       name: 'everything http',
-      http: { url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: { env: 'BRIDGE_TEST_HTTP_TOKEN', prefix: 'Bearer ' } } },
+      http: {
+        url: `http://127.0.0.1:${port}/mcp`,
+        headers: { Authorization: { env: 'BRIDGE_TEST_HTTP_TOKEN', prefix: 'Bearer ' } },
+      },
       reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
     });
   });
@@ -30,20 +33,36 @@ describe('server-everything over Streamable HTTP', () => {
 
   it('calls tools, passes structured content and reports the server errors', async () => {
     expect(text((await h.call('everything_http_echo', { message: 'over http' })).value)).toBe('Echo: over http');
-    expect((await h.call('everything_http_get_sum', { a: 2, b: 40 })).value).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('42') }] });
-    expect((await h.call('everything_http_get_structured_content', { location: 'New York' })).value?.structuredContent).toMatchObject({ temperature: 33 });
+    expect((await h.call('everything_http_get_sum', { a: 2, b: 40 })).value).toMatchObject({
+      content: [{ type: 'text', text: expect.stringContaining('42') }],
+    });
+    expect(
+      (await h.call('everything_http_get_structured_content', { location: 'New York' })).value?.structuredContent,
+    ).toMatchObject({ temperature: 33 });
     const refused = await h.call('everything_http_gzip_file_as_resource', { data: 'file:///etc/passwd' });
-    expect(refused.errors[0]).toEqual({ code: BridgeErrorCode.REMOTE_TOOL_ERROR, message: expect.stringContaining('Unsupported URL protocol') });
+    expect(refused.errors[0]).toEqual({
+      code: BridgeErrorCode.REMOTE_TOOL_ERROR,
+      message: expect.stringContaining('Unsupported URL protocol'),
+    });
   });
 
   it('forwards cancellation and time-outs', async () => {
     const controller = new AbortController();
     const listener = progressListener();
-    const pending = h.call('everything_http_trigger_long_running_operation', { duration: 20, steps: 20 }, { signal: controller.signal }, listener.context);
+    const pending = h.call(
+      'everything_http_trigger_long_running_operation',
+      { duration: 20, steps: 20 },
+      { signal: controller.signal },
+      listener.context,
+    );
     await vi.waitFor(() => expect(listener.reports.length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
     controller.abort();
     expect((await pending).value).toMatchObject({ wasCancelled: true, outcome: 'no_effect' });
-    const late = await h.call('everything_http_trigger_long_running_operation', { duration: 20, steps: 2 }, { timeoutMs: 300 });
+    const late = await h.call(
+      'everything_http_trigger_long_running_operation',
+      { duration: 20, steps: 2 },
+      { timeoutMs: 300 },
+    );
     expect(late.errors[0]?.code).toBe(ExecutionErrorCode.TIMEOUT);
   });
 
@@ -66,6 +85,9 @@ describe('server-everything over Streamable HTTP', () => {
     // The first call meets the new server with the old session; whatever it answers, it names the server, and the bridge reconnects.
     const first = await h.call('everything_http_echo', { message: 'new server?' });
     if (!first.successful) expect(first.errors[0]?.code).toBe(BridgeErrorCode.REMOTE_UNAVAILABLE);
-    await vi.waitFor(async () => expect(text((await h.call('everything_http_echo', { message: 'again' })).value)).toBe('Echo: again'), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect(text((await h.call('everything_http_echo', { message: 'again' })).value)).toBe('Echo: again'),
+      { timeout: 15_000, interval: 50 },
+    );
   });
 });

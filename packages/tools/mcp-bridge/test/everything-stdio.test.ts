@@ -11,7 +11,11 @@ describe('server-everything over stdio', () => {
     process.env.BRIDGE_TEST_TOKEN = 'token-from-the-environment';
     h = await bridgeHarness({
       name: 'everything',
-      stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { GREETING: 'hello', SERVICE_TOKEN: { env: 'BRIDGE_TEST_TOKEN' } } },
+      stdio: {
+        command: process.execPath,
+        args: [EVERYTHING, 'stdio'],
+        env: { GREETING: 'hello', SERVICE_TOKEN: { env: 'BRIDGE_TEST_TOKEN' } },
+      },
       reconnect: { initialDelayMs: 50, maxDelayMs: 500 },
     });
   });
@@ -19,7 +23,14 @@ describe('server-everything over stdio', () => {
 
   it('lists the server tools under the prefix, contract-checked by a real registry', () => {
     const names = h.registry.names();
-    expect(names).toEqual(expect.arrayContaining(['everything_echo', 'everything_get_sum', 'everything_get_structured_content', 'everything_trigger_long_running_operation']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'everything_echo',
+        'everything_get_sum',
+        'everything_get_structured_content',
+        'everything_trigger_long_running_operation',
+      ]),
+    );
     for (const name of names) expect(name).toMatch(/^everything_[a-z0-9]+(_[a-z0-9]+)*$/);
     const report = h.bridge.report();
     const research = report.find((tool) => tool.remoteName === 'simulate-research-query');
@@ -29,7 +40,12 @@ describe('server-everything over stdio', () => {
 
   it('carries annotations over and marks the usage metadata as generated', () => {
     const echo = h.registry.get('everything_echo')!;
-    expect(echo.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false });
+    expect(echo.annotations).toEqual({
+      readOnlyHint: true,
+      idempotentHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
     expect(echo.usageMetadata).toContain(GENERATED_MARKER);
     expect(echo.usageMetadata).toContain('message (string, required): Message to echo');
     expect(echo.description).toBe('Echoes back the input string');
@@ -56,14 +72,20 @@ describe('server-everything over stdio', () => {
     const reference = h.bridge.report().find((tool) => tool.remoteName === 'get-resource-reference')!;
     expect(reference.offered).toBe(true);
     expect(reference.notes.join(' ')).toContain('resourceType: the server gives no description');
-    const parameters = h.registry.get('everything_get_resource_reference')!.parameters as { properties: Record<string, { description: string }> };
+    const parameters = h.registry.get('everything_get_resource_reference')!.parameters as {
+      properties: Record<string, { description: string }>;
+    };
     expect(parameters.properties.resourceType!.description).toContain("The 'resourceType' argument");
   });
 
   it('passes structured content through', async () => {
     const result = await h.call('everything_get_structured_content', { location: 'Chicago' });
     expect(result.successful).toBe(true);
-    expect(result.value?.structuredContent).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
+    expect(result.value?.structuredContent).toEqual({
+      temperature: 36,
+      conditions: 'Light rain / drizzle',
+      humidity: 82,
+    });
   });
 
   it("refuses arguments the schema refuses before the server sees them, and turns the server's own error into REMOTE_TOOL_ERROR", async () => {
@@ -71,17 +93,30 @@ describe('server-everything over stdio', () => {
     expect(invalid.errors[0]?.code).toBe(ExecutionErrorCode.INVALID_ARGUMENTS);
     const remote = await h.call('everything_get_resource_reference', { resourceType: 'Text', resourceId: -3 });
     expect(remote.successful).toBe(false);
-    expect(remote.errors[0]).toEqual({ code: BridgeErrorCode.REMOTE_TOOL_ERROR, message: expect.stringContaining('Invalid resourceId: -3') });
+    expect(remote.errors[0]).toEqual({
+      code: BridgeErrorCode.REMOTE_TOOL_ERROR,
+      message: expect.stringContaining('Invalid resourceId: -3'),
+    });
   });
 
   it("forwards the caller's cancellation and answers that the call was cancelled", async () => {
     const controller = new AbortController();
     const listener = progressListener();
-    const pending = h.call('everything_trigger_long_running_operation', { duration: 20, steps: 20 }, { signal: controller.signal }, listener.context);
+    const pending = h.call(
+      'everything_trigger_long_running_operation',
+      { duration: 20, steps: 20 },
+      { signal: controller.signal },
+      listener.context,
+    );
     // Cancel once the server has reported progress: the call is running on the server by then. The
     // server's progress reaches the caller, and the log at debug.
-    await vi.waitFor(() => expect(listener.reports[0]).toMatchObject({ progress: 1, total: 20 }), { timeout: 10_000, interval: 20 });
-    expect(h.logger.events().some((event) => event.tag === '[everything_trigger_long_running_operation_Progress]')).toBe(true);
+    await vi.waitFor(() => expect(listener.reports[0]).toMatchObject({ progress: 1, total: 20 }), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(
+      h.logger.events().some((event) => event.tag === '[everything_trigger_long_running_operation_Progress]'),
+    ).toBe(true);
     controller.abort();
     const result = await pending;
     expect(result.successful).toBe(true);
@@ -93,11 +128,20 @@ describe('server-everything over stdio', () => {
     const before = h.logger.events().length;
     const quiet = await h.call('everything_trigger_long_running_operation', { duration: 0.3, steps: 3 });
     expect(quiet.successful).toBe(true);
-    expect(h.logger.events().slice(before).some((event) => event.tag.endsWith('_Progress]'))).toBe(false);
+    expect(
+      h.logger
+        .events()
+        .slice(before)
+        .some((event) => event.tag.endsWith('_Progress]')),
+    ).toBe(false);
   });
 
   it("stops a call at Aptix's time-out, and the server keeps serving", async () => {
-    const result = await h.call('everything_trigger_long_running_operation', { duration: 20, steps: 2 }, { timeoutMs: 300 });
+    const result = await h.call(
+      'everything_trigger_long_running_operation',
+      { duration: 20, steps: 2 },
+      { timeoutMs: 300 },
+    );
     expect(result.errors[0]?.code).toBe(ExecutionErrorCode.TIMEOUT);
     expect((await h.call('everything_echo', { message: 'still here' })).successful).toBe(true);
   });
@@ -123,6 +167,8 @@ describe('server-everything over stdio', () => {
     expect(h.bridge.pid).not.toBe(pid);
     const after = await h.call('everything_echo', { message: 'back' });
     expect(text(after.value)).toBe('Echo: back');
-    expect(h.logger.events().map((event) => event.tag)).toEqual(expect.arrayContaining(['[McpBridge_ConnectionLost]', '[McpBridge_Reconnected]']));
+    expect(h.logger.events().map((event) => event.tag)).toEqual(
+      expect.arrayContaining(['[McpBridge_ConnectionLost]', '[McpBridge_Reconnected]']),
+    );
   });
 });

@@ -23,7 +23,14 @@ describe('server-filesystem over stdio, confined to a temporary folder', () => {
   });
 
   it('offers its tools, with their annotations', () => {
-    expect(h.registry.names()).toEqual(expect.arrayContaining(['files_read_text_file', 'files_write_file', 'files_list_directory', 'files_list_allowed_directories']));
+    expect(h.registry.names()).toEqual(
+      expect.arrayContaining([
+        'files_read_text_file',
+        'files_write_file',
+        'files_list_directory',
+        'files_list_allowed_directories',
+      ]),
+    );
     expect(h.registry.get('files_read_text_file')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(h.registry.get('files_write_file')!.annotations?.readOnlyHint).toBe(false);
   });

@@ -23,7 +23,10 @@ async function liveHarness(options: object) {
       registry.registerTool(tool);
     }
   };
-  const bridge = await McpBridge.start(parseBridgeOptions({ name: 'live', connectTimeoutMs: 30_000, modes: ['general'], ...options }), { logger, onToolsChanged: sync });
+  const bridge = await McpBridge.start(
+    parseBridgeOptions({ name: 'live', connectTimeoutMs: 30_000, modes: ['general'], ...options }),
+    { logger, onToolsChanged: sync },
+  );
   registry.registerTools(bridge.tools);
   const executor = new AgentToolExecutor({ registry, logger });
   const call = async (name: string, args: unknown) => {
@@ -31,7 +34,8 @@ async function liveHarness(options: object) {
     return { ...result, value: result.successful ? (JSON.parse(result.result) as Record<string, unknown>) : undefined };
   };
   /** Calls a class directly, as a caller holding it from before a change would. */
-  const direct = async (toolClass: BridgedToolClass, args: unknown) => new toolClass({ logger }).execute(JSON.stringify(args), { sessionId: 's-1' }, new AbortController().signal);
+  const direct = async (toolClass: BridgedToolClass, args: unknown) =>
+    new toolClass({ logger }).execute(JSON.stringify(args), { sessionId: 's-1' }, new AbortController().signal);
   const control = async (args: object) => expect((await call('live_control', args)).errors).toEqual([]);
   const tags = () => logger.events().map((event) => event.tag);
   return { bridge, registry, logger, reports, call, direct, control, tags };
@@ -55,7 +59,11 @@ function overHttp(label: string, mode: 'http' | 'modern', protocol: 'legacy' | '
 }
 
 const transports = [
-  { label: 'stdio', options: async () => ({ stdio: { command: process.execPath, args: [LIVE, 'stdio'] } }), child: undefined as ChildProcess | undefined },
+  {
+    label: 'stdio',
+    options: async () => ({ stdio: { command: process.execPath, args: [LIVE, 'stdio'] } }),
+    child: undefined as ChildProcess | undefined,
+  },
   overHttp('Streamable HTTP, 2025 sessions', 'http', 'legacy'),
   overHttp("Streamable HTTP, 2026-07-28 (the SDK's createMcpHandler, a server per request)", 'modern', '2026-07-28'),
 ];
@@ -77,15 +85,22 @@ describe.each(transports)('a server that changes its tools while the host runs, 
     expect(added.Modes).toEqual(['general']);
     expect(added.RemoteToolName).toBe('extra-1');
     expect(text((await h.call('live_extra_1', { x: 7 })).value)).toBe('extra-1: 7');
-    expect(h.logger.events().find((event) => event.tag === '[McpBridge_ToolAdded]')?.message).toContain('offered as live_extra_1');
+    expect(h.logger.events().find((event) => event.tag === '[McpBridge_ToolAdded]')?.message).toContain(
+      'offered as live_extra_1',
+    );
   });
 
   it('offers a changed schema as a new class once it passes the contract, and logs what changed', async () => {
     const before = h.registry.get('live_shape')!.toolClass;
     await h.control({ action: 'change_shape' });
-    await vi.waitFor(() => expect(h.registry.get('live_shape')!.toolClass).not.toBe(before), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(h.registry.get('live_shape')!.toolClass).not.toBe(before), {
+      timeout: 10_000,
+      interval: 20,
+    });
     expect(h.registry.get('live_shape')!.parameters).toMatchObject({ required: ['a', 'b'] });
-    expect(h.logger.events().find((event) => event.tag === '[McpBridge_SchemaChanged]')?.message).toContain('arguments added: b');
+    expect(h.logger.events().find((event) => event.tag === '[McpBridge_SchemaChanged]')?.message).toContain(
+      'arguments added: b',
+    );
     expect((await h.call('live_shape', { a: 1 })).errors[0]?.code).toBe(ExecutionErrorCode.INVALID_ARGUMENTS);
     expect(text((await h.call('live_shape', { a: 1, b: 2 })).value)).toBe('shape: {"a":1,"b":2}');
   });
@@ -114,7 +129,12 @@ describe.each(transports)('a server that changes its tools while the host runs, 
     const logged = h.logger.events().length;
     await h.control({ action: 'add', count: 1 });
     await vi.waitFor(() => expect(h.bridge.listings).toBeGreaterThan(listings), { timeout: 10_000, interval: 20 });
-    expect(h.logger.events().slice(logged).filter((event) => /SchemaRejected|ToolSkipped/.test(event.tag))).toEqual([]);
+    expect(
+      h.logger
+        .events()
+        .slice(logged)
+        .filter((event) => /SchemaRejected|ToolSkipped/.test(event.tag)),
+    ).toEqual([]);
   });
 });
 
@@ -169,7 +189,10 @@ describe('server-everything, which changes its tool list right after start-up', 
   it('is listed again when it announces the change, and nothing changes for the host when its new tools cannot run here', async () => {
     // It registers its capability-dependent tools once initialized and sends tools/list_changed; the
     // bridge declares no roots, sampling or elicitation and runs no MCP tasks, so none of them is offered.
-    const h = await liveHarness({ name: 'everything', stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] } });
+    const h = await liveHarness({
+      name: 'everything',
+      stdio: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+    });
     try {
       await vi.waitFor(() => expect(h.bridge.listings).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 20 });
       await new Promise((resolve) => setTimeout(resolve, 300));

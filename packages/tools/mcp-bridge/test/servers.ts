@@ -3,7 +3,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { detect } from 'detect-port';
-import { AgentToolExecutor, AgentToolRegistry, CapturingAdminLogger, type AgentToolExecutionContext, type ToolProgress } from '@aptix/tool-contract';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  CapturingAdminLogger,
+  type AgentToolExecutionContext,
+  type ToolProgress,
+} from '@aptix/tool-contract';
 import { McpBridge, parseBridgeOptions } from '../src/index.js';
 
 const require = createRequire(import.meta.url);
@@ -31,7 +37,10 @@ export const freePort = (): Promise<number> => detect(0);
 
 /** server-everything over Streamable HTTP on `port`, as its own process; resolves once it listens. */
 export async function startEverythingHttp(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let text = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -54,12 +63,24 @@ export async function stop(child: ChildProcess | undefined, signal: NodeJS.Signa
 export async function bridgeHarness(options: unknown) {
   const logger = new CapturingAdminLogger();
   // A generous connect time-out unless a test sets one: two cores shared by many test runs can make a server slow to start.
-  const bridge = await McpBridge.start(parseBridgeOptions({ connectTimeoutMs: 30_000, ...(options as object) }), { logger });
+  const bridge = await McpBridge.start(parseBridgeOptions({ connectTimeoutMs: 30_000, ...(options as object) }), {
+    logger,
+  });
   const registry = new AgentToolRegistry({ logger });
   registry.registerTools(bridge.tools);
   const executor = new AgentToolExecutor({ registry, logger });
-  const call = async (name: string, args: unknown, options?: Parameters<AgentToolExecutor['execute']>[3], context: Partial<AgentToolExecutionContext> = {}) => {
-    const result = await executor.execute(name, JSON.stringify(args), { sessionId: 's-1', conversationId: 'c-1', ...context }, options);
+  const call = async (
+    name: string,
+    args: unknown,
+    options?: Parameters<AgentToolExecutor['execute']>[3],
+    context: Partial<AgentToolExecutionContext> = {},
+  ) => {
+    const result = await executor.execute(
+      name,
+      JSON.stringify(args),
+      { sessionId: 's-1', conversationId: 'c-1', ...context },
+      options,
+    );
     return { ...result, value: result.successful ? (JSON.parse(result.result) as Record<string, unknown>) : undefined };
   };
   return { bridge, registry, executor, logger, call };

@@ -6,15 +6,29 @@ import { ModeCatalog, unknownModeError } from './mode-catalog.js';
 import { AgentModeSummary, MODE_ID_PATTERN, MODE_KEY_MAX_LENGTH, MODE_KEY_PATTERN } from './mode-summary.js';
 import { ALWAYS_OFFERED_TOOLS } from './mode-tools.js';
 
-const ToolNames = Type.Array(Type.String({ pattern: TOOL_NAME_PATTERN.source, maxLength: TOOL_NAME_MAX_LENGTH }), { description: 'Tool names.' });
+const ToolNames = Type.Array(Type.String({ pattern: TOOL_NAME_PATTERN.source, maxLength: TOOL_NAME_MAX_LENGTH }), {
+  description: 'Tool names.',
+});
 
 /** A mode to add to a catalog: a catalog entry whose `id` may be left out (it is then derived from the key). */
 export const ModeToAdd = Type.Object(
   {
     ...AgentModeSummary.properties,
-    id: Type.Optional(Type.String({ pattern: MODE_ID_PATTERN, description: 'Optional: 32 lowercase hexadecimal characters. Derived from the key when left out.' })),
-    systemPromptSummary: Type.Optional(Type.String({ description: 'One paragraph on how prompts should treat this mode. Default: empty.' })),
-    isDefault: Type.Optional(Type.Boolean({ description: 'True to make this the mode new sessions start in (the shipped default must then not be one). Default: false.' })),
+    id: Type.Optional(
+      Type.String({
+        pattern: MODE_ID_PATTERN,
+        description: 'Optional: 32 lowercase hexadecimal characters. Derived from the key when left out.',
+      }),
+    ),
+    systemPromptSummary: Type.Optional(
+      Type.String({ description: 'One paragraph on how prompts should treat this mode. Default: empty.' }),
+    ),
+    isDefault: Type.Optional(
+      Type.Boolean({
+        description:
+          'True to make this the mode new sessions start in (the shipped default must then not be one). Default: false.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -26,9 +40,17 @@ export type ModeToAdd = Static<typeof ModeToAdd>;
  */
 export const ModeCatalogChanges = Type.Object(
   {
-    catalog: Type.Optional(Type.String({ minLength: 1, description: 'Path of a catalog file to start from. Default: the catalog shipped with @aptix/tool-mode-catalog.' })),
+    catalog: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Path of a catalog file to start from. Default: the catalog shipped with @aptix/tool-mode-catalog.',
+      }),
+    ),
     extend: Type.Optional(
-      Type.Record(Type.String({ pattern: MODE_KEY_PATTERN, maxLength: MODE_KEY_MAX_LENGTH }), ToolNames, { description: 'Tools to add to modes of the catalog, by mode key: { "general": ["acme_convert_temperature"] }.' }),
+      Type.Record(Type.String({ pattern: MODE_KEY_PATTERN, maxLength: MODE_KEY_MAX_LENGTH }), ToolNames, {
+        description: 'Tools to add to modes of the catalog, by mode key: { "general": ["acme_convert_temperature"] }.',
+      }),
     ),
     add: Type.Optional(Type.Array(ModeToAdd, { description: 'Modes to add to the catalog.' })),
   },
@@ -70,8 +92,13 @@ export interface ComposedModeCatalog {
  *   { source: 'aptix.config.json', extend: { general: ['acme_convert_temperature'] } },
  * ]);
  */
-export function composeModeCatalog(base: ModeCatalog, extensions: readonly ModeCatalogExtension[]): ComposedModeCatalog {
-  const changing = extensions.filter((extension) => (extension.add?.length ?? 0) > 0 || Object.keys(extension.extend ?? {}).length > 0);
+export function composeModeCatalog(
+  base: ModeCatalog,
+  extensions: readonly ModeCatalogExtension[],
+): ComposedModeCatalog {
+  const changing = extensions.filter(
+    (extension) => (extension.add?.length ?? 0) > 0 || Object.keys(extension.extend ?? {}).length > 0,
+  );
   if (changing.length === 0) return { catalog: base, warnings: [] };
   const source = `${base.source} with additions from ${[...new Set(changing.map((extension) => extension.source))].join(', ')}`;
   const modes: AgentModeSummary[] = base.modes.map((mode) => ({ ...mode, tools: [...mode.tools] }));
@@ -79,7 +106,13 @@ export function composeModeCatalog(base: ModeCatalog, extensions: readonly ModeC
 
   for (const extension of changing) {
     for (const mode of extension.add ?? []) {
-      modes.push({ ...mode, id: mode.id ?? idFromKey(mode.key), systemPromptSummary: mode.systemPromptSummary ?? '', isDefault: mode.isDefault ?? false, tools: [...mode.tools] });
+      modes.push({
+        ...mode,
+        id: mode.id ?? idFromKey(mode.key),
+        systemPromptSummary: mode.systemPromptSummary ?? '',
+        isDefault: mode.isDefault ?? false,
+        tools: [...mode.tools],
+      });
     }
   }
   for (const extension of changing) {
@@ -88,11 +121,17 @@ export function composeModeCatalog(base: ModeCatalog, extensions: readonly ModeC
       if (mode === undefined) {
         const keys = modes.map((candidate) => candidate.key);
         if (extension.unknownMode === 'warning') {
-          warnings.push(`${extension.source} adds ${tools.map((tool) => JSON.stringify(tool)).join(', ')} to mode ${JSON.stringify(key)}, which this host's catalog does not have (modes: ${keys.join(', ')}), so it joins no mode there. Fix: add the mode under "modes": { "add": [...] } in aptix.config.json, or add the tool to a mode with "modes": { "extend": { "<mode>": ["<tool>"] } }.`);
+          warnings.push(
+            `${extension.source} adds ${tools.map((tool) => JSON.stringify(tool)).join(', ')} to mode ${JSON.stringify(key)}, which this host's catalog does not have (modes: ${keys.join(', ')}), so it joins no mode there. Fix: add the mode under "modes": { "add": [...] } in aptix.config.json, or add the tool to a mode with "modes": { "extend": { "<mode>": ["<tool>"] } }.`,
+          );
           continue;
         }
         const error = unknownModeError(key, keys, source);
-        throw new ModeCatalogError(error.code, `${extension.source} adds tools to mode ${JSON.stringify(key)}, which the catalog does not have. Valid modes: ${keys.join(', ')}. Fix: use one of them, or add the mode under "add".`, { source, issues: error.issues });
+        throw new ModeCatalogError(
+          error.code,
+          `${extension.source} adds tools to mode ${JSON.stringify(key)}, which the catalog does not have. Valid modes: ${keys.join(', ')}. Fix: use one of them, or add the mode under "add".`,
+          { source, issues: error.issues },
+        );
       }
       for (const tool of tools) if (!mode.tools.includes(tool)) mode.tools.push(tool);
     }
@@ -114,4 +153,3 @@ export function toolsInNoMode(toolNames: readonly string[], catalog: ModeCatalog
 function idFromKey(key: string): string {
   return createHash('sha256').update(`aptix-mode:${key}`).digest('hex').slice(0, 32);
 }
-

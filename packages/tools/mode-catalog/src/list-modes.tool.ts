@@ -16,7 +16,8 @@ const Args = Type.Object(
   {
     includeExamples: Type.Optional(
       Type.Boolean({
-        description: 'When true, each mode also lists exampleUtterances: sample user requests that belong to it. Omit it, or send false, for a shorter answer.',
+        description:
+          'When true, each mode also lists exampleUtterances: sample user requests that belong to it. Omit it, or send false, for a shorter answer.',
       }),
     ),
   },
@@ -58,7 +59,8 @@ export const ListModesErrorCode = {
 /** AGN-005 §6.1's tag, under which every failure of the tool is logged. */
 const EXCEPTION_TAG = '[agent_list_modes_ExecuteAsync__Exception]';
 
-const CATALOG_UNAVAILABLE_MESSAGE = 'agent_list_modes could not read the mode catalog, so no modes can be listed right now. Do not guess the modes; tell the user the list is unavailable.';
+const CATALOG_UNAVAILABLE_MESSAGE =
+  'agent_list_modes could not read the mode catalog, so no modes can be listed right now. Do not guess the modes; tell the user the list is unavailable.';
 
 /**
  * `agent_list_modes` (TUL-010): lists the configured agent modes so the model can explain them and
@@ -125,7 +127,8 @@ export class ListModesTool extends TypedAgentTool<typeof Args> {
   readonly #catalog: AgentModeCatalogService;
 
   constructor(dependencies: ListModesToolDependencies) {
-    if (dependencies === null || typeof dependencies !== 'object') throw new TypeError('ListModesTool requires its dependencies: { logger, modeCatalog }.');
+    if (dependencies === null || typeof dependencies !== 'object')
+      throw new TypeError('ListModesTool requires its dependencies: { logger, modeCatalog }.');
     super(Args, dependencies.logger);
     const { modeCatalog } = dependencies;
     if (modeCatalog === null || typeof modeCatalog !== 'object' || typeof modeCatalog.getAllModes !== 'function') {
@@ -144,7 +147,11 @@ export class ListModesTool extends TypedAgentTool<typeof Args> {
     return 'agent_list_modes failed to list the modes.';
   }
 
-  protected async run({ includeExamples = false }: ListModesArgs, context: AgentToolExecutionContext, signal: AbortSignal): Promise<RunOutput> {
+  protected async run(
+    { includeExamples = false }: ListModesArgs,
+    context: AgentToolExecutionContext,
+    signal: AbortSignal,
+  ): Promise<RunOutput> {
     let modes: readonly AgentModeSummary[] | null | undefined;
     try {
       modes = await this.#catalog.getAllModes(signal);

@@ -42,7 +42,11 @@ export class ModeCatalogError extends Error {
   /** Every problem found, in document order; the message spells out the first ones. */
   readonly issues: readonly ModeCatalogIssue[];
 
-  constructor(code: ModeCatalogErrorCode, message: string, details: { readonly source: string; readonly issues?: readonly ModeCatalogIssue[]; readonly cause?: unknown }) {
+  constructor(
+    code: ModeCatalogErrorCode,
+    message: string,
+    details: { readonly source: string; readonly issues?: readonly ModeCatalogIssue[]; readonly cause?: unknown },
+  ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     this.source = details.source;
@@ -53,8 +57,15 @@ export class ModeCatalogError extends Error {
 const MAX_ISSUES_IN_MESSAGE = 10;
 
 /** `Mode catalog <source> is invalid: $.modes[1].id must …; $.modes[2].key …` */
-export function invalidCatalog(code: ModeCatalogErrorCode, source: string, issues: readonly ModeCatalogIssue[]): ModeCatalogError {
+export function invalidCatalog(
+  code: ModeCatalogErrorCode,
+  source: string,
+  issues: readonly ModeCatalogIssue[],
+): ModeCatalogError {
   const shown = issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((issue) => `${issue.path} ${issue.problem}`);
   const more = issues.length > MAX_ISSUES_IN_MESSAGE ? `; and ${issues.length - MAX_ISSUES_IN_MESSAGE} more` : '';
-  return new ModeCatalogError(code, `Mode catalog ${source} is invalid: ${shown.join('; ')}${more}.`, { source, issues });
+  return new ModeCatalogError(code, `Mode catalog ${source} is invalid: ${shown.join('; ')}${more}.`, {
+    source,
+    issues,
+  });
 }

@@ -5,7 +5,16 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIRST_PARTY_TOOL_NAMES, sampleModes } from '../test/modes.fixture.js';
 import { CapturingAdminLogger, testContext } from '@aptix/tool-contract/testing';
-import { defaultCatalogPath, ListModesTool, loadModeCatalog, loadModeCatalogSync, ModeCatalog, ModeCatalogError, ModeCatalogErrorCode, type AgentModeSummary } from './index.js';
+import {
+  defaultCatalogPath,
+  ListModesTool,
+  loadModeCatalog,
+  loadModeCatalogSync,
+  ModeCatalog,
+  ModeCatalogError,
+  ModeCatalogErrorCode,
+  type AgentModeSummary,
+} from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aptix-mode-catalog-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +46,9 @@ function withMode(index: number, change: (mode: Record<string, unknown>) => void
 
 describe('loading a catalog file', () => {
   it('accepts null role hints and example utterances (TUL-010 §2), which agent_list_modes presents as empty lists', async () => {
-    const path = writeCatalog(withMode(1, (mode) => Object.assign(mode, { humanRoleHints: null, exampleUtterances: null })));
+    const path = writeCatalog(
+      withMode(1, (mode) => Object.assign(mode, { humanRoleHints: null, exampleUtterances: null })),
+    );
     const catalog = await loadModeCatalog(path);
     expect(catalog.getMode('ddr_authoring')).toMatchObject({ humanRoleHints: null, exampleUtterances: null });
     const tool = new ListModesTool({ logger: new CapturingAdminLogger(), modeCatalog: catalog });
@@ -57,11 +68,15 @@ describe('loading a catalog file', () => {
   });
 
   it('refuses an id that is not 32 lowercase hex characters, naming the file and the field', async () => {
-    const error = await loadError(writeCatalog(withMode(1, (mode) => (mode.id = '22222222-2222-2222-2222-222222222222'))));
+    const error = await loadError(
+      writeCatalog(withMode(1, (mode) => (mode.id = '22222222-2222-2222-2222-222222222222'))),
+    );
     expect(error.code).toBe(ModeCatalogErrorCode.CATALOG_INVALID);
     expect(error.source).toMatch(/modes-\d+\.json$/);
     expect(error.message).toContain(error.source);
-    expect(error.message).toContain('$.modes[1].id must be 32 lowercase hexadecimal characters (a GUID without hyphens), got "22222222-2222');
+    expect(error.message).toContain(
+      '$.modes[1].id must be 32 lowercase hexadecimal characters (a GUID without hyphens), got "22222222-2222',
+    );
     expect(error.issues).toEqual([expect.objectContaining({ path: '$.modes[1].id' })]);
   });
 
@@ -137,7 +152,11 @@ describe('loading a catalog file', () => {
       ),
     );
     expect(error.code).toBe(ModeCatalogErrorCode.CATALOG_INVALID);
-    expect(error.issues.map((issue) => issue.path).sort()).toEqual(['$.modes[0].description', '$.modes[0].isdefault', '$.modes[0].tools']);
+    expect(error.issues.map((issue) => issue.path).sort()).toEqual([
+      '$.modes[0].description',
+      '$.modes[0].isdefault',
+      '$.modes[0].tools',
+    ]);
     expect(error.message).toContain('$.modes[0].description is required but missing');
     expect(error.message).toContain('$.modes[0].isdefault is not a known field (known fields: id, key, displayName');
     expect(error.message).toContain('$.modes[0].tools must be an array, got "agent_hello_world"');
@@ -145,16 +164,23 @@ describe('loading a catalog file', () => {
 
   it('refuses an empty list of modes, a tool listed twice, an invalid tool name and an empty string', async () => {
     expect((await loadError(writeCatalog({ modes: [] }))).message).toContain('$.modes must hold at least 1 item(s)');
-    expect((await loadError(writeCatalog(withMode(1, (mode) => (mode.tools = ['agent_hello_world', 'agent_hello_world']))))).message).toContain(
-      '$.modes[1].tools lists "agent_hello_world" twice (items 0 and 1)',
+    expect(
+      (await loadError(writeCatalog(withMode(1, (mode) => (mode.tools = ['agent_hello_world', 'agent_hello_world'])))))
+        .message,
+    ).toContain('$.modes[1].tools lists "agent_hello_world" twice (items 0 and 1)');
+    expect((await loadError(writeCatalog(withMode(1, (mode) => (mode.tools = ['Web-Search']))))).issues[0]!.path).toBe(
+      '$.modes[1].tools[0]',
     );
-    expect((await loadError(writeCatalog(withMode(1, (mode) => (mode.tools = ['Web-Search']))))).issues[0]!.path).toBe('$.modes[1].tools[0]');
-    expect((await loadError(writeCatalog(withMode(0, (mode) => (mode.displayName = ''))))).message).toContain('$.modes[0].displayName must not be empty');
+    expect((await loadError(writeCatalog(withMode(0, (mode) => (mode.displayName = ''))))).message).toContain(
+      '$.modes[0].displayName must not be empty',
+    );
   });
 
   it('refuses a document that is not { modes: [...] }', async () => {
     expect((await loadError(writeCatalog(sampleModes()))).message).toContain('$ must be an object, got an array of 2');
-    expect((await loadError(writeCatalog({ modes: sampleModes(), version: 2 }))).message).toContain('$.version is not a known field (known fields: modes)');
+    expect((await loadError(writeCatalog({ modes: sampleModes(), version: 2 }))).message).toContain(
+      '$.version is not a known field (known fields: modes)',
+    );
   });
 });
 
@@ -186,7 +212,9 @@ describe('a loaded catalog', () => {
   it('is checked the same way when built in memory', () => {
     const modes = sampleModes();
     modes[1]!.isDefault = true;
-    expect(() => ModeCatalog.fromModes(modes)).toThrow(/^Mode catalog \(in-memory catalog\) is invalid: \$\.modes\[1\]\.isDefault is true/);
+    expect(() => ModeCatalog.fromModes(modes)).toThrow(
+      /^Mode catalog \(in-memory catalog\) is invalid: \$\.modes\[1\]\.isDefault is true/,
+    );
   });
 
   it('serves as the sessions ModeDirectory: the keys in order and the default key', async () => {
@@ -199,7 +227,9 @@ describe('a loaded catalog', () => {
     const catalog = ModeCatalog.fromModes(sampleModes());
     expect(catalog.getMode('ddr_authoring')?.displayName).toBe('DDR authoring');
     expect(catalog.getMode('nope')).toBeUndefined();
-    expect(() => catalog.requireMode('nope')).toThrow('Unknown mode "nope": mode catalog (in-memory catalog) has no mode with that key. Valid modes: general, ddr_authoring.');
+    expect(() => catalog.requireMode('nope')).toThrow(
+      'Unknown mode "nope": mode catalog (in-memory catalog) has no mode with that key. Valid modes: general, ddr_authoring.',
+    );
   });
 
   it('rejects with the abort reason when the caller has already cancelled', async () => {
@@ -236,6 +266,8 @@ describe('the shipped catalog (modes.json)', () => {
       expect(mode.tools).not.toContain('agent_change_mode');
       expect(mode.tools).not.toContain('agent_list_modes');
     }
-    expect(catalog.requireMode('tool_diagnostics').tools).toEqual(expect.arrayContaining(['testing_ping_pong', 'testing_delay', 'testing_failure_injection']));
+    expect(catalog.requireMode('tool_diagnostics').tools).toEqual(
+      expect.arrayContaining(['testing_ping_pong', 'testing_delay', 'testing_failure_injection']),
+    );
   });
 });

@@ -3,7 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { invalidCatalog, ModeCatalogError, ModeCatalogErrorCode, type ModeCatalogIssue } from './mode-catalog-error.js';
-import { MODE_ID_PATTERN, MODE_KEY_PATTERN, ModeCatalogFile, type AgentModeCatalogService, type AgentModeSummary } from './mode-summary.js';
+import {
+  MODE_ID_PATTERN,
+  MODE_KEY_PATTERN,
+  ModeCatalogFile,
+  type AgentModeCatalogService,
+  type AgentModeSummary,
+} from './mode-summary.js';
 
 /**
  * The catalog that ships with this package (`modes.json`): `general` (the default), `ddr_authoring`
@@ -68,7 +74,8 @@ export class ModeCatalog implements AgentModeCatalogService {
     const validate = catalogValidator();
     // Validated on a copy: ajv never sees, and the catalog never shares, the caller's objects.
     const copy = structuredCloneOrFail(data, source);
-    if (!validate(copy)) throw invalidCatalog(ModeCatalogErrorCode.CATALOG_INVALID, source, schemaIssues(validate.errors ?? []));
+    if (!validate(copy))
+      throw invalidCatalog(ModeCatalogErrorCode.CATALOG_INVALID, source, schemaIssues(validate.errors ?? []));
     const { modes } = copy as ModeCatalogFile;
     checkUnique(modes, 'key', ModeCatalogErrorCode.DUPLICATE_MODE_KEY, source);
     checkUnique(modes, 'id', ModeCatalogErrorCode.DUPLICATE_MODE_ID, source);
@@ -153,11 +160,15 @@ function toPath(path: string | URL): string {
 
 function unreadable(source: string, error: unknown): ModeCatalogError {
   const reason = error instanceof Error ? error.message : String(error);
-  return new ModeCatalogError(ModeCatalogErrorCode.CATALOG_UNREADABLE, `Mode catalog ${source} could not be read: ${reason}`, {
-    source,
-    issues: [{ path: '$', problem: `could not be read: ${reason}` }],
-    cause: error,
-  });
+  return new ModeCatalogError(
+    ModeCatalogErrorCode.CATALOG_UNREADABLE,
+    `Mode catalog ${source} could not be read: ${reason}`,
+    {
+      source,
+      issues: [{ path: '$', problem: `could not be read: ${reason}` }],
+      cause: error,
+    },
+  );
 }
 
 function parseJson(text: string, source: string): unknown {
@@ -168,7 +179,11 @@ function parseJson(text: string, source: string): unknown {
     const reason = error instanceof Error ? error.message : String(error);
     const where = locate(body, reason);
     const problem = `is not valid JSON${where}: ${reason}`;
-    throw new ModeCatalogError(ModeCatalogErrorCode.CATALOG_MALFORMED_JSON, `Mode catalog ${source} ${problem}`, { source, issues: [{ path: '$', problem }], cause: error });
+    throw new ModeCatalogError(ModeCatalogErrorCode.CATALOG_MALFORMED_JSON, `Mode catalog ${source} ${problem}`, {
+      source,
+      issues: [{ path: '$', problem }],
+      cause: error,
+    });
   }
 }
 
@@ -188,7 +203,11 @@ function structuredCloneOrFail(data: unknown, source: string): unknown {
     return structuredClone(data);
   } catch (error) {
     const problem = `is not plain JSON data: ${error instanceof Error ? error.message : String(error)}`;
-    throw new ModeCatalogError(ModeCatalogErrorCode.CATALOG_INVALID, `Mode catalog ${source} ${problem}`, { source, issues: [{ path: '$', problem }], cause: error });
+    throw new ModeCatalogError(ModeCatalogErrorCode.CATALOG_INVALID, `Mode catalog ${source} ${problem}`, {
+      source,
+      issues: [{ path: '$', problem }],
+      cause: error,
+    });
   }
 }
 
@@ -206,7 +225,8 @@ function catalogValidator(): ValidateFunction {
 
 const PATTERN_MEANINGS: Record<string, string> = {
   [MODE_ID_PATTERN]: 'must be 32 lowercase hexadecimal characters (a GUID without hyphens)',
-  [MODE_KEY_PATTERN]: 'must be snake_case (lowercase letters and digits in words joined by single underscores, starting with a letter)',
+  [MODE_KEY_PATTERN]:
+    'must be snake_case (lowercase letters and digits in words joined by single underscores, starting with a letter)',
 };
 
 /** ajv's errors as issues a person can act on, one per field, in document order. */
@@ -229,24 +249,39 @@ function describeSchemaError(error: ErrorObject): ModeCatalogIssue {
   const path = jsonPath(error.instancePath);
   switch (error.keyword) {
     case 'required':
-      return { path: jsonPath(`${error.instancePath}/${String(params.missingProperty)}`), problem: 'is required but missing' };
+      return {
+        path: jsonPath(`${error.instancePath}/${String(params.missingProperty)}`),
+        problem: 'is required but missing',
+      };
     case 'additionalProperties': {
       const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-      return { path: jsonPath(`${error.instancePath}/${String(params.additionalProperty)}`), problem: `is not a known field (known fields: ${known.join(', ')})` };
+      return {
+        path: jsonPath(`${error.instancePath}/${String(params.additionalProperty)}`),
+        problem: `is not a known field (known fields: ${known.join(', ')})`,
+      };
     }
     case 'type':
       return { path, problem: `must be ${article(String(params.type))}, got ${describe(error.data)}` };
     case 'pattern':
-      return { path, problem: `${PATTERN_MEANINGS[String(params.pattern)] ?? `must match ${String(params.pattern)}`}, got ${describe(error.data)}` };
+      return {
+        path,
+        problem: `${PATTERN_MEANINGS[String(params.pattern)] ?? `must match ${String(params.pattern)}`}, got ${describe(error.data)}`,
+      };
     case 'minLength':
       return { path, problem: 'must not be empty' };
     case 'maxLength':
-      return { path, problem: `must be at most ${String(params.limit)} characters long, got ${String((error.data as string).length)}` };
+      return {
+        path,
+        problem: `must be at most ${String(params.limit)} characters long, got ${String((error.data as string).length)}`,
+      };
     case 'minItems':
       return { path, problem: `must hold at least ${String(params.limit)} item(s), got none` };
     case 'uniqueItems': {
       const [first, second] = [Number(params.i), Number(params.j)].sort((a, b) => a - b) as [number, number];
-      return { path, problem: `lists ${describe((error.data as unknown[])[first])} twice (items ${first} and ${second})` };
+      return {
+        path,
+        problem: `lists ${describe((error.data as unknown[])[first])} twice (items ${first} and ${second})`,
+      };
     }
     default:
       return { path, problem: `${error.message ?? 'is invalid'}, got ${describe(error.data)}` };
@@ -275,17 +310,27 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 60)).slice(0, -1)}…"` : JSON.stringify(value);
+  if (typeof value === 'string')
+    return value.length > 60 ? `${JSON.stringify(value.slice(0, 60)).slice(0, -1)}…"` : JSON.stringify(value);
   return `${typeof value} ${String(value)}`;
 }
 
-function checkUnique(modes: readonly AgentModeSummary[], field: 'key' | 'id', code: ModeCatalogErrorCode, source: string): void {
+function checkUnique(
+  modes: readonly AgentModeSummary[],
+  field: 'key' | 'id',
+  code: ModeCatalogErrorCode,
+  source: string,
+): void {
   const first = new Map<string, number>();
   const issues: ModeCatalogIssue[] = [];
   modes.forEach((mode, index) => {
     const earlier = first.get(mode[field]);
     if (earlier === undefined) first.set(mode[field], index);
-    else issues.push({ path: `$.modes[${index}].${field}`, problem: `repeats the ${field} ${JSON.stringify(mode[field])} of $.modes[${earlier}]; every mode needs its own ${field}` });
+    else
+      issues.push({
+        path: `$.modes[${index}].${field}`,
+        problem: `repeats the ${field} ${JSON.stringify(mode[field])} of $.modes[${earlier}]; every mode needs its own ${field}`,
+      });
   });
   if (issues.length > 0) throw invalidCatalog(code, source, issues);
 }
@@ -294,7 +339,10 @@ function checkOneDefault(modes: readonly AgentModeSummary[], source: string): vo
   const defaults = modes.flatMap((mode, index) => (mode.isDefault ? [index] : []));
   if (defaults.length === 0) {
     throw invalidCatalog(ModeCatalogErrorCode.NO_DEFAULT_MODE, source, [
-      { path: '$.modes', problem: `has no default mode; set "isDefault": true on exactly one mode (keys: ${modes.map((mode) => mode.key).join(', ')})` },
+      {
+        path: '$.modes',
+        problem: `has no default mode; set "isDefault": true on exactly one mode (keys: ${modes.map((mode) => mode.key).join(', ')})`,
+      },
     ]);
   }
   if (defaults.length > 1) {

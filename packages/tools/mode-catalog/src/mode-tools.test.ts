@@ -1,8 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { FIRST_PARTY_TOOL_NAMES, registryWith, sampleModes } from '../test/modes.fixture.js';
-import { ALWAYS_OFFERED_TOOLS, checkCatalogAgainstRegistry, loadModeCatalog, ModeCatalog, ModeCatalogError, ModeCatalogErrorCode, tools, toolNamesForMode, toolNotInModeMessage } from './index.js';
+import {
+  ALWAYS_OFFERED_TOOLS,
+  checkCatalogAgainstRegistry,
+  loadModeCatalog,
+  ModeCatalog,
+  ModeCatalogError,
+  ModeCatalogErrorCode,
+  tools,
+  toolNamesForMode,
+  toolNotInModeMessage,
+} from './index.js';
 
-const everything = registryWith(['testing_calculator', 'agent_hello_world', 'agent_change_mode', 'agent_list_modes', 'testing_delay']);
+const everything = registryWith([
+  'testing_calculator',
+  'agent_hello_world',
+  'agent_change_mode',
+  'agent_list_modes',
+  'testing_delay',
+]);
 
 function thrown(fn: () => unknown): ModeCatalogError {
   try {
@@ -17,8 +33,17 @@ function thrown(fn: () => unknown): ModeCatalogError {
 describe('toolNamesForMode', () => {
   it("offers the mode's tools in catalog order, then agent_list_modes and agent_change_mode", () => {
     const catalog = ModeCatalog.fromModes(sampleModes());
-    expect(toolNamesForMode(everything, catalog, 'general')).toEqual(['agent_hello_world', 'agent_list_modes', 'agent_change_mode']);
-    expect(toolNamesForMode(everything, catalog, 'ddr_authoring')).toEqual(['testing_calculator', 'agent_hello_world', 'agent_list_modes', 'agent_change_mode']);
+    expect(toolNamesForMode(everything, catalog, 'general')).toEqual([
+      'agent_hello_world',
+      'agent_list_modes',
+      'agent_change_mode',
+    ]);
+    expect(toolNamesForMode(everything, catalog, 'ddr_authoring')).toEqual([
+      'testing_calculator',
+      'agent_hello_world',
+      'agent_list_modes',
+      'agent_change_mode',
+    ]);
   });
 
   it('offers the always-on tools in a mode that names no tools', () => {
@@ -30,7 +55,11 @@ describe('toolNamesForMode', () => {
   it('lists an always-on tool once when the mode names it too, where the mode puts it', () => {
     const modes = sampleModes();
     modes[0]!.tools = ['agent_change_mode', 'agent_hello_world'];
-    expect(toolNamesForMode(everything, ModeCatalog.fromModes(modes), 'general')).toEqual(['agent_change_mode', 'agent_hello_world', 'agent_list_modes']);
+    expect(toolNamesForMode(everything, ModeCatalog.fromModes(modes), 'general')).toEqual([
+      'agent_change_mode',
+      'agent_hello_world',
+      'agent_list_modes',
+    ]);
   });
 
   it('regression: repeated selection never accumulates duplicates, even when a caller changes the result', () => {
@@ -58,11 +87,19 @@ describe('toolNamesForMode', () => {
   it('refuses an unknown mode key with an error listing the valid keys', () => {
     const error = thrown(() => toolNamesForMode(everything, ModeCatalog.fromModes(sampleModes()), 'ddr-authoring'));
     expect(error.code).toBe(ModeCatalogErrorCode.UNKNOWN_MODE);
-    expect(error.message).toBe('Unknown mode "ddr-authoring": mode catalog (in-memory catalog) has no mode with that key. Valid modes: general, ddr_authoring.');
+    expect(error.message).toBe(
+      'Unknown mode "ddr-authoring": mode catalog (in-memory catalog) has no mode with that key. Valid modes: general, ddr_authoring.',
+    );
   });
 
   it('refuses a mode whose tool is not registered, naming the mode and the tool', () => {
-    const error = thrown(() => toolNamesForMode(registryWith(['agent_hello_world', 'agent_change_mode', 'agent_list_modes']), sampleModes(), 'ddr_authoring'));
+    const error = thrown(() =>
+      toolNamesForMode(
+        registryWith(['agent_hello_world', 'agent_change_mode', 'agent_list_modes']),
+        sampleModes(),
+        'ddr_authoring',
+      ),
+    );
     expect(error.code).toBe(ModeCatalogErrorCode.UNREGISTERED_TOOL);
     expect(error.message).toContain('mode "ddr_authoring" offers "testing_calculator", which is not registered');
     expect(error.issues.map((issue) => issue.path)).toEqual(['$.modes[1].tools[0]']);
@@ -70,8 +107,15 @@ describe('toolNamesForMode', () => {
 });
 
 describe('toolNotInModeMessage', () => {
-  it('names the tool, the mode and the session, lists the mode\'s tools, and says to list tools again', () => {
-    expect(toolNotInModeMessage({ tool: 'testing_delay', mode: 'general', sessionId: 's-1', offered: ['agent_hello_world', 'agent_list_modes'] })).toBe(
+  it("names the tool, the mode and the session, lists the mode's tools, and says to list tools again", () => {
+    expect(
+      toolNotInModeMessage({
+        tool: 'testing_delay',
+        mode: 'general',
+        sessionId: 's-1',
+        offered: ['agent_hello_world', 'agent_list_modes'],
+      }),
+    ).toBe(
       'Tool "testing_delay" is not offered in mode "general" (session s-1); it was not run. Tools in this mode: agent_hello_world, agent_list_modes. ' +
         "The session's mode may have changed since the tools were listed: list the tools again before calling one. " +
         'To use "testing_delay", switch to a mode that offers it with agent_change_mode.',
@@ -86,22 +130,41 @@ describe('checkCatalogAgainstRegistry', () => {
 
   it('fails naming every mode and tool that is missing, and the catalog file', async () => {
     const catalog = await loadModeCatalog();
-    const registry = registryWith(['agent_hello_world', 'testing_calculator', 'testing_ping_pong', 'agent_change_mode', 'agent_list_modes']);
+    const registry = registryWith([
+      'agent_hello_world',
+      'testing_calculator',
+      'testing_ping_pong',
+      'agent_change_mode',
+      'agent_list_modes',
+    ]);
     const error = thrown(() => checkCatalogAgainstRegistry(registry, catalog));
     expect(error.code).toBe(ModeCatalogErrorCode.UNREGISTERED_TOOL);
     expect(error.source).toBe(catalog.source);
     expect(error.message).toContain(catalog.source);
     expect(error.message).toContain('mode "tool_diagnostics" offers "testing_delay", which is not registered');
-    expect(error.message).toContain('mode "tool_diagnostics" offers "testing_failure_injection", which is not registered');
+    expect(error.message).toContain(
+      'mode "tool_diagnostics" offers "testing_failure_injection", which is not registered',
+    );
     expect(error.message).toContain('mode "tool_diagnostics" offers "testing_issue_refund", which is not registered');
-    expect(error.message).toContain('Registered tools: agent_hello_world, testing_calculator, testing_ping_pong, agent_change_mode, agent_list_modes.');
+    expect(error.message).toContain(
+      'Registered tools: agent_hello_world, testing_calculator, testing_ping_pong, agent_change_mode, agent_list_modes.',
+    );
     expect(error.issues).toHaveLength(3);
   });
 
   it('fails when an always-on tool is not registered, since every mode must offer it', () => {
-    const error = thrown(() => checkCatalogAgainstRegistry(registryWith(['agent_hello_world', 'testing_calculator', 'agent_list_modes']), sampleModes()));
-    expect(error.message).toContain('"agent_change_mode" is offered in every mode, so the model can always see and change modes, but it is not registered (it comes from @aptix/tool-mode-change)');
-    expect(error.message).toContain('Every mode also offers agent_list_modes (from @aptix/tool-mode-catalog) and agent_change_mode (from @aptix/tool-mode-change): keep both packages in toolPackages.');
+    const error = thrown(() =>
+      checkCatalogAgainstRegistry(
+        registryWith(['agent_hello_world', 'testing_calculator', 'agent_list_modes']),
+        sampleModes(),
+      ),
+    );
+    expect(error.message).toContain(
+      '"agent_change_mode" is offered in every mode, so the model can always see and change modes, but it is not registered (it comes from @aptix/tool-mode-change)',
+    );
+    expect(error.message).toContain(
+      'Every mode also offers agent_list_modes (from @aptix/tool-mode-catalog) and agent_change_mode (from @aptix/tool-mode-change): keep both packages in toolPackages.',
+    );
     expect(error.message).not.toMatch(/(TUL|AGN)-\d{3}/);
   });
 
@@ -109,7 +172,8 @@ describe('checkCatalogAgainstRegistry', () => {
     const registry = registryWith(FIRST_PARTY_TOOL_NAMES);
     const catalog = await loadModeCatalog();
     expect(() => checkCatalogAgainstRegistry(registry, catalog)).not.toThrow();
-    for (const key of catalog.keys) expect(toolNamesForMode(registry, catalog, key)).toEqual(expect.arrayContaining([...ALWAYS_OFFERED_TOOLS]));
+    for (const key of catalog.keys)
+      expect(toolNamesForMode(registry, catalog, key)).toEqual(expect.arrayContaining([...ALWAYS_OFFERED_TOOLS]));
   });
 
   it('agrees with the tool this package ships: agent_list_modes is always offered', () => {

@@ -11,10 +11,11 @@ import type { AgentModeSummary } from './mode-summary.js';
 export const ALWAYS_OFFERED_TOOLS = Object.freeze(['agent_list_modes', 'agent_change_mode'] as const);
 
 /** The package that provides each always-offered tool: a host must load both, whatever else it loads. */
-export const ALWAYS_OFFERED_TOOL_PACKAGES: Readonly<Record<(typeof ALWAYS_OFFERED_TOOLS)[number], string>> = Object.freeze({
-  agent_list_modes: '@aptix/tool-mode-catalog',
-  agent_change_mode: '@aptix/tool-mode-change',
-});
+export const ALWAYS_OFFERED_TOOL_PACKAGES: Readonly<Record<(typeof ALWAYS_OFFERED_TOOLS)[number], string>> =
+  Object.freeze({
+    agent_list_modes: '@aptix/tool-mode-catalog',
+    agent_change_mode: '@aptix/tool-mode-change',
+  });
 
 /** What the selection needs of a registry: `AgentToolRegistry` fits, and so does a test double. */
 export type ToolNameLookup = Pick<AgentToolRegistry, 'has' | 'names'>;
@@ -44,7 +45,12 @@ const IN_MEMORY = '(in-memory catalog)';
 export function toolNamesForMode(registry: ToolNameLookup, catalog: ModeList, modeKey: string): string[] {
   const { modes, source } = unpack(catalog);
   const modeIndex = modes.findIndex((candidate) => candidate.key === modeKey);
-  if (modeIndex === -1) throw unknownModeError(modeKey, modes.map((candidate) => candidate.key), source);
+  if (modeIndex === -1)
+    throw unknownModeError(
+      modeKey,
+      modes.map((candidate) => candidate.key),
+      source,
+    );
   const issues = unregisteredTools(registry, modes, modeIndex);
   if (issues.length > 0) throw unregistered(registry, source, issues);
   return [...new Set<string>([...modes[modeIndex]!.tools, ...ALWAYS_OFFERED_TOOLS])];
@@ -70,7 +76,7 @@ export interface ToolNotInMode {
 export function toolNotInModeMessage({ tool, mode, sessionId, offered }: ToolNotInMode): string {
   return (
     `Tool "${tool}" is not offered in mode "${mode}" (session ${sessionId}); it was not run. Tools in this mode: ${offered.join(', ')}. ` +
-    'The session\'s mode may have changed since the tools were listed: list the tools again before calling one. ' +
+    "The session's mode may have changed since the tools were listed: list the tools again before calling one. " +
     `To use "${tool}", switch to a mode that offers it with agent_change_mode.`
   );
 }
@@ -91,19 +97,30 @@ export function checkCatalogAgainstRegistry(registry: ToolNameLookup, catalog: M
 }
 
 /** The tools of every mode (or of the mode at `only`), and the always-offered ones, that the registry lacks. */
-function unregisteredTools(registry: ToolNameLookup, modes: readonly AgentModeSummary[], only?: number): ModeCatalogIssue[] {
+function unregisteredTools(
+  registry: ToolNameLookup,
+  modes: readonly AgentModeSummary[],
+  only?: number,
+): ModeCatalogIssue[] {
   const issues: ModeCatalogIssue[] = [];
   const named = new Set<string>();
   modes.forEach((mode, modeIndex) => {
     if (only !== undefined && modeIndex !== only) return;
     mode.tools.forEach((name, toolIndex) => {
       named.add(name);
-      if (!registry.has(name)) issues.push({ path: `$.modes[${modeIndex}].tools[${toolIndex}]`, problem: `mode ${JSON.stringify(mode.key)} offers ${JSON.stringify(name)}, which is not registered` });
+      if (!registry.has(name))
+        issues.push({
+          path: `$.modes[${modeIndex}].tools[${toolIndex}]`,
+          problem: `mode ${JSON.stringify(mode.key)} offers ${JSON.stringify(name)}, which is not registered`,
+        });
     });
   });
   for (const name of ALWAYS_OFFERED_TOOLS) {
     if (!registry.has(name) && !(only !== undefined && named.has(name))) {
-      issues.push({ path: '(always offered)', problem: `${JSON.stringify(name)} is offered in every mode, so the model can always see and change modes, but it is not registered (it comes from ${ALWAYS_OFFERED_TOOL_PACKAGES[name]})` });
+      issues.push({
+        path: '(always offered)',
+        problem: `${JSON.stringify(name)} is offered in every mode, so the model can always see and change modes, but it is not registered (it comes from ${ALWAYS_OFFERED_TOOL_PACKAGES[name]})`,
+      });
     }
   }
   return issues;

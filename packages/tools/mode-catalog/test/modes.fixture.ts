@@ -1,4 +1,10 @@
-import { AgentToolRegistry, functionToolSchema, TypedAgentTool, type AnyAgentToolClass, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  AgentToolRegistry,
+  functionToolSchema,
+  TypedAgentTool,
+  type AnyAgentToolClass,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 import { Type } from 'typebox';
 import type { AgentModeSummary } from '../src/index.js';
 

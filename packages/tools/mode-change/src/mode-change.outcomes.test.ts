@@ -22,7 +22,9 @@ class AnsweringSessionManager extends FakeSessionManager {
   constructor(private readonly result: SetSessionModeResult) {
     super();
   }
-  override async setSessionMode(...[sessionId, mode, reason, org, user, options]: Parameters<FakeSessionManager['setSessionMode']>): Promise<SetSessionModeResult> {
+  override async setSessionMode(
+    ...[sessionId, mode, reason, org, user, options]: Parameters<FakeSessionManager['setSessionMode']>
+  ): Promise<SetSessionModeResult> {
     this.calls.push([sessionId, mode, reason, org, user, options]);
     return this.result;
   }
@@ -41,8 +43,10 @@ describe('agent_change_mode: honest outcomes', () => {
     expect(result.result).not.toContain('wasCancelled');
   });
 
-  it('passes its signal to the session store, and reports the store\'s CANCELLED as a cancelled call (AGN-005 §8)', async () => {
-    const { tool, sessionManager } = setup(new AnsweringSessionManager({ applied: false, code: 'CANCELLED', message: 'cancelled before it was saved' }));
+  it("passes its signal to the session store, and reports the store's CANCELLED as a cancelled call (AGN-005 §8)", async () => {
+    const { tool, sessionManager } = setup(
+      new AnsweringSessionManager({ applied: false, code: 'CANCELLED', message: 'cancelled before it was saved' }),
+    );
     const controller = new AbortController();
     const result = await tool.execute(call, context, controller.signal);
     expect(sessionManager.calls[0]![5]?.signal).toBe(controller.signal);
@@ -56,8 +60,11 @@ describe('agent_change_mode: honest outcomes', () => {
   });
 
   it('reports OUTCOME_UNKNOWN as a failure of its own that claims neither outcome, and logs it', async () => {
-    const message = 'The connection broke while the change was being committed; it may or may not have been saved. Check GET /v1/sessions/session-1.';
-    const { tool, logger } = setup(new AnsweringSessionManager({ applied: 'unknown', code: 'OUTCOME_UNKNOWN', message }));
+    const message =
+      'The connection broke while the change was being committed; it may or may not have been saved. Check GET /v1/sessions/session-1.';
+    const { tool, logger } = setup(
+      new AnsweringSessionManager({ applied: 'unknown', code: 'OUTCOME_UNKNOWN', message }),
+    );
     const result = await tool.execute(call, context);
     expect(result.successful).toBe(false);
     expect(result.errors).toEqual([{ code: 'OUTCOME_UNKNOWN', message }]);
@@ -69,15 +76,20 @@ describe('agent_change_mode: honest outcomes', () => {
     ['TIMEOUT', 'PostgreSQL schema "secret_schema" did not answer within queryTimeoutMs', 'did not answer in time'],
     ['DATABASE_LOCKED', 'The SQLite database /srv/private/aptix.db is locked', 'locked by another process'],
     ['UNAVAILABLE', 'Cannot connect to postgres://10.0.0.7', 'cannot be reached'],
-  ])('turns the store\'s %s into a failure that says the mode was not changed, without the store\'s details', async (code, storeMessage, expected) => {
-    const { tool, logger } = setup(new FakeSessionManager().failWith(new SessionStoreError(code as 'TIMEOUT', storeMessage)));
-    const result = await tool.execute(call, context);
-    expect(result.successful).toBe(false);
-    expect(result.errors[0]!.code).toBe(code);
-    const text = InvokeResult.errorMessage(result);
-    expect(text).toContain(expected);
-    expect(text).toContain("mode was not changed");
-    for (const secret of ['secret_schema', '/srv/private', '10.0.0.7']) expect(text).not.toContain(secret);
-    expect(logger.entries.find((entry) => entry.tag === ModeChangeLogTag.REFUSED)?.message).toBe(storeMessage);
-  });
+  ])(
+    "turns the store's %s into a failure that says the mode was not changed, without the store's details",
+    async (code, storeMessage, expected) => {
+      const { tool, logger } = setup(
+        new FakeSessionManager().failWith(new SessionStoreError(code as 'TIMEOUT', storeMessage)),
+      );
+      const result = await tool.execute(call, context);
+      expect(result.successful).toBe(false);
+      expect(result.errors[0]!.code).toBe(code);
+      const text = InvokeResult.errorMessage(result);
+      expect(text).toContain(expected);
+      expect(text).toContain('mode was not changed');
+      for (const secret of ['secret_schema', '/srv/private', '10.0.0.7']) expect(text).not.toContain(secret);
+      expect(logger.entries.find((entry) => entry.tag === ModeChangeLogTag.REFUSED)?.message).toBe(storeMessage);
+    },
+  );
 });

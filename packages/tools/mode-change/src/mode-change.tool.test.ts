@@ -1,4 +1,11 @@
-import { AgentToolExecutor, AgentToolRegistry, canonicalJson, ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  canonicalJson,
+  ExecutionErrorCode,
+  InvokeResult,
+  type AgentToolExecutionContext,
+} from '@aptix/tool-contract';
 import { CapturingAdminLogger, testContext } from '@aptix/tool-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { FakeSessionManager } from '../test/fake-session-manager.js';
@@ -24,15 +31,27 @@ function expectFailure(result: InvokeResult<string>, message: string): void {
 }
 
 describe('agent_change_mode: the four tests of TUL-007 §6', () => {
-  it.each([false, true])('1. happy path (branch=%s): calls setSessionMode once with the expected arguments and echoes them', async (branch) => {
-    const { tool, sessionManager } = setup();
-    const result = await tool.execute(args({ ...valid, branch }), context);
-    expect(sessionManager.calls).toEqual([['session-1', 'ddr_authoring', valid.reason, 'acme', 'ada', { branch, signal: expect.any(AbortSignal) }]]);
-    expect(result.successful).toBe(true);
-    const payload = JSON.parse(result.result as string) as ModeChangeResult;
-    expect(payload).toEqual({ success: true, mode: 'ddr_authoring', branch, reason: valid.reason, sessionId: 'session-1', conversationId: 'conversation-1' });
-    expect((await sessionManager.getSession('session-1'))?.mode).toBe('ddr_authoring');
-  });
+  it.each([false, true])(
+    '1. happy path (branch=%s): calls setSessionMode once with the expected arguments and echoes them',
+    async (branch) => {
+      const { tool, sessionManager } = setup();
+      const result = await tool.execute(args({ ...valid, branch }), context);
+      expect(sessionManager.calls).toEqual([
+        ['session-1', 'ddr_authoring', valid.reason, 'acme', 'ada', { branch, signal: expect.any(AbortSignal) }],
+      ]);
+      expect(result.successful).toBe(true);
+      const payload = JSON.parse(result.result as string) as ModeChangeResult;
+      expect(payload).toEqual({
+        success: true,
+        mode: 'ddr_authoring',
+        branch,
+        reason: valid.reason,
+        sessionId: 'session-1',
+        conversationId: 'conversation-1',
+      });
+      expect((await sessionManager.getSession('session-1'))?.mode).toBe('ddr_authoring');
+    },
+  );
 
   it.each([
     ['missing', { branch: false, reason: 'r' }],
@@ -55,18 +74,26 @@ describe('agent_change_mode: the four tests of TUL-007 §6', () => {
     ['null', { mode: 'general', branch: true, reason: null }],
   ])('3. reason %s: a failed result about the reason, and setSessionMode is not called', async (_case, value) => {
     const { tool, sessionManager } = setup();
-    expectFailure(await tool.execute(args(value), context), "ModeChangeTool requires a non-empty 'reason' string explaining why the mode change is needed.");
+    expectFailure(
+      await tool.execute(args(value), context),
+      "ModeChangeTool requires a non-empty 'reason' string explaining why the mode change is needed.",
+    );
     expect(sessionManager.calls).toEqual([]);
   });
 
   it('4. an exception from the session manager is logged with a stable tag and the mode change is reported as failed', async () => {
-    const { tool, logger, sessionManager } = setup(new FakeSessionManager().failWith(new Error('database is locked at /var/lib/aptix.db')));
+    const { tool, logger, sessionManager } = setup(
+      new FakeSessionManager().failWith(new Error('database is locked at /var/lib/aptix.db')),
+    );
     const result = await tool.execute(args(valid), context);
     expectFailure(result, 'ModeChangeTool failed to change the session mode.');
     expect(result.errors[0]!.code).toBe(ExecutionErrorCode.TOOL_EXCEPTION);
     expect(sessionManager.calls).toHaveLength(1);
     const [logged] = logger.exceptions();
-    expect(logged).toMatchObject({ tag: ModeChangeLogTag.EXCEPTION, message: 'database is locked at /var/lib/aptix.db' });
+    expect(logged).toMatchObject({
+      tag: ModeChangeLogTag.EXCEPTION,
+      message: 'database is locked at /var/lib/aptix.db',
+    });
     expect(logged!.tag).toBe('[agent_change_mode_ExecuteAsync__Exception]');
     expect(logged!.pairs).toContainEqual(['SessionId', 'session-1']);
   });
@@ -82,24 +109,41 @@ describe('agent_change_mode: the validation order and messages of TUL-007 §3.4'
   it('refuses a missing context next', async () => {
     const { tool, sessionManager } = setup();
     expectFailure(await tool.execute(args(valid), null as never), 'ModeChangeTool requires a valid execution context.');
-    expectFailure(await tool.execute(args(valid), undefined as never), 'ModeChangeTool requires a valid execution context.');
+    expectFailure(
+      await tool.execute(args(valid), undefined as never),
+      'ModeChangeTool requires a valid execution context.',
+    );
     expect(sessionManager.calls).toEqual([]);
   });
 
-  it.each([undefined, '', '  '])('refuses a context without a session id (%j), logging an error, before looking at the fields', async (sessionId) => {
-    const { tool, sessionManager, logger } = setup();
-    const result = await tool.execute(args({ mode: '' }), { ...context, sessionId: sessionId as string });
-    expectFailure(result, 'ModeChangeTool cannot change mode because the session id is missing.');
-    expect(logger.errors()).toEqual([expect.objectContaining({ tag: ModeChangeLogTag.MISSING_SESSION_ID, message: expect.stringContaining('without a session id') })]);
-    expect(sessionManager.calls).toEqual([]);
-  });
+  it.each([undefined, '', '  '])(
+    'refuses a context without a session id (%j), logging an error, before looking at the fields',
+    async (sessionId) => {
+      const { tool, sessionManager, logger } = setup();
+      const result = await tool.execute(args({ mode: '' }), { ...context, sessionId: sessionId as string });
+      expectFailure(result, 'ModeChangeTool cannot change mode because the session id is missing.');
+      expect(logger.errors()).toEqual([
+        expect.objectContaining({
+          tag: ModeChangeLogTag.MISSING_SESSION_ID,
+          message: expect.stringContaining('without a session id'),
+        }),
+      ]);
+      expect(sessionManager.calls).toEqual([]);
+    },
+  );
 
   it('checks mode, then branch, then reason', async () => {
     const { tool, sessionManager } = setup();
     expectFailure(await tool.execute('{}', context), ModeChangeMessage.MODE_REQUIRED);
     expectFailure(await tool.execute(args({ reason: '' }), context), ModeChangeMessage.MODE_REQUIRED);
-    expectFailure(await tool.execute(args({ mode: 'general' }), context), "ModeChangeTool requires a 'branch' boolean flag.");
-    expectFailure(await tool.execute(args({ mode: 'general', branch: false }), context), ModeChangeMessage.REASON_REQUIRED);
+    expectFailure(
+      await tool.execute(args({ mode: 'general' }), context),
+      "ModeChangeTool requires a 'branch' boolean flag.",
+    );
+    expectFailure(
+      await tool.execute(args({ mode: 'general', branch: false }), context),
+      ModeChangeMessage.REASON_REQUIRED,
+    );
     expect(sessionManager.calls).toEqual([]);
   });
 
@@ -116,14 +160,19 @@ describe('agent_change_mode: the validation order and messages of TUL-007 §3.4'
   it.each(['sessionId', 'org', 'user'])('refuses %s in the arguments: it comes from the context only', async (name) => {
     const { tool, sessionManager } = setup();
     const result = await tool.execute(args({ ...valid, [name]: 'someone-else' }), context);
-    expectFailure(result, `Invalid arguments for agent_change_mode: '${name}' is not an argument of this tool (its arguments: mode, branch, reason).`);
+    expectFailure(
+      result,
+      `Invalid arguments for agent_change_mode: '${name}' is not an argument of this tool (its arguments: mode, branch, reason).`,
+    );
     expect(sessionManager.calls).toEqual([]);
   });
 
   it('refuses malformed JSON and a JSON value that is not an object', async () => {
     const { tool, sessionManager } = setup();
     const malformed = await tool.execute('{"mode": "general", ', context);
-    expect(InvokeResult.errorMessage(malformed)).toMatch(/^Invalid arguments for agent_change_mode: the arguments are not valid JSON/);
+    expect(InvokeResult.errorMessage(malformed)).toMatch(
+      /^Invalid arguments for agent_change_mode: the arguments are not valid JSON/,
+    );
     expectFailure(await tool.execute('["general", false, "why"]', context), ModeChangeMessage.ARGUMENTS_REQUIRED);
     expectFailure(await tool.execute('"general"', context), ModeChangeMessage.ARGUMENTS_REQUIRED);
     expect(sessionManager.calls).toEqual([]);
@@ -144,7 +193,9 @@ describe('agent_change_mode: what the session manager answers', () => {
   it('passes on an unknown session the same way', async () => {
     const { tool } = setup();
     const result = await tool.execute(args(valid), { ...context, sessionId: 'session-404' });
-    expect(result.errors).toEqual([{ code: 'SESSION_NOT_FOUND', message: 'Session "session-404" does not exist; the mode was not changed.' }]);
+    expect(result.errors).toEqual([
+      { code: 'SESSION_NOT_FOUND', message: 'Session "session-404" does not exist; the mode was not changed.' },
+    ]);
   });
 
   it('treats a malformed answer from the manager as a failure to change the mode', async () => {
@@ -170,7 +221,11 @@ describe('agent_change_mode: what the session manager answers', () => {
     controller.abort();
     const result = await tool.execute(args(valid), context, controller.signal);
     expect(result.successful).toBe(true);
-    expect(JSON.parse(result.result as string)).toMatchObject({ wasCancelled: true, sessionId: 'session-1', conversationId: 'conversation-1' });
+    expect(JSON.parse(result.result as string)).toMatchObject({
+      wasCancelled: true,
+      sessionId: 'session-1',
+      conversationId: 'conversation-1',
+    });
     expect(sessionManager.calls).toEqual([]);
   });
 });
@@ -190,25 +245,42 @@ describe('agent_change_mode: contract and registration (TUL-011 §5)', () => {
     const sessionManager = new FakeSessionManager();
     const registry = new AgentToolRegistry({ logger });
     registry.registerTools(tools);
-    const executor = new AgentToolExecutor({ registry, logger, createTool: (toolClass) => new toolClass({ logger, sessionManager }) });
+    const executor = new AgentToolExecutor({
+      registry,
+      logger,
+      createTool: (toolClass) => new toolClass({ logger, sessionManager }),
+    });
     const ctx: AgentToolExecutionContext = { sessionId: 'session-1', conversationId: 'c', org: 'acme', user: 'ada' };
     expect((await executor.execute('agent_change_mode', args(valid), ctx)).successful).toBe(true);
-    expect((await executor.execute('agent_change_mode', { ...valid, mode: 'general', branch: true }, ctx)).successful).toBe(true);
+    expect(
+      (await executor.execute('agent_change_mode', { ...valid, mode: 'general', branch: true }, ctx)).successful,
+    ).toBe(true);
     // The executor's calls take the same validation path.
-    expect(InvokeResult.errorMessage(await executor.execute('agent_change_mode', { mode: 'general', branch: true }, ctx))).toBe(ModeChangeMessage.REASON_REQUIRED);
-    expect(InvokeResult.errorMessage(await executor.execute('agent_change_mode', valid, {}))).toBe(ModeChangeMessage.SESSION_ID_MISSING);
+    expect(
+      InvokeResult.errorMessage(await executor.execute('agent_change_mode', { mode: 'general', branch: true }, ctx)),
+    ).toBe(ModeChangeMessage.REASON_REQUIRED);
+    expect(InvokeResult.errorMessage(await executor.execute('agent_change_mode', valid, {}))).toBe(
+      ModeChangeMessage.SESSION_ID_MISSING,
+    );
     expect(sessionManager.calls.map((call) => [call[1], call[5]])).toEqual([
       ['ddr_authoring', { branch: false, signal: expect.any(AbortSignal) }],
       ['general', { branch: true, signal: expect.any(AbortSignal) }],
     ]);
-    expect((await sessionManager.getSession('session-1'))?.history.map((change) => change.toMode)).toEqual(['ddr_authoring', 'general']);
+    expect((await sessionManager.getSession('session-1'))?.history.map((change) => change.toMode)).toEqual([
+      'ddr_authoring',
+      'general',
+    ]);
   });
 
   it('refuses to be built without a session manager or a logger', () => {
     const logger = new CapturingAdminLogger();
-    expect(() => new ModeChangeTool({ logger } as never)).toThrow(new TypeError('ModeChangeTool requires a sessionManager: an AgentSessionManager with setSessionMode().'));
+    expect(() => new ModeChangeTool({ logger } as never)).toThrow(
+      new TypeError('ModeChangeTool requires a sessionManager: an AgentSessionManager with setSessionMode().'),
+    );
     expect(() => new ModeChangeTool({ logger, sessionManager: null } as never)).toThrow(TypeError);
-    expect(() => new ModeChangeTool({ sessionManager: new FakeSessionManager() } as never)).toThrow(new TypeError('ModeChangeTool requires a logger.'));
+    expect(() => new ModeChangeTool({ sessionManager: new FakeSessionManager() } as never)).toThrow(
+      new TypeError('ModeChangeTool requires a logger.'),
+    );
     expect(() => new ModeChangeTool(null as never)).toThrow(TypeError);
   });
 
@@ -223,17 +295,24 @@ describe('agent_change_mode: contract and registration (TUL-011 §5)', () => {
   });
 
   it('keeps its schema: a change to it must be deliberate', async () => {
-    await expect(`${JSON.stringify(JSON.parse(canonicalJson(ModeChangeTool.getSchema())), null, 2)}\n`).toMatchFileSnapshot('../test/__snapshots__/agent_change_mode.schema.json');
+    await expect(
+      `${JSON.stringify(JSON.parse(canonicalJson(ModeChangeTool.getSchema())), null, 2)}\n`,
+    ).toMatchFileSnapshot('../test/__snapshots__/agent_change_mode.schema.json');
   });
 
   it('carries the guidance of TUL-007 §5.2 in every section of AGN-005 §7.2.2', () => {
     const text = ModeChangeTool.ToolUsageMetadata.replace(/\s+/g, ' ');
-    for (const heading of ['Primary purpose:', 'Rules:', 'Arguments:', 'Error codes:', 'Good usage:', 'Bad usage:']) expect(text).toContain(heading);
-    expect(text).toContain('Use this tool to change the current agent session mode, but only after the user has explicitly agreed to switch.');
+    for (const heading of ['Primary purpose:', 'Rules:', 'Arguments:', 'Error codes:', 'Good usage:', 'Bad usage:'])
+      expect(text).toContain(heading);
+    expect(text).toContain(
+      'Use this tool to change the current agent session mode, but only after the user has explicitly agreed to switch.',
+    );
     expect(text).toContain(
       'First, propose a specific target mode and ask whether the user wants to (1) stay in the current mode, (2) switch this session to that mode, or (3) switch and start a new session.',
     );
-    expect(text).toContain('use branch=false for switching the current session, and branch=true when the user wants to switch and start a new session.');
+    expect(text).toContain(
+      'use branch=false for switching the current session, and branch=true when the user wants to switch and start a new session.',
+    );
     expect(text).toContain('UNKNOWN_MODE');
   });
 

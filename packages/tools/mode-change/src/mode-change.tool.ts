@@ -18,11 +18,19 @@ import { Type, type Static } from 'typebox';
 
 const Args = Type.Object(
   {
-    mode: Type.String({ minLength: 1, description: 'The key of the mode to switch the current session to, e.g. "ddr_authoring" (agent_list_modes lists the keys).' }),
-    branch: Type.Boolean({
-      description: 'false: switch this session and keep working in it. true: switch, and the user wants the new work to start as a separate session in that mode.',
+    mode: Type.String({
+      minLength: 1,
+      description:
+        'The key of the mode to switch the current session to, e.g. "ddr_authoring" (agent_list_modes lists the keys).',
     }),
-    reason: Type.String({ minLength: 1, description: 'A short explanation of why this mode fits the current request; kept for audit.' }),
+    branch: Type.Boolean({
+      description:
+        'false: switch this session and keep working in it. true: switch, and the user wants the new work to start as a separate session in that mode.',
+    }),
+    reason: Type.String({
+      minLength: 1,
+      description: 'A short explanation of why this mode fits the current request; kept for audit.',
+    }),
   },
   // sessionId, org and user come from the execution context, never from the model (TUL-007 §3.3).
   { additionalProperties: false },
@@ -73,21 +81,50 @@ export const ModeChangeLogTag = {
  * and what it is told. The store's own message is logged, not sent where it can name the database file
  * or server; only the messages about the arguments themselves are passed on.
  */
-const NOTHING_SAVED: Readonly<Record<string, { readonly code: string; readonly explain: (storeMessage: string) => string }>> = {
+const NOTHING_SAVED: Readonly<
+  Record<string, { readonly code: string; readonly explain: (storeMessage: string) => string }>
+> = {
   VALUE_TOO_LONG: { code: 'VALUE_TOO_LONG', explain: (message) => `${message} The session's mode was not changed.` },
-  INVALID_ARGUMENT: { code: ExecutionErrorCode.INVALID_ARGUMENTS, explain: (message) => `${message} The session's mode was not changed.` },
-  TIMEOUT: { code: 'TIMEOUT', explain: () => "The session store did not answer in time (the session may be busy with another change). The session's mode was not changed; try again in a moment." },
-  DATABASE_LOCKED: { code: 'DATABASE_LOCKED', explain: () => "The session store is locked by another process. The session's mode was not changed; try again in a moment." },
-  UNAVAILABLE: { code: 'UNAVAILABLE', explain: () => "The session store cannot be reached. The session's mode was not changed; tell the user, and try again later." },
-  STORE_CLOSED: { code: 'UNAVAILABLE', explain: () => "The session store is shutting down. The session's mode was not changed; try again later." },
+  INVALID_ARGUMENT: {
+    code: ExecutionErrorCode.INVALID_ARGUMENTS,
+    explain: (message) => `${message} The session's mode was not changed.`,
+  },
+  TIMEOUT: {
+    code: 'TIMEOUT',
+    explain: () =>
+      "The session store did not answer in time (the session may be busy with another change). The session's mode was not changed; try again in a moment.",
+  },
+  DATABASE_LOCKED: {
+    code: 'DATABASE_LOCKED',
+    explain: () =>
+      "The session store is locked by another process. The session's mode was not changed; try again in a moment.",
+  },
+  UNAVAILABLE: {
+    code: 'UNAVAILABLE',
+    explain: () =>
+      "The session store cannot be reached. The session's mode was not changed; tell the user, and try again later.",
+  },
+  STORE_CLOSED: {
+    code: 'UNAVAILABLE',
+    explain: () => "The session store is shutting down. The session's mode was not changed; try again later.",
+  },
 };
 
 /** A thrown store failure after which nothing was saved, as the code and message the model gets; else undefined. */
-function nothingSaved(error: unknown): { code: string; message: string; storeCode: string; storeMessage: string } | undefined {
+function nothingSaved(
+  error: unknown,
+): { code: string; message: string; storeCode: string; storeMessage: string } | undefined {
   if (!(error instanceof Error) || error.name !== 'SessionStoreError') return undefined;
   const storeCode = (error as Error & { code?: unknown }).code;
   const known = typeof storeCode === 'string' ? NOTHING_SAVED[storeCode] : undefined;
-  return known === undefined ? undefined : { code: known.code, message: known.explain(error.message), storeCode: storeCode as string, storeMessage: error.message };
+  return known === undefined
+    ? undefined
+    : {
+        code: known.code,
+        message: known.explain(error.message),
+        storeCode: storeCode as string,
+        storeMessage: error.message,
+      };
 }
 
 /**
@@ -167,10 +204,15 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
   readonly #sessions: AgentSessionManager;
 
   constructor(dependencies: ModeChangeToolDependencies) {
-    if (dependencies === null || typeof dependencies !== 'object') throw new TypeError('ModeChangeTool requires its dependencies: { logger, sessionManager }.');
+    if (dependencies === null || typeof dependencies !== 'object')
+      throw new TypeError('ModeChangeTool requires its dependencies: { logger, sessionManager }.');
     super(Args, dependencies.logger);
     const { sessionManager } = dependencies;
-    if (sessionManager === null || typeof sessionManager !== 'object' || typeof sessionManager.setSessionMode !== 'function') {
+    if (
+      sessionManager === null ||
+      typeof sessionManager !== 'object' ||
+      typeof sessionManager.setSessionMode !== 'function'
+    ) {
       throw new TypeError('ModeChangeTool requires a sessionManager: an AgentSessionManager with setSessionMode().');
     }
     this.#sessions = sessionManager;
@@ -180,9 +222,14 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
    * TUL-007 §3.4 checks the context before the base class sees the call: the base treats a missing
    * context as `{}`, which would turn "no context" into "no session id".
    */
-  override execute(argumentsJson: string, context: AgentToolExecutionContext, signal?: AbortSignal): Promise<InvokeResult<string>> {
+  override execute(
+    argumentsJson: string,
+    context: AgentToolExecutionContext,
+    signal?: AbortSignal,
+  ): Promise<InvokeResult<string>> {
     if (isBlank(argumentsJson)) return Promise.resolve(refusal(ModeChangeMessage.ARGUMENTS_REQUIRED));
-    if (context === null || context === undefined || typeof context !== 'object') return Promise.resolve(refusal(ModeChangeMessage.CONTEXT_REQUIRED));
+    if (context === null || context === undefined || typeof context !== 'object')
+      return Promise.resolve(refusal(ModeChangeMessage.CONTEXT_REQUIRED));
     return super.execute(argumentsJson, context, signal);
   }
 
@@ -200,7 +247,8 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
     const parsed = parseArgumentsJson(this.name, input);
     if (!parsed.ok) return parsed;
     const args = parsed.value;
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) return invalid('(arguments)', ModeChangeMessage.ARGUMENTS_REQUIRED);
+    if (args === null || typeof args !== 'object' || Array.isArray(args))
+      return invalid('(arguments)', ModeChangeMessage.ARGUMENTS_REQUIRED);
     const { mode, branch, reason } = args as Record<string, unknown>;
     if (!isFilled(mode)) return invalid('mode', ModeChangeMessage.MODE_REQUIRED);
     if (typeof branch !== 'boolean') return invalid('branch', ModeChangeMessage.BRANCH_REQUIRED);
@@ -220,28 +268,54 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
    * Other exceptions propagate to the base, which logs them under {@link ModeChangeLogTag.EXCEPTION}
    * and answers {@link ModeChangeMessage.FAILED}.
    */
-  protected async run({ mode, branch, reason }: ModeChangeArgs, context: AgentToolExecutionContext, signal: AbortSignal): Promise<RunOutput> {
+  protected async run(
+    { mode, branch, reason }: ModeChangeArgs,
+    context: AgentToolExecutionContext,
+    signal: AbortSignal,
+  ): Promise<RunOutput> {
     const sessionId = context.sessionId!;
     if (signal.aborted) return cancelled(context);
     let outcome: SetSessionModeResult;
     try {
-      outcome = await this.#sessions.setSessionMode(sessionId, mode, reason, context.org, context.user, { branch, signal });
+      outcome = await this.#sessions.setSessionMode(sessionId, mode, reason, context.org, context.user, {
+        branch,
+        signal,
+      });
     } catch (error) {
       const refusal = nothingSaved(error);
       if (refusal === undefined) throw error;
-      this.logger.addCustomEvent('warn', ModeChangeLogTag.REFUSED, refusal.storeMessage, [...pairs(context), ['Mode', mode], ['Code', refusal.storeCode]]);
+      this.logger.addCustomEvent('warn', ModeChangeLogTag.REFUSED, refusal.storeMessage, [
+        ...pairs(context),
+        ['Mode', mode],
+        ['Code', refusal.storeCode],
+      ]);
       return InvokeResult.fromError(refusal.message, refusal.code);
     }
     if (outcome.applied === 'unknown') {
-      this.logger.addCustomEvent('warn', ModeChangeLogTag.OUTCOME_UNKNOWN, outcome.message, [...pairs(context), ['Mode', mode], ['Code', outcome.code]]);
+      this.logger.addCustomEvent('warn', ModeChangeLogTag.OUTCOME_UNKNOWN, outcome.message, [
+        ...pairs(context),
+        ['Mode', mode],
+        ['Code', outcome.code],
+      ]);
       return InvokeResult.fromError(outcome.message, outcome.code);
     }
     if (!outcome.applied) {
       if (outcome.code === 'CANCELLED') return cancelled(context);
-      this.logger.addCustomEvent('info', ModeChangeLogTag.REFUSED, outcome.message, [...pairs(context), ['Mode', mode], ['Code', outcome.code]]);
+      this.logger.addCustomEvent('info', ModeChangeLogTag.REFUSED, outcome.message, [
+        ...pairs(context),
+        ['Mode', mode],
+        ['Code', outcome.code],
+      ]);
       return InvokeResult.fromError(outcome.message, outcome.code);
     }
-    const result: ModeChangeResult = { success: true, mode: outcome.change.toMode, branch, reason, sessionId, conversationId: context.conversationId ?? null };
+    const result: ModeChangeResult = {
+      success: true,
+      mode: outcome.change.toMode,
+      branch,
+      reason,
+      sessionId,
+      conversationId: context.conversationId ?? null,
+    };
     return result;
   }
 }

@@ -52,7 +52,9 @@ const kinds: Record<'SQLite' | 'PostgreSQL', () => Promise<Fixture>> = {
       const other = new Client({ connectionString: PG_URL });
       await other.connect();
       await other.query('BEGIN');
-      await other.query(`SELECT 1 FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1 FOR UPDATE`, [session.id]);
+      await other.query(`SELECT 1 FROM ${escapeIdentifier(schema)}.agent_sessions WHERE id = $1 FOR UPDATE`, [
+        session.id,
+      ]);
       return { release: async () => void (await other.query('COMMIT'), await other.end()) };
     };
     return { store, session, lock };
@@ -75,15 +77,23 @@ afterAll(async () => {
 /** PostgreSQL runs in CI always; elsewhere an unreachable server drops its half of the suite, loudly. */
 async function postgresReachable(): Promise<boolean> {
   const probe = new Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  const reachable = await probe.connect().then(() => true, () => false);
+  const reachable = await probe.connect().then(
+    () => true,
+    () => false,
+  );
   await probe.end().catch(() => undefined);
   if (!reachable && process.env.CI !== undefined && !['', '0', 'false'].includes(process.env.CI.toLowerCase())) {
-    throw new Error(`PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable and CI is set: start it, or set APTIX_TEST_PG_URL.`);
+    throw new Error(
+      `PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable and CI is set: start it, or set APTIX_TEST_PG_URL.`,
+    );
   }
-  if (!reachable) console.warn(`\n!!! PostgreSQL is unreachable: the PostgreSQL half of ${import.meta.url} is SKIPPED. !!!\n`);
+  if (!reachable)
+    console.warn(`\n!!! PostgreSQL is unreachable: the PostgreSQL half of ${import.meta.url} is SKIPPED. !!!\n`);
   return reachable;
 }
-const storeKinds = (Object.keys(kinds) as (keyof typeof kinds)[]).filter((kind) => kind !== 'PostgreSQL') as (keyof typeof kinds)[];
+const storeKinds = (Object.keys(kinds) as (keyof typeof kinds)[]).filter(
+  (kind) => kind !== 'PostgreSQL',
+) as (keyof typeof kinds)[];
 if (await postgresReachable()) storeKinds.push('PostgreSQL');
 
 describe.each(storeKinds)('agent_change_mode on the %s store, the session locked by another connection', (kind) => {
@@ -106,7 +116,11 @@ describe.each(storeKinds)('agent_change_mode on the %s store, the session locked
     const tool = new ModeChangeTool({ logger, sessionManager: made.store });
     const lock = await made.lock();
     const controller = new AbortController();
-    const pending = tool.execute(call, testContext({ sessionId: made.session.id, conversationId: 'c' }), controller.signal);
+    const pending = tool.execute(
+      call,
+      testContext({ sessionId: made.session.id, conversationId: 'c' }),
+      controller.signal,
+    );
     await sleep(200);
     controller.abort();
     const result = await pending;
@@ -120,9 +134,18 @@ describe.each(storeKinds)('agent_change_mode on the %s store, the session locked
     const logger = new CapturingAdminLogger();
     const registry = new AgentToolRegistry({ logger });
     registry.registerTools(tools);
-    const executor = new AgentToolExecutor({ registry, logger, createTool: (toolClass) => new toolClass({ logger, sessionManager: made.store }) });
+    const executor = new AgentToolExecutor({
+      registry,
+      logger,
+      createTool: (toolClass) => new toolClass({ logger, sessionManager: made.store }),
+    });
     const lock = await made.lock();
-    const result = await executor.execute('agent_change_mode', call, { sessionId: made.session.id, conversationId: 'c' }, { timeoutMs: 300 });
+    const result = await executor.execute(
+      'agent_change_mode',
+      call,
+      { sessionId: made.session.id, conversationId: 'c' },
+      { timeoutMs: 300 },
+    );
     // TIMEOUT, or the tool's own cancelled result: either way not the success of a saved change.
     const saved = result.successful && JSON.parse(result.result as string).success === true;
     expect(saved).toBe(false);
@@ -132,7 +155,10 @@ describe.each(storeKinds)('agent_change_mode on the %s store, the session locked
   it('a 900 KB reason is refused with VALUE_TOO_LONG, saying the mode was not changed', async () => {
     const made = await fixture();
     const tool = new ModeChangeTool({ logger: new CapturingAdminLogger(), sessionManager: made.store });
-    const result = await tool.execute(JSON.stringify({ mode: 'ddr_authoring', branch: false, reason: 'x'.repeat(900_000) }), testContext({ sessionId: made.session.id }));
+    const result = await tool.execute(
+      JSON.stringify({ mode: 'ddr_authoring', branch: false, reason: 'x'.repeat(900_000) }),
+      testContext({ sessionId: made.session.id }),
+    );
     expect(result.successful).toBe(false);
     expect(result.errors[0]!.code).toBe('VALUE_TOO_LONG');
     expect(InvokeResult.errorMessage(result)).toContain("The session's mode was not changed.");
@@ -143,7 +169,10 @@ describe.each(storeKinds)('agent_change_mode on the %s store, the session locked
   it('a reason holding NUL is refused as INVALID_ARGUMENTS on both stores alike, nothing changed', async () => {
     const made = await fixture();
     const tool = new ModeChangeTool({ logger: new CapturingAdminLogger(), sessionManager: made.store });
-    const result = await tool.execute(JSON.stringify({ mode: 'ddr_authoring', branch: false, reason: 'a\u0000b' }), testContext({ sessionId: made.session.id }));
+    const result = await tool.execute(
+      JSON.stringify({ mode: 'ddr_authoring', branch: false, reason: 'a\u0000b' }),
+      testContext({ sessionId: made.session.id }),
+    );
     expect(result.errors[0]).toMatchObject({ code: 'INVALID_ARGUMENTS', message: expect.stringContaining('NUL') });
     expect((await made.store.getSession(made.session.id))?.mode).toBe('general');
   });

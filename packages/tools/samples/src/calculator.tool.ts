@@ -1,9 +1,19 @@
 import { Type, type Static } from 'typebox';
-import { functionToolSchema, InvokeResult, TypedAgentTool, usage, type AgentToolExecutionContext, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  functionToolSchema,
+  InvokeResult,
+  TypedAgentTool,
+  usage,
+  type AgentToolExecutionContext,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 
 const Args = Type.Object(
   {
-    operation: Type.Enum(['add', 'subtract', 'multiply', 'divide'], { type: 'string', description: 'The arithmetic operation to apply to a and b.' }),
+    operation: Type.Enum(['add', 'subtract', 'multiply', 'divide'], {
+      type: 'string',
+      description: 'The arithmetic operation to apply to a and b.',
+    }),
     a: Type.Number({ description: 'The left operand, a finite number.' }),
     b: Type.Number({ description: 'The right operand, a finite number; not 0 when dividing.' }),
   },
@@ -58,7 +68,11 @@ export class CalculatorTool extends TypedAgentTool<typeof Args> {
   `;
 
   static getSchema() {
-    return functionToolSchema(CalculatorTool.ToolName, 'Adds, subtracts, multiplies or divides two numbers and returns the value and the expression.', Args);
+    return functionToolSchema(
+      CalculatorTool.ToolName,
+      'Adds, subtracts, multiplies or divides two numbers and returns the value and the expression.',
+      Args,
+    );
   }
 
   constructor({ logger }: ToolDependencies) {
@@ -72,8 +86,16 @@ export class CalculatorTool extends TypedAgentTool<typeof Args> {
     const { symbol, apply } = OPERATIONS[operation];
     const value = apply(a, b);
     if (!Number.isFinite(value)) {
-      return InvokeResult.fromError(`${this.name} cannot represent the result of ${a} ${symbol} ${b}: it is too large. Use smaller numbers.`, 'NON_FINITE_RESULT');
+      return InvokeResult.fromError(
+        `${this.name} cannot represent the result of ${a} ${symbol} ${b}: it is too large. Use smaller numbers.`,
+        'NON_FINITE_RESULT',
+      );
     }
-    return { value, expression: `${a} ${symbol} ${b} = ${value}`, sessionId: context.sessionId ?? null, conversationId: context.conversationId ?? null };
+    return {
+      value,
+      expression: `${a} ${symbol} ${b} = ${value}`,
+      sessionId: context.sessionId ?? null,
+      conversationId: context.conversationId ?? null,
+    };
   }
 }

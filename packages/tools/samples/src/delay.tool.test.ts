@@ -19,25 +19,44 @@ function activeTimers(): number {
 describe.each(VIAS)('testing_delay, called %s', (via) => {
   it('waits the requested time and says it was not cancelled', async () => {
     const h = harness(DelayTool);
-    const { value, ms } = await timed(() => h.call(via, '{"milliseconds":20}', { context: testContext({ sessionId: 's-3', conversationId: 'c-3' }) }));
+    const { value, ms } = await timed(() =>
+      h.call(via, '{"milliseconds":20}', { context: testContext({ sessionId: 's-3', conversationId: 'c-3' }) }),
+    );
     const payload = payloadOf(value);
-    expect(payload).toEqual({ wasCancelled: false, elapsedMs: expect.any(Number), requestedMs: 20, sessionId: 's-3', conversationId: 'c-3' });
+    expect(payload).toEqual({
+      wasCancelled: false,
+      elapsedMs: expect.any(Number),
+      requestedMs: 20,
+      sessionId: 's-3',
+      conversationId: 'c-3',
+    });
     expect(payload.elapsedMs).toBeGreaterThanOrEqual(19);
     expect(ms).toBeGreaterThanOrEqual(19);
   });
 
   it('accepts 0 milliseconds', async () => {
-    expect(payloadOf(await harness(DelayTool).call(via, '{"milliseconds":0}'))).toMatchObject({ wasCancelled: false, requestedMs: 0 });
+    expect(payloadOf(await harness(DelayTool).call(via, '{"milliseconds":0}'))).toMatchObject({
+      wasCancelled: false,
+      requestedMs: 0,
+    });
   });
 
   it('stops early when the caller cancels, and returns a successful result describing it (AGN-005 §8)', async () => {
     const h = harness(DelayTool);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 15);
-    const { value, ms } = await timed(() => h.call(via, JSON.stringify({ milliseconds: LONG_MS }), { signal: controller.signal }));
+    const { value, ms } = await timed(() =>
+      h.call(via, JSON.stringify({ milliseconds: LONG_MS }), { signal: controller.signal }),
+    );
     const payload = payloadOf(value);
     // requestedMs is the tool's own field: the tool described its cancellation, the executor did not answer for it.
-    expect(payload).toEqual({ wasCancelled: true, elapsedMs: expect.any(Number), requestedMs: LONG_MS, sessionId: 'test-session', conversationId: 'test-conversation' });
+    expect(payload).toEqual({
+      wasCancelled: true,
+      elapsedMs: expect.any(Number),
+      requestedMs: LONG_MS,
+      sessionId: 'test-session',
+      conversationId: 'test-conversation',
+    });
     expect(payload.elapsedMs).toBeGreaterThanOrEqual(10);
     expect(payload.elapsedMs).toBeLessThan(1_000);
     expect(ms).toBeLessThan(1_000);
@@ -47,7 +66,9 @@ describe.each(VIAS)('testing_delay, called %s', (via) => {
   it('is cancelled whatever reason the caller aborts with', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('user pressed stop')), 5);
-    const payload = payloadOf(await harness(DelayTool).call(via, JSON.stringify({ milliseconds: LONG_MS }), { signal: controller.signal }));
+    const payload = payloadOf(
+      await harness(DelayTool).call(via, JSON.stringify({ milliseconds: LONG_MS }), { signal: controller.signal }),
+    );
     expect(payload).toMatchObject({ wasCancelled: true, requestedMs: LONG_MS });
   });
 
@@ -56,7 +77,7 @@ describe.each(VIAS)('testing_delay, called %s', (via) => {
     ['milliseconds is negative', '{"milliseconds":-1}', "'milliseconds' must be >= 0, got number -1"],
     ['milliseconds is over a minute', '{"milliseconds":60001}', "'milliseconds' must be <= 60000, got number 60001"],
     ['milliseconds is not whole', '{"milliseconds":1.5}', "'milliseconds' must be integer, got number 1.5"],
-    ['milliseconds is a string', '{"milliseconds":"100"}', "'milliseconds' must be integer, got string \"100\""],
+    ['milliseconds is a string', '{"milliseconds":"100"}', '\'milliseconds\' must be integer, got string "100"'],
   ])('fails with INVALID_ARGUMENTS naming the field when %s', async (_case, args, expected) => {
     const error = errorOf(await harness(DelayTool).call(via, args));
     expect(error.code).toBe('INVALID_ARGUMENTS');
@@ -71,7 +92,9 @@ describe.each(VIAS)('testing_delay, called %s', (via) => {
 describe('testing_delay, cancellation in detail', () => {
   it('returns at once, cancelled, when called directly with a signal already aborted', async () => {
     const h = harness(DelayTool);
-    const payload = payloadOf(await h.call('direct', JSON.stringify({ milliseconds: LONG_MS }), { signal: AbortSignal.abort() }));
+    const payload = payloadOf(
+      await h.call('direct', JSON.stringify({ milliseconds: LONG_MS }), { signal: AbortSignal.abort() }),
+    );
     expect(payload).toMatchObject({ wasCancelled: true, requestedMs: LONG_MS });
     expect(payload.elapsedMs).toBeLessThan(50);
   });
@@ -90,8 +113,13 @@ describe('testing_delay, cancellation in detail', () => {
 
   it('is stopped by the executor with TIMEOUT when it runs longer than the call allows', async () => {
     const h = harness(DelayTool);
-    const { value, ms } = await timed(() => h.call('executor', JSON.stringify({ milliseconds: LONG_MS }), { timeoutMs: 20 }));
-    expect(errorOf(value)).toEqual({ message: expect.stringContaining('testing_delay did not finish within 20 ms'), code: 'TIMEOUT' });
+    const { value, ms } = await timed(() =>
+      h.call('executor', JSON.stringify({ milliseconds: LONG_MS }), { timeoutMs: 20 }),
+    );
+    expect(errorOf(value)).toEqual({
+      message: expect.stringContaining('testing_delay did not finish within 20 ms'),
+      code: 'TIMEOUT',
+    });
     expect(ms).toBeLessThan(1_000);
     expect(h.logger.errors().map((entry) => entry.tag)).toEqual(['[testing_delay_ExecuteAsync__Timeout]']);
   });

@@ -1,12 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type, type Static } from 'typebox';
-import { functionToolSchema, TypedAgentTool, usage, type AgentToolExecutionContext, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  functionToolSchema,
+  TypedAgentTool,
+  usage,
+  type AgentToolExecutionContext,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 
 const MAX_DELAY_MS = 60_000;
 
 const Args = Type.Object(
   {
-    milliseconds: Type.Integer({ minimum: 0, maximum: MAX_DELAY_MS, description: 'How long to wait, in milliseconds: a whole number from 0 to 60000.' }),
+    milliseconds: Type.Integer({
+      minimum: 0,
+      maximum: MAX_DELAY_MS,
+      description: 'How long to wait, in milliseconds: a whole number from 0 to 60000.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -50,7 +60,11 @@ export class DelayTool extends TypedAgentTool<typeof Args> {
   static readonly TaskSupport = 'optional' as const;
 
   static getSchema() {
-    return functionToolSchema(DelayTool.ToolName, 'Waits for the given number of milliseconds; stops early, without error, when cancelled.', Args);
+    return functionToolSchema(
+      DelayTool.ToolName,
+      'Waits for the given number of milliseconds; stops early, without error, when cancelled.',
+      Args,
+    );
   }
 
   constructor({ logger }: ToolDependencies) {
@@ -62,7 +76,17 @@ export class DelayTool extends TypedAgentTool<typeof Args> {
     // Progress, when the caller asked for it: the milliseconds waited so far, ten times over the delay.
     const report = context.reportProgress;
     report?.({ progress: 0, total: milliseconds, message: `waiting ${milliseconds} ms` });
-    const ticker = report && milliseconds >= 10 ? setInterval(() => report({ progress: Math.min(milliseconds, Math.round(performance.now() - started)), total: milliseconds }), milliseconds / 10) : undefined;
+    const ticker =
+      report && milliseconds >= 10
+        ? setInterval(
+            () =>
+              report({
+                progress: Math.min(milliseconds, Math.round(performance.now() - started)),
+                total: milliseconds,
+              }),
+            milliseconds / 10,
+          )
+        : undefined;
     // The timers are cleared on abort, so a cancelled delay leaves nothing running.
     const wasCancelled = await sleep(milliseconds, false, { signal })
       .catch((error: unknown) => {

@@ -8,8 +8,13 @@ const context = testContext({ sessionId: 's-5', conversationId: 'c-5' });
 describe.each(VIAS)('testing_failure_injection, called %s', (via) => {
   describe('mode "error"', () => {
     it('returns a failed result with a code', async () => {
-      const error = errorOf(await harness(FailureInjectionTool).call(via, '{"mode":"error","payload":"run 42"}', { context }));
-      expect(error).toEqual({ message: 'testing_failure_injection failed on purpose (mode "error").', code: 'INTENTIONAL_FAILURE' });
+      const error = errorOf(
+        await harness(FailureInjectionTool).call(via, '{"mode":"error","payload":"run 42"}', { context }),
+      );
+      expect(error).toEqual({
+        message: 'testing_failure_injection failed on purpose (mode "error").',
+        code: 'INTENTIONAL_FAILURE',
+      });
     });
 
     it('logs the custom event of AGN-005 §6.2, with its pairs in order', async () => {
@@ -53,7 +58,10 @@ describe.each(VIAS)('testing_failure_injection, called %s', (via) => {
     it('comes back as a generic failure, with no detail and no stack', async () => {
       const h = harness(FailureInjectionTool);
       const error = errorOf(await h.call(via, JSON.stringify({ mode: 'exception', payload: SECRET }), { context }));
-      expect(error).toEqual({ message: 'testing_failure_injection failed to process arguments.', code: 'TOOL_EXCEPTION' });
+      expect(error).toEqual({
+        message: 'testing_failure_injection failed to process arguments.',
+        code: 'TOOL_EXCEPTION',
+      });
     });
 
     it('logs the exception once, with its tag and the ids; no custom event', async () => {
@@ -72,23 +80,35 @@ describe.each(VIAS)('testing_failure_injection, called %s', (via) => {
 
   it.each([
     ['mode is missing', '{"payload":"x"}', "'mode' is required"],
-    ['mode is unknown', '{"mode":"crash"}', `'mode' must be one of "error", "exception", "malformed_json", got string "crash"`],
+    [
+      'mode is unknown',
+      '{"mode":"crash"}',
+      `'mode' must be one of "error", "exception", "malformed_json", got string "crash"`,
+    ],
     ['payload is not a string', '{"mode":"error","payload":5}', "'payload' must be string, got number 5"],
-  ])('fails with INVALID_ARGUMENTS naming the field, without failing on purpose, when %s', async (_case, args, expected) => {
-    const h = harness(FailureInjectionTool);
-    const error = errorOf(await h.call(via, args));
-    expect(error.code).toBe('INVALID_ARGUMENTS');
-    expect(error.message).toContain(expected);
-    expect(h.logger.entries).toEqual([]);
-  });
+  ])(
+    'fails with INVALID_ARGUMENTS naming the field, without failing on purpose, when %s',
+    async (_case, args, expected) => {
+      const h = harness(FailureInjectionTool);
+      const error = errorOf(await h.call(via, args));
+      expect(error.code).toBe('INVALID_ARGUMENTS');
+      expect(error.message).toContain(expected);
+      expect(h.logger.entries).toEqual([]);
+    },
+  );
 });
 
 describe('testing_failure_injection, mode "malformed_json"', () => {
   it('through the executor, comes back as a failed result with MALFORMED_RESULT, and nothing malformed passed on', async () => {
     const h = harness(FailureInjectionTool);
     const result = await h.call('executor', '{"mode":"malformed_json"}', { context });
-    expect(errorOf(result)).toEqual({ message: 'testing_failure_injection returned a result that is not valid JSON.', code: 'MALFORMED_RESULT' });
-    expect(h.logger.errors().map((entry) => entry.tag)).toEqual(['[testing_failure_injection_ExecuteAsync__MalformedResult]']);
+    expect(errorOf(result)).toEqual({
+      message: 'testing_failure_injection returned a result that is not valid JSON.',
+      code: 'MALFORMED_RESULT',
+    });
+    expect(h.logger.errors().map((entry) => entry.tag)).toEqual([
+      '[testing_failure_injection_ExecuteAsync__MalformedResult]',
+    ]);
   });
 
   it('called directly, hands back the raw text: guarding against it is the executor’s job, which is what the mode tests', async () => {

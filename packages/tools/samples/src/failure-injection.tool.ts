@@ -1,10 +1,22 @@
 import { Type, type Static } from 'typebox';
-import { functionToolSchema, InvokeResult, TypedAgentTool, usage, type AgentToolExecutionContext, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  functionToolSchema,
+  InvokeResult,
+  TypedAgentTool,
+  usage,
+  type AgentToolExecutionContext,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 
 const Args = Type.Object(
   {
-    mode: Type.Enum(['error', 'exception', 'malformed_json'], { type: 'string', description: 'How to fail: "error", "exception" or "malformed_json".' }),
-    payload: Type.Optional(Type.String({ description: 'Free text recorded with the failure, to tell test runs apart.' })),
+    mode: Type.Enum(['error', 'exception', 'malformed_json'], {
+      type: 'string',
+      description: 'How to fail: "error", "exception" or "malformed_json".',
+    }),
+    payload: Type.Optional(
+      Type.String({ description: 'Free text recorded with the failure, to tell test runs apart.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -50,7 +62,11 @@ export class FailureInjectionTool extends TypedAgentTool<typeof Args> {
   `;
 
   static getSchema() {
-    return functionToolSchema(FailureInjectionTool.ToolName, 'Fails on purpose, in the way that mode asks, to test error handling.', Args);
+    return functionToolSchema(
+      FailureInjectionTool.ToolName,
+      'Fails on purpose, in the way that mode asks, to test error handling.',
+      Args,
+    );
   }
 
   constructor({ logger }: ToolDependencies) {

@@ -6,13 +6,19 @@ import { HelloWorldTool } from './hello-world.tool.js';
 describe.each(VIAS)('agent_hello_world, called %s', (via) => {
   it('greets the user by name and carries the session and conversation ids', async () => {
     const h = harness(HelloWorldTool);
-    const payload = payloadOf(await h.call(via, '{"name":"Ada"}', { context: testContext({ sessionId: 's-42', conversationId: 'c-7' }) }));
+    const payload = payloadOf(
+      await h.call(via, '{"name":"Ada"}', { context: testContext({ sessionId: 's-42', conversationId: 'c-7' }) }),
+    );
     expect(payload).toEqual({ message: 'Hello, Ada!', sessionId: 's-42', conversationId: 'c-7' });
   });
 
   it('still includes the ids, as null, when the context has none', async () => {
     const h = harness(HelloWorldTool);
-    expect(payloadOf(await h.call(via, '{"name":"Ada"}', { context: {} }))).toEqual({ message: 'Hello, Ada!', sessionId: null, conversationId: null });
+    expect(payloadOf(await h.call(via, '{"name":"Ada"}', { context: {} }))).toEqual({
+      message: 'Hello, Ada!',
+      sessionId: null,
+      conversationId: null,
+    });
   });
 
   it.each([
@@ -28,13 +34,22 @@ describe.each(VIAS)('agent_hello_world, called %s', (via) => {
     expect(error.message).toContain(expected);
   });
 
-  it.each([' ', '   ', '\\t\\n', '\\u00a0\\u2003'])('refuses a name of only whitespace (%j), as agent_change_mode refuses blank strings (TUL-011 §6)', async (blank) => {
-    const error = errorOf(await harness(HelloWorldTool).call(via, `{"name":"${blank}"}`));
-    expect(error).toEqual({ code: 'INVALID_ARGUMENTS', message: "Invalid arguments for agent_hello_world: 'name' must be the user's name, got only whitespace; ask the user for their name." });
-  });
+  it.each([' ', '   ', '\\t\\n', '\\u00a0\\u2003'])(
+    'refuses a name of only whitespace (%j), as agent_change_mode refuses blank strings (TUL-011 §6)',
+    async (blank) => {
+      const error = errorOf(await harness(HelloWorldTool).call(via, `{"name":"${blank}"}`));
+      expect(error).toEqual({
+        code: 'INVALID_ARGUMENTS',
+        message:
+          "Invalid arguments for agent_hello_world: 'name' must be the user's name, got only whitespace; ask the user for their name.",
+      });
+    },
+  );
 
   it('greets a name with spaces around it as given', async () => {
-    expect(payloadOf(await harness(HelloWorldTool).call(via, '{"name":" Ada "}'))).toMatchObject({ message: 'Hello,  Ada !' });
+    expect(payloadOf(await harness(HelloWorldTool).call(via, '{"name":" Ada "}'))).toMatchObject({
+      message: 'Hello,  Ada !',
+    });
   });
 
   it.each([

@@ -1,5 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { functionToolSchema, TypedAgentTool, usage, type AgentToolExecutionContext, type DecodedArguments, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  functionToolSchema,
+  TypedAgentTool,
+  usage,
+  type AgentToolExecutionContext,
+  type DecodedArguments,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 
 const Args = Type.Object(
   {
@@ -52,10 +59,18 @@ export class HelloWorldTool extends TypedAgentTool<typeof Args> {
     const decoded = super.decode(input, context);
     if (!decoded.ok || decoded.value.name.trim() !== '') return decoded;
     const problem = "'name' must be the user's name, got only whitespace; ask the user for their name";
-    return { ok: false, message: `Invalid arguments for agent_hello_world: ${problem}.`, issues: [{ path: 'name', problem }] };
+    return {
+      ok: false,
+      message: `Invalid arguments for agent_hello_world: ${problem}.`,
+      issues: [{ path: 'name', problem }],
+    };
   }
 
   protected run({ name }: Static<typeof Args>, context: AgentToolExecutionContext) {
-    return { message: `Hello, ${name}!`, sessionId: context.sessionId ?? null, conversationId: context.conversationId ?? null };
+    return {
+      message: `Hello, ${name}!`,
+      sessionId: context.sessionId ?? null,
+      conversationId: context.conversationId ?? null,
+    };
   }
 }

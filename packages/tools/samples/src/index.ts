@@ -10,7 +10,22 @@ import { HelloWorldTool } from './hello-world.tool.js';
 import { IssueRefundTool, REFUND_APPROVAL_THRESHOLD } from './issue-refund.tool.js';
 import { PingPongTool } from './ping-pong.tool.js';
 
-export { CalculatorTool, DelayTool, FailureInjectionTool, HelloWorldTool, IssueRefundTool, PingPongTool, REFUND_APPROVAL_THRESHOLD };
+export {
+  CalculatorTool,
+  DelayTool,
+  FailureInjectionTool,
+  HelloWorldTool,
+  IssueRefundTool,
+  PingPongTool,
+  REFUND_APPROVAL_THRESHOLD,
+};
 
 /** Every tool of this package, in the order a host registers them. */
-export const tools = [HelloWorldTool, PingPongTool, CalculatorTool, DelayTool, FailureInjectionTool, IssueRefundTool] as const satisfies ToolList;
+export const tools = [
+  HelloWorldTool,
+  PingPongTool,
+  CalculatorTool,
+  DelayTool,
+  FailureInjectionTool,
+  IssueRefundTool,
+] as const satisfies ToolList;

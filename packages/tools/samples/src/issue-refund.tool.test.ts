@@ -5,7 +5,13 @@ import { errorOf, harness, payloadOf, VIAS } from '../test/harness.js';
 import { IssueRefundTool, REFUND_APPROVAL_THRESHOLD } from './issue-refund.tool.js';
 
 describe('testing_issue_refund: its approval policy', () => {
-  const policy = (amount: number) => evaluateApprovalPolicy(IssueRefundTool.ToolName, IssueRefundTool.ApprovalPolicy, { orderId: 'A-1', amount, currency: 'EUR' }, {});
+  const policy = (amount: number) =>
+    evaluateApprovalPolicy(
+      IssueRefundTool.ToolName,
+      IssueRefundTool.ApprovalPolicy,
+      { orderId: 'A-1', amount, currency: 'EUR' },
+      {},
+    );
 
   it('lets a refund up to the threshold run without a person', () => {
     expect(policy(REFUND_APPROVAL_THRESHOLD)).toEqual({ required: false, reason: '' });
@@ -13,7 +19,10 @@ describe('testing_issue_refund: its approval policy', () => {
   });
 
   it('asks a person for anything over the threshold, saying why', () => {
-    expect(policy(REFUND_APPROVAL_THRESHOLD + 0.01)).toEqual({ required: true, reason: 'A refund of 100.01 EUR is over 100 EUR, the most that is refunded without a person\'s approval.' });
+    expect(policy(REFUND_APPROVAL_THRESHOLD + 0.01)).toEqual({
+      required: true,
+      reason: "A refund of 100.01 EUR is over 100 EUR, the most that is refunded without a person's approval.",
+    });
     expect(policy(5000).required).toBe(true);
   });
 
@@ -25,8 +34,19 @@ describe('testing_issue_refund: its approval policy', () => {
 describe.each(VIAS)('testing_issue_refund, called %s', (via) => {
   it('records the refund, logs one line per refund for operators to count, and echoes the ids', async () => {
     const h = harness(IssueRefundTool);
-    const payload = payloadOf(await h.call(via, '{"orderId":"A-1001","amount":25,"currency":"EUR"}', { context: testContext({ sessionId: 's-1', conversationId: 'c-1' }) }));
-    expect(payload).toMatchObject({ orderId: 'A-1001', amount: 25, currency: 'EUR', status: 'refunded', sessionId: 's-1', conversationId: 'c-1' });
+    const payload = payloadOf(
+      await h.call(via, '{"orderId":"A-1001","amount":25,"currency":"EUR"}', {
+        context: testContext({ sessionId: 's-1', conversationId: 'c-1' }),
+      }),
+    );
+    expect(payload).toMatchObject({
+      orderId: 'A-1001',
+      amount: 25,
+      currency: 'EUR',
+      status: 'refunded',
+      sessionId: 's-1',
+      conversationId: 'c-1',
+    });
     expect(payload.refundId).toMatch(/^rf_A-1001_/);
     expect(h.logger.entries.filter((entry) => entry.tag === '[testing_issue_refund_Refunded]')).toHaveLength(1);
   });

@@ -1,11 +1,31 @@
 import { Type, type Static } from 'typebox';
-import { functionToolSchema, TypedAgentTool, usage, type AdminLogger, type AgentToolExecutionContext, type ApprovalPolicy, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  functionToolSchema,
+  TypedAgentTool,
+  usage,
+  type AdminLogger,
+  type AgentToolExecutionContext,
+  type ApprovalPolicy,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 
 const Args = Type.Object(
   {
-    orderId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The order to refund, as the user gave it (letters, digits, - and _).' }),
-    amount: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'The amount to refund, in the currency given; more than 0.' }),
-    currency: Type.Enum(['EUR', 'USD', 'GBP'], { type: 'string', description: 'The currency of the amount: EUR, USD or GBP.' }),
+    orderId: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'The order to refund, as the user gave it (letters, digits, - and _).',
+    }),
+    amount: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000_000,
+      description: 'The amount to refund, in the currency given; more than 0.',
+    }),
+    currency: Type.Enum(['EUR', 'USD', 'GBP'], {
+      type: 'string',
+      description: 'The currency of the amount: EUR, USD or GBP.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -53,12 +73,24 @@ export class IssueRefundTool extends TypedAgentTool<typeof Args> {
   `;
   static readonly ApprovalPolicy: ApprovalPolicy<Static<typeof Args>> = ({ amount, currency }) =>
     amount > REFUND_APPROVAL_THRESHOLD
-      ? { required: true, reason: `A refund of ${amount} ${currency} is over ${REFUND_APPROVAL_THRESHOLD} ${currency}, the most that is refunded without a person's approval.` }
+      ? {
+          required: true,
+          reason: `A refund of ${amount} ${currency} is over ${REFUND_APPROVAL_THRESHOLD} ${currency}, the most that is refunded without a person's approval.`,
+        }
       : false;
-  static readonly ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+  static readonly ToolAnnotations = {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  };
 
   static getSchema() {
-    return functionToolSchema(IssueRefundTool.ToolName, `Refunds an order. Refunds over ${REFUND_APPROVAL_THRESHOLD} wait for a person's approval.`, Args);
+    return functionToolSchema(
+      IssueRefundTool.ToolName,
+      `Refunds an order. Refunds over ${REFUND_APPROVAL_THRESHOLD} wait for a person's approval.`,
+      Args,
+    );
   }
 
   readonly #logger: AdminLogger;
@@ -71,12 +103,25 @@ export class IssueRefundTool extends TypedAgentTool<typeof Args> {
   protected run({ orderId, amount, currency }: Static<typeof Args>, context: AgentToolExecutionContext) {
     const refundId = `rf_${orderId}_${Date.now().toString(36)}`;
     // One line per refund issued: what an operator (and the exactly-once tests) count.
-    this.#logger.addCustomEvent('info', '[testing_issue_refund_Refunded]', `Refunded ${amount} ${currency} for order ${orderId}.`, [
-      ['RefundId', refundId],
-      ['OrderId', orderId],
-      ['Amount', `${amount} ${currency}`],
-      ['SessionId', context.sessionId ?? ''],
-    ]);
-    return { refundId, orderId, amount, currency, status: 'refunded', sessionId: context.sessionId ?? null, conversationId: context.conversationId ?? null };
+    this.#logger.addCustomEvent(
+      'info',
+      '[testing_issue_refund_Refunded]',
+      `Refunded ${amount} ${currency} for order ${orderId}.`,
+      [
+        ['RefundId', refundId],
+        ['OrderId', orderId],
+        ['Amount', `${amount} ${currency}`],
+        ['SessionId', context.sessionId ?? ''],
+      ],
+    );
+    return {
+      refundId,
+      orderId,
+      amount,
+      currency,
+      status: 'refunded',
+      sessionId: context.sessionId ?? null,
+      conversationId: context.conversationId ?? null,
+    };
   }
 }

@@ -6,7 +6,9 @@ import { PingPongTool } from './ping-pong.tool.js';
 describe.each(VIAS)('testing_ping_pong, called %s', (via) => {
   it('answers with one pong by default, with the session and conversation ids', async () => {
     const h = harness(PingPongTool);
-    const payload = payloadOf(await h.call(via, '{"message":"hello"}', { context: testContext({ sessionId: 's-1', conversationId: 'c-1' }) }));
+    const payload = payloadOf(
+      await h.call(via, '{"message":"hello"}', { context: testContext({ sessionId: 's-1', conversationId: 'c-1' }) }),
+    );
     expect(payload).toEqual({ reply: 'pong: hello', count: 1, sessionId: 's-1', conversationId: 'c-1' });
   });
 
@@ -20,7 +22,10 @@ describe.each(VIAS)('testing_ping_pong, called %s', (via) => {
   });
 
   it('treats a null count as omitted (how OpenAI strict mode leaves out an optional argument)', async () => {
-    expect(payloadOf(await harness(PingPongTool).call(via, '{"message":"hi","count":null}'))).toMatchObject({ reply: 'pong: hi', count: 1 });
+    expect(payloadOf(await harness(PingPongTool).call(via, '{"message":"hi","count":null}'))).toMatchObject({
+      reply: 'pong: hi',
+      count: 1,
+    });
   });
 
   it.each([
@@ -30,7 +35,7 @@ describe.each(VIAS)('testing_ping_pong, called %s', (via) => {
     ['count is 0', '{"message":"hi","count":0}', "'count' must be >= 1, got number 0"],
     ['count is 11', '{"message":"hi","count":11}', "'count' must be <= 10, got number 11"],
     ['count is not whole', '{"message":"hi","count":2.5}', "'count' must be integer, got number 2.5"],
-    ['count is a string', '{"message":"hi","count":"3"}', "'count' must be integer, got string \"3\""],
+    ['count is a string', '{"message":"hi","count":"3"}', '\'count\' must be integer, got string "3"'],
   ])('fails with INVALID_ARGUMENTS naming the field when %s', async (_case, args, expected) => {
     const error = errorOf(await harness(PingPongTool).call(via, args));
     expect(error.code).toBe('INVALID_ARGUMENTS');

@@ -1,10 +1,18 @@
 import { Type, type Static } from 'typebox';
-import { functionToolSchema, TypedAgentTool, usage, type AgentToolExecutionContext, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  functionToolSchema,
+  TypedAgentTool,
+  usage,
+  type AgentToolExecutionContext,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 
 const Args = Type.Object(
   {
     message: Type.String({ minLength: 1, description: "Text to send back with a 'pong' prefix." }),
-    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: "How many times to say 'pong', 1 to 10; 1 when omitted." })),
+    count: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 10, description: "How many times to say 'pong', 1 to 10; 1 when omitted." }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -43,7 +51,11 @@ export class PingPongTool extends TypedAgentTool<typeof Args> {
   `;
 
   static getSchema() {
-    return functionToolSchema(PingPongTool.ToolName, 'Answers a message with a pong: a test that tool calls work end to end.', Args);
+    return functionToolSchema(
+      PingPongTool.ToolName,
+      'Answers a message with a pong: a test that tool calls work end to end.',
+      Args,
+    );
   }
 
   constructor({ logger }: ToolDependencies) {

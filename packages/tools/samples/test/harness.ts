@@ -1,5 +1,13 @@
 import { expect } from 'vitest';
-import { AgentToolExecutor, AgentToolRegistry, InvokeResult, type AgentTool, type AgentToolExecutionContext, type AnyAgentToolClass, type InvokeError } from '@aptix/tool-contract';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  InvokeResult,
+  type AgentTool,
+  type AgentToolExecutionContext,
+  type AnyAgentToolClass,
+  type InvokeError,
+} from '@aptix/tool-contract';
 import { CapturingAdminLogger, testContext } from '@aptix/tool-contract/testing';
 
 /** The two ways a tool is called: its own `execute`, and by name through the executor. */
@@ -28,9 +36,15 @@ export function harness(toolClass: AnyAgentToolClass) {
     executor,
     name,
     /** Calls the tool one way or the other, with the test context unless told otherwise. */
-    call(via: Via, args: string, options: { context?: AgentToolExecutionContext; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<InvokeResult<string>> {
+    call(
+      via: Via,
+      args: string,
+      options: { context?: AgentToolExecutionContext; signal?: AbortSignal; timeoutMs?: number } = {},
+    ): Promise<InvokeResult<string>> {
       const { context = testContext(), signal, timeoutMs } = options;
-      return via === 'direct' ? createTool().execute(args, context, signal) : executor.execute(name, args, context, { signal, timeoutMs });
+      return via === 'direct'
+        ? createTool().execute(args, context, signal)
+        : executor.execute(name, args, context, { signal, timeoutMs });
     },
     /** From now on, every instance throws from `run` an error whose message holds {@link SECRET} and a stack frame. */
     breakRun(): void {
@@ -64,7 +78,11 @@ export function errorOf(result: InvokeResult<string>): InvokeError {
 }
 
 /** What every tool suite checks when `run` throws: a generic failure, no detail, the exception logged once with its tag. */
-export async function expectGenericFailureOnException(h: ReturnType<typeof harness>, via: Via, args: string): Promise<void> {
+export async function expectGenericFailureOnException(
+  h: ReturnType<typeof harness>,
+  via: Via,
+  args: string,
+): Promise<void> {
   h.breakRun();
   const error = errorOf(await h.call(via, args));
   expect(error).toEqual({ message: `${h.name} failed to process arguments.`, code: 'TOOL_EXCEPTION' });
@@ -72,5 +90,10 @@ export async function expectGenericFailureOnException(h: ReturnType<typeof harne
   expect(exceptions).toHaveLength(1);
   expect(exceptions[0]!.tag).toBe(`[${h.name}_ExecuteAsync__Exception]`);
   expect(exceptions[0]!.message).toContain(SECRET);
-  expect(exceptions[0]!.pairs).toEqual(expect.arrayContaining([['SessionId', 'test-session'], ['ConversationId', 'test-conversation']]));
+  expect(exceptions[0]!.pairs).toEqual(
+    expect.arrayContaining([
+      ['SessionId', 'test-session'],
+      ['ConversationId', 'test-conversation'],
+    ]),
+  );
 }

@@ -1,7 +1,15 @@
-import { Content, functionToolSchema, InvokeResult, TypedAgentTool, type ObjectSchemaLike, type ToolDependencies } from '@aptix/tool-contract';
+import {
+  Content,
+  functionToolSchema,
+  InvokeResult,
+  TypedAgentTool,
+  type ObjectSchemaLike,
+  type ToolDependencies,
+} from '@aptix/tool-contract';
 
 /** A 1×1 red PNG, as base64. */
-export const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+export const RED_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 /** The bytes of the PDF document `acme_chart` embeds. */
 export const CHART_PDF = Buffer.from('%PDF-1.4');
 
@@ -21,7 +29,14 @@ export class ChartTool extends TypedAgentTool<never> {
     super(NoArgs as never, logger);
   }
   protected run() {
-    return InvokeResult.withContent([Content.text('Sales:'), Content.image(RED_PIXEL_PNG, 'image/png'), Content.resource('file:///reports/q3.pdf', { blob: CHART_PDF }, 'application/pdf')], { months: 3 });
+    return InvokeResult.withContent(
+      [
+        Content.text('Sales:'),
+        Content.image(RED_PIXEL_PNG, 'image/png'),
+        Content.resource('file:///reports/q3.pdf', { blob: CHART_PDF }, 'application/pdf'),
+      ],
+      { months: 3 },
+    );
   }
 }
 

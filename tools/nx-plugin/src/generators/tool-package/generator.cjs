@@ -3,7 +3,18 @@
 'use strict';
 
 const { posix } = require('node:path');
-const { generateFiles, getProjects, logger, names, offsetFromRoot, readJson, readNxJson, updateJson, updateNxJson, writeJson } = require('@nx/devkit');
+const {
+  generateFiles,
+  getProjects,
+  logger,
+  names,
+  offsetFromRoot,
+  readJson,
+  readNxJson,
+  updateJson,
+  updateNxJson,
+  writeJson,
+} = require('@nx/devkit');
 
 const TOOL_NAME_PATTERN = /^[a-z0-9]+(_[a-z0-9]+)*$/;
 const TOOL_NAME_MAX_LENGTH = 64;
@@ -37,36 +48,67 @@ async function toolPackageGenerator(tree, schema) {
   const addedPlugin = registerPlugin(tree);
 
   return () => {
-    if (addedGlob) logger.info(`Added "${addedGlob}" to the workspaces of package.json, so npm links ${options.directory} as a workspace package.`);
-    if (addedPlugin) logger.info(`Added "${PLUGIN_NAME}" to the plugins of nx.json, so every tool package gets its contract target.`);
-    logger.info(`Created ${options.packageName} in ${options.directory}. Next: npm install (links the new workspace package), then npx nx run-many -t typecheck test contract build -p ${options.packageName}.`);
+    if (addedGlob)
+      logger.info(
+        `Added "${addedGlob}" to the workspaces of package.json, so npm links ${options.directory} as a workspace package.`,
+      );
+    if (addedPlugin)
+      logger.info(`Added "${PLUGIN_NAME}" to the plugins of nx.json, so every tool package gets its contract target.`);
+    logger.info(
+      `Created ${options.packageName} in ${options.directory}. Next: npm install (links the new workspace package), then npx nx run-many -t typecheck test contract build -p ${options.packageName}.`,
+    );
   };
 }
 
 /** @param {import('@nx/devkit').Tree} tree @param {ToolPackageSchema} schema @param {Record<string, any>} root the root package.json */
 function normalize(tree, schema, root) {
   const name = String(schema.name ?? '').trim();
-  if (!PACKAGE_NAME_PATTERN.test(name)) throw new Error(`"${name}" is not a valid tool package name: use kebab-case letters and digits, e.g. weather or mode-catalog.`);
+  if (!PACKAGE_NAME_PATTERN.test(name))
+    throw new Error(
+      `"${name}" is not a valid tool package name: use kebab-case letters and digits, e.g. weather or mode-catalog.`,
+    );
   const { className, fileName } = names(name);
   const toolName = schema.toolName ?? fileName.replace(/-/g, '_');
   if (!TOOL_NAME_PATTERN.test(toolName) || toolName.length > TOOL_NAME_MAX_LENGTH) {
-    throw new Error(`"${toolName}" is not a valid ToolName: it must be lowercase_snake_case (${TOOL_NAME_PATTERN.source}) and at most ${TOOL_NAME_MAX_LENGTH} characters.`);
+    throw new Error(
+      `"${toolName}" is not a valid ToolName: it must be lowercase_snake_case (${TOOL_NAME_PATTERN.source}) and at most ${TOOL_NAME_MAX_LENGTH} characters.`,
+    );
   }
-  const directory = posix.normalize((schema.directory ?? defaultDirectory(workspaceGlobs(root), fileName)).replace(/\\/g, '/')).replace(/\/+$/, '');
-  if (directory.startsWith('..') || posix.isAbsolute(directory)) throw new Error(`The directory "${directory}" must be inside the workspace, relative to its root.`);
-  if (tree.exists(directory) && tree.children(directory).length > 0) throw new Error(`${directory} already exists and is not empty: choose another name or --directory.`);
+  const directory = posix
+    .normalize((schema.directory ?? defaultDirectory(workspaceGlobs(root), fileName)).replace(/\\/g, '/'))
+    .replace(/\/+$/, '');
+  if (directory.startsWith('..') || posix.isAbsolute(directory))
+    throw new Error(`The directory "${directory}" must be inside the workspace, relative to its root.`);
+  if (tree.exists(directory) && tree.children(directory).length > 0)
+    throw new Error(`${directory} already exists and is not empty: choose another name or --directory.`);
   const packageName = schema.importPath ?? `${workspaceScope(root)}/tool-${fileName}`;
   const description = oneLine(schema.description ?? `Aptix tools: ${toolName}.`);
   const form = schema.form ?? 'class';
-  if (form !== 'class' && form !== 'function') throw new Error(`--form ${form} is not a form of tool: use function (one defineTool call) or class (a TypedAgentTool subclass).`);
-  return { name, fileName, className: `${className}Tool`, toolName, directory, packageName, description, form, sourceCondition: sourceCondition(tree) };
+  if (form !== 'class' && form !== 'function')
+    throw new Error(
+      `--form ${form} is not a form of tool: use function (one defineTool call) or class (a TypedAgentTool subclass).`,
+    );
+  return {
+    name,
+    fileName,
+    className: `${className}Tool`,
+    toolName,
+    directory,
+    packageName,
+    description,
+    form,
+    sourceCondition: sourceCondition(tree),
+  };
 }
 
 /** The npm scope of the workspace: that of the root package's name (`@acme/source` gives `@acme`), else the name itself as one (`acme` gives `@acme`). */
 function workspaceScope(root) {
   const name = typeof root.name === 'string' ? root.name : '';
   if (name.startsWith('@') && name.includes('/')) return name.slice(0, name.indexOf('/'));
-  const bare = name.toLowerCase().replace(/[^a-z0-9-._~]/g, '-').replace(/^[-._]+/, '');
+  const bare = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-._~]/g, '-')
+    .replace(/^[-._]+/, '');
   return bare === '' ? '@aptix' : `@${bare}`;
 }
 
@@ -79,7 +121,17 @@ function workspaceGlobs(root) {
 /** Whether a workspace glob (`packages/*`, `libs/**`, `tools/cli`) covers the package folder `directory`. */
 function globCovers(glob, directory) {
   const pattern = posix.normalize(glob.replace(/^\.\//, '')).replace(/\/+$/, '');
-  const source = pattern.split('/').map((part) => (part === '**' ? '.*' : part.split('*').map((text) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))).join('/');
+  const source = pattern
+    .split('/')
+    .map((part) =>
+      part === '**'
+        ? '.*'
+        : part
+            .split('*')
+            .map((text) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+            .join('[^/]*'),
+    )
+    .join('/');
   return new RegExp(`^${source}$`).test(directory);
 }
 
@@ -91,7 +143,9 @@ function globCovers(glob, directory) {
 function defaultDirectory(globs, fileName) {
   const preferred = `packages/tools/${fileName}`;
   if (globs.length === 0 || globs.some((glob) => globCovers(glob, preferred))) return preferred;
-  const parent = globs.map((glob) => /^(?:\.\/)?([^*]+)\/\*$/.exec(glob)?.[1]).find((dir) => dir !== undefined && !dir.startsWith('..'));
+  const parent = globs
+    .map((glob) => /^(?:\.\/)?([^*]+)\/\*$/.exec(glob)?.[1])
+    .find((dir) => dir !== undefined && !dir.startsWith('..'));
   return parent === undefined ? preferred : `${parent}/${fileName}`;
 }
 
@@ -123,7 +177,9 @@ function registerPlugin(tree) {
   const plugins = nxJson.plugins ?? [];
   const names = plugins.map((plugin) => (typeof plugin === 'string' ? plugin : plugin.plugin));
   // Listed by name, or by path as a local plugin (the Aptix repository lists ./tools/nx-plugin).
-  const isThisPlugin = (name) => name === PLUGIN_NAME || (name.startsWith('.') && readJsonIfExists(tree, posix.join(name, 'package.json'))?.name === PLUGIN_NAME);
+  const isThisPlugin = (name) =>
+    name === PLUGIN_NAME ||
+    (name.startsWith('.') && readJsonIfExists(tree, posix.join(name, 'package.json'))?.name === PLUGIN_NAME);
   if (names.some(isThisPlugin)) return false;
   updateNxJson(tree, { ...nxJson, plugins: [...plugins, PLUGIN_NAME] });
   return true;
@@ -134,13 +190,25 @@ function findContractPackage(tree) {
   for (const [, project] of getProjects(tree)) {
     const pkg = readJsonIfExists(tree, posix.join(project.root, 'package.json'));
     if (pkg?.name === CONTRACT_PACKAGE) {
-      return { root: project.root, version: pkg.version, typebox: pkg.peerDependencies?.typebox, license: pkg.license, repository: pkg.repository };
+      return {
+        root: project.root,
+        version: pkg.version,
+        typebox: pkg.peerDependencies?.typebox,
+        license: pkg.license,
+        repository: pkg.repository,
+      };
     }
   }
   // Outside the Aptix repository: the @aptix/tool-contract installed in the workspace, if any.
   try {
     const pkg = require(require.resolve(`${CONTRACT_PACKAGE}/package.json`, { paths: [tree.root] }));
-    return { root: undefined, version: pkg.version, typebox: pkg.peerDependencies?.typebox, license: undefined, repository: undefined };
+    return {
+      root: undefined,
+      version: pkg.version,
+      typebox: pkg.peerDependencies?.typebox,
+      license: undefined,
+      repository: undefined,
+    };
   } catch {
     return { root: undefined, version: undefined, typebox: undefined, license: undefined, repository: undefined };
   }
@@ -159,7 +227,12 @@ function packageJson(options, contract, root) {
     engines: { node: '>=20.19' },
     sideEffects: false,
     exports: {
-      '.': { ...(options.sourceCondition ? { [options.sourceCondition]: './src/index.ts' } : {}), types: './dist/index.d.ts', import: './dist/index.js', default: './dist/index.js' },
+      '.': {
+        ...(options.sourceCondition ? { [options.sourceCondition]: './src/index.ts' } : {}),
+        types: './dist/index.d.ts',
+        import: './dist/index.js',
+        default: './dist/index.js',
+      },
       './package.json': './package.json',
     },
     main: './dist/index.js',
@@ -176,12 +249,23 @@ function packageJson(options, contract, root) {
 function writeTsConfigs(tree, options, offset, contract) {
   const base = `${offset}tsconfig.base.json`;
   const dir = options.directory;
-  writeJson(tree, posix.join(dir, 'tsconfig.json'), { extends: base, files: [], include: [], references: [{ path: './tsconfig.lib.json' }, { path: './tsconfig.spec.json' }] });
-  const references = contract.root === undefined ? [] : [{ path: posix.relative(dir, posix.join(contract.root, 'tsconfig.lib.json')) }];
+  writeJson(tree, posix.join(dir, 'tsconfig.json'), {
+    extends: base,
+    files: [],
+    include: [],
+    references: [{ path: './tsconfig.lib.json' }, { path: './tsconfig.spec.json' }],
+  });
+  const references =
+    contract.root === undefined ? [] : [{ path: posix.relative(dir, posix.join(contract.root, 'tsconfig.lib.json')) }];
   writeJson(tree, posix.join(dir, 'tsconfig.lib.json'), {
     extends: base,
     // emitDeclarationOnly: false, since create-nx-workspace's tsconfig.base.json emits declarations only, and a tool package is imported as JavaScript.
-    compilerOptions: { rootDir: 'src', outDir: 'dist', tsBuildInfoFile: 'dist/tsconfig.lib.tsbuildinfo', emitDeclarationOnly: false },
+    compilerOptions: {
+      rootDir: 'src',
+      outDir: 'dist',
+      tsBuildInfoFile: 'dist/tsconfig.lib.tsbuildinfo',
+      emitDeclarationOnly: false,
+    },
     include: ['src/**/*.ts', 'src/**/*.json'],
     exclude: ['src/**/*.test.ts', 'src/**/*.test-d.ts'],
     references,
@@ -189,7 +273,12 @@ function writeTsConfigs(tree, options, offset, contract) {
   writeJson(tree, posix.join(dir, 'tsconfig.spec.json'), {
     extends: base,
     // The tests use Node's globals (URL, import.meta.url); TypeScript 6 loads @types/node only when named.
-    compilerOptions: { outDir: 'out-tsc/spec', tsBuildInfoFile: 'out-tsc/spec/tsconfig.spec.tsbuildinfo', noUnusedLocals: false, types: ['node'] },
+    compilerOptions: {
+      outDir: 'out-tsc/spec',
+      tsBuildInfoFile: 'out-tsc/spec/tsconfig.spec.tsbuildinfo',
+      noUnusedLocals: false,
+      types: ['node'],
+    },
     include: ['src/**/*.test.ts', 'src/**/*.test-d.ts', 'test/**/*.ts'],
     references: [{ path: './tsconfig.lib.json' }],
   });
@@ -206,7 +295,14 @@ function schemaSnapshot(toolName) {
     name: toolName,
     parameters: {
       additionalProperties: false,
-      properties: { text: { description: 'The text to work on, as the user gave it.', maxLength: 2000, minLength: 1, type: 'string' } },
+      properties: {
+        text: {
+          description: 'The text to work on, as the user gave it.',
+          maxLength: 2000,
+          minLength: 1,
+          type: 'string',
+        },
+      },
       required: ['text'],
       type: 'object',
     },
@@ -221,7 +317,8 @@ function addRootReference(tree, directory) {
   updateJson(tree, 'tsconfig.json', (json) => {
     if (!Array.isArray(json.references)) return json;
     const path = `./${directory}`;
-    if (!json.references.some((reference) => posix.normalize(reference.path) === posix.normalize(path))) json.references.push({ path });
+    if (!json.references.some((reference) => posix.normalize(reference.path) === posix.normalize(path)))
+      json.references.push({ path });
     return json;
   });
 }
