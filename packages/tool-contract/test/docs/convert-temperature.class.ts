@@ -1,27 +1,14 @@
 import { Type, type Static } from 'typebox';
-import {
-  functionToolSchema,
-  InvokeResult,
-  TypedAgentTool,
-  usage,
-  type AgentToolExecutionContext,
-  type ToolDependencies,
-} from '@aptix/tool-contract';
+import { functionToolSchema, InvokeResult, TypedAgentTool, usage, type AgentToolExecutionContext, type ToolDependencies } from '@aptix/tool-contract';
 
-const unit = (of: string) =>
-  Type.Enum(['celsius', 'fahrenheit', 'kelvin'], {
-    type: 'string',
-    description: `${of}: celsius, fahrenheit or kelvin.`,
-  });
+const unit = (of: string) => Type.Enum(['celsius', 'fahrenheit', 'kelvin'], { type: 'string', description: `${of}: celsius, fahrenheit or kelvin.` });
 const kelvin = { celsius: [1, 273.15], fahrenheit: [5 / 9, 459.67], kelvin: [1, 0] } as const; // kelvin = (value + [1]) × [0]
 const Args = Type.Object(
   {
     value: Type.Number({ description: 'The temperature to convert.' }),
     from: unit('The unit of value'),
     to: unit('The unit to convert to'),
-    precision: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 4, description: 'Digits after the decimal point, 0 to 4; 2 when left out.' }),
-    ),
+    precision: Type.Optional(Type.Integer({ minimum: 0, maximum: 4, description: 'Digits after the decimal point, 0 to 4; 2 when left out.' })),
   },
   { additionalProperties: false },
 );
@@ -59,11 +46,7 @@ export class ConvertTemperatureTool extends TypedAgentTool<typeof Args> {
   `;
 
   static getSchema() {
-    return functionToolSchema(
-      ConvertTemperatureTool.ToolName,
-      'Converts a temperature between celsius, fahrenheit and kelvin.',
-      Args,
-    );
+    return functionToolSchema(ConvertTemperatureTool.ToolName, 'Converts a temperature between celsius, fahrenheit and kelvin.', Args);
   }
 
   constructor({ logger }: ToolDependencies) {
@@ -72,18 +55,9 @@ export class ConvertTemperatureTool extends TypedAgentTool<typeof Args> {
 
   protected run({ value, from, to, precision = 2 }: Static<typeof Args>, context: AgentToolExecutionContext) {
     const k = (value + kelvin[from][1]) * kelvin[from][0];
-    if (k < 0)
-      return InvokeResult.fromError(
-        `${value} ${from} is below absolute zero; check the value and its unit.`,
-        'BELOW_ABSOLUTE_ZERO',
-      );
+    if (k < 0) return InvokeResult.fromError(`${value} ${from} is below absolute zero; check the value and its unit.`, 'BELOW_ABSOLUTE_ZERO');
     // An optional argument left out is undefined: the executor drops the null OpenAI strict mode sends for it.
     const converted = Math.round((k / kelvin[to][0] - kelvin[to][1]) * 10 ** precision) / 10 ** precision;
-    return {
-      value: converted,
-      unit: to,
-      sessionId: context.sessionId ?? null,
-      conversationId: context.conversationId ?? null,
-    };
+    return { value: converted, unit: to, sessionId: context.sessionId ?? null, conversationId: context.conversationId ?? null };
   }
 }
