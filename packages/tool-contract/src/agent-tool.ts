@@ -3,6 +3,8 @@ import type { AdminLogger } from './admin-logger.js';
 import type { FunctionToolSchema, ObjectSchemaLike } from './schema.js';
 import type { InvokeResult } from './invoke-result.js';
 import type { ApprovalPolicy } from './approval.js';
+import type { PromptList } from './prompt.js';
+import type { ResourceList } from './resource.js';
 
 /**
  * What a tool knows about the call it serves. Hosts add their own fields by declaration merging:
@@ -183,6 +185,10 @@ export interface ToolPackage {
   readonly tools: ToolList;
   /** Must return a plain object; the host gives it a time limit (`startupTimeoutMs`). */
   readonly createDependencies?: (host: ToolPackageHost) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Prompts beside the tools (see `definePrompt`), checked like tools when the package loads. */
+  readonly prompts?: PromptList;
+  /** Resources beside the tools (see `defineResource`), checked like tools when the package loads. */
+  readonly resources?: ResourceList;
   /**
    * Tools known only at start-up (discovered from a server, generated from `host.options`), added to
    * the static `tools`. Called once, after `createDependencies`, under the same time limit; its tools

@@ -90,6 +90,11 @@ const NOT_BASE64 = /[^A-Za-z0-9+/]/;
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s\u0000-\u001f\u007f]*$/;
 const MAX_URI_LENGTH = 8192;
 
+/** True for a media type `type/subtype` with optional parameters (RFC 6838 names), at most 255 characters. */
+export function isMediaType(text: unknown): text is string {
+  return typeof text === 'string' && text.length <= 255 && MIME_TYPE.test(text);
+}
+
 const FIELDS: Readonly<Record<string, readonly string[]>> = {
   text: ['type', 'text'],
   image: ['type', 'data', 'mimeType'],

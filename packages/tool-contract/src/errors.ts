@@ -28,6 +28,28 @@ export const ContractErrorCode = {
   APPROVAL_POLICY_INVALID: 'APPROVAL_POLICY_INVALID',
   /** `OutputSchema` is not a valid JSON Schema of an object (MCP's `outputSchema` must describe an object). */
   OUTPUT_SCHEMA_INVALID: 'OUTPUT_SCHEMA_INVALID',
+  /** A package's `prompts` entry is not a prompt (an object with `render`, as definePrompt makes). */
+  NOT_A_PROMPT: 'NOT_A_PROMPT',
+  /** A package's `resources` entry is not a resource (an object with `read`, as defineResource makes). */
+  NOT_A_RESOURCE: 'NOT_A_RESOURCE',
+  /** A prompt's or resource's name breaks the tool name rule. */
+  UNIT_NAME_INVALID: 'UNIT_NAME_INVALID',
+  /** A prompt without a description, or a title or description that is not a string. */
+  UNIT_DESCRIPTION_INVALID: 'UNIT_DESCRIPTION_INVALID',
+  /** A prompt's `args` is not an object schema of described string properties (MCP prompt arguments are strings). */
+  PROMPT_ARGUMENTS_INVALID: 'PROMPT_ARGUMENTS_INVALID',
+  /** A resource's `uri` or `uriTemplate` is missing, both are given, or it is not an absolute URI (a level-1 template). */
+  RESOURCE_URI_INVALID: 'RESOURCE_URI_INVALID',
+  /** A resource's `mimeType` is not a media type. */
+  RESOURCE_MIME_TYPE_INVALID: 'RESOURCE_MIME_TYPE_INVALID',
+  /** A `render`, `read`, `subscribe` or `complete` that is not a function, or completes a name that is not an argument. */
+  UNIT_FUNCTION_INVALID: 'UNIT_FUNCTION_INVALID',
+  /** A prompt's or resource's `modes` is not a list of mode keys. */
+  UNIT_MODES_INVALID: 'UNIT_MODES_INVALID',
+  /** Two prompts with one name. */
+  DUPLICATE_PROMPT: 'DUPLICATE_PROMPT',
+  /** Two resources with one name, URI or URI template. */
+  DUPLICATE_RESOURCE: 'DUPLICATE_RESOURCE',
 } as const;
 export type ContractErrorCode = (typeof ContractErrorCode)[keyof typeof ContractErrorCode];
 

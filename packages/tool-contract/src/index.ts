@@ -6,6 +6,7 @@ export { InvokeResult, type InvokeError, type InvokeFailure, type InvokeSuccess 
 export {
   checkContent,
   Content,
+  isMediaType,
   CONTENT_BLOCK_TYPES,
   describeContent,
   isBase64,
@@ -135,3 +136,61 @@ export {
 } from './progress-gate.js';
 export { logGate, TOOL_LOG_LEVELS, type CallerLogEntry, type LogGate, type LogGateOptions } from './log-gate.js';
 export { cancelledJson, isAbortError, reportsCancellation, type CancelledPayload } from './cancellation.js';
+export {
+  definePrompt,
+  type CompleteFunction,
+  type CompletionContext,
+  type DefinedPrompt,
+  type PromptDefinition,
+  type PromptList,
+  type PromptMessage,
+  type PromptRenderOutput,
+  type UnitContext,
+} from './prompt.js';
+export {
+  defineResource,
+  type BlobResourceContents,
+  type DefinedResource,
+  type ResourceAnnotations,
+  type ResourceContents,
+  type ResourceDefinition,
+  type ResourceList,
+  type ResourceReadOutput,
+  type ResourceRequest,
+  type TextResourceContents,
+} from './resource.js';
+export { MAX_RESOURCE_URI_LENGTH, parseUriTemplate, uriProblem, type UriTemplate } from './uri-template.js';
+export {
+  inspectPrompt,
+  inspectResource,
+  type InspectedPrompt,
+  type InspectedResource,
+  type PromptArgumentListing,
+} from './unit-rules.js';
+export {
+  PromptRegistry,
+  ResourceRegistry,
+  type RegisteredPrompt,
+  type RegisteredResource,
+  type UnitRegistryOptions,
+} from './unit-registry.js';
+export {
+  completeUnit,
+  DEFAULT_UNIT_TIMEOUT_MS,
+  MAX_COMPLETION_VALUES,
+  readResource,
+  renderPrompt,
+  UnitErrorCode,
+  type UnitCallOptions,
+  type UnitOutcome,
+} from './unit-calls.js';
+export {
+  errorType,
+  failSpan,
+  inSpan,
+  meterInstruments,
+  scopeTracer,
+  tracingEnabled,
+  truncatedForSpan,
+} from './telemetry.js';
+export { DURATION_BUCKETS_S } from './tool-call-telemetry.js';
