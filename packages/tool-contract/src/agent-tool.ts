@@ -36,9 +36,11 @@ export interface AgentToolExecutionContext {
    */
   readonly log?: (level: ToolLogLevel, message: string, data?: unknown) => void;
   /**
-   * Asking the user mid-call (`InvokeResult.inputRequired`): present when the caller can relay
-   * questions (an MCP client), with the answers and the tool's own state on a call that continues a
-   * round. Absent otherwise: a tool that needs answers then fails with `INPUT_REQUIRED`.
+   * Asking the caller mid-call (`InvokeResult.inputRequired`): the user (elicitation), the client's
+   * model (sampling) or the client's roots. Present when the caller can relay requests (an MCP client),
+   * with what it can answer, and the answers and the tool's own state on a call that continues a round.
+   * Absent otherwise: a tool that asks then fails with `INPUT_REQUIRED`, `SAMPLING_UNAVAILABLE` or
+   * `ROOTS_UNAVAILABLE`.
    */
   readonly input?: ToolInputChannel;
 }

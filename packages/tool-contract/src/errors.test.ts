@@ -25,6 +25,8 @@ describe('the codes registry', () => {
         'PROCESS_EXIT_REFUSED',
         'RESOURCE_LIMIT',
         'RESULT_TOO_LARGE',
+        'ROOTS_UNAVAILABLE',
+        'SAMPLING_UNAVAILABLE',
         'TIMEOUT',
         'TOOL_EXCEPTION',
         'TOOL_NOT_FOUND',

@@ -77,6 +77,18 @@ export const ExecutionErrorCode = {
   APPROVAL_EXPIRED: 'APPROVAL_EXPIRED',
   /** The tool needs an answer from the user first (`InvokeResult.inputRequired`); a caller that cannot ask gets this failure. */
   INPUT_REQUIRED: 'INPUT_REQUIRED',
+  /**
+   * The tool needs a completion from the client's model (MCP sampling), and this caller cannot give one:
+   * an HTTP invoke, a call without an MCP client, or an MCP client that did not declare `sampling`.
+   * Nothing was done. Call the tool from an MCP client that declares the sampling capability.
+   */
+  SAMPLING_UNAVAILABLE: 'SAMPLING_UNAVAILABLE',
+  /**
+   * The tool needs the client's roots (MCP `roots/list`), and this caller cannot list them: an HTTP
+   * invoke, or an MCP client that did not declare `roots`. Nothing was done. Call the tool from an MCP
+   * client that declares the roots capability.
+   */
+  ROOTS_UNAVAILABLE: 'ROOTS_UNAVAILABLE',
   /** The result is larger than the executor's bound (`maxResultBytes`); nothing of it is sent. */
   RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   /** The tool's isolated worker ran out of memory, or hit another of its resource limits, and was replaced. */

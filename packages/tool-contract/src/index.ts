@@ -94,6 +94,18 @@ export {
 export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
 export {
   defineTool,
+export {
+  listedRoots,
+  MAX_CLIENT_ROOTS,
+  MAX_SAMPLING_MESSAGES,
+  rootsRequest,
+  sampledText,
+  samplingRequest,
+  type ClientRoot,
+  type RootsInputRequest,
+  type SamplingInputRequest,
+  type SamplingMessage,
+} from './sampling-and-roots.js';
   type DefinedTool,
   type ToolDefinition,
   type ToolDefinitionFields,

@@ -100,7 +100,8 @@ describe('questions to the user (InvokeResult.inputRequired)', () => {
     const { executor, logger } = setup();
     const cases: Array<[unknown, string]> = [
       [{ inputRequests: {} }, '1 to 8 questions'],
-      [{ inputRequests: { q: { method: 'sampling/createMessage', params: {} } } }, 'must be "elicitation/create"'],
+      [{ inputRequests: { q: { method: 'tools/call', params: {} } } }, 'must be "elicitation/create"'],
+      [{ inputRequests: { q: { method: 'sampling/createMessage', params: {} } } }, 'params.messages must hold'],
       [
         {
           inputRequests: {

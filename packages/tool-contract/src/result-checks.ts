@@ -5,7 +5,7 @@ import { cleanErrors } from './clean-errors.js';
 import { checkContent } from './content.js';
 import { describeThrown } from './describe-thrown.js';
 import { ExecutionErrorCode } from './errors.js';
-import { inputNeededProblem, type ToolInputNeeded } from './input-required.js';
+import { inputNeededProblem, unanswerableKinds, type ToolInputKind, type ToolInputNeeded } from './input-required.js';
 import { InvokeResult, type InvokeSuccess } from './invoke-result.js';
 import { outputMismatch } from './output-schema.js';
 import { refusedResult } from './refusal.js';
@@ -208,8 +208,30 @@ export class ResultChecks {
         ExecutionErrorCode.MALFORMED_RESULT,
       );
     }
-    return context.input?.canAsk === true ? { ...failed, inputRequired: inputRequired as ToolInputNeeded } : failed;
+    const needed = inputRequired as ToolInputNeeded;
+    const unanswerable = unanswerableKinds(needed, context.input);
+    if (unanswerable.length === 0) return { ...failed, inputRequired: needed };
+    // A caller that cannot answer every request gets none of them: one error per kind it lacks, each saying what to do.
+    return {
+      successful: false,
+      result: null,
+      errors: unanswerable.flatMap((kind) =>
+        kind === 'elicitation' ? failed.errors : [{ message: unavailable(name, kind), code: UNAVAILABLE_CODE[kind] }],
+      ),
+    };
   }
+}
+
+const UNAVAILABLE_CODE = {
+  sampling: ExecutionErrorCode.SAMPLING_UNAVAILABLE,
+  roots: ExecutionErrorCode.ROOTS_UNAVAILABLE,
+} as const;
+
+/** Why a call that needs the client's model or roots could not go on, and how to make it work. */
+function unavailable(name: string, kind: Exclude<ToolInputKind, 'elicitation'>): string {
+  return kind === 'sampling'
+    ? `${name} needs a completion from the client's model (MCP sampling), and this caller cannot give one, so nothing was done. Call it from an MCP client that declares the sampling capability.`
+    : `${name} needs the client's roots (MCP roots/list), and this caller cannot list them, so nothing was done. Call it from an MCP client that declares the roots capability.`;
 }
 
 /** The session and conversation ids of a call, as the pairs of its log lines. */
