@@ -32,6 +32,18 @@ export {
   type ToolApproval,
 } from './approvals.js';
 export {
+  AUDIT_KINDS,
+  AUDIT_OUTCOME_OK,
+  AUDIT_PAGE_MAX,
+  type AuditFilter,
+  type AuditKind,
+  type AuditPage,
+  type AuditRecord,
+  type AuditRetention,
+  type AuditStore,
+  type NewAuditRecord,
+} from './audit.js';
+export {
   MCP_TASK_VALUE_MAX_BYTES,
   OPEN_TASK_STATUSES,
   type McpTaskChange,

@@ -1,5 +1,6 @@
 import type { ApprovalStore } from './approvals.js';
 import type { McpTaskStore } from './tasks.js';
+import type { AuditStore } from './audit.js';
 /** One row of a session's mode history (TUL-007): a committed mode change. */
 export interface ModeChange {
   readonly fromMode: string;
@@ -161,6 +162,8 @@ export interface AgentSessionStore extends AgentSessionManager {
   readonly approvals: ApprovalStore;
   /** MCP tasks (long tool calls a client polls), in the same database, so any host sharing it reads them (see {@link McpTaskStore}). */
   readonly tasks: McpTaskStore;
+  /** The audit trail: calls that changed something, approval decisions, mode changes (see {@link AuditStore}). */
+  readonly audit: AuditStore;
   /**
    * The session's current mode, org, user and owner, without its history; `undefined` for an unknown session.
    * One prepared single-row read, never served from a cache: a mode change committed by another host

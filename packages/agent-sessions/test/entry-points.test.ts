@@ -39,6 +39,7 @@ describe('entry points', () => {
     for (const driver of DRIVERS) expect(packages).not.toContain(driver);
     expect([...files].map((file) => file.slice(SRC.length)).sort()).toEqual([
       'approvals.ts',
+      'audit.ts',
       'errors.ts',
       'index.ts',
       'tasks.ts',
@@ -65,6 +66,9 @@ describe('entry points', () => {
   it('exports exactly the documented runtime values', () => {
     expect(Object.keys(root).sort()).toEqual([
       'APPROVAL_NOTE_MAX_LENGTH',
+      'AUDIT_KINDS',
+      'AUDIT_OUTCOME_OK',
+      'AUDIT_PAGE_MAX',
       'MCP_TASK_VALUE_MAX_BYTES',
       'OPEN_TASK_STATUSES',
       'SessionStoreError',

@@ -8,6 +8,7 @@ import { describeWithPostgres, PG_URL, RUN_ID } from './fixtures/postgres.js';
 import { writePostgresVersion1 } from './fixtures/postgres-version1.js';
 import { describeApprovalStore } from './approvals.suite.js';
 import { describeTaskStore } from './tasks.suite.js';
+import { describeAuditStore } from './audit.suite.js';
 import { describeSessionStoreLifecycle } from './session-store-lifecycle.suite.js';
 import { describeSessionStoreLimits } from './session-store-limits.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
@@ -82,6 +83,7 @@ describeWithPostgres('PostgreSQL session store', () => {
   describeSessionStore('PostgreSQL session store', createHarness());
   describeApprovalStore('PostgreSQL session store', createHarness());
   describeTaskStore('PostgreSQL session store', createHarness());
+  describeAuditStore('PostgreSQL session store', createHarness());
   describeSessionStoreLimits('PostgreSQL session store', createHarness());
   describeSessionStoreLifecycle('PostgreSQL session store', createHarness());
 
@@ -92,7 +94,7 @@ describeWithPostgres('PostgreSQL session store', () => {
       try {
         const store = await openPostgresSessionStore({ pool, schema, modes: fixedModes() });
         expect(store.schema).toBe(schema);
-        expect(store.schemaVersion).toBe(7);
+        expect(store.schemaVersion).toBe(8);
         const session = await store.createSession({});
         await store.close();
         expect(pool.ended).toBe(false);

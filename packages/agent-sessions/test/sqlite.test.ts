@@ -10,6 +10,7 @@ import { writeSqliteVersion1 } from './fixtures/sqlite-version1.js';
 import { fixedModes } from './fixtures/modes.js';
 import { describeApprovalStore } from './approvals.suite.js';
 import { describeTaskStore } from './tasks.suite.js';
+import { describeAuditStore } from './audit.suite.js';
 import { describeSessionStoreLifecycle } from './session-store-lifecycle.suite.js';
 import { describeSessionStoreLimits } from './session-store-limits.suite.js';
 import { describeSessionStore, type SessionStoreHarness, type TestDatabase } from './session-store.suite.js';
@@ -79,6 +80,7 @@ const harness: SessionStoreHarness = {
 describeSessionStore('SQLite session store', harness);
 describeApprovalStore('SQLite session store', harness);
 describeTaskStore('SQLite session store', harness);
+describeAuditStore('SQLite session store', harness);
 describeSessionStoreLimits('SQLite session store', harness);
 describeSessionStoreLifecycle('SQLite session store', harness);
 
@@ -89,7 +91,7 @@ describe('SQLite specifics', () => {
     const store = await openSqliteSessionStore({ filename, modes: fixedModes() });
     try {
       expect(store.filename).toBe(filename);
-      expect(store.schemaVersion).toBe(7);
+      expect(store.schemaVersion).toBe(8);
       expect(existsSync(filename)).toBe(true);
       expect(withDatabase(filename, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
     } finally {
@@ -139,8 +141,8 @@ describe('SQLite specifics', () => {
     expect(entries).toEqual([
       {
         level: 'info',
-        fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6, 7] },
-        message: 'Migrated the session database to schema version 7.',
+        fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6, 7, 8] },
+        message: 'Migrated the session database to schema version 8.',
       },
     ]);
   });

@@ -1,3 +1,4 @@
+import type { AuditStore } from '../audit.js';
 import type { ApprovalStore } from '../approvals.js';
 import type { McpTaskStore } from '../tasks.js';
 import { randomUUID } from 'node:crypto';
@@ -127,6 +128,7 @@ export abstract class SessionStoreBase implements AgentSessionStore {
   #closed = false;
   abstract readonly approvals: ApprovalStore;
   abstract readonly tasks: McpTaskStore;
+  abstract readonly audit: AuditStore;
   protected readonly limits: Required<SessionStoreLimits>;
 
   protected constructor(

@@ -33,6 +33,7 @@ import { migrate } from './migrate.js';
 import { isForeignKeyViolation, toChanges, type CommittedRow, type SessionJoinRow } from './rows.js';
 import { PostgresApprovalStore } from './approvals.js';
 import { PostgresTaskStore } from './tasks.js';
+import { PostgresAuditStore } from './audit.js';
 import { PostgresMcpSessions } from './mcp-sessions.js';
 
 export { DEFAULT_POSTGRES_TIMEOUTS, type PostgresTimeouts } from './connection.js';
@@ -93,6 +94,8 @@ export class PostgresSessionStore extends SessionStoreBase {
   readonly approvals: PostgresApprovalStore;
   /** MCP tasks, in the same schema. */
   readonly tasks: PostgresTaskStore;
+  /** The audit trail, in the same schema. */
+  readonly audit: PostgresAuditStore;
   readonly #sql: {
     session: string;
     change: string;
@@ -123,6 +126,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     const s = escapeIdentifier(init.schema);
     this.approvals = new PostgresApprovalStore(init.db, s);
     this.tasks = new PostgresTaskStore(init.db, s);
+    this.audit = new PostgresAuditStore(init.db, s);
     this.#t = {
       sessions: `${s}.agent_sessions`,
       changes: `${s}.agent_session_mode_changes`,

@@ -136,5 +136,32 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE ${s}.agent_sessions ADD COLUMN owner_id text;
     `,
   },
+  {
+    version: 8,
+    name: 'audit trail',
+    // No foreign key to the sessions: a record outlives its session.
+    sql: (s) => `
+      CREATE TABLE ${s}.agent_audit_records (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        kind text NOT NULL CHECK (kind IN ('tool_call', 'approval_decision', 'mode_change')),
+        principal text,
+        session_id text,
+        tool_name text NOT NULL,
+        arguments_hash text,
+        outcome text NOT NULL,
+        duration_ms bigint,
+        trace_id text,
+        approval_id text,
+        decision text CHECK (decision IS NULL OR decision IN ('approve', 'deny')),
+        from_mode text,
+        to_mode text
+      );
+      CREATE INDEX agent_audit_records_at ON ${s}.agent_audit_records (at);
+      CREATE INDEX agent_audit_records_tool ON ${s}.agent_audit_records (tool_name, seq);
+      CREATE INDEX agent_audit_records_principal ON ${s}.agent_audit_records (principal, seq);
+      CREATE INDEX agent_audit_records_session ON ${s}.agent_audit_records (session_id, seq);
+    `,
+  },
 ];
 assertMigrationSequence('PostgreSQL', POSTGRES_MIGRATIONS);

@@ -25,6 +25,7 @@ import type Database from 'better-sqlite3';
 import { MIGRATIONS_TABLE } from '../internal/migrations.js';
 import { SqliteApprovalStore } from './approvals.js';
 import { SqliteTaskStore } from './tasks.js';
+import { SqliteAuditStore } from './audit.js';
 import {
   isForeignKeyViolation,
   openDatabase,
@@ -141,6 +142,8 @@ export class SqliteSessionStore extends SessionStoreBase {
   readonly approvals: SqliteApprovalStore;
   /** MCP tasks, in the same database. */
   readonly tasks: SqliteTaskStore;
+  /** The audit trail, in the same database. */
+  readonly audit: SqliteAuditStore;
   readonly #busyTimeoutMs: number;
 
   private constructor(
@@ -155,6 +158,7 @@ export class SqliteSessionStore extends SessionStoreBase {
     this.#db = opened.db;
     this.approvals = new SqliteApprovalStore(opened.db, (operation) => this.#run(operation));
     this.tasks = new SqliteTaskStore(opened.db, (operation) => this.#run(operation));
+    this.audit = new SqliteAuditStore(opened.db, (operation) => this.#run(operation));
     this.#sql = prepareStatements(opened.db);
     this.#busyTimeoutMs = busyTimeoutMs;
   }

@@ -132,5 +132,33 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       ALTER TABLE agent_sessions ADD COLUMN owner_id TEXT;
     `,
   },
+  {
+    version: 8,
+    name: 'audit trail',
+    // No foreign key to the sessions: a record outlives its session. AUTOINCREMENT: a pruned seq is never
+    // given out again, so a page cursor and a record id always mean the same record.
+    sql: `
+      CREATE TABLE agent_audit_records (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('tool_call', 'approval_decision', 'mode_change')),
+        principal TEXT,
+        session_id TEXT,
+        tool_name TEXT NOT NULL,
+        arguments_hash TEXT,
+        outcome TEXT NOT NULL,
+        duration_ms INTEGER,
+        trace_id TEXT,
+        approval_id TEXT,
+        decision TEXT CHECK (decision IS NULL OR decision IN ('approve', 'deny')),
+        from_mode TEXT,
+        to_mode TEXT
+      ) STRICT;
+      CREATE INDEX agent_audit_records_at ON agent_audit_records (at);
+      CREATE INDEX agent_audit_records_tool ON agent_audit_records (tool_name, seq);
+      CREATE INDEX agent_audit_records_principal ON agent_audit_records (principal, seq);
+      CREATE INDEX agent_audit_records_session ON agent_audit_records (session_id, seq);
+    `,
+  },
 ];
 assertMigrationSequence('SQLite', SQLITE_MIGRATIONS);
