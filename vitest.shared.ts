@@ -7,7 +7,10 @@ import { defineConfig } from 'vitest/config';
  */
 export const sharedConfig = defineConfig({
   resolve: { conditions: ['@aptix/source', 'module', 'node', 'development|production'] },
-  ssr: { resolve: { conditions: ['@aptix/source', 'module', 'node', 'development|production'] } },
+  // Vitest hands these to Node (--conditions) for the packages it does not transform, so no `module`:
+  // Node then loads each package as Node would. (OpenTelemetry's `module` builds import their files
+  // without extensions, which Node's loader refuses.)
+  ssr: { resolve: { conditions: ['@aptix/source', 'node', 'development|production'] } },
   test: {
     environment: 'node',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],

@@ -87,13 +87,13 @@ export {
   acceptedAnswer,
   inputNeededProblem,
   MAX_INPUT_STATE_BYTES,
+  unanswerableKinds,
+  type ElicitationInputRequest,
   type ToolInputChannel,
+  type ToolInputKind,
   type ToolInputNeeded,
   type ToolInputRequest,
 } from './input-required.js';
-export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
-export {
-  defineTool,
 export {
   listedRoots,
   MAX_CLIENT_ROOTS,
@@ -106,6 +106,9 @@ export {
   type SamplingInputRequest,
   type SamplingMessage,
 } from './sampling-and-roots.js';
+export { TypedAgentTool, type RunOutput } from './typed-agent-tool.js';
+export {
+  defineTool,
   type DefinedTool,
   type ToolDefinition,
   type ToolDefinitionFields,

@@ -7,6 +7,7 @@ import { ExecutionErrorCode } from './errors.js';
 import { InvokeResult } from './invoke-result.js';
 import { refusedResult } from './refusal.js';
 import { pairs, ResultChecks } from './result-checks.js';
+import { observeToolCall, toolCallObserved } from './tool-call-telemetry.js';
 import { Call, CallSignal, type CallHooks } from './tool-call.js';
 import type { AgentToolRegistry, RegisteredTool } from './tool-registry.js';
 import { invokeTool, neverAborted, ownInvokeTool, type Invocation, type SignalSource } from './typed-agent-tool.js';
@@ -42,6 +43,12 @@ export interface AgentToolExecutorOptions {
   readonly maxResultBytes?: number;
   /** The longest error message a tool may return, in characters; longer ones are cut. Default {@link DEFAULT_MAX_ERROR_MESSAGE_LENGTH}. */
   readonly maxErrorMessageLength?: number;
+  /**
+   * Record each call's arguments and successful result on its `execute_tool` span, cut to this many
+   * characters. Default 0: never (they may hold personal data). Spans exist only when an OpenTelemetry
+   * SDK is registered.
+   */
+  readonly recordContentChars?: number;
 }
 
 /** The executor's default bound on a result: 1 MiB of JSON text. */
@@ -73,6 +80,8 @@ export interface ExecuteOptions {
    * Ignored when `args` is not an object.
    */
   readonly argumentsValidated?: boolean;
+  /** The model's id for this call, recorded as `gen_ai.tool.call.id` on the call's span when tracing is on. */
+  readonly callId?: string;
 }
 
 /** The time-out of a call when neither the call, the tool nor the executor's options set one (Story 6.1: 30 s). */
@@ -114,6 +123,7 @@ export class AgentToolExecutor {
   #spareSignals: CallSignal | undefined = undefined;
   #dependenciesOf: AdminLogger | undefined = undefined;
   #sharedDependencies: ToolDependencies | undefined = undefined;
+  readonly #recordContentChars: number;
 
   constructor(options: AgentToolExecutorOptions) {
     this.#registry = options.registry;
@@ -121,6 +131,7 @@ export class AgentToolExecutor {
     this.#createTool =
       options.createTool ?? ((toolClass, _context, callLogger) => new toolClass(this.#dependencies(callLogger)));
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    this.#recordContentChars = Math.max(0, options.recordContentChars ?? 0);
     const grace = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     if (!Number.isFinite(grace) || grace < 0)
       throw new RangeError(`cancelGraceMs must be a number of milliseconds, 0 or more; got ${String(grace)}.`);
@@ -192,6 +203,24 @@ export class AgentToolExecutor {
     args: unknown,
     context: AgentToolExecutionContext = {},
     options?: ExecuteOptions,
+  ): Promise<InvokeResult<string>> {
+    // With no OpenTelemetry SDK registered, two reads of the API's globals and nothing else.
+    if (!toolCallObserved()) return this.#execute(name, args, context, options);
+    const call = {
+      name,
+      args,
+      context: context ?? {},
+      callId: options?.callId,
+      recordContentChars: this.#recordContentChars,
+    };
+    return observeToolCall(call, () => this.#execute(name, args, context, options));
+  }
+
+  #execute(
+    name: string,
+    args: unknown,
+    context: AgentToolExecutionContext,
+    options: ExecuteOptions | undefined,
   ): Promise<InvokeResult<string>> {
     // Not an async function: returning the race's promise from one would cost three more turns of the
     // microtask queue. Everything below is guarded, so nothing throws past here.
