@@ -3,6 +3,7 @@ import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { closest } from './http/validation-messages.js';
 import { ToolPackageEntry } from './tool-package-config.js';
+import { TelemetryConfigFile } from './telemetry/telemetry-config.js';
 
 // The shape of `aptix.config.json` and its validation; config.ts resolves it against the environment.
 
@@ -226,6 +227,7 @@ export const AptixConfigFile = Type.Object(
         },
       ),
     ),
+    telemetry: Type.Optional(TelemetryConfigFile),
     console: Type.Optional(
       Type.Boolean({
         description: 'Serve the web console at /console (default true; APTIX_CONSOLE=off switches it off).',

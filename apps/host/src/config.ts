@@ -12,6 +12,7 @@ import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConf
 import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap-policy.js';
 import type { PrincipalEntry } from './permissions.js';
+import { resolveTelemetryConfig, type TelemetryConfig } from './telemetry/telemetry-config.js';
 
 export { AptixConfigFile, ConfigError, parseConfigFile } from './config-file.js';
 
@@ -62,6 +63,8 @@ export interface AptixConfig {
   readonly rateLimit: { readonly max: number; readonly timeWindowMs: number } | undefined;
   /** Whether the web console is served at /console. */
   readonly console: boolean;
+  /** OpenTelemetry traces and metrics (telemetry/); undefined when off, the default. */
+  readonly telemetry: TelemetryConfig | undefined;
   /** Modes offered through aptix_find_tools and aptix_call_tool instead of their tool list: every mode (true), these, or none (false). */
   readonly deferredModes: boolean | readonly string[];
   /** How long a gated call waits for a decision. */
@@ -200,6 +203,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
         ? undefined
         : { max: file.rateLimit.max, timeWindowMs: file.rateLimit.timeWindowMs ?? 60_000 },
     console: onOff(fromEnv('APTIX_CONSOLE'), 'APTIX_CONSOLE') ?? file.console ?? true,
+    telemetry: resolveTelemetryConfig(file.telemetry, env, onOff),
     deferredModes: file.deferredModes ?? false,
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
     allowSelfApproval: file.approvals?.allowSelfApproval ?? [],

@@ -190,6 +190,7 @@ async function composeWith(
           maxResultBytes: config.maxResultBytes,
           maxErrorMessageLength: config.maxErrorMessageLength,
           cancelGraceMs: config.toolCancelGraceMs,
+          recordContentChars: config.telemetry?.recordContent ?? 0,
           // Tools are constructor-injected and built per call; they see only the names they ask for.
           createTool,
         }),

@@ -2,6 +2,7 @@ import { AptixHost } from '../aptix-host.js';
 import { ConfigError, isLoopback, type AptixConfig } from '../config.js';
 import { composeHost, redactUrl } from '../container.js';
 import { createHttpServer, type HttpServer } from '../http/server.js';
+import { startTelemetry } from '../telemetry/sdk.js';
 import { avoidPretenuring, boundHeapGrowth } from '../heap-policy.js';
 import type { HostProcess } from './host-process.js';
 
@@ -43,8 +44,11 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
   avoidPretenuring();
   const { containment } = hostProcess;
   hostProcess.watch(config);
+  // Before the host is composed, so every package's instruments find the SDK (off unless configured).
+  const telemetry = await startTelemetry(config.telemetry, version);
   const host = new AptixHost(await composeHost(config, { logDestination: 1 }));
   const { pino } = host.cradle;
+  telemetry?.useLogger(pino);
   containment.attach(pino, host.cradle.toolPackages);
   let server: HttpServer;
   let url: string;
@@ -53,6 +57,7 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
     url = await listen(server, config);
   } catch (error) {
     await host.close();
+    await telemetry?.shutdown();
     throw error;
   }
   for (const warning of host.cradle.warnings) pino.warn(warning);
@@ -99,6 +104,7 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
   } finally {
     clearTimeout(deadline);
     await host.close();
+    await telemetry?.shutdown();
   }
   pino.info('shut down');
   // Work that ignored its cancellation (a tool's own timer) must not keep a stopped host running.

@@ -23,6 +23,8 @@ import {
   type Caller,
 } from '../mcp/http-scopes.js';
 import { fastLaneMessage, serveFastLane } from '../mcp/fast-lane.js';
+import { tracedMcpHandler } from '../telemetry/mcp-spans.js';
+import { observeMcpEndpoint } from '../telemetry/host-metrics.js';
 import { cancelledByClient, LazyAbort } from '../mcp/lazy-abort.js';
 import { withoutAnswerOnceCancelled } from '../mcp/cancelled-answer.js';
 import { canElicitForm } from '../mcp/approval-elicitation.js';
@@ -81,6 +83,7 @@ export function registerMcpRoutes(
   const relay = new ElicitationRelay();
   /** 2025-11-25 response streams a client can resume after its connection dropped. */
   const streams = new ResumableStreams(options.streams);
+  const stopObserving = observeMcpEndpoint({ sessions: () => sessions.size, streams: () => streams.size });
   const logOf = (request: Request): Caller => ({ log: logs.get(request), actor: actors.get(request) });
 
   /** The mode a URL pins (`/modes/<mode>/mcp`, or the older `/mcp/modes/<mode>`), or undefined for `/mcp`. */
@@ -433,7 +436,12 @@ export function registerMcpRoutes(
     });
     // /modes/<mode>/mcp ends in /mcp, so clients that pick the transport from the path (the Inspector) take it for Streamable HTTP; /mcp/modes/<mode> is the older spelling.
     for (const url of ['/mcp', '/modes/:mode/mcp', '/mcp/modes/:mode']) {
-      scope.route({ method: ['GET', 'POST', 'DELETE'], url, schema: { hide: true }, handler: handle });
+      scope.route({
+        method: ['GET', 'POST', 'DELETE'],
+        url,
+        schema: { hide: true },
+        handler: tracedMcpHandler(handle),
+      });
     }
   });
 
@@ -445,6 +453,7 @@ export function registerMcpRoutes(
       sessions.clear();
       streams.clear();
       stopFollowingTools();
+      stopObserving();
       await modern.close();
     },
   };

@@ -18,6 +18,10 @@ import { registerSessionRoutes } from './session-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { RequestLogger } from './request-logger.js';
 import { accessLineWriter, type AccessLineWriter } from '../logger.js';
+import { registerHttpTracing } from '../telemetry/http-spans.js';
+import { registerMetricsRoute } from '../telemetry/metrics-route.js';
+import { runningTelemetry } from '../telemetry/sdk.js';
+import { tracingEnabled } from '@aptix/tool-contract';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
@@ -110,6 +114,9 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
+  // OpenTelemetry, when the host started it: a span per request, and /metrics when asked for.
+  const telemetry = runningTelemetry();
+  if (telemetry?.config.traces ?? tracingEnabled()) registerHttpTracing(app);
 
   let boundPort = config.port;
   let closing = false;
@@ -184,6 +191,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   registerSessionRoutes(app, host);
   registerReasonerRoutes(app, host);
   registerApprovalRoutes(app, host);
+  if (telemetry?.config.prometheus === 'route') registerMetricsRoute(app, host, telemetry);
   if (config.console) await registerConsoleRoutes(app);
   const mcp = registerMcpRoutes(app, host, version, {
     idleMs: config.mcp.sessionIdleMs,

@@ -78,7 +78,8 @@ function splitMeta(meta: unknown, era: 'legacy' | 'modern'): { envelope?: Record
   if (!isPlainObject(meta)) return undefined;
   let envelope: Record<string, unknown> | undefined;
   for (const key in meta) {
-    if (key === 'progressToken') continue;
+    // Trace context (the MCP semantic conventions' _meta.traceparent) is read by the request's span, not the lane.
+    if (key === 'progressToken' || key === 'traceparent' || key === 'tracestate') continue;
     if (era === 'modern' && ENVELOPE_KEYS.has(key)) (envelope ??= {})[key] = meta[key];
     else return undefined;
   }

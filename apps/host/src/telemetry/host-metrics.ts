@@ -1,0 +1,26 @@
+import { metrics, type ObservableResult } from '@opentelemetry/api';
+
+/**
+ * Gauges of the host's MCP endpoint, read when metrics are collected (nothing on a request's path):
+ * the open 2025 sessions and the resumable streams held. Returns the function that stops observing
+ * (the endpoint closed). With no SDK registered the meter is a no-op and so is this.
+ */
+export function observeMcpEndpoint(state: { sessions(): number; streams(): number }): () => void {
+  const meter = metrics.getMeter('@aptix/host');
+  const sessions = meter.createObservableUpDownCounter('aptix.mcp.sessions', {
+    description: 'MCP sessions (2025 revisions) open on this host.',
+    unit: '{session}',
+  });
+  const streams = meter.createObservableUpDownCounter('aptix.mcp.streams', {
+    description: 'Resumable MCP response streams (2025-11-25) this host holds for clients to resume.',
+    unit: '{stream}',
+  });
+  const readSessions = (result: ObservableResult) => result.observe(state.sessions());
+  const readStreams = (result: ObservableResult) => result.observe(state.streams());
+  sessions.addCallback(readSessions);
+  streams.addCallback(readStreams);
+  return () => {
+    sessions.removeCallback(readSessions);
+    streams.removeCallback(readStreams);
+  };
+}

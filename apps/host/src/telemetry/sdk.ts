@@ -1,0 +1,133 @@
+import { diag, DiagLogLevel, metrics, trace } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { Logger } from 'pino';
+import type { TelemetryConfig } from './telemetry-config.js';
+
+/**
+ * The OpenTelemetry SDK of a serving host, registered globally so that every package's
+ * `@opentelemetry/api` calls reach it. Made only when the configuration turns telemetry on: a host
+ * without it registers nothing, and the packages' instrumentation stays a no-op.
+ *
+ * The trace and metrics SDKs with the OTLP/HTTP exporters, not `@opentelemetry/sdk-node`: sdk-node
+ * brings the logs SDK, gRPC and protobuf exporters and the auto-instrumentation machinery, none of
+ * which the host uses (the packages instrument themselves).
+ */
+export interface RunningTelemetry {
+  readonly config: TelemetryConfig;
+  /** The Prometheus text of the current metrics, when the configuration serves them at /metrics. */
+  prometheusText(): Promise<string>;
+  /** Routes the SDK's own warnings (an export that failed) to the host's log. */
+  useLogger(pino: Logger): void;
+  /** Flushes what is buffered (bounded by `timeoutMs`) and unregisters the SDK. */
+  shutdown(timeoutMs?: number): Promise<void>;
+}
+
+let running: RunningTelemetry | undefined;
+
+/** The telemetry this process started, if any: the HTTP server reads its /metrics from it. */
+export function runningTelemetry(): RunningTelemetry | undefined {
+  return running;
+}
+
+/** Starts the SDK when `config` is set; undefined otherwise. */
+export async function startTelemetry(
+  config: TelemetryConfig | undefined,
+  version: string,
+): Promise<RunningTelemetry | undefined> {
+  if (config === undefined) return undefined;
+  const serviceName = config.serviceName ?? nonEmpty(process.env.OTEL_SERVICE_NAME) ?? 'aptix';
+  const resource = defaultResource()
+    .merge(detectResources({ detectors: [envDetector] }))
+    .merge(resourceFromAttributes({ 'service.name': serviceName, 'service.version': version }));
+  const url = (signal: 'traces' | 'metrics') =>
+    config.otlpEndpoint === undefined ? {} : { url: `${config.otlpEndpoint}/v1/${signal}` };
+
+  const tracerProvider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(url('traces')))],
+  });
+  // The AsyncLocalStorage context manager and the W3C trace-context and baggage propagators
+  // (OTEL_PROPAGATORS honoured). With traces off nothing is registered, so no span is ever made.
+  if (config.traces) tracerProvider.register();
+
+  const readers: MetricReader[] = [];
+  if (config.metrics) {
+    const interval = config.metricsIntervalMs ?? envInterval();
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter(url('metrics')),
+        ...(interval === undefined
+          ? {}
+          : { exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }),
+      }),
+    );
+  }
+  let prometheus: PrometheusExporter | undefined;
+  if (config.prometheus !== undefined) {
+    const own = config.prometheus === 'route' ? undefined : config.prometheus;
+    prometheus = await new Promise<PrometheusExporter>((resolve, reject) => {
+      const exporter: PrometheusExporter = new PrometheusExporter(
+        own === undefined ? { preventServerStart: true } : { port: own.port, host: own.host },
+        (error) =>
+          error
+            ? reject(new Error(`The Prometheus port ${own?.host}:${own?.port} cannot be opened: ${error.message}`))
+            : resolve(exporter),
+      );
+      if (own === undefined) resolve(exporter);
+    });
+    readers.push(prometheus);
+  }
+  const meterProvider = new MeterProvider({ resource, readers });
+  metrics.setGlobalMeterProvider(meterProvider);
+
+  const serializer = new PrometheusSerializer();
+  const telemetry: RunningTelemetry = {
+    config,
+    async prometheusText() {
+      if (prometheus === undefined) return '';
+      const { resourceMetrics, errors } = await prometheus.collect();
+      for (const error of errors) diag.warn('collecting metrics failed', error);
+      return serializer.serialize(resourceMetrics);
+    },
+    useLogger(pino) {
+      const log = pino.child({ component: 'opentelemetry' });
+      diag.setLogger(
+        {
+          error: (message, ...args) => log.error({ args: args.map(String) }, message),
+          warn: (message, ...args) => log.warn({ args: args.map(String) }, message),
+          info: (message) => log.debug(message),
+          debug: () => undefined,
+          verbose: () => undefined,
+        },
+        { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+      );
+    },
+    async shutdown(timeoutMs = 2_000) {
+      if (running === telemetry) running = undefined;
+      // An unreachable endpoint must not hold the host's shutdown for the exporters' own time-outs.
+      await Promise.race([
+        Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]),
+        new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+      ]);
+      trace.disable();
+      metrics.disable();
+      diag.disable();
+    },
+  };
+  running = telemetry;
+  return telemetry;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function envInterval(): number | undefined {
+  const value = Number(nonEmpty(process.env.OTEL_METRIC_EXPORT_INTERVAL));
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
