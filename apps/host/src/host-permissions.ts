@@ -12,25 +12,27 @@ type Refused = Extract<CallOutcome, { kind: 'refused' }>;
  */
 export class HostPermissions {
   #packageOf: ReadonlyMap<string, string> | undefined;
-  readonly #lists = new WeakMap<readonly unknown[], Map<Permissions, readonly unknown[]>>();
+  readonly #lists = new WeakMap<readonly unknown[], Map<object, readonly unknown[]>>();
 
   constructor(
     private readonly principals: PrincipalTable,
     private readonly toolPackages: readonly LoadedToolPackage[],
+    /** The packages whose tools change while the host runs (a bridged server's): asked for a tool loading did not give. */
+    private readonly live?: { packageOf(tool: string): string | undefined },
   ) {}
 
   of(principal: string | undefined): Permissions {
     return this.principals.of(principal);
   }
 
-  /** The package that provides a tool (bridged tools too: their package is the bridge's entry). */
+  /** The package that provides a tool (bridged tools too, including those a bridged server adds later: their package is the bridge's entry). */
   packageOf(tool: string): string | undefined {
     this.#packageOf ??= new Map(
       this.toolPackages.flatMap((toolPackage) =>
         toolPackage.tools.map((toolClass) => [String(toolClass.ToolName), toolPackage.name] as const),
       ),
     );
-    return this.#packageOf.get(tool);
+    return this.#packageOf.get(tool) ?? this.live?.packageOf(tool);
   }
 
   mayCall(principal: string | undefined, tool: string): boolean {
@@ -73,12 +75,12 @@ export class HostPermissions {
     if (permissions === Permissions.ALL) return definitions;
     let byPrincipal = this.#lists.get(definitions);
     if (byPrincipal === undefined) this.#lists.set(definitions, (byPrincipal = new Map()));
-    let list = byPrincipal.get(permissions) as readonly T[] | undefined;
+    let list = byPrincipal.get(permissions.listKey) as readonly T[] | undefined;
     if (list === undefined) {
       list = Object.freeze(
         definitions.filter((definition) => permissions.mayCall(nameOf(definition), this.packageOf(nameOf(definition)))),
       );
-      byPrincipal.set(permissions, list);
+      byPrincipal.set(permissions.listKey, list);
     }
     return list;
   }

@@ -131,6 +131,12 @@ export class LiveTools {
     return [...names];
   }
 
+  /** The loaded package that offers `tool` now, its tools changed since start-up or not. */
+  packageOf(tool: string): string | undefined {
+    for (const followed of this.#followed) if (followed.owned.has(tool)) return followed.toolPackage?.name;
+    return undefined;
+  }
+
   /** Why a tool that was offered is no longer, for the answer to a call by its name. */
   retired(name: string): string | undefined {
     return this.#retired.get(name);

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { AgentToolRegistry, type AnyAgentToolClass } from '@aptix/tool-contract';
 import { loadModeCatalog } from '@aptix/tool-mode-catalog';
 import { CalculatorTool, DelayTool, PingPongTool } from '@aptix/tool-samples';
+import { HostPermissions } from '../src/host-permissions.js';
 import { LiveTools } from '../src/live-tools.js';
+import { PrincipalTable } from '../src/permissions.js';
 import type { LoadedToolPackage } from '../src/tool-packages.js';
 
 function loaded(name: string, tools: readonly AnyAgentToolClass[]): LoadedToolPackage {
@@ -83,6 +85,24 @@ describe('LiveTools: tool lists that change while the host runs', () => {
     // The same list again changes nothing and tells no one.
     h.host.toolsChanged([CalculatorTool]);
     expect(notified).toBe(2);
+  });
+
+  it("a tool a package adds while the host runs belongs to that package, for a principal's packages permission", async () => {
+    const h = await harness();
+    const principals = new PrincipalTable(
+      { agent: { packages: ['host-tools'] }, other: { packages: ['quiet'] } },
+      ['agent', 'other'],
+      [],
+    );
+    const permissions = new HostPermissions(principals, [], h.live);
+    expect(permissions.mayCall('agent', 'testing_delay')).toBe(false); // no package offers it yet
+    h.host.toolsChanged([CalculatorTool, joining(DelayTool, ['general'])]);
+    expect(permissions.packageOf('testing_delay')).toBe('host-tools');
+    expect(permissions.mayCall('agent', 'testing_delay')).toBe(true);
+    expect(permissions.mayCall('other', 'testing_delay')).toBe(false);
+    expect(permissions.mayCall('other', 'testing_ping_pong')).toBe(true);
+    h.host.toolsChanged([CalculatorTool]);
+    expect(permissions.mayCall('agent', 'testing_delay')).toBe(false); // withdrawn: no longer the package's
   });
 
   it("never lets a package take another package's tool, nor breaks on a list it cannot read", async () => {
