@@ -89,6 +89,11 @@ export class Permissions {
     return this.#approve.matches(tool);
   }
 
+  /** What a cached tool list is kept under: principals with the same key see the same list. */
+  get listKey(): object {
+    return this;
+  }
+
   /**
    * Whether it may read and change a session owned by `owner`: its own, one owned by no principal (made
    * by a host without keys, or before sessions had owners), or any with `sessions: "all"`.
@@ -110,6 +115,8 @@ export class PrincipalTable {
     entries: Readonly<Record<string, PrincipalEntry>>,
     keyNames: readonly string[],
     allowSelfApproval: readonly string[],
+    /** The permissions of an OAuth token's principal (auth/token-principals.ts); undefined for a key's name. */
+    private readonly tokens?: (principal: string) => Permissions | undefined,
   ) {
     for (const [name, entry] of Object.entries(entries)) {
       if (!keyNames.includes(name)) {
@@ -122,9 +129,10 @@ export class PrincipalTable {
     this.#selfApproval = new Patterns(allowSelfApproval);
   }
 
-  /** The permissions of the principal a request authenticated as (undefined: no key, loopback). */
+  /** The permissions of the principal a request authenticated as (undefined: no key, loopback); an OAuth token's come from its scopes. */
   of(principal: string | undefined): Permissions {
-    return principal === undefined ? Permissions.ALL : (this.#byName.get(principal) ?? Permissions.ALL);
+    if (principal === undefined) return Permissions.ALL;
+    return this.#byName.get(principal) ?? this.tokens?.(principal) ?? Permissions.ALL;
   }
 
   /** Whether the principal that asked for a call of `tool` may decide it too: only where allowSelfApproval names the tool. */

@@ -29,6 +29,8 @@ export interface RouteHostOptions {
   readonly env?: Record<string, string>;
   readonly file?: Record<string, unknown>;
   readonly configure?: (server: HttpServer) => void;
+  /** The port to listen on (default: a free one picked by the system). */
+  readonly port?: number;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function startRouteHost(options: RouteHostOptions = {}): Promise<Ro
   const host = new AptixHost(await composeHost(config, { pino: pino({ level: 'silent' }) }));
   const server = await createHttpServer(host, '0.0.0-test');
   options.configure?.(server);
-  const url = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const url = await server.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   return {
     url,
     server,
@@ -64,12 +66,17 @@ export async function startRouteHost(options: RouteHostOptions = {}): Promise<Ro
 
 /**
  * The routes anyone may call, as docs/hosting.md documents them: liveness, readiness, the OpenAPI
- * document, the API docs and their assets, and the console's static files. Kept here rather than read
+ * document, the API docs and their assets, the console's static files, and the OAuth Protected
+ * Resource Metadata (served only by a host with `oauth`). Kept here rather than read
  * from security.ts (PUBLIC_ROUTES, PUBLIC_ROUTE_PREFIXES, which a test holds equal to these): a route
  * made public there by mistake is then still enumerated, and fails.
  */
 export const DOCUMENTED_PUBLIC_ROUTES: readonly string[] = ['/healthz', '/readyz', '/openapi.json'];
-export const DOCUMENTED_PUBLIC_PREFIXES: readonly string[] = ['/docs', '/console'];
+export const DOCUMENTED_PUBLIC_PREFIXES: readonly string[] = [
+  '/docs',
+  '/console',
+  '/.well-known/oauth-protected-resource',
+];
 
 /** Whether a route pattern is on the documented public list. */
 export function isDocumentedPublic(url: string): boolean {

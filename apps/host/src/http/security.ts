@@ -21,8 +21,9 @@ export const PUBLIC_ROUTES: readonly string[] = ['/healthz', '/readyz', '/openap
 /**
  * The API docs (Swagger UI, its assets and its copy of the OpenAPI document) are public too, and so are
  * the console's static files: the page asks for the key itself, and shows only what the /v1 API gives it.
+ * So is the OAuth Protected Resource Metadata (auth/resource-server.ts), which a client reads before it has a token.
  */
-export const PUBLIC_ROUTE_PREFIXES: readonly string[] = ['/docs', '/console'];
+export const PUBLIC_ROUTE_PREFIXES: readonly string[] = ['/docs', '/console', '/.well-known/oauth-protected-resource'];
 
 /** Whether the matched route (undefined when none matched) may be called without a key. */
 export function isPublicRoute(route: string | undefined): boolean {
@@ -116,24 +117,13 @@ export function hostGuard(config: AptixConfig, port: () => number) {
  * every log line of the request.
  */
 export function apiKeyGuard(keys: readonly ApiKey[]) {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  const expected = keys.map(({ name, key }) => ({ name, digest: digest(key) }));
+  const matchKey = keyMatcher(keys);
   return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (isPublicRoute(request.routeOptions.url)) return done();
-    if (headerCount(request, 'authorization') > 1) {
-      return void sendError(
-        reply,
-        'DUPLICATE_HEADER',
-        'The request has more than one Authorization header. Send exactly one: "Authorization: Bearer <key>".',
-      );
-    }
-    const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
-    const given = digest(match?.[1] ?? '');
-    let actor: string | undefined;
-    // Every key is compared, matched or not, so the time taken does not say which one matched.
-    for (const candidate of expected)
-      if (timingSafeEqual(given, candidate.digest) && actor === undefined) actor = candidate.name;
-    if (match === null || actor === undefined) {
+    if (refuseDuplicateAuthorization(request, reply)) return;
+    const given = bearerToken(request);
+    const actor = given === undefined ? undefined : matchKey(given);
+    if (actor === undefined) {
       void reply.header('www-authenticate', 'Bearer realm="aptix"');
       return void sendError(
         reply,
@@ -141,9 +131,45 @@ export function apiKeyGuard(keys: readonly ApiKey[]) {
         'This host requires an API key: send the header "Authorization: Bearer <key>".',
       );
     }
-    request.actor = actor;
-    // From here on, the request's lines (and those of the calls it makes, which get this logger) name the key.
-    request.log = reply.log = request.log.child({ actor });
+    actAs(request, reply, actor);
     done();
   };
+}
+
+/** Answers 400 when the request has more than one Authorization header; true when it did. */
+export function refuseDuplicateAuthorization(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (headerCount(request, 'authorization') <= 1) return false;
+  void sendError(
+    reply,
+    'DUPLICATE_HEADER',
+    'The request has more than one Authorization header. Send exactly one: "Authorization: Bearer <key>".',
+  );
+  return true;
+}
+
+/** The credential of `Authorization: Bearer <credential>`, or undefined when the header is missing or malformed. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  return /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
+/**
+ * The name of the accepted key equal to `given`, or undefined. Every key is compared, matched or
+ * not, in constant time, so the time taken does not say which one matched.
+ */
+export function keyMatcher(keys: readonly ApiKey[]): (given: string) => string | undefined {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  const expected = keys.map(({ name, key }) => ({ name, digest: digest(key) }));
+  return (given) => {
+    const hashed = digest(given);
+    let actor: string | undefined;
+    for (const candidate of expected)
+      if (timingSafeEqual(hashed, candidate.digest) && actor === undefined) actor = candidate.name;
+    return actor;
+  };
+}
+
+/** Makes `actor` the request's principal: from here on the request's lines (and its calls') name it. */
+export function actAs(request: FastifyRequest, reply: FastifyReply, actor: string): void {
+  request.actor = actor;
+  request.log = reply.log = request.log.child({ actor });
 }
