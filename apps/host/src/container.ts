@@ -29,6 +29,8 @@ import { composeHostCatalog } from './mode-wiring.js';
 import { LiveTools } from './live-tools.js';
 import { loadToolPackages } from './load-tool-packages.js';
 import { ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
+import { AuditTrail } from './audit/audit-trail.js';
+import { auditedExecutor } from './audit/audited-calls.js';
 
 /** Everything the composition root holds. Tools receive this cradle, and read only what they name. */
 export interface HostCradle {
@@ -50,6 +52,8 @@ export interface HostCradle {
   readonly reasoner: Reasoner;
   /** Who may do what: each API key's permissions (see permissions.ts). */
   readonly principals: PrincipalTable;
+  /** The audit trail (docs/audit.md): what every surface and the agent loop record, written in batches. */
+  readonly auditTrail: AuditTrail;
 }
 
 /** A start-up failure: a bad package, a broken contract, a tool that cannot be built. Names the package, the tool and the rule. */
@@ -79,6 +83,7 @@ const CORE_NAMES = new Set([
   'reasoner',
   'liveTools',
   'principals',
+  'auditTrail',
 ]);
 
 /**
@@ -243,6 +248,12 @@ async function composeWith(
 
   if (!options.withoutSessions) {
     container.register(
+      'auditTrail',
+      asFunction(
+        ({ sessionManager, pino }: HostCradle) => new AuditTrail(() => sessionManager.audit, config.audit, pino),
+      ).singleton(),
+    );
+    container.register(
       'reasoner',
       asFunction(
         ({
@@ -252,12 +263,14 @@ async function composeWith(
           sessionManager,
           logger: toolLogger,
           liveTools,
+          auditTrail,
         }: HostCradle) =>
           createReasoner({
             registry: tools,
             // Tools a package changes while the host runs (a bridged MCP server's) reach the agent loop too.
             offeredTools: (mode) => liveTools.offered(mode),
-            executor,
+            // The agent loop's calls are recorded in the audit trail like every surface's.
+            executor: auditedExecutor(executor, auditTrail, (name) => tools.get(name)),
             modeCatalog: modes,
             sessions: sessionManager,
             logger: toolLogger,

@@ -19,6 +19,9 @@ export interface LoadedToolPackage {
   readonly folder: string;
   /** Its static `tools`, then those its `createTools` made. */
   readonly tools: readonly AnyAgentToolClass[];
+  /** Its `prompts` and `resources` exports, as given (the host checks them against the contract); absent for an isolated package. */
+  readonly prompts?: readonly unknown[];
+  readonly resources?: readonly unknown[];
   /** What its `createDependencies` returned, checked to be a plain object. */
   readonly dependencies: Readonly<Record<string, unknown>>;
   readonly isolation: 'none' | 'worker';
@@ -48,6 +51,8 @@ export interface ToolPackageModule {
   readonly createDependencies?: unknown;
   readonly createTools?: unknown;
   readonly close?: unknown;
+  readonly prompts?: unknown;
+  readonly resources?: unknown;
 }
 
 /**
@@ -122,7 +127,12 @@ export async function setUpToolPackage(
   who: { specifier: string; name: string; entry: string },
   host: ToolPackageHost,
   limitMs: number,
-): Promise<{ tools: AnyAgentToolClass[]; dependencies: Record<string, unknown> }> {
+): Promise<{
+  tools: AnyAgentToolClass[];
+  dependencies: Record<string, unknown>;
+  prompts: unknown[];
+  resources: unknown[];
+}> {
   const name = label(who.specifier, who.name);
   const read = <T>(what: string, get: () => T): T => {
     try {
@@ -141,6 +151,16 @@ export async function setUpToolPackage(
     );
   }
   const tools = read('`tools` array', () => [...(staticTools as unknown[])]) as AnyAgentToolClass[];
+  // Prompts and resources beside the tools: optional lists, checked against the contract by the host.
+  const [prompts, resources] = (['prompts', 'resources'] as const).map((exported) => {
+    const value = read(`\`${exported}\` export`, () => module[exported]);
+    if (value === undefined) return [];
+    if (!Array.isArray(value))
+      throw new ToolPackageError(
+        `Tool package ${name} exports \`${exported}\` but it is ${describeValue(value)}, not an array. Fix: export \`const ${exported} = [...] as const satisfies ${exported === 'prompts' ? 'PromptList' : 'ResourceList'};\`, or leave it out.`,
+      );
+    return read(`\`${exported}\` array`, () => [...(value as unknown[])]);
+  }) as [unknown[], unknown[]];
   const createDependencies = read('`createDependencies` export', () => module.createDependencies);
   const createTools = read('`createTools` export', () => module.createTools);
   for (const [exported, value] of [
@@ -180,7 +200,7 @@ export async function setUpToolPackage(
     }
     tools.push(...(read('createTools() result', () => [...(made as unknown[])]) as AnyAgentToolClass[]));
   }
-  return { tools, dependencies };
+  return { tools, dependencies, prompts, resources };
 }
 
 async function runHook(
@@ -256,7 +276,7 @@ export async function loadInProcess(
   limitMs: number,
 ): Promise<LoadedToolPackage> {
   const imported = await importToolPackage(config.specifier, baseDir, limitMs);
-  const { tools, dependencies } = await setUpToolPackage(
+  const { tools, dependencies, prompts, resources } = await setUpToolPackage(
     imported.module,
     { specifier: config.specifier, name: imported.name, entry: imported.entry },
     host,
@@ -269,6 +289,8 @@ export async function loadInProcess(
     entry: imported.entry,
     folder: imported.folder,
     tools,
+    prompts,
+    resources,
     dependencies,
     isolation: 'none',
     close: () => closeModule(imported.module, label(config.specifier, imported.name), limitMs),

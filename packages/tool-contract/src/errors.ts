@@ -42,6 +42,8 @@ export const ContractErrorCode = {
   RESOURCE_URI_INVALID: 'RESOURCE_URI_INVALID',
   /** A resource's `mimeType` is not a media type. */
   RESOURCE_MIME_TYPE_INVALID: 'RESOURCE_MIME_TYPE_INVALID',
+  /** A resource's `annotations` is not `{ audience?: ('user' | 'assistant')[], priority?: 0 to 1 }`. */
+  RESOURCE_ANNOTATIONS_INVALID: 'RESOURCE_ANNOTATIONS_INVALID',
   /** A `render`, `read`, `subscribe` or `complete` that is not a function, or completes a name that is not an argument. */
   UNIT_FUNCTION_INVALID: 'UNIT_FUNCTION_INVALID',
   /** A prompt's or resource's `modes` is not a list of mode keys. */

@@ -152,6 +152,18 @@ function checkComplete(
   return Object.fromEntries(entries) as Record<string, CompleteFunction>;
 }
 
+/** MCP's resource annotations, and nothing else: a listing with anything more would fail the client's check. */
+function validAnnotations(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { audience, priority, ...rest } = value as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    (audience === undefined ||
+      (Array.isArray(audience) && audience.every((role) => role === 'user' || role === 'assistant'))) &&
+    (priority === undefined || (typeof priority === 'number' && priority >= 0 && priority <= 1))
+  );
+}
+
 /** The string values a property allows, when it is a union or enum of string literals. */
 function literalValues(schema: JsonSchema): string[] | undefined {
   if (typeof schema.const === 'string') return [schema.const];
@@ -362,6 +374,12 @@ export function inspectResource(candidate: unknown): { resource?: InspectedResou
     fail,
   );
   const annotations = field(candidate, 'annotations') as ResourceAnnotations | undefined;
+  if (annotations !== undefined && !validAnnotations(annotations))
+    fail(
+      ContractErrorCode.RESOURCE_ANNOTATIONS_INVALID,
+      `its annotations ${JSON.stringify(annotations)?.slice(0, 120) ?? String(annotations)} are not { audience?: ('user' | 'assistant')[], priority?: a number from 0 to 1 }`,
+      "declare annotations: { audience: ['user'], priority: 0.5 }, or leave them out",
+    );
   if (found.length > 0) return { violations: found };
   return {
     violations: found,
@@ -374,10 +392,7 @@ export function inspectResource(candidate: unknown): { resource?: InspectedResou
       uri: uri as string | undefined,
       template,
       modes,
-      annotations:
-        annotations !== null && typeof annotations === 'object'
-          ? (toPlainJson(annotations) as ResourceAnnotations)
-          : undefined,
+      annotations: annotations === undefined ? undefined : (toPlainJson(annotations) as ResourceAnnotations),
       subscribable: typeof subscribe === 'function',
       complete,
       canonicalSchema: canonicalJson({

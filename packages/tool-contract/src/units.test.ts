@@ -78,6 +78,7 @@ describe('prompts under the contract', () => {
       } catch (error) {
         return error as ToolContractError;
       }
+      return undefined;
     })();
     expect(thrown).toBeInstanceOf(ToolContractError);
     expect(thrown?.code).toBe(ContractErrorCode.DUPLICATE_PROMPT);

@@ -33,6 +33,8 @@ import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js'
 import { paramHeaderRejection } from '../mcp/param-headers.js';
 import { ResumableStreams } from '../mcp/resumable-streams.js';
 import type { ResumableStreamsOptions } from '../mcp/stream-table.js';
+import { watchListenRequest } from '../mcp/unit-subscriptions.js';
+import { hostUnits, unitScope } from '../units/unit-scope.js';
 
 export { AGENT_SESSION_HEADER } from '../mcp/http-scopes.js';
 
@@ -110,6 +112,9 @@ export function registerMcpRoutes(
   );
   // 2026-07-28 clients listening on subscriptions/listen hear when the tools change while the host runs.
   const stopFollowingTools = host.onToolsChanged(() => modern.notify.toolsChanged());
+  // ...and of the resources they subscribed to (resourceSubscriptions; see unit-subscriptions.ts).
+  const units = hostUnits(host);
+  const stopFollowingResources = units?.watches.onUpdated((uri) => modern.notify.resourceUpdated(uri));
 
   const serveLegacySession = async (request: Request, session: LegacySession, body: unknown): Promise<Response> => {
     const id = requestId(body);
@@ -408,6 +413,14 @@ export function registerMcpRoutes(
     // SEP-2243: the Mcp-Param-* headers a gateway routed on must match the arguments the tool gets.
     const mismatch = parsed.ok ? paramHeaderRejection(registry, parsed.value, web.headers) : undefined;
     if (mismatch !== undefined) return send(reply, mismatch);
+    if (parsed.ok)
+      watchListenRequest(
+        units,
+        parsed.value,
+        async (uri) =>
+          units?.resolve(uri, await unitScope(host, { mode: request.params.mode }, request.actor)) !== undefined,
+        web.signal,
+      );
     const response = await modern.fetch(
       web,
       parsed.ok && parsed.value !== undefined ? { parsedBody: parsed.value } : {},
@@ -453,6 +466,8 @@ export function registerMcpRoutes(
       sessions.clear();
       streams.clear();
       stopFollowingTools();
+      stopFollowingResources?.();
+      units?.watches.close();
       stopObserving();
       await modern.close();
     },

@@ -65,6 +65,11 @@ export class SessionScope implements McpScope {
     return this.#sessions.rebind(this.#session, agentSessionId);
   }
 
+  /** The MCP session's id: its resource subscriptions are kept by it (see unit-subscriptions.ts). */
+  get mcpSessionId(): string {
+    return this.#session.id;
+  }
+
   /** The session's one channel for a question to the user (see ElicitationRelay). */
   get questions(): { hold(server: Server): boolean; release(server: Server): void } {
     const id = this.#session.id;

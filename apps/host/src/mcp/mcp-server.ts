@@ -4,6 +4,7 @@ import type { LevelLogger } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { LEGACY_TASKS_CAPABILITY, registerLegacyTaskMethods, registerTaskMethods, TASKS_EXTENSION } from './tasks.js';
 import { ScopeHandlers } from './scope-handlers.js';
+import { registerUnitMethods, unitCapabilities } from './unit-handlers.js';
 
 export { MODE_CHANGE_TOOL } from './scope-handlers.js';
 
@@ -55,6 +56,8 @@ export interface McpScope {
    * Without it (stdio: one server for the connection) a question may always be asked.
    */
   readonly questions?: { hold(server: Server): boolean; release(server: Server): void };
+  /** 2025 sessions over HTTP: the MCP session's id (its resource subscriptions are kept by it). */
+  readonly mcpSessionId?: string;
 }
 
 /** What the server tells the client about its tools and modes. */
@@ -87,6 +90,8 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
       capabilities: {
         tools: { listChanged: scope.era === 'legacy' || host.toolsMayChange },
         logging: {},
+        // Prompts, resources and completions, when the host has some (see unit-handlers.ts).
+        ...unitCapabilities(host),
         ...(scope.era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: LEGACY_TASKS_CAPABILITY }),
       },
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
@@ -123,6 +128,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
   }
 
   server.setRequestHandler('tools/call', (request, ctx) => handlers.callTool(request, ctx));
+  registerUnitMethods(server, host, scope);
 
   if (scope.era === 'modern') registerTaskMethods(server, host, scope.actor);
   else registerLegacyTaskMethods(server, host, scope.actor);

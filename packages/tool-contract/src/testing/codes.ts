@@ -108,6 +108,7 @@ export const CONTRACT_CHECK_OF: { readonly [code in ContractFindingCode]: Contra
   [ContractErrorCode.PROMPT_ARGUMENTS_INVALID]: 'rules',
   [ContractErrorCode.RESOURCE_URI_INVALID]: 'rules',
   [ContractErrorCode.RESOURCE_MIME_TYPE_INVALID]: 'rules',
+  [ContractErrorCode.RESOURCE_ANNOTATIONS_INVALID]: 'rules',
   [ContractErrorCode.UNIT_FUNCTION_INVALID]: 'rules',
   [ContractErrorCode.UNIT_MODES_INVALID]: 'rules',
   [ContractErrorCode.DUPLICATE_PROMPT]: 'package',
