@@ -3,9 +3,6 @@ import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { closest } from './http/validation-messages.js';
 import { ToolPackageEntry } from './tool-package-config.js';
-import { PrincipalPermissions } from './auth/permissions-schema.js';
-import { OAuthConfigFile } from './auth/oauth-config.js';
-import { AuditConfigFile } from './audit/audit-config-schema.js';
 import { TelemetryConfigFile } from './telemetry/telemetry-config.js';
 
 // The shape of `aptix.config.json` and its validation; config.ts resolves it against the environment.
@@ -237,19 +234,86 @@ export const AptixConfigFile = Type.Object(
       }),
     ),
     principals: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), PrincipalPermissions, {
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+        Type.Object(
+          {
+            tools: Type.Optional(
+              Type.Array(Type.String({ minLength: 1 }), {
+                description:
+                  'Tools it may call and see: names, * patterns, a leading ! excludes (default: every tool, unless packages is set).',
+              }),
+            ),
+            packages: Type.Optional(
+              Type.Array(Type.String({ minLength: 1 }), {
+                description: 'Tool packages whose tools it may call and see, by package name, the same patterns.',
+              }),
+            ),
+            modes: Type.Optional(
+              Type.Array(Type.String({ minLength: 1 }), {
+                description: 'Modes it may move a session into, the same patterns (default: every mode).',
+              }),
+            ),
+            approve: Type.Optional(
+              Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))], {
+                description:
+                  'Whether it may decide approvals, or the tools whose approvals it may decide (default false). Never the ones it asked for.',
+              }),
+            ),
+            admin: Type.Optional(
+              Type.Boolean({
+                description:
+                  'Whether it may use the admin routes: the approvals list and the packages list (default false).',
+              }),
+            ),
+            sessions: Type.Optional(
+              Type.Union([Type.Literal('own'), Type.Literal('all')], {
+                description: "The agent sessions it may read and change: its own (default), or every principal's.",
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          description:
+            'Permissions by API key name (the name of "<name>=<key>"). A key without an entry may do everything but decide an approval it asked for.',
+        },
+      ),
+    ),
+    promptModes: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[a-z][a-z0-9]*(_[a-z0-9]+)*$' }),
+        Type.Array(Type.String({ minLength: 1 })),
+        {
+          description:
+            'Prompts added to modes, by mode key: { "general": ["acme_summarize"] }. A prompt is seen in the modes it declares and those named here, or in every mode when neither names one.',
+        },
+      ),
+    ),
+    unitTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
         description:
-          'Permissions by API key name (the name of "<name>=<key>"). A key without an entry may do everything but decide an approval it asked for.',
+          "How long a prompt's render, a resource's read or a completion may take, in milliseconds (default 10 s); past it the request fails with TIMEOUT.",
       }),
     ),
-    oauth: Type.Optional(OAuthConfigFile),
+    resourceModes: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[a-z][a-z0-9]*(_[a-z0-9]+)*$' }),
+        Type.Array(Type.String({ minLength: 1 })),
+        {
+          description:
+            'Resources added to modes, by mode key and resource name: { "general": ["acme_user"] }. A resource is seen in the modes it declares and those named here, or in every mode when neither names one.',
+        },
+      ),
+    ),
     deferredModes: Type.Optional(
       Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))], {
         description:
           'Modes offered through aptix_find_tools and aptix_call_tool instead of their whole tool list, for modes too large to list: true for every mode, or the mode keys (default false). MCP lists such a mode as its mode tools and the pair; the agent loop sends the model the same.',
       }),
     ),
-    audit: Type.Optional(AuditConfigFile),
     approvals: Type.Optional(
       Type.Object(
         {

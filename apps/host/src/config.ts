@@ -7,13 +7,12 @@ import {
   DEFAULT_MAX_ERROR_MESSAGE_LENGTH,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_TOOL_TIMEOUT_MS,
+  DEFAULT_UNIT_TIMEOUT_MS,
 } from '@aptix/tool-contract';
 import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConfig } from './tool-package-config.js';
 import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap-policy.js';
 import type { PrincipalEntry } from './permissions.js';
-import { resolveOAuthConfig, type OAuthConfig } from './auth/oauth-config.js';
-import { resolveAuditConfig, type AuditConfig } from './audit/audit-config.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from './telemetry/telemetry-config.js';
 
 export { AptixConfigFile, ConfigError, parseConfigFile } from './config-file.js';
@@ -69,17 +68,18 @@ export interface AptixConfig {
   readonly telemetry: TelemetryConfig | undefined;
   /** Modes offered through aptix_find_tools and aptix_call_tool instead of their tool list: every mode (true), these, or none (false). */
   readonly deferredModes: boolean | readonly string[];
+  /** Prompts and resources added to modes, by mode key (`promptModes`, `resourceModes`). */
+  readonly promptModes: Readonly<Record<string, readonly string[]>>;
+  readonly resourceModes: Readonly<Record<string, readonly string[]>>;
+  /** The time limit of one render, read or completion (`unitTimeoutMs`). */
+  readonly unitTimeoutMs: number;
   /** How long a gated call waits for a decision. */
   readonly approvalTtlMs: number;
   /** Tools whose approvals the principal that asked may decide too (development only). */
   readonly allowSelfApproval: readonly string[];
   /** Permissions by API key name (see permissions.ts). */
   readonly principals: Readonly<Record<string, PrincipalEntry>>;
-  /** The host as an OAuth 2.1 resource server (auth/resource-server.ts); undefined when it accepts API keys only. */
-  readonly oauth: OAuthConfig | undefined;
   readonly approvalSweepIntervalMs: number;
-  /** The audit trail: whether it is kept, what it records, its retention (docs/audit.md). */
-  readonly audit: AuditConfig;
   readonly approvalOrphanAfterMs: number;
   /** After a cancellation or a time-out, how long a call waits for its tool to settle (see docs/tool-packages.md). */
   readonly toolCancelGraceMs: number;
@@ -211,12 +211,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     console: onOff(fromEnv('APTIX_CONSOLE'), 'APTIX_CONSOLE') ?? file.console ?? true,
     telemetry: resolveTelemetryConfig(file.telemetry, env, onOff),
     deferredModes: file.deferredModes ?? false,
+    promptModes: file.promptModes ?? {},
+    resourceModes: file.resourceModes ?? {},
+    unitTimeoutMs: file.unitTimeoutMs ?? DEFAULT_UNIT_TIMEOUT_MS,
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
     allowSelfApproval: file.approvals?.allowSelfApproval ?? [],
     principals: file.principals ?? {},
-    oauth: readOAuth(file, source),
     approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
-    audit: resolveAuditConfig(file.audit, fromEnv('APTIX_AUDIT')),
     approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,
     toolTimeoutMs: file.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     toolCancelGraceMs: file.toolCancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,
@@ -237,16 +238,6 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     baseDir,
     file: source,
   };
-}
-
-/** The file's `oauth` section, resolved; its errors name the file. */
-function readOAuth(file: AptixConfigFile, source: string | undefined): OAuthConfig | undefined {
-  if (file.oauth === undefined) return undefined;
-  try {
-    return resolveOAuthConfig(file.oauth);
-  } catch (error) {
-    throw new ConfigError(`Config file ${source ?? ''} is invalid: ${(error as Error).message}`);
-  }
 }
 
 /** APTIX_API_KEY / APTIX_API_KEYS replace the file's apiKey / apiKeys; together they are the accepted keys. */

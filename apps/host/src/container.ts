@@ -23,15 +23,13 @@ import type { AgentSessionStore } from '@aptix/agent-sessions';
 import { openSessionStore, type OpenSessionStoreOptions } from '@aptix/agent-sessions/open';
 import { createReasoner, type Reasoner } from '@aptix/reasoner';
 import { PrincipalTable } from './permissions.js';
-import { tokenPrincipalPermissions } from './auth/token-principals.js';
 import type { AptixConfig } from './config.js';
 import { createHostLogger } from './logger.js';
 import { composeHostCatalog } from './mode-wiring.js';
 import { LiveTools } from './live-tools.js';
+import { HostUnits } from './units/host-units.js';
 import { loadToolPackages } from './load-tool-packages.js';
 import { ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
-import { AuditTrail } from './audit/audit-trail.js';
-import { auditedExecutor } from './audit/audited-calls.js';
 
 /** Everything the composition root holds. Tools receive this cradle, and read only what they name. */
 export interface HostCradle {
@@ -53,8 +51,8 @@ export interface HostCradle {
   readonly reasoner: Reasoner;
   /** Who may do what: each API key's permissions (see permissions.ts). */
   readonly principals: PrincipalTable;
-  /** The audit trail (docs/audit.md): what every surface and the agent loop record, written in batches. */
-  readonly auditTrail: AuditTrail;
+  /** The prompts and resources served beside the tools: the packages' and the built-in ones (see units/host-units.ts). */
+  readonly unitCatalog: HostUnits;
 }
 
 /** A start-up failure: a bad package, a broken contract, a tool that cannot be built. Names the package, the tool and the rule. */
@@ -84,7 +82,7 @@ const CORE_NAMES = new Set([
   'reasoner',
   'liveTools',
   'principals',
-  'auditTrail',
+  'unitCatalog',
 ]);
 
 /**
@@ -169,12 +167,26 @@ async function composeWith(
       config.principals,
       config.apiKeys.map((key) => key.name),
       config.allowSelfApproval,
-      tokenPrincipalPermissions,
     );
   } catch (error) {
     throw new HostStartupError(`The configuration's principals cannot be used: ${(error as Error).message}`, {
       cause: error,
     });
+  }
+
+  let unitCatalog: HostUnits;
+  try {
+    let unitWarnings: readonly string[];
+    ({ units: unitCatalog, warnings: unitWarnings } = HostUnits.compose(toolPackages, registry, modeCatalog, {
+      promptModes: config.promptModes,
+      resourceModes: config.resourceModes,
+      source: config.file,
+      maxBytes: config.maxResultBytes,
+      timeoutMs: config.unitTimeoutMs,
+    }));
+    warnings = [...warnings, ...unitWarnings];
+  } catch (error) {
+    throw new HostStartupError((error as Error).message, { cause: error });
   }
 
   // Tools are constructor-injected and built per call, by the executor and the Reasoner alike.
@@ -187,6 +199,7 @@ async function composeWith(
     modeCatalog: asValue(modeCatalog),
     warnings: asValue(warnings),
     principals: asValue(principals),
+    unitCatalog: asValue(unitCatalog),
     toolPackages: asValue(toolPackages),
     executor: asFunction(
       ({ registry: tools, logger: toolLogger }: HostCradle) =>
@@ -250,12 +263,6 @@ async function composeWith(
 
   if (!options.withoutSessions) {
     container.register(
-      'auditTrail',
-      asFunction(
-        ({ sessionManager, pino }: HostCradle) => new AuditTrail(() => sessionManager.audit, config.audit, pino),
-      ).singleton(),
-    );
-    container.register(
       'reasoner',
       asFunction(
         ({
@@ -265,14 +272,12 @@ async function composeWith(
           sessionManager,
           logger: toolLogger,
           liveTools,
-          auditTrail,
         }: HostCradle) =>
           createReasoner({
             registry: tools,
             // Tools a package changes while the host runs (a bridged MCP server's) reach the agent loop too.
             offeredTools: (mode) => liveTools.offered(mode),
-            // The agent loop's calls are recorded in the audit trail like every surface's.
-            executor: auditedExecutor(executor, auditTrail, (name) => tools.get(name)),
+            executor,
             modeCatalog: modes,
             sessions: sessionManager,
             logger: toolLogger,
