@@ -18,6 +18,8 @@ import type { HostCradle } from './container.js';
 import type { LiveTools } from './live-tools.js';
 import type { ApprovalGate } from './approvals/approval-gate.js';
 import { hostApprovalGate, turnApprovalsOf } from './approvals/host-gate.js';
+import { AuditTrail } from './audit/audit-trail.js';
+import { approvalObserver, auditedCall } from './audit/audited-calls.js';
 import {
   refusedInput,
   ScopeError,
@@ -72,6 +74,7 @@ export class AptixHost {
   #deferred: boolean | readonly string[] | undefined;
   #permissions: HostPermissions | undefined;
   #gate: ApprovalGate | undefined;
+  #audit: AuditTrail | undefined;
   /** Run first when the host closes, while the session store is still open (MCP tasks record that they stopped). */
   readonly #beforeClose: Array<() => Promise<void>> = [];
 
@@ -221,6 +224,15 @@ export class AptixHost {
    * context carries the session's ids, org, user and mode.
    */
   call(name: string, args: unknown, options: CallOptions = {}): Promise<CallOutcome> {
+    // Calls that change something (and read-only ones when asked) leave an audit record, written later.
+    const audit = this.audit;
+    if (!audit.enabled) return this.#call(name, args, options);
+    return auditedCall(audit, this.#use().registry.get(name), name, args, options, () =>
+      this.#call(name, args, options),
+    );
+  }
+
+  #call(name: string, args: unknown, options: CallOptions): Promise<CallOutcome> {
     try {
       const { registry, executor, liveTools } = this.#use();
       const entry = registry.get(name);
@@ -403,11 +415,25 @@ export class AptixHost {
     return turnApprovalsOf(() => this.approvals(), actor, log);
   }
 
+  /** The audit trail: calls that change something, approval decisions and mode changes (docs/audit.md). */
+  get audit(): AuditTrail {
+    // A container composed without sessions (or an embedding host's own) keeps no trail.
+    return (this.#audit ??= this.container.hasRegistration('auditTrail')
+      ? this.cradle.auditTrail
+      : new AuditTrail(
+          () => this.cradle.sessionManager.audit,
+          { ...this.cradle.config.audit, enabled: false },
+          this.cradle.pino,
+        ));
+  }
+
   /** Approval gates: pending calls, decisions and the one execution each approval gets. */
   approvals(): ApprovalGate {
     // The mode is checked again when an approved call runs: the session may have moved on.
-    this.#gate ??= hostApprovalGate(this.cradle, (toolName, sessionId) =>
-      this.#sessionContext(toolName, sessionId, undefined),
+    this.#gate ??= hostApprovalGate(
+      this.cradle,
+      (toolName, sessionId) => this.#sessionContext(toolName, sessionId, undefined),
+      this.audit.enabled ? approvalObserver(this.audit) : undefined,
     );
     return this.#gate;
   }
@@ -475,6 +501,8 @@ export class AptixHost {
   async close(): Promise<void> {
     await Promise.allSettled(this.#beforeClose.splice(0).map((work) => work()));
     this.#gate?.stop();
+    // Every audit record waiting is written while the store is still open.
+    await this.#audit?.close();
     await this.container.dispose();
     // Isolated packages end their worker threads.
     await Promise.allSettled(this.cradle.toolPackages.map((toolPackage) => toolPackage.close()));

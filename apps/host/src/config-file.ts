@@ -3,6 +3,7 @@ import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { closest } from './http/validation-messages.js';
 import { ToolPackageEntry } from './tool-package-config.js';
+import { AuditConfigFile } from './audit/audit-config-schema.js';
 import { TelemetryConfigFile } from './telemetry/telemetry-config.js';
 
 // The shape of `aptix.config.json` and its validation; config.ts resolves it against the environment.
@@ -314,6 +315,7 @@ export const AptixConfigFile = Type.Object(
           'Modes offered through aptix_find_tools and aptix_call_tool instead of their whole tool list, for modes too large to list: true for every mode, or the mode keys (default false). MCP lists such a mode as its mode tools and the pair; the agent loop sends the model the same.',
       }),
     ),
+    audit: Type.Optional(AuditConfigFile),
     approvals: Type.Optional(
       Type.Object(
         {

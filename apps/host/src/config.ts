@@ -13,6 +13,7 @@ import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConf
 import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap-policy.js';
 import type { PrincipalEntry } from './permissions.js';
+import { resolveAuditConfig, type AuditConfig } from './audit/audit-config.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from './telemetry/telemetry-config.js';
 
 export { AptixConfigFile, ConfigError, parseConfigFile } from './config-file.js';
@@ -80,6 +81,8 @@ export interface AptixConfig {
   /** Permissions by API key name (see permissions.ts). */
   readonly principals: Readonly<Record<string, PrincipalEntry>>;
   readonly approvalSweepIntervalMs: number;
+  /** The audit trail: whether it is kept, what it records, its retention (docs/audit.md). */
+  readonly audit: AuditConfig;
   readonly approvalOrphanAfterMs: number;
   /** After a cancellation or a time-out, how long a call waits for its tool to settle (see docs/tool-packages.md). */
   readonly toolCancelGraceMs: number;
@@ -218,6 +221,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     allowSelfApproval: file.approvals?.allowSelfApproval ?? [],
     principals: file.principals ?? {},
     approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
+    audit: resolveAuditConfig(file.audit, fromEnv('APTIX_AUDIT')),
     approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,
     toolTimeoutMs: file.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     toolCancelGraceMs: file.toolCancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS,

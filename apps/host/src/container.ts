@@ -30,6 +30,8 @@ import { LiveTools } from './live-tools.js';
 import { HostUnits } from './units/host-units.js';
 import { loadToolPackages } from './load-tool-packages.js';
 import { ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
+import { AuditTrail } from './audit/audit-trail.js';
+import { auditedExecutor } from './audit/audited-calls.js';
 
 /** Everything the composition root holds. Tools receive this cradle, and read only what they name. */
 export interface HostCradle {
@@ -51,6 +53,8 @@ export interface HostCradle {
   readonly reasoner: Reasoner;
   /** Who may do what: each API key's permissions (see permissions.ts). */
   readonly principals: PrincipalTable;
+  /** The audit trail (docs/audit.md): what every surface and the agent loop record, written in batches. */
+  readonly auditTrail: AuditTrail;
   /** The prompts and resources served beside the tools: the packages' and the built-in ones (see units/host-units.ts). */
   readonly unitCatalog: HostUnits;
 }
@@ -82,6 +86,7 @@ const CORE_NAMES = new Set([
   'reasoner',
   'liveTools',
   'principals',
+  'auditTrail',
   'unitCatalog',
 ]);
 
@@ -263,6 +268,12 @@ async function composeWith(
 
   if (!options.withoutSessions) {
     container.register(
+      'auditTrail',
+      asFunction(
+        ({ sessionManager, pino }: HostCradle) => new AuditTrail(() => sessionManager.audit, config.audit, pino),
+      ).singleton(),
+    );
+    container.register(
       'reasoner',
       asFunction(
         ({
@@ -272,12 +283,14 @@ async function composeWith(
           sessionManager,
           logger: toolLogger,
           liveTools,
+          auditTrail,
         }: HostCradle) =>
           createReasoner({
             registry: tools,
             // Tools a package changes while the host runs (a bridged MCP server's) reach the agent loop too.
             offeredTools: (mode) => liveTools.offered(mode),
-            executor,
+            // The agent loop's calls are recorded in the audit trail like every surface's.
+            executor: auditedExecutor(executor, auditTrail, (name) => tools.get(name)),
             modeCatalog: modes,
             sessions: sessionManager,
             logger: toolLogger,

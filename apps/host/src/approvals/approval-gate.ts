@@ -53,11 +53,29 @@ export interface ApprovalGateOptions {
     approval: ToolApproval,
     principal: string,
   ) => { readonly code: string; readonly message: string } | undefined;
+  /** Told of every decision and every approved call's run (the audit trail). */
+  readonly observer?: ApprovalObserver;
+}
+
+/** What the gate tells its observer; it never waits for it. */
+export interface ApprovalObserver {
+  /** A decision: `decided`, or why it changed nothing (`ALREADY_DECIDED`, `APPROVAL_EXPIRED`, a refusal's code). */
+  decided(approval: ToolApproval, decision: 'approve' | 'deny', principal: string | null, outcome: string): void;
+  /** An approved call ran (or was refused when it was to run); `mode` is the session's mode it ran in. */
+  ran(
+    approval: ToolApproval,
+    result: PresentedResult,
+    started: { readonly at: number; readonly atMs: number },
+    mode: string | undefined,
+  ): void;
 }
 
 /** A decision the principal may not make: nothing changed. */
 export type DecisionOutcome =
   ApprovalDecisionOutcome | { readonly kind: 'forbidden'; readonly code: string; readonly message: string };
+
+/** The outcome an observer is told of a decision the store answered. */
+const OBSERVED = { decided: 'decided', already_decided: 'ALREADY_DECIDED', expired: 'APPROVAL_EXPIRED' } as const;
 
 /** What {@link ApprovalGate.assess} finds: whether the call waits, or the worker that must say. */
 /**
@@ -192,10 +210,13 @@ export class ApprovalGate {
       const refusal = current === undefined ? undefined : this.#o.authorize(current, principal);
       if (refusal !== undefined) {
         log.warn({ approvalId: id, principal, code: refusal.code }, `approval ${id} not decided: ${refusal.message}`);
+        this.#o.observer?.decided(current!, decision, principal, refusal.code);
         return { kind: 'forbidden', ...refusal };
       }
     }
     const outcome = await this.#o.approvals.decide(id, decision, decidedBy, note);
+    if (outcome.kind !== 'not_found')
+      this.#o.observer?.decided(outcome.approval, decision, principal ?? decidedBy, OBSERVED[outcome.kind]);
     if (outcome.kind !== 'decided') return outcome;
     log.info(
       { approvalId: id, decision, decidedBy },
@@ -213,8 +234,11 @@ export class ApprovalGate {
   async execute(approval: ToolApproval, log: LevelLogger = this.#o.logger): Promise<ToolApproval> {
     let status: 'executed' | 'refused' | 'outcome_unknown' = 'executed';
     let result: PresentedResult;
+    const started = { at: performance.now(), atMs: Date.now() };
+    let mode: string | undefined;
     try {
       const where = await this.#o.checkMode(approval);
+      if (where.ok) mode = where.context.mode;
       if (!where.ok) {
         status = 'refused';
         result = { successful: false, result: null, errors: [{ message: where.message, code: where.code }] };
@@ -251,6 +275,7 @@ export class ApprovalGate {
         ],
       };
     }
+    this.#o.observer?.ran(approval, result, started, mode);
     const completed = await this.#o.approvals.complete(approval.id, status, result);
     log.info(
       { approvalId: approval.id, status, successful: result.successful },
@@ -288,7 +313,7 @@ export class ApprovalGate {
         this.#o.logger.error({ err: error }, 'the approval sweep failed; it runs again shortly'),
       );
     void run();
-    this.#sweeper = setInterval(run, intervalMs);
+    this.#sweeper = setInterval(() => void run(), intervalMs);
     this.#sweeper.unref();
   }
 

@@ -1,7 +1,7 @@
 import type { AgentToolExecutionContext, LevelLogger } from '@aptix/tool-contract';
 import type { TurnApprovals } from '@aptix/reasoner';
 import type { HostCradle } from '../container.js';
-import { ApprovalGate, declinedResult, type PresentedResult } from './approval-gate.js';
+import { ApprovalGate, declinedResult, type ApprovalObserver, type PresentedResult } from './approval-gate.js';
 import { pendingApprovalMessage } from './present.js';
 
 /** The context a call runs with in a session now, or why its mode refuses it (the host's session check). */
@@ -11,8 +11,13 @@ export type SessionCheck = (
 ) => Promise<{ context: AgentToolExecutionContext } | { kind: 'refused'; code: string; message: string }>;
 
 /** The host's approval gate, over its store, registry and executor; `checkSession` re-checks a session's mode when an approved call runs. */
-export function hostApprovalGate(cradle: HostCradle, checkSession: SessionCheck): ApprovalGate {
+export function hostApprovalGate(
+  cradle: HostCradle,
+  checkSession: SessionCheck,
+  observer?: ApprovalObserver,
+): ApprovalGate {
   return new ApprovalGate({
+    ...(observer === undefined ? {} : { observer }),
     approvals: cradle.sessionManager.approvals,
     registry: cradle.registry,
     executor: cradle.executor,

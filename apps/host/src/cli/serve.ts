@@ -63,6 +63,8 @@ export async function serve(config: AptixConfig, version: string, hostProcess: H
   for (const warning of host.cradle.warnings) pino.warn(warning);
   // Expires undecided approvals and picks up what a stopped host left, on every serving host.
   host.approvals().start(config.approvalSweepIntervalMs, config.approvalOrphanAfterMs);
+  // Prunes the audit trail past its retention, on every serving host (docs/audit.md).
+  host.audit.startPruning();
   const packages = host.cradle.toolPackages.map((p) => `${p.name}${p.version ? `@${p.version}` : ''}`);
   // The console first: it is where a newcomer looks at the tools and tries them.
   const consoleUrl = config.console ? `${url}/console/` : undefined;

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { createAdminLogger } from '@aptix/tool-contract';
 import { ReasonerError, toMessageResponse, toServerSentEvent, type ReasonerEvent } from '@aptix/reasoner';
+import { turnLogger } from '../audit/audited-calls.js';
 import type { AptixHost } from '../aptix-host.js';
 import { ownSession } from './own-session.js';
 import { ErrorBody } from './schemas.js';
@@ -85,14 +86,12 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
       const { id } = request.params as { id: string };
       const { input } = request.body as { input: string };
       return runStreaming(request, reply, async (signal, onEvent) => {
-        const result = await host
-          .reasoner()
-          .runTurn(id, input, {
-            signal,
-            approvals: host.turnApprovals(request.actor, request.log),
-            logger: createAdminLogger(request.log),
-            ...(onEvent ? { onEvent } : {}),
-          });
+        const result = await host.reasoner().runTurn(id, input, {
+          signal,
+          approvals: host.turnApprovals(request.actor, request.log),
+          logger: turnLogger(createAdminLogger(request.log), request.actor),
+          ...(onEvent ? { onEvent } : {}),
+        });
         return toMessageResponse(result);
       });
     },
@@ -124,14 +123,12 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
       const { outputs } = request.body as { outputs: never[] };
       return runStreaming(request, reply, async (signal, onEvent) =>
         toMessageResponse(
-          await host
-            .reasoner()
-            .submitToolOutputs(id, outputs, {
-              signal,
-              approvals: host.turnApprovals(request.actor, request.log),
-              logger: createAdminLogger(request.log),
-              ...(onEvent ? { onEvent } : {}),
-            }),
+          await host.reasoner().submitToolOutputs(id, outputs, {
+            signal,
+            approvals: host.turnApprovals(request.actor, request.log),
+            logger: turnLogger(createAdminLogger(request.log), request.actor),
+            ...(onEvent ? { onEvent } : {}),
+          }),
         ),
       );
     },
@@ -153,14 +150,12 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
       const { id } = request.params as { id: string };
       return runStreaming(request, reply, async (signal, onEvent) =>
         toMessageResponse(
-          await host
-            .reasoner()
-            .resumeApprovals(id, {
-              signal,
-              approvals: host.turnApprovals(request.actor, request.log),
-              logger: createAdminLogger(request.log),
-              ...(onEvent ? { onEvent } : {}),
-            }),
+          await host.reasoner().resumeApprovals(id, {
+            signal,
+            approvals: host.turnApprovals(request.actor, request.log),
+            logger: turnLogger(createAdminLogger(request.log), request.actor),
+            ...(onEvent ? { onEvent } : {}),
+          }),
         ),
       );
     },

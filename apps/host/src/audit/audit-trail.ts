@@ -1,0 +1,249 @@
+import { createHash } from 'node:crypto';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
+import { canonicalJson, type InvokeResult, type ToolAnnotations } from '@aptix/tool-contract';
+import {
+  AUDIT_OUTCOME_OK,
+  SessionStoreError,
+  type AuditKind,
+  type AuditStore,
+  type NewAuditRecord,
+} from '@aptix/agent-sessions';
+import type { Logger } from 'pino';
+import type { AuditConfig } from './audit-config.js';
+
+/** The tool whose successful calls are mode changes (TUL-007). */
+export const MODE_CHANGE_TOOL = 'agent_change_mode';
+/** Records written per statement. */
+const BATCH = 500;
+/** Records held while the store fails; past it the oldest are dropped, and the drop is logged. */
+const MAX_QUEUED = 50_000;
+const KEY_MAX = 256;
+const OUTCOME_MAX = 64;
+
+/** A record waiting to be written: its arguments are hashed when the batch is written, off the call's path. */
+interface Pending extends Omit<NewAuditRecord, 'argumentsHash'> {
+  readonly args: unknown;
+}
+
+/** What a finished call leaves in the trail. */
+export interface FinishedCall {
+  readonly tool: string;
+  readonly args: unknown;
+  readonly principal: string | undefined | null;
+  readonly sessionId: string | undefined | null;
+  /** `performance.now()` when the call started. */
+  readonly startedAt: number;
+  /** `Date.now()` when the call started. */
+  readonly startedAtMs: number;
+  readonly traceId: string | null;
+  /** `OK` or the error code. */
+  readonly outcome: string;
+  /** The session's mode when the call ran (a mode change's `fromMode`). */
+  readonly mode?: string | null;
+  /** The tool's result, read for the mode a mode change entered. */
+  readonly result?: InvokeResult<string>;
+  readonly approvalId?: string | null;
+}
+
+/** A string as a record can hold it: at most `max` characters, no NUL. */
+function clean(value: string | null | undefined, max = KEY_MAX): string | null {
+  if (value === null || value === undefined) return null;
+  const short = value.length > max ? value.slice(0, max) : value;
+  return short.includes('\u0000') ? short.replaceAll('\u0000', '\uFFFD') : short;
+}
+
+/** SHA-256 of the arguments' canonical JSON; JSON text is parsed first, so `{"b":1,"a":2}` and `{"a":2,"b":1}` hash alike. */
+export function argumentsHash(args: unknown): string | null {
+  if (args === undefined) return null;
+  let text: string;
+  try {
+    text = canonicalJson(typeof args === 'string' ? (JSON.parse(args) as unknown) : args);
+  } catch {
+    text = typeof args === 'string' ? args : String(args);
+  }
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The trace id of the span the caller runs in, when tracing is on and the span is real. */
+export function activeTraceId(): string | null {
+  const context = trace.getActiveSpan()?.spanContext();
+  return context !== undefined && isSpanContextValid(context) ? context.traceId : null;
+}
+
+/** `OK`, or the code of the result's first error. */
+export function outcomeOf(result: InvokeResult<string>): string {
+  if (result.successful) return AUDIT_OUTCOME_OK;
+  return clean(result.errors[0]?.code || 'ERROR', OUTCOME_MAX)!;
+}
+
+/** The mode a successful mode change entered, from its result (`{ success: true, mode }`). */
+function enteredMode(result: InvokeResult<string> | undefined): string | null {
+  if (result === undefined || !result.successful) return null;
+  try {
+    const parsed = JSON.parse(result.result) as { success?: unknown; mode?: unknown };
+    return parsed.success === true && typeof parsed.mode === 'string' ? parsed.mode : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The host's side of the audit trail: what is recorded, held in memory briefly and written in batches
+ * off the calls' path. A store that fails never fails a call: the failure is logged and the records are
+ * kept for the next write (at most {@link MAX_QUEUED}). `close()` writes whatever waits.
+ */
+export class AuditTrail {
+  readonly #store: () => AuditStore;
+  readonly #config: AuditConfig;
+  readonly #logger: Logger;
+  #queue: Pending[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #pruner: ReturnType<typeof setInterval> | undefined;
+  #writing: Promise<void> = Promise.resolve();
+  #closed = false;
+  #dropped = 0;
+
+  constructor(store: () => AuditStore, config: AuditConfig, logger: Logger) {
+    this.#store = store;
+    this.#config = config;
+    this.#logger = logger;
+  }
+
+  get enabled(): boolean {
+    return this.#config.enabled;
+  }
+
+  /** Whether a call of a tool with these annotations is recorded: not read-only, or `readOnlyCalls`. */
+  recordsCallsOf(annotations: ToolAnnotations | undefined): boolean {
+    return this.#config.enabled && (this.#config.readOnlyCalls || annotations?.readOnlyHint !== true);
+  }
+
+  /** Records a finished call (a mode change when it is one). */
+  call(call: FinishedCall): void {
+    const modeChange = call.tool === MODE_CHANGE_TOOL;
+    const kind: AuditKind = modeChange ? 'mode_change' : 'tool_call';
+    this.#push({
+      at: new Date(call.startedAtMs).toISOString(),
+      kind,
+      principal: clean(call.principal),
+      sessionId: clean(call.sessionId),
+      tool: clean(call.tool)!,
+      args: call.args,
+      outcome: clean(call.outcome, OUTCOME_MAX)!,
+      durationMs: Math.max(0, Math.round(performance.now() - call.startedAt)),
+      traceId: call.traceId,
+      approvalId: clean(call.approvalId),
+      ...(modeChange ? { fromMode: clean(call.mode), toMode: clean(enteredMode(call.result)) } : {}),
+    });
+  }
+
+  /** Records a person's decision on an approval (or an attempt the store refused: `outcome` says which). */
+  decision(entry: {
+    readonly approvalId: string;
+    readonly tool: string;
+    readonly sessionId: string | null;
+    readonly arguments: string;
+    readonly principal: string | null | undefined;
+    readonly decision: 'approve' | 'deny';
+    readonly outcome: string;
+  }): void {
+    if (!this.#config.enabled) return;
+    this.#push({
+      kind: 'approval_decision',
+      principal: clean(entry.principal),
+      sessionId: clean(entry.sessionId),
+      tool: clean(entry.tool)!,
+      args: entry.arguments,
+      outcome: clean(entry.outcome, OUTCOME_MAX)!,
+      durationMs: null,
+      traceId: activeTraceId(),
+      approvalId: clean(entry.approvalId),
+      decision: entry.decision,
+    });
+  }
+
+  #push(record: Pending): void {
+    if (this.#closed) {
+      this.#logger.warn(
+        { tool: record.tool, kind: record.kind },
+        'audit record made after the host closed its trail: not written',
+      );
+      return;
+    }
+    this.#queue.push(record);
+    if (this.#queue.length > MAX_QUEUED) {
+      this.#dropped += this.#queue.length - MAX_QUEUED;
+      this.#queue.splice(0, this.#queue.length - MAX_QUEUED);
+    }
+    if (this.#queue.length >= BATCH) void this.flush();
+    else this.#timer ??= setTimeout(() => void this.flush(), this.#config.flushIntervalMs).unref();
+  }
+
+  /** Writes every record waiting, one batch after another; resolves when they are written or the store failed (logged). */
+  flush(): Promise<void> {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#writing = this.#writing.then(() => this.#writeAll());
+    return this.#writing;
+  }
+
+  async #writeAll(): Promise<void> {
+    if (this.#dropped > 0) {
+      this.#logger.error(
+        { dropped: this.#dropped },
+        `the audit store kept failing: ${this.#dropped} audit records were dropped, the oldest first`,
+      );
+      this.#dropped = 0;
+    }
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, BATCH);
+      try {
+        await this.#store().append(
+          batch.map(({ args, ...record }) => ({ ...record, argumentsHash: argumentsHash(args) })),
+        );
+      } catch (error) {
+        const refused =
+          error instanceof SessionStoreError && (error.code === 'INVALID_ARGUMENT' || error.code === 'VALUE_TOO_LONG');
+        this.#logger.error(
+          { err: error, records: batch.length },
+          refused
+            ? `the audit store refused ${batch.length} records: not written`
+            : `writing ${batch.length} audit records failed; they are kept and written with the next batch`,
+        );
+        if (!refused) {
+          this.#queue.unshift(...batch);
+          if (!this.#closed) this.#timer ??= setTimeout(() => void this.flush(), 1000).unref();
+        }
+        return;
+      }
+    }
+  }
+
+  /** Prunes what the retention no longer keeps now and every `pruneIntervalMs`, until `close()`. */
+  startPruning(): void {
+    if (!this.#config.enabled || this.#pruner !== undefined) return;
+    const { maxAgeMs, maxRecords } = this.#config.retention;
+    if (maxAgeMs === undefined && maxRecords === undefined) return;
+    const prune = () =>
+      this.#store()
+        .prune(this.#config.retention)
+        .then((removed) => {
+          if (removed > 0) this.#logger.info({ removed }, `pruned ${removed} audit records past the retention`);
+        })
+        .catch((error: unknown) =>
+          this.#logger.error({ err: error }, 'pruning the audit trail failed; it is tried again later'),
+        );
+    void prune();
+    this.#pruner = setInterval(prune, this.#config.pruneIntervalMs).unref();
+  }
+
+  /** Stops pruning and writes every record waiting (a graceful stop loses none). */
+  async close(): Promise<void> {
+    if (this.#pruner !== undefined) clearInterval(this.#pruner);
+    this.#pruner = undefined;
+    await this.flush();
+    this.#closed = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
