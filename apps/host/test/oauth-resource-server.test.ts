@@ -1,0 +1,282 @@
+/**
+ * The host as an OAuth 2.1 resource server (issue 32), against a real authorization server
+ * (oidc-provider on loopback, oauth-server.ts): Protected Resource Metadata, the 401 challenge that
+ * leads a client to it, tokens from the client credentials grant mapped to permissions by their
+ * scopes, API keys beside them, and each way a token is refused.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { craftToken, signingKey, startAuthorizationServer, type AuthorizationServer } from './oauth-server.js';
+import { startRouteHost, type RouteHost } from './route-table.js';
+import { freePort } from './support.js';
+
+const OPS_KEY = 'ops-key-0123456789abcdef0123';
+
+let issuer: AuthorizationServer;
+let host: RouteHost;
+let resource: string;
+
+beforeAll(async () => {
+  issuer = await startAuthorizationServer();
+  const port = await freePort();
+  resource = `http://127.0.0.1:${port}`;
+  host = await startRouteHost({
+    port,
+    file: {
+      apiKeys: [`ops=${OPS_KEY}`],
+      oauth: {
+        issuer: issuer.issuer,
+        resource,
+        // Rotation is checked in this suite: an unknown kid may fetch the keys again at once.
+        jwksCooldownSeconds: 0,
+        scopes: {
+          'tools:hello': { tools: ['agent_hello_world'] },
+          'tools:testing': { tools: ['testing_*'] },
+          approvals: { approve: ['testing_issue_refund'] },
+          admin: { admin: true },
+        },
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await host?.close();
+  await issuer?.close();
+});
+
+async function call(path: string, token: string | undefined, init: { method?: string; body?: unknown } = {}) {
+  const response = await fetch(`${host.url}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    challenge: response.headers.get('www-authenticate'),
+    body: text.startsWith('{') ? (JSON.parse(text) as any) : text,
+    text,
+  };
+}
+
+/** The tools an MCP client authorized with `token` is offered. */
+async function mcpToolNames(token: string): Promise<string[]> {
+  const client = new Client({ name: 'oauth-lister', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  try {
+    return (await client.listTools()).tools.map((tool) => tool.name);
+  } finally {
+    await client.close();
+  }
+}
+
+const hello = (token: string | undefined) =>
+  call('/v1/tools/agent_hello_world/invoke', token, { body: { arguments: { name: 'Ada' } } });
+
+describe('Protected Resource Metadata (RFC 9728)', () => {
+  it('is served without a credential and names the resource, its one authorization server and the scopes', async () => {
+    const answer = await call('/.well-known/oauth-protected-resource', undefined);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      resource,
+      authorization_servers: [issuer.issuer],
+      scopes_supported: ['tools:hello', 'tools:testing', 'approvals', 'admin'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Aptix host',
+    });
+  });
+
+  it('a 401 on HTTP and on MCP points to it (WWW-Authenticate: Bearer resource_metadata=…, with the scopes)', async () => {
+    const expected = `Bearer realm="aptix", resource_metadata="${resource}/.well-known/oauth-protected-resource", scope="tools:hello tools:testing approvals admin"`;
+    const http = await call('/v1/tools', undefined);
+    expect(http.status).toBe(401);
+    expect(http.challenge).toBe(expected);
+    expect(http.body.error.code).toBe('UNAUTHORIZED');
+    const mcp = await call('/mcp', undefined, { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    expect(mcp.status).toBe(401);
+    expect(mcp.challenge).toBe(expected);
+  });
+});
+
+describe('tokens from the authorization server', () => {
+  it('a service with the client credentials grant calls what its scope allows, and is refused the rest (403 insufficient_scope)', async () => {
+    const token = await issuer.clientCredentials(resource, 'tools:hello');
+    const allowed = await hello(token);
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.result).toMatchObject({ message: expect.stringContaining('Ada') });
+
+    const refused = await call('/v1/tools/testing_calculator/invoke', token, {
+      body: { arguments: { operation: 'add', a: 1, b: 2 } },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('FORBIDDEN');
+    expect(refused.body.error.message).toContain('tools: testing_calculator');
+    expect(refused.challenge).toContain('error="insufficient_scope"');
+    expect(refused.text).not.toContain(token);
+
+    const admin = await call('/v1/approvals', token);
+    expect(admin.status).toBe(403);
+    expect(admin.body.error.message).toContain('admin');
+  });
+
+  it('a token with several scopes may do what any of them grants; its tool list holds only those tools', async () => {
+    const token = await issuer.clientCredentials(resource, 'tools:hello admin');
+    expect((await hello(token)).status).toBe(200);
+    expect((await call('/v1/approvals', token)).status).toBe(200);
+    const tools = await call('/v1/tools', token);
+    expect(tools.body.tools.map((tool: { name: string }) => tool.name)).toEqual(['agent_hello_world']);
+  });
+
+  it('over MCP, a tool the scope does not allow is neither listed nor run', async () => {
+    const token = await issuer.clientCredentials(resource, 'tools:hello');
+    const client = new Client({ name: 'oauth-service', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).not.toContain('testing_calculator');
+      const refused = await client.callTool({
+        name: 'testing_calculator',
+        arguments: { operation: 'add', a: 1, b: 2 },
+      });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('tools: testing_calculator');
+      const allowed = await client.callTool({ name: 'agent_hello_world', arguments: { name: 'Grace' } });
+      expect(allowed.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the principal is the token subject, "oauth:<sub>": its sessions are its own, and neither a key nor another subject sees them', async () => {
+    const service = await issuer.clientCredentials(resource, 'tools:hello');
+    const created = await call('/v1/sessions', service, { body: {} });
+    expect(created.status).toBe(201);
+    expect((await call(`/v1/sessions/${created.body.id}`, service)).status).toBe(200);
+    const other = await craftToken(issuer.key, { sub: 'someone-else' }, { issuer: issuer.issuer, audience: resource });
+    const theirs = await call(`/v1/sessions/${created.body.id}`, other);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error.code).toBe('SESSION_NOT_FOUND');
+  });
+
+  it('two tokens of one subject with different scopes, used at the same time, each keep their own permissions (a narrow token is never widened by a wide one in flight)', async () => {
+    const token = (scope: string) =>
+      craftToken(issuer.key, { sub: 'alice', scope }, { issuer: issuer.issuer, audience: resource });
+    const [narrow, wide] = await Promise.all([token('tools:hello'), token('tools:testing')]);
+    const ping = (bearer: string) =>
+      call('/v1/tools/testing_ping_pong/invoke', bearer, { body: { arguments: { message: 'hi' } } });
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => ping(i % 2 === 0 ? narrow : wide)));
+    expect(answers.map((answer) => answer.status)).toEqual(
+      Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? 403 : 200)),
+    );
+    // Over MCP too: each list is its own.
+    const [narrowList, wideList] = await Promise.all([mcpToolNames(narrow), mcpToolNames(wide)]);
+    expect(narrowList).toContain('agent_hello_world');
+    expect(narrowList).not.toContain('testing_calculator');
+    expect(wideList).toContain('testing_calculator');
+    expect(wideList).not.toContain('agent_hello_world');
+  });
+
+  it('API keys keep working beside OAuth', async () => {
+    expect((await hello(OPS_KEY)).status).toBe(200);
+    expect((await call('/v1/approvals', OPS_KEY)).status).toBe(200);
+  });
+});
+
+describe('each refused token answers 401 invalid_token, names what is wrong, and never echoes the token', () => {
+  async function refused(token: string, reason: RegExp) {
+    const answer = await hello(token);
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.code).toBe('UNAUTHORIZED');
+    expect(answer.body.error.message).toMatch(reason);
+    expect(answer.challenge).toContain('error="invalid_token"');
+    expect(answer.challenge).toContain(`resource_metadata="${resource}/.well-known/oauth-protected-resource"`);
+    expect(answer.text + answer.challenge).not.toContain(token);
+  }
+
+  it('expired', async () => {
+    const token = await craftToken(
+      issuer.key,
+      {},
+      { issuer: issuer.issuer, audience: resource, expiresIn: Math.floor(Date.now() / 1000) - 3600 },
+    );
+    await refused(token, /expired/);
+  });
+
+  it('for another audience', async () => {
+    const token = await craftToken(issuer.key, {}, { issuer: issuer.issuer, audience: 'https://elsewhere.example' });
+    await refused(token, /not for this resource/);
+  });
+
+  it('a real token the authorization server issued for another resource', async () => {
+    const token = await issuer.clientCredentials('https://other-resource.example/mcp', 'tools:hello');
+    await refused(token, /not for this resource/);
+  });
+
+  it('from another issuer, even signed with the right key', async () => {
+    const token = await craftToken(issuer.key, {}, { issuer: 'https://evil.example', audience: resource });
+    await refused(token, new RegExp(`not issued by ${issuer.issuer}`));
+  });
+
+  it('signed with a key the issuer does not publish (unknown kid): the keys are fetched once more, then the token is refused', async () => {
+    await hello(await issuer.clientCredentials(resource, 'tools:hello'));
+    const before = issuer.keyFetches;
+    const stranger = await signingKey('not-published');
+    await refused(
+      await craftToken(stranger, {}, { issuer: issuer.issuer, audience: resource }),
+      /key that .* does not publish/,
+    );
+    expect(issuer.keyFetches).toBe(before + 1);
+  });
+
+  it('a known kid with another key behind it: the signature does not verify', async () => {
+    const impostor = { ...(await signingKey(issuer.key.kid)) };
+    await refused(await craftToken(impostor, {}, { issuer: issuer.issuer, audience: resource }), /signature/);
+  });
+
+  it('alg none (an unsigned token)', async () => {
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const token = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ iss: issuer.issuer, aud: resource, sub: 'x', exp: now + 300, scope: 'admin' })}.`;
+    await refused(token, /algorithm this host does not accept/);
+  });
+
+  it('an HS256 token signed with a guessable secret', async () => {
+    const { SignJWT } = await import('jose');
+    const token = await new SignJWT({ scope: 'admin' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(issuer.issuer)
+      .setAudience(resource)
+      .setSubject('x')
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode('secret'));
+    await refused(token, /algorithm this host does not accept/);
+  });
+
+  it('not a JWT at all', async () => {
+    await refused('definitely-not-a-jwt-nor-a-key', /not a well-formed signed JWT/);
+  });
+});
+
+describe('key rotation at the issuer', () => {
+  it('after a rotation, a token signed with the new key is accepted (the keys are fetched again), and the old key no longer is', async () => {
+    const old = issuer.key;
+    await issuer.rotate();
+    const token = await issuer.clientCredentials(resource, 'tools:hello');
+    expect((await hello(token)).status).toBe(200);
+    const stale = await craftToken(old, {}, { issuer: issuer.issuer, audience: resource });
+    const answer = await hello(stale);
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.message).toMatch(/does not publish/);
+  });
+});
