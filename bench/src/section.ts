@@ -3,7 +3,7 @@
  * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
  * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
  *
- * node --import tsx src/section.ts <dispatch|http|fresh-hosts|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation|tool-search> '<options json>'
+ * node --import tsx src/section.ts <dispatch|http|telemetry|fresh-hosts|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation|tool-search> '<options json>'
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { mcpSessionsSection, type McpSessionOptions } from './sections/mcp-sessi
 import { sessionsSection, type SessionOptions } from './sections/sessions.js';
 import { coldStartRows, registrationRows } from './sections/startup.js';
 import { toolSearchSection } from './sections/tool-search.js';
+import { telemetrySection } from './sections/telemetry.js';
 
 const [name = '', optionsJson = '{}'] = process.argv.slice(2);
 const options = JSON.parse(optionsJson) as Record<string, unknown>;
@@ -33,6 +34,14 @@ async function run(): Promise<unknown> {
       const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-http-'));
       try {
         return await httpSection(options as unknown as HttpOptions, log, scratch);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+    case 'telemetry': {
+      const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-telemetry-'));
+      try {
+        return { rows: await telemetrySection(options as unknown as HttpOptions, log, scratch) };
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }

@@ -21,7 +21,7 @@ export interface HttpOptions {
   readonly rounds: number;
 }
 
-interface Load {
+export interface Load {
   readonly rps: number;
   readonly p99: number;
   /** CPU time (user + system, all threads) the server process spent per request, in µs, when it could be read. */
@@ -49,7 +49,7 @@ async function fire(options: Options): Promise<{ result: Result; p99: number }> 
 }
 
 /** Warms every target up, then measures them in alternating rounds; the median round of each. */
-async function alternate(
+export async function alternate(
   targets: ReadonlyArray<{ name: string; options: Options; pid?: number }>,
   { seconds, rounds }: HttpOptions,
   log: (line: string) => void,
