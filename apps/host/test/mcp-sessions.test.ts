@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it, vi } from 'vitest';
 import { canElicitForm } from '../src/mcp/approval-elicitation.js';
 import { keptCapabilities, LegacySessions, SessionCapError, storeEveryMs } from '../src/mcp/legacy-sessions.js';
+import { clientAnswers } from '../src/mcp/tool-input.js';
 import { hostForSuite } from './support.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -112,7 +113,7 @@ describe('the 2025-era MCP session table', () => {
     }
   });
 
-  it("keeps of a client's declared capabilities only whether and how it can be asked, never what else it sends", () => {
+  it("keeps of a client's declared capabilities only whether and how it can be asked (user, model, roots), never what else it sends", () => {
     const padding = {
       experimental: { pad: { s: 'x'.repeat(900_000) } },
       roots: { listChanged: true },
@@ -122,7 +123,20 @@ describe('the 2025-era MCP session table', () => {
     expect(JSON.stringify(kept(padding)).length).toBeLessThan(100);
     expect(
       kept({ ...padding, elicitation: { form: { applyDefaults: true, junk: 'y'.repeat(900_000) }, url: { junk: 1 } } }),
-    ).toEqual({ elicitation: { form: { applyDefaults: true }, url: {} } });
+    ).toEqual({ sampling: {}, roots: {}, elicitation: { form: { applyDefaults: true }, url: {} } });
+    // Sampling and roots are kept as flags, never their contents; what the client can answer is the same on both.
+    for (const extra of [
+      {},
+      { sampling: null },
+      { roots: 'yes' },
+      { sampling: { tools: { x: 'y'.repeat(900_000) } } },
+    ]) {
+      const declared = { experimental: padding.experimental, ...extra };
+      expect(JSON.stringify(kept(declared)).length).toBeLessThan(100);
+      expect(clientAnswers(kept(declared)), JSON.stringify(extra).slice(0, 60)).toEqual(
+        clientAnswers(declared as never),
+      );
+    }
     // The host's decision (ask by form, or not) is the same on what is kept as on what was declared.
     for (const elicitation of [
       undefined,

@@ -299,7 +299,9 @@ export async function logLine(
 export interface RawRpcAnswer {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly result?: any;
-  readonly error?: { code: number; message: string };
+  readonly error?: { code: number; message: string; data?: any };
+  /** The HTTP status the answer came with. */
+  readonly status?: number;
 }
 
 /**
@@ -346,4 +348,5 @@ export async function rawToolsCall(
           .map((line) => line.slice(5))
           .pop()!,
       ) as RawRpcAnswer);
+  return { ...answer, status: response.status };
 }

@@ -27,7 +27,7 @@ import { tracedMcpHandler } from '../telemetry/mcp-spans.js';
 import { observeMcpEndpoint } from '../telemetry/host-metrics.js';
 import { cancelledByClient, LazyAbort } from '../mcp/lazy-abort.js';
 import { withoutAnswerOnceCancelled } from '../mcp/cancelled-answer.js';
-import { canElicitForm } from '../mcp/approval-elicitation.js';
+import { canBeAsked } from '../mcp/tool-input.js';
 import { jsonRpcError, parseBody, requestId, send, toWebRequest, withBody } from './mcp-web.js';
 import { ElicitationRelay, isClientResponse } from '../mcp/elicitation-relay.js';
 import { paramHeaderRejection } from '../mcp/param-headers.js';
@@ -300,8 +300,8 @@ export function registerMcpRoutes(
   /**
    * Serves a plain tools/call or tools/list through the fast lane; false when the SDK must serve the
    * request (anything else, including every request the SDK would refuse), before anything ran.
-   * The SDK also keeps: a call from a client that declared form elicitation (it may be asked a
-   * question mid-call), and a tool that can run as a task. A 2025-11-25 answer is a resumable stream
+   * The SDK also keeps: a call from a client that declared form elicitation, sampling or roots (a
+   * tool may ask it mid-call), and a tool that can run as a task. A 2025-11-25 answer is a resumable stream
    * (see resumable-streams.ts), as on the SDK path.
    */
   const fastLane = async (
@@ -324,7 +324,7 @@ export function registerMcpRoutes(
       const message = fastLaneMessage('modern', request.headers, body);
       if (
         message === undefined ||
-        canElicitForm(message.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+        canBeAsked(message.envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
       )
         return false;
       // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments gets the SDK path's refusal.
@@ -355,7 +355,7 @@ export function registerMcpRoutes(
     const message = fastLaneMessage('legacy', request.headers, body);
     if (message === undefined) return false;
     const session = sessions.findLive(sessionId) ?? (await sessions.find(sessionId).catch(() => undefined));
-    if (session === undefined || canElicitForm(session.clientCapabilities)) return false;
+    if (session === undefined || canBeAsked(session.clientCapabilities)) return false;
     // 2025-11-25: a resumable answer, as on the SDK path (see serveLegacySession); its call outlives the connection.
     const resumable = streams.acceptsHeaders(version, headerValue(request.headers, 'accept'), true);
     // One signal for the client going away (unless the answer is resumable) and for notifications/cancelled

@@ -177,7 +177,7 @@ export function contextData(context: AgentToolExecutionContext): string {
 }
 
 /**
- * The input channel as JSON: whether the caller can ask, the answers, the tool's verified state. One
+ * The input channel as JSON: what the caller can answer (its user, model, roots), the answers, the tool's verified state. One
  * that cannot be written as JSON is left behind, so the tool is told nothing it could not be told in
  * process either: it then answers as a tool whose caller cannot ask.
  */
@@ -185,6 +185,8 @@ function inputData(input: ToolInputChannel): string | undefined {
   try {
     return JSON.stringify({
       canAsk: input.canAsk === true,
+      canSample: input.canSample === true,
+      canListRoots: input.canListRoots === true,
       responses: input.responses ?? {},
       ...(input.state === undefined ? {} : { state: input.state }),
     });

@@ -4,6 +4,7 @@ import {
   isInputRequiredResult,
   isJsonContentType,
   isSpecType,
+  ProtocolErrorCode,
   SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequestParams,
@@ -192,6 +193,8 @@ function listNeedsSdk(result: ListToolsResult): boolean {
   );
 }
 
+const MISSING_CAPABILITY = ProtocolErrorCode.MissingRequiredClientCapability;
+
 /** The JSON-RPC error the SDK's dispatch sends for an error a handler threw. */
 function errorMessage(id: string | number, error: unknown): Record<string, unknown> {
   const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
@@ -235,15 +238,18 @@ export async function serveFastLane(
   }
   const request = new LaneRequest(message, options.cancel, reply, options, options.resumable(reply));
   let answer: Record<string, unknown>;
+  let status = 200;
   try {
     const result = await handlers.callTool({ params: message.params }, { mcpReq: request } as unknown as ServerContext);
     answer = { result: encodeCallResult(message, result, options.serverInfo), jsonrpc: '2.0', id: message.id };
   } catch (error) {
     answer = errorMessage(message.id, error);
+    // As the SDK answers an in-band error: a 2026-07-28 MissingRequiredClientCapability (-32021) is a 400.
+    if (message.era === 'modern' && (answer.error as { code: number }).code === MISSING_CAPABILITY) status = 400;
   }
   // The specification: a request the client cancelled gets no response (2025 revisions; 2026-07-28 has no cancellation by notification here).
   if (message.era === 'legacy' && options.cancelledByClient()) request.drop();
-  else request.answer(JSON.stringify(answer));
+  else request.answer(JSON.stringify(answer), status);
   return true;
 }
 

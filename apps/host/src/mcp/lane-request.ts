@@ -91,12 +91,15 @@ export class LaneRequest {
     this.#stream.write(frame(json));
   }
 
-  /** Sends the answer (one serialized JSON-RPC message): the stream's last event, or the whole response. */
-  answer(json: string): void {
+  /**
+   * Sends the answer (one serialized JSON-RPC message): the stream's last event, or the whole response,
+   * with `status` when it is a JSON body (the SDK's 400 for a 2026-07-28 -32021 error).
+   */
+  answer(json: string, status = 200): void {
     this.#answered = true;
     if (this.#resumable) this.#resumable.end(json);
     else if (this.#stream !== undefined) this.#stream.end(frame(json));
-    else if (!this.#reply.raw.destroyed) sendAnswer(this.#reply, this.#sse, json, this.#output);
+    else if (!this.#reply.raw.destroyed) sendAnswer(this.#reply, this.#sse, json, this.#output, status);
   }
 
   /** Ends a 2025 request without its answer: the client cancelled it, and the specification says a cancelled request gets no response. */
@@ -109,11 +112,11 @@ export class LaneRequest {
 }
 
 /** A whole answer: one SSE event (a 2025 session) or a JSON body. */
-export function sendAnswer(reply: FastifyReply, sse: boolean, json: string, output: LaneOutput): void {
+export function sendAnswer(reply: FastifyReply, sse: boolean, json: string, output: LaneOutput, status = 200): void {
   if (sse) void reply.code(200).headers(output.sseHeaders()).send(frame(json));
   else
     void reply
-      .code(200)
+      .code(status)
       .headers({ 'content-type': 'application/json', ...output.headers() })
       .send(json);
 }

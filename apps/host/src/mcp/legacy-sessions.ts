@@ -30,17 +30,25 @@ export interface LegacySessionLimits {
 
 /**
  * What a session keeps of the capabilities a client declares on `initialize`: only what the host reads,
- * whether and how the client can be asked a question (elicitation: form, url, form defaults). A client
+ * whether and how the client can be asked a question (elicitation: form, url, form defaults), and
+ * whether it can be sent sampling and roots requests. A client
  * may declare anything up to the body limit, and the rest was kept for the session's life: 200 sessions
  * declaring 900 KB of `experimental` each held 230 MiB, and the session cap would have allowed 9 GiB.
  */
 export function keptCapabilities(declared: unknown): ClientCapabilities | undefined {
   if (typeof declared !== 'object' || declared === null) return undefined;
-  const elicitation = (declared as { elicitation?: unknown }).elicitation;
-  if (typeof elicitation !== 'object' || elicitation === null) return {};
+  const { elicitation, sampling, roots } = declared as { elicitation?: unknown; sampling?: unknown; roots?: unknown };
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null;
+  // Whether the client can be sent sampling/createMessage and roots/list: the flags only, never their contents.
+  const kept: ClientCapabilities = {
+    ...(isObject(sampling) ? { sampling: {} } : {}),
+    ...(isObject(roots) ? { roots: {} } : {}),
+  };
+  if (!isObject(elicitation)) return kept;
   const { form, url } = elicitation as { form?: { applyDefaults?: unknown }; url?: unknown };
   const applyDefaults = typeof form === 'object' && form !== null && form.applyDefaults === true;
   return {
+    ...kept,
     elicitation: {
       ...(form === undefined ? {} : { form: applyDefaults ? { applyDefaults: true } : {} }),
       ...(url === undefined ? {} : { url: {} }),

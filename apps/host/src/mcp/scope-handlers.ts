@@ -1,11 +1,9 @@
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolRequestParams,
   type CallToolResult,
-  type ClientCapabilities,
   type ListToolsResult,
   type LoggingLevel,
   type Server,
@@ -15,7 +13,18 @@ import { InvokeResult, type ToolInputChannel } from '@aptix/tool-contract';
 import { logForwarder, progressReporter } from './call-notifications.js';
 import type { AptixHost, CallOptions } from '../aptix-host.js';
 import { callToolResult } from './tool-result.js';
-import { askForInput, askLegacyRounds, inputChannel, isToolState, LEGACY_FIRST_INPUT, NO_INPUT } from './tool-input.js';
+import {
+  askForInput,
+  askLegacyRounds,
+  canBeAsked,
+  clientAnswers,
+  declaredCapabilities,
+  inputChannel,
+  isToolState,
+  legacyFirstInput,
+  missingCapability,
+  NO_INPUT,
+} from './tool-input.js';
 import {
   declaresTasks,
   howItStopped,
@@ -28,7 +37,6 @@ import {
 import {
   askLegacy,
   askModern,
-  canElicitForm,
   isApprovalState,
   openState,
   pendingResult,
@@ -158,17 +166,18 @@ export class ScopeHandlers {
         `Invalid requestState: ${name} did not ask for input. Call it again without requestState.`,
         { reason: 'invalid_request_state' },
       );
-    // The tool may ask the user (InvokeResult.inputRequired). 2026-07-28: a retry brings the answers and its state.
-    // 2025 revisions, to a client that declared form elicitation: the host asks and calls the tool again (askLegacyRounds).
-    const legacyAsks =
-      scope.era === 'legacy' &&
-      server !== undefined &&
-      canElicitForm(scope.clientCapabilities ?? server.getClientCapabilities());
+    // The tool may ask the client (InvokeResult.inputRequired: its user, its model, its roots). 2026-07-28: a retry brings the answers and its state.
+    // 2025 revisions, to a client that declared what the tool asks for: the host asks and calls the tool again (askLegacyRounds).
+    const legacyCapabilities =
+      scope.era === 'legacy' && server !== undefined
+        ? (scope.clientCapabilities ?? server.getClientCapabilities())
+        : undefined;
+    const legacyAsks = legacyCapabilities !== undefined && canBeAsked(legacyCapabilities);
     const input =
       scope.era === 'modern'
         ? ((state === undefined ? firstInput(ctx) : undefined) ?? inputChannel(ctx, state, call()))
         : legacyAsks
-          ? LEGACY_FIRST_INPUT
+          ? legacyFirstInput(legacyCapabilities)
           : undefined;
     // 2026-07-28: a tool that declares TaskSupport runs as a task for a client that declared the extension.
     // 2025-11-25: a client asks for a task with the request's `task` parameter (experimental tasks).
@@ -209,7 +218,14 @@ export class ScopeHandlers {
           };
         };
         return (scope.era === 'modern'
-          ? await startTask(host, scope.actor, name, step, asksFirst ? input : undefined)
+          ? await startTask(
+              host,
+              scope.actor,
+              name,
+              step,
+              // A task asks whatever it needs in tasks/update rounds; the client's model and roots only if it declared them.
+              asksFirst ? input : { ...clientAnswers(declaredCapabilities(ctx)), responses: {} },
+            )
           : await startLegacyTask(host, scope.actor, name, step)) as unknown as CallToolResult;
       }
       if (taskSupport === 'required' && state === undefined && !asksFirst) {
@@ -250,6 +266,7 @@ export class ScopeHandlers {
             current.kind === 'result' && !current.result.successful ? current.result.inputRequired : undefined,
           (channel: ToolInputChannel) => host.call(name, args, { ...options, input: channel }),
           {
+            answers: clientAnswers(legacyCapabilities),
             signal: signal ?? ctx.mcpReq.signal,
             hold: () => questions?.hold(server) ?? true,
             release: () => questions?.release(server),
@@ -326,6 +343,11 @@ export class ScopeHandlers {
     const { result } = outcome;
     if (!result.successful && result.inputRequired !== undefined && interactive && scope.era === 'modern')
       return askForInput(host, result.inputRequired, call());
+    // 2026-07-28: needing a capability the request did not declare (sampling, roots) is the protocol's -32021.
+    if (!result.successful && scope.era === 'modern') {
+      const missing = missingCapability(result, declaredCapabilities(ctx));
+      if (missing !== undefined) throw missing;
+    }
     if (!result.successful) return errorText(InvokeResult.errorMessage(result));
     if (name === MODE_CHANGE_TOOL) {
       const guidance = await afterModeChange(scope, result.result, ctx);
@@ -347,12 +369,7 @@ export class ScopeHandlers {
  */
 function firstInput(ctx: ServerContext): ToolInputChannel | undefined {
   if (ctx.mcpReq.inputResponses !== undefined) return undefined;
-  return canElicitForm(
-    (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
-      ClientCapabilities | undefined,
-  )
-    ? undefined
-    : NO_INPUT;
+  return canBeAsked(declaredCapabilities(ctx)) ? undefined : NO_INPUT;
 }
 
 /** The answer for a tool the scope does not offer: unknown tools are a protocol error (-32602), as the specification says. */

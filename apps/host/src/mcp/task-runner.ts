@@ -192,6 +192,12 @@ export class McpTasks {
 
   /** Runs the steps: a step that needs answers parks the task (`input_required`) until every question is answered, on any host. */
   async #drive(id: string, running: Running, step: TaskStep, firstInput: ToolInputChannel | undefined): Promise<Ended> {
+    // A task's client answers in tasks/update whatever the task asks, as it declared on the call that started it.
+    const answers = {
+      canAsk: true,
+      canSample: firstInput?.canSample === true,
+      canListRoots: firstInput?.canListRoots === true,
+    };
     let input: ToolInputChannel =
       firstInput === undefined ? { canAsk: true, responses: {} } : { ...firstInput, canAsk: true };
     for (let round = 0; round < MAX_ROUNDS; round++) {

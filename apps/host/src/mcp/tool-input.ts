@@ -1,12 +1,19 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
+  MissingRequiredClientCapabilityError,
   type CallToolResult,
   type ClientCapabilities,
   type InputRequests,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { ToolInputChannel, ToolInputNeeded } from '@aptix/tool-contract';
+import {
+  ExecutionErrorCode,
+  InvokeResult,
+  type ToolInputChannel,
+  type ToolInputNeeded,
+  type ToolInputRequest,
+} from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { checkedInputResponses } from './input-responses.js';
 import {
@@ -19,10 +26,12 @@ import {
 } from './approval-elicitation.js';
 
 /**
- * A tool's own questions to the user (`InvokeResult.inputRequired`). On 2025 revisions the host asks
- * with `elicitation/create` and calls the tool again itself ({@link askLegacyRounds}). On 2026-07-28: the call answers
- * `input_required` with the tool's questions and a `requestState` that seals the tool's state to this
- * call (tool, API key, agent session, arguments); the retry hands the tool the answers and its state.
+ * A tool's own requests to the client (`InvokeResult.inputRequired`): questions to the user
+ * (`elicitation/create`), completions from the client's model (`sampling/createMessage`) and the
+ * client's roots (`roots/list`). On 2025 revisions the host sends each request to the client and calls
+ * the tool again itself ({@link askLegacyRounds}). On 2026-07-28: the call answers `input_required` with
+ * the tool's requests and a `requestState` that seals the tool's state to this call (tool, API key,
+ * agent session, arguments); the retry hands the tool the answers and its state.
  */
 
 /** What the sealed `requestState` of a tool's own round carries. */
@@ -36,17 +45,61 @@ export function isToolState(state: unknown): state is ToolState {
   return typeof state === 'object' && state !== null && (state as { k?: unknown }).k === 'tool';
 }
 
-/** The input channel a 2026-07-28 call gives its tool: whether the client can be asked, its answers, and the tool's verified state. */
-export function inputChannel(ctx: ServerContext, state: ToolState | undefined, call: ModernCall): ToolInputChannel {
-  if (state !== undefined) checkBinding(state, call);
-  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
-    ClientCapabilities | undefined;
-  const responses = checkedInputResponses(ctx);
+/** What a client can answer, by the capabilities it declared: the user (form elicitation), its model (sampling), its roots. */
+export type ClientAnswers = Pick<ToolInputChannel, 'canAsk' | 'canSample' | 'canListRoots'>;
+
+const isDeclared = (value: unknown) => typeof value === 'object' && value !== null;
+
+/** What a client that declared `capabilities` can answer. */
+export function clientAnswers(capabilities: ClientCapabilities | undefined): ClientAnswers {
   return {
     canAsk: canElicitForm(capabilities),
+    canSample: isDeclared(capabilities?.sampling),
+    canListRoots: isDeclared(capabilities?.roots),
+  };
+}
+
+/** Whether a client that declared `capabilities` can be sent any request of a tool's (so its calls need the SDK's path). */
+export function canBeAsked(capabilities: ClientCapabilities | undefined): boolean {
+  return canElicitForm(capabilities) || isDeclared(capabilities?.sampling) || isDeclared(capabilities?.roots);
+}
+
+/** The capabilities a 2026-07-28 request declared in its envelope. */
+export function declaredCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
+  return (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    ClientCapabilities | undefined;
+}
+
+/** The input channel a 2026-07-28 call gives its tool: what the client can answer, its answers, and the tool's verified state. */
+export function inputChannel(ctx: ServerContext, state: ToolState | undefined, call: ModernCall): ToolInputChannel {
+  if (state !== undefined) checkBinding(state, call);
+  const responses = checkedInputResponses(ctx);
+  return {
+    ...clientAnswers(declaredCapabilities(ctx)),
     responses: typeof responses === 'object' && responses !== null && !Array.isArray(responses) ? responses : {},
     ...(state === undefined || state.p === undefined ? {} : { state: state.p }),
   };
+}
+
+/**
+ * 2026-07-28: a call whose tool needs the client's model or roots from a client that did not declare
+ * them (the executor's SAMPLING_UNAVAILABLE, ROOTS_UNAVAILABLE) is the protocol's
+ * MissingRequiredClientCapabilityError (-32021, HTTP 400), naming what to declare; undefined otherwise.
+ */
+export function missingCapability(
+  result: InvokeResult<string>,
+  capabilities: ClientCapabilities | undefined,
+): MissingRequiredClientCapabilityError | undefined {
+  if (result.successful) return undefined;
+  const codes = new Set(result.errors.map((error) => error.code));
+  const required: Record<string, object> = {};
+  if (codes.has(ExecutionErrorCode.SAMPLING_UNAVAILABLE) && !isDeclared(capabilities?.sampling)) required.sampling = {};
+  if (codes.has(ExecutionErrorCode.ROOTS_UNAVAILABLE) && !isDeclared(capabilities?.roots)) required.roots = {};
+  if (Object.keys(required).length === 0) return undefined;
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: required as ClientCapabilities },
+    `${InvokeResult.errorMessage(result)} Declare ${Object.keys(required).join(' and ')} in the request's io.modelcontextprotocol/clientCapabilities.`,
+  );
 }
 
 /** The `input_required` answer for a tool's questions, its state sealed to this call. */
@@ -66,16 +119,19 @@ export async function askForInput(host: AptixHost, needed: ToolInputNeeded, call
 /** What {@link inputChannel} gives a first call from a client that cannot be asked and sent no answers: made once. */
 export const NO_INPUT: ToolInputChannel = Object.freeze({ canAsk: false, responses: Object.freeze({}) });
 
-/** The channel a 2025-era call gives its tool when the client declared form elicitation: it may ask, nothing answered yet. */
-export const LEGACY_FIRST_INPUT: ToolInputChannel = Object.freeze({ canAsk: true, responses: Object.freeze({}) });
+/** The channel a 2025-era call gives its tool when the client can be asked ({@link canBeAsked}): what it can answer, nothing answered yet. */
+export function legacyFirstInput(capabilities: ClientCapabilities | undefined): ToolInputChannel {
+  return { ...clientAnswers(capabilities), responses: {} };
+}
 
 /** How many rounds of questions one 2025-era call may ask before it is stopped. */
 export const MAX_LEGACY_ROUNDS = 8;
 /** How long the host waits for the user to answer one question (the approval question's longest wait). */
 const LEGACY_ANSWER_TIMEOUT_MS = 600_000;
 
-/** What asking a 2025-era client needs: its call's signal, and the session's one channel for a question to the user. */
+/** What asking a 2025-era client needs: what it can answer, its call's signal, and the session's one channel for server-to-client requests. */
 export interface LegacyQuestions {
+  readonly answers: ClientAnswers;
   readonly signal: AbortSignal;
   /** Claims the session's channel for server-to-client requests; false when another call holds it. */
   hold(): boolean;
@@ -91,11 +147,12 @@ function stopped(text: string): { kind: 'stopped'; result: CallToolResult } {
 }
 
 /**
- * A tool's own questions on a 2025-era session whose client declared form elicitation: each question
- * goes as `elicitation/create` (form mode) on the call's stream, the answers (the client's
- * `{ action, content }`, keyed as the tool keyed its questions, as a 2026-07-28 retry brings them) and
- * the tool's state go back to the tool, until it answers without asking or {@link MAX_LEGACY_ROUNDS}
- * rounds have passed. The state stays in this process, so it needs no seal.
+ * A tool's own requests on a 2025-era session whose client can be asked ({@link canBeAsked}): each
+ * request goes to the client on the call's stream (a question as form-mode `elicitation/create`, a
+ * `sampling/createMessage`, a `roots/list`), the answers (the client's results, keyed as the tool keyed
+ * its requests, as a 2026-07-28 retry brings them) and the tool's state go back to the tool, until it
+ * answers without asking or {@link MAX_LEGACY_ROUNDS} rounds have passed. The state stays in this
+ * process, so it needs no seal. The executor has already refused a round the client cannot answer.
  */
 export async function askLegacyRounds<O>(
   first: O,
@@ -115,27 +172,41 @@ export async function askLegacyRounds<O>(
     if (ask.signal.aborted) return stopped('The call was cancelled while the tool was asking the user.');
     if (!ask.hold())
       return stopped(
-        'The tool needs an answer from the user, and another question to the user is open in this MCP session, so it was not asked. Answer that one, then call the tool again.',
+        'The tool needs an answer from the client, and another request to the client is open in this MCP session, so it was not sent. Answer that one, then call the tool again.',
       );
     const responses: Record<string, unknown> = {};
     try {
+      // One at a time, in the tool's order: a client answers a question to its user before the next comes.
       for (const [key, request] of Object.entries(needed.inputRequests)) {
-        responses[key] = await ctx.mcpReq.send(
-          {
-            method: 'elicitation/create',
-            params: { mode: 'form', ...request.params } as unknown as Record<string, unknown>,
-          },
-          { timeout: LEGACY_ANSWER_TIMEOUT_MS, signal: ask.signal },
-        );
+        responses[key] = await ctx.mcpReq.send(legacyRequest(request), {
+          timeout: LEGACY_ANSWER_TIMEOUT_MS,
+          signal: ask.signal,
+        });
       }
     } catch {
-      if (ask.signal.aborted) return stopped('The call was cancelled while the tool was asking the user.');
+      if (ask.signal.aborted) return stopped('The call was cancelled while the tool was asking the client.');
       return stopped(
-        'The MCP client did not answer the question to the user (it failed, timed out or closed the stream), so the tool could not go on. Nothing was done after the question.',
+        "The MCP client did not answer the tool's request (a question to the user, a completion from its model or its roots: it failed, timed out or closed the stream), so the tool could not go on. Nothing was done after the request.",
       );
     } finally {
       ask.release();
     }
-    outcome = await again({ canAsk: true, responses, ...(needed.state === undefined ? {} : { state: needed.state }) });
+    outcome = await again({
+      ...ask.answers,
+      responses,
+      ...(needed.state === undefined ? {} : { state: needed.state }),
+    });
   }
+}
+
+/** A tool's request as the 2025 request the client is sent: a form question, a sampling request, or roots/list. */
+function legacyRequest(request: ToolInputRequest): {
+  method: ToolInputRequest['method'];
+  params?: Record<string, unknown>;
+} {
+  if (request.method === 'elicitation/create')
+    return { method: request.method, params: { mode: 'form', ...request.params } as Record<string, unknown> };
+  if (request.method === 'sampling/createMessage')
+    return { method: request.method, params: request.params as unknown as Record<string, unknown> };
+  return { method: 'roots/list' };
 }
