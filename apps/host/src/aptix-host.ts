@@ -197,7 +197,11 @@ export class AptixHost {
 
   /** What each principal may call and see (the configuration's `principals`). */
   get permissions(): HostPermissions {
-    return (this.#permissions ??= new HostPermissions(this.cradle.principals, this.cradle.toolPackages));
+    return (this.#permissions ??= new HostPermissions(
+      this.cradle.principals,
+      this.cradle.toolPackages,
+      this.#use().liveTools,
+    ));
   }
 
   /** The registered tool by name (what was read from its class at registration), or undefined. */

@@ -3,6 +3,8 @@ import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { closest } from './http/validation-messages.js';
 import { ToolPackageEntry } from './tool-package-config.js';
+import { PrincipalPermissions } from './auth/permissions-schema.js';
+import { OAuthConfigFile } from './auth/oauth-config.js';
 import { AuditConfigFile } from './audit/audit-config-schema.js';
 import { TelemetryConfigFile } from './telemetry/telemetry-config.js';
 
@@ -235,52 +237,12 @@ export const AptixConfigFile = Type.Object(
       }),
     ),
     principals: Type.Optional(
-      Type.Record(
-        Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
-        Type.Object(
-          {
-            tools: Type.Optional(
-              Type.Array(Type.String({ minLength: 1 }), {
-                description:
-                  'Tools it may call and see: names, * patterns, a leading ! excludes (default: every tool, unless packages is set).',
-              }),
-            ),
-            packages: Type.Optional(
-              Type.Array(Type.String({ minLength: 1 }), {
-                description: 'Tool packages whose tools it may call and see, by package name, the same patterns.',
-              }),
-            ),
-            modes: Type.Optional(
-              Type.Array(Type.String({ minLength: 1 }), {
-                description: 'Modes it may move a session into, the same patterns (default: every mode).',
-              }),
-            ),
-            approve: Type.Optional(
-              Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))], {
-                description:
-                  'Whether it may decide approvals, or the tools whose approvals it may decide (default false). Never the ones it asked for.',
-              }),
-            ),
-            admin: Type.Optional(
-              Type.Boolean({
-                description:
-                  'Whether it may use the admin routes: the approvals list and the packages list (default false).',
-              }),
-            ),
-            sessions: Type.Optional(
-              Type.Union([Type.Literal('own'), Type.Literal('all')], {
-                description: "The agent sessions it may read and change: its own (default), or every principal's.",
-              }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
-        {
-          description:
-            'Permissions by API key name (the name of "<name>=<key>"). A key without an entry may do everything but decide an approval it asked for.',
-        },
-      ),
+      Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), PrincipalPermissions, {
+        description:
+          'Permissions by API key name (the name of "<name>=<key>"). A key without an entry may do everything but decide an approval it asked for.',
+      }),
     ),
+    oauth: Type.Optional(OAuthConfigFile),
     promptModes: Type.Optional(
       Type.Record(
         Type.String({ pattern: '^[a-z][a-z0-9]*(_[a-z0-9]+)*$' }),

@@ -13,6 +13,7 @@ import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConf
 import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap-policy.js';
 import type { PrincipalEntry } from './permissions.js';
+import { resolveOAuthConfig, type OAuthConfig } from './auth/oauth-config.js';
 import { resolveAuditConfig, type AuditConfig } from './audit/audit-config.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from './telemetry/telemetry-config.js';
 
@@ -80,6 +81,8 @@ export interface AptixConfig {
   readonly allowSelfApproval: readonly string[];
   /** Permissions by API key name (see permissions.ts). */
   readonly principals: Readonly<Record<string, PrincipalEntry>>;
+  /** The host as an OAuth 2.1 resource server (auth/resource-server.ts); undefined when it accepts API keys only. */
+  readonly oauth: OAuthConfig | undefined;
   readonly approvalSweepIntervalMs: number;
   /** The audit trail: whether it is kept, what it records, its retention (docs/audit.md). */
   readonly audit: AuditConfig;
@@ -220,6 +223,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     approvalTtlMs: file.approvals?.ttlMs ?? 3_600_000,
     allowSelfApproval: file.approvals?.allowSelfApproval ?? [],
     principals: file.principals ?? {},
+    oauth: readOAuth(file, source),
     approvalSweepIntervalMs: file.approvals?.sweepIntervalMs ?? 5_000,
     audit: resolveAuditConfig(file.audit, fromEnv('APTIX_AUDIT')),
     approvalOrphanAfterMs: file.approvals?.orphanAfterMs ?? 30_000,
@@ -242,6 +246,16 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Aptix
     baseDir,
     file: source,
   };
+}
+
+/** The file's `oauth` section, resolved; its errors name the file. */
+function readOAuth(file: AptixConfigFile, source: string | undefined): OAuthConfig | undefined {
+  if (file.oauth === undefined) return undefined;
+  try {
+    return resolveOAuthConfig(file.oauth);
+  } catch (error) {
+    throw new ConfigError(`Config file ${source ?? ''} is invalid: ${(error as Error).message}`);
+  }
 }
 
 /** APTIX_API_KEY / APTIX_API_KEYS replace the file's apiKey / apiKeys; together they are the accepted keys. */

@@ -23,6 +23,7 @@ import type { AgentSessionStore } from '@aptix/agent-sessions';
 import { openSessionStore, type OpenSessionStoreOptions } from '@aptix/agent-sessions/open';
 import { createReasoner, type Reasoner } from '@aptix/reasoner';
 import { PrincipalTable } from './permissions.js';
+import { tokenPrincipalPermissions } from './auth/token-principals.js';
 import type { AptixConfig } from './config.js';
 import { createHostLogger } from './logger.js';
 import { composeHostCatalog } from './mode-wiring.js';
@@ -172,6 +173,7 @@ async function composeWith(
       config.principals,
       config.apiKeys.map((key) => key.name),
       config.allowSelfApproval,
+      tokenPrincipalPermissions,
     );
   } catch (error) {
     throw new HostStartupError(`The configuration's principals cannot be used: ${(error as Error).message}`, {

@@ -147,11 +147,11 @@ async function listen(server: HttpServer, config: AptixConfig): Promise<string> 
   }
 }
 
-/** Without an API key, only loopback: anyone who can reach the port could otherwise call every tool. */
+/** Without an API key or OAuth, only loopback: anyone who can reach the port could otherwise call every tool. */
 function refuseOpenBinding(config: AptixConfig): void {
-  if (config.apiKeys.length === 0 && !isLoopback(config.host)) {
+  if (config.apiKeys.length === 0 && config.oauth === undefined && !isLoopback(config.host)) {
     throw new ConfigError(
-      `Refusing to listen on ${config.host} without an API key: anyone who can reach it could call every tool. Fix: set APTIX_API_KEY or APTIX_API_KEYS (or apiKey in the configuration), or listen on 127.0.0.1.`,
+      `Refusing to listen on ${config.host} without an API key: anyone who can reach it could call every tool. Fix: set APTIX_API_KEY or APTIX_API_KEYS (or apiKey in the configuration), configure oauth (docs/hosting.md, "OAuth"), or listen on 127.0.0.1.`,
     );
   }
 }

@@ -15,6 +15,7 @@ import { registerApprovalRoutes } from './approval-routes.js';
 import { registerAuditRoutes } from './audit-routes.js';
 import { registerConsoleRoutes } from './console-routes.js';
 import { apiKeyGuard, hostGuard } from './security.js';
+import { registerResourceServer } from '../auth/resource-server.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
 import { RequestLogger } from './request-logger.js';
@@ -153,7 +154,8 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     guardHost(request, reply, done);
   });
   app.decorateRequest('actor', undefined);
-  if (config.apiKeys.length > 0) app.addHook('onRequest', apiKeyGuard(config.apiKeys));
+  if (config.oauth !== undefined) registerResourceServer(app, config.oauth, config.apiKeys);
+  else if (config.apiKeys.length > 0) app.addHook('onRequest', apiKeyGuard(config.apiKeys));
 
   // Our own JSON parser: the same secure-json-parse, with messages that say what was wrong. No other
   // content-type is accepted (415 says to send application/json).
@@ -173,6 +175,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   );
 
   await registerRateLimit(app, config);
+  const guarded = config.apiKeys.length > 0 || config.oauth !== undefined;
   await app.register(swagger, {
     openapi: {
       info: {
@@ -180,8 +183,8 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
         version,
         description: 'Tools for LLM agents, over HTTP, OpenAI function formats and MCP (at /mcp).',
       },
-      components: config.apiKeys.length > 0 ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } : {},
-      ...(config.apiKeys.length > 0 ? { security: [{ bearer: [] }] } : {}),
+      components: guarded ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } : {},
+      ...(guarded ? { security: [{ bearer: [] }] } : {}),
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
