@@ -1,7 +1,12 @@
 import OpenAI from 'openai';
-import type { ResponseCreateParamsBase, ResponseOutputItem } from 'openai/resources/responses/responses';
+import type { Response, ResponseCreateParamsBase, ResponseOutputItem } from 'openai/resources/responses/responses';
+import { traceHeaders } from './reasoner-telemetry.js';
 import { textOf } from './conversation.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
+import type { ModelReply } from './model-reply.js';
+
+// In a module of its own, so that reasoner-telemetry.ts (which reads a reply) is not imported back.
+export type { ModelReply } from './model-reply.js';
 
 export interface ModelCallOptions {
   readonly stream: boolean;
@@ -10,11 +15,6 @@ export interface ModelCallOptions {
   readonly onTextDelta: (delta: string) => void;
   /** Named in error messages: the base URL. */
   readonly endpoint: string;
-}
-
-/** What one model call produced: its output items, untouched, ready to be stored. */
-export interface ModelReply {
-  readonly output: readonly ResponseOutputItem[];
 }
 
 /**
@@ -42,9 +42,10 @@ async function streamed(
   body: ResponseCreateParamsBase,
   options: ModelCallOptions,
 ): Promise<ModelReply> {
-  const stream = await client.responses.create({ ...body, stream: true }, { signal: options.signal });
+  const stream = await client.responses.create({ ...body, stream: true }, requestOptions(options));
   const finished: ResponseOutputItem[] = [];
   let output: readonly ResponseOutputItem[] | undefined;
+  let completed: Response | undefined;
   for await (const event of stream) {
     switch (event.type) {
       case 'response.output_text.delta':
@@ -57,6 +58,7 @@ async function streamed(
       case 'response.completed':
       case 'response.incomplete':
         output = event.response.output;
+        completed = event.response;
         break;
       case 'response.failed':
         throw failedResponse(event.response.error?.message ?? 'no reason given', event.response.error?.code);
@@ -70,7 +72,10 @@ async function streamed(
   if (options.signal?.aborted) return { output: [] };
   if (output === undefined) throw failedResponse('the stream ended before "response.completed"', null);
   // Some compatible servers send a bare "response.completed": fall back to the items streamed one by one.
-  return { output: output.length > 0 ? output : finished.filter((item) => item !== undefined) };
+  return {
+    output: output.length > 0 ? output : finished.filter((item) => item !== undefined),
+    ...described(completed),
+  };
 }
 
 async function unstreamed(
@@ -78,12 +83,33 @@ async function unstreamed(
   body: ResponseCreateParamsBase,
   options: ModelCallOptions,
 ): Promise<ModelReply> {
-  const response = await client.responses.create({ ...body, stream: false }, { signal: options.signal });
+  const response = await client.responses.create({ ...body, stream: false }, requestOptions(options));
   if (response.status === 'failed')
     throw failedResponse(response.error?.message ?? 'no reason given', response.error?.code);
   const text = textOf(response.output);
   if (text !== '') options.onTextDelta(text);
-  return { output: response.output };
+  return { output: response.output, ...described(response) };
+}
+
+/** The request options of a model call: the caller's signal, and the trace context when tracing is on. */
+function requestOptions(options: ModelCallOptions): {
+  signal: AbortSignal | undefined;
+  headers?: Record<string, string>;
+} {
+  const headers = traceHeaders();
+  return headers === undefined ? { signal: options.signal } : { signal: options.signal, headers };
+}
+
+/** The id, model and usage of a response, for the call's span. */
+function described(response: Response | undefined): Omit<ModelReply, 'output'> {
+  if (response === undefined) return {};
+  return {
+    id: response.id,
+    model: response.model,
+    ...(response.usage
+      ? { usage: { input_tokens: response.usage.input_tokens, output_tokens: response.usage.output_tokens } }
+      : {}),
+  };
 }
 
 /** A marker: the response itself failed, as opposed to the request. */

@@ -14,6 +14,7 @@ import {
 import type { ReasonerEvent, ReasonerEventListener } from './events.js';
 import { buildModePrompts, DEFAULT_BOOT_PROMPT, type ModePrompt, type ReasonerToolRegistry } from './instructions.js';
 import { callModel } from './model-call.js';
+import { tracedModelCall, tracedTurn } from './reasoner-telemetry.js';
 import { approvalIdOf } from './approvals.js';
 import { createOpenAIClient, resolveModelConnection } from './model-config.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
@@ -185,7 +186,9 @@ export class Reasoner {
         ),
       );
     }
-    return this.#queue.run(sessionId, () => this.#start(sessionId, { kind: 'message', input }, options));
+    return this.#queue.run(sessionId, () =>
+      tracedTurn(sessionId, this.model, () => this.#start(sessionId, { kind: 'message', input }, options)),
+    );
   }
 
   /**
@@ -209,7 +212,9 @@ export class Reasoner {
         ),
       );
     }
-    return this.#queue.run(sessionId, () => this.#start(sessionId, { kind: 'outputs', outputs }, options));
+    return this.#queue.run(sessionId, () =>
+      tracedTurn(sessionId, this.model, () => this.#start(sessionId, { kind: 'outputs', outputs }, options)),
+    );
   }
 
   /** The calls of `sessionId` waiting for the client, in call order (`[]` when none). */
@@ -337,25 +342,27 @@ export class Reasoner {
       emit({ type: 'model_request', sessionId: session.id, mode: session.mode, step: steps });
       const input = toModelInput(await this.#sessions.listConversationItems(session.id));
       let streamedText = '';
-      const reply = await callModel(
-        this.#client,
-        {
-          ...this.#settings,
-          model: this.model,
-          instructions: prompt.instructions,
-          input,
-          tools: prompt.tools as ResponseCreateParamsBase['tools'],
-          store: false,
-        },
-        {
-          stream: this.#stream,
-          signal,
-          endpoint: this.endpoint,
-          onTextDelta: (delta) => {
-            streamedText += delta;
-            emit({ type: 'text_delta', sessionId: session.id, delta });
+      const reply = await tracedModelCall(this.model, this.endpoint, () =>
+        callModel(
+          this.#client,
+          {
+            ...this.#settings,
+            model: this.model,
+            instructions: prompt.instructions,
+            input,
+            tools: prompt.tools as ResponseCreateParamsBase['tools'],
+            store: false,
           },
-        },
+          {
+            stream: this.#stream,
+            signal,
+            endpoint: this.endpoint,
+            onTextDelta: (delta) => {
+              streamedText += delta;
+              emit({ type: 'text_delta', sessionId: session.id, delta });
+            },
+          },
+        ),
       );
       if (reply === undefined) return end('cancelled', CANCELLED);
       await this.#sessions.appendConversationItems(session.id, reply.output as unknown as ConversationItem[]);

@@ -149,6 +149,7 @@ async function runTool(
     reports === undefined ? admitted.context : { ...admitted.context, reportProgress: reports.report };
   const result = await deps.executor.execute(target.name, target.arguments, callContext, {
     logger,
+    callId: call.callId,
     ...(signal === undefined ? {} : { signal }),
   });
   reports?.end();
