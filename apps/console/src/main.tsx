@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { apiKey, onUnauthorized } from './api.js';
 import { ApprovalsView } from './views/approvals.js';
+import { CallsView } from './views/calls.js';
 import { ChatView } from './views/chat.js';
 import { ModesView } from './views/modes.js';
 import { SessionsView } from './views/sessions.js';
@@ -14,6 +15,7 @@ const VIEWS = [
   { path: 'modes', label: 'Modes' },
   { path: 'sessions', label: 'Sessions' },
   { path: 'approvals', label: 'Approvals' },
+  { path: 'calls', label: 'Calls' },
   { path: 'chat', label: 'Chat' },
 ] as const;
 
@@ -77,6 +79,8 @@ function App() {
         return <SessionsView sessionId={arg} />;
       case 'approvals':
         return <ApprovalsView />;
+      case 'calls':
+        return <CallsView recordId={arg} />;
       case 'chat':
         return <ChatView sessionId={arg} />;
       default:
