@@ -68,8 +68,8 @@ function contractNode(packageJsonPath, options, context) {
               `{workspaceRoot}/${runner}`,
               { externalDependencies: ['typebox', 'ajv'] },
             ],
-            // --update writes the snapshot: a cache hit must restore it.
-            outputs: ['{projectRoot}/tool-schemas.json'],
+            // --update writes the snapshots (tools; prompts and resources): a cache hit must restore them.
+            outputs: ['{projectRoot}/tool-schemas.json', '{projectRoot}/unit-schemas.json'],
             metadata: {
               technologies: ['aptix'],
               description:

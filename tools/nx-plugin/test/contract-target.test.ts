@@ -256,7 +256,7 @@ describe('the plugin: createNodes', () => {
               '{workspaceRoot}/tools/nx-plugin/src/run-contract.mjs',
               { externalDependencies: ['typebox', 'ajv'] },
             ],
-            outputs: ['{projectRoot}/tool-schemas.json'],
+            outputs: ['{projectRoot}/tool-schemas.json', '{projectRoot}/unit-schemas.json'],
             metadata: expect.objectContaining({ technologies: ['aptix'] }),
           },
         },

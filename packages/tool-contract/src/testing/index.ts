@@ -27,6 +27,7 @@ export {
   type VerifyToolPackageOptions,
 } from './verify-tool-package.js';
 export { formatToolPackageReport } from './format-report.js';
+export { UNIT_SNAPSHOT_FILE, verifyPackageUnits, type PackageUnitsReport } from './verify-units.js';
 export {
   checkSchemaSnapshot,
   SCHEMA_SNAPSHOT_FILE,

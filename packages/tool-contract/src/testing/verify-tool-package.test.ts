@@ -140,4 +140,40 @@ describe('verifyToolPackage', () => {
       ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE,
     ]);
   });
+
+  it('checks prompts and resources beside the tools, and keeps their snapshot in unit-schemas.json apart from tool-schemas.json', async () => {
+    const units = `
+export const prompts = [{ kind: 'prompt', name: 'acme_ask', description: 'Asks.', args: { type: 'object', properties: { topic: { type: 'string', description: 'The topic.' } }, required: ['topic'] }, render: ({ topic }) => 'About ' + topic }];
+export const resources = [{ kind: 'resource', name: 'acme_doc', uri: 'acme://doc', mimeType: 'text/plain', read: () => 'doc' }];
+`;
+    const dir = makePackage({
+      'dist/index.mjs': `${toolSource('acme_clock')}\nexport const tools = [Tool_acme_clock];\nexport const createDependencies = () => ({ clock: { now: () => 42 } });\n${units}`,
+    });
+    const missing = await verifyToolPackage(dir, { crossProcess: false });
+    expect(missing.violations.map((violation) => violation.code)).toEqual([
+      ContractCheckCode.SCHEMA_SNAPSHOT_MISSING,
+      ContractCheckCode.SCHEMA_SNAPSHOT_MISSING,
+    ]);
+    const written = await verifyToolPackage(dir, { update: true, crossProcess: false });
+    expect(written.violations).toEqual([]);
+    expect(written.units).toMatchObject({ prompts: ['acme_ask'], resources: ['acme_doc'] });
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'tool-schemas.json'), 'utf8')))).toEqual(['acme_clock']);
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'unit-schemas.json'), 'utf8')))).toEqual([
+      'prompt:acme_ask',
+      'resource:acme_doc',
+    ]);
+
+    // A prompt argument that is not a string, and a resource URI that climbs, are violations of the package.
+    const brokenDir = makePackage({
+      'dist/index.mjs': `${toolSource('acme_clock')}\nexport const tools = [Tool_acme_clock];\nexport const createDependencies = () => ({ clock: { now: () => 42 } });\n${units.replace("topic: { type: 'string'", "topic: { type: 'integer'").replace('acme://doc', 'acme://docs/../secret')}`,
+    });
+    const broken = await verifyToolPackage(brokenDir, { update: true, crossProcess: false });
+    expect(broken.ok).toBe(false);
+    expect(broken.violations.map((violation) => violation.code)).toEqual(
+      expect.arrayContaining([ContractErrorCode.PROMPT_ARGUMENTS_INVALID, ContractErrorCode.RESOURCE_URI_INVALID]),
+    );
+    expect(broken.violations.find((v) => v.code === ContractErrorCode.PROMPT_ARGUMENTS_INVALID)!.message).toMatch(
+      /MCP prompt arguments are strings/,
+    );
+  });
 });

@@ -9,6 +9,7 @@ import { ContractCheckCode, type ContractFinding } from './codes.js';
 import { schemasInFreshProcess, type ProcessSchemaEntry } from './process-schemas.js';
 import { checkSchemaSnapshot, SCHEMA_SNAPSHOT_FILE, type SchemaSnapshotResult } from './schema-snapshot.js';
 import { verifyToolContract, type ContractToolFactory, type ToolContractReport } from './verify-tool-contract.js';
+import { verifyPackageUnits, type PackageUnitsReport } from './verify-units.js';
 
 /**
  * What a tool package's contract setup module exports (named exports, or a default export of this
@@ -60,6 +61,8 @@ export interface ToolPackageReport {
   readonly violations: readonly ContractFinding[];
   readonly warnings: readonly ContractFinding[];
   readonly snapshot: SchemaSnapshotResult | undefined;
+  /** The package's prompts and resources, checked like tools, and their snapshot (`unit-schemas.json`); undefined when the checks stopped before them. */
+  readonly units?: PackageUnitsReport;
   readonly durationMs: number;
 }
 
@@ -91,7 +94,9 @@ export async function verifyToolPackage(
   const packageName = pkg.name ?? relative(process.cwd(), dir);
   const violations: ContractFinding[] = [];
   const warnings: ContractFinding[] = [];
-  const finish = (fields: Pick<ToolPackageReport, 'entry' | 'setup' | 'tools' | 'snapshot'>): ToolPackageReport => ({
+  const finish = (
+    fields: Pick<ToolPackageReport, 'entry' | 'setup' | 'tools' | 'snapshot' | 'units'>,
+  ): ToolPackageReport => ({
     packageName,
     packageDir: dir,
     ...fields,
@@ -192,7 +197,14 @@ export async function verifyToolPackage(
   });
   violations.push(...snapshot.violations);
   warnings.push(...snapshot.warnings);
-  return finish({ entry, setup: setupPath, tools: reports, snapshot });
+  // Prompts and resources beside the tools: checked as a host checks them, snapshotted beside tool-schemas.json.
+  const units = verifyPackageUnits(module, packageName, dir, {
+    ...(options.update === undefined ? {} : { update: options.update }),
+    ...(options.updateCommand === undefined ? {} : { updateCommand: options.updateCommand }),
+  });
+  violations.push(...units.violations);
+  warnings.push(...units.warnings);
+  return finish({ entry, setup: setupPath, tools: reports, snapshot, units });
 }
 
 interface LoadedSetup {
