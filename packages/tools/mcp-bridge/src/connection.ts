@@ -12,6 +12,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { AdminLogger } from '@aptix/tool-contract';
 import { McpBridgeError } from './codes.js';
+import { countReconnect, tracedRemoteCall, tracingFetch } from './bridge-telemetry.js';
 import { resolveValues, type McpBridgeOptions } from './options.js';
 import { listTools } from './tool-listing.js';
 
@@ -128,9 +129,10 @@ export class ServerConnection {
     // The SDK's own time-out sits just past Aptix's, so the executor's TIMEOUT is what callers see;
     // aborting the signal sends notifications/cancelled to the server.
     const timeout = Math.min(timeoutMs + 1_000, MAX_TIMER_MS);
-    return client.callTool(
-      { name, arguments: args },
-      onprogress === undefined ? { signal, timeout } : { signal, timeout, onprogress },
+    const options = onprogress === undefined ? { signal, timeout } : { signal, timeout, onprogress };
+    // With tracing on, a client span whose context goes to the server in _meta (the MCP conventions).
+    return tracedRemoteCall(this.#options.name, name, this.#options.http?.url, (meta) =>
+      client.callTool(meta === undefined ? { name, arguments: args } : { name, arguments: args, _meta: meta }, options),
     );
   }
 
@@ -186,6 +188,7 @@ export class ServerConnection {
       const tools = await this.#connect();
       if (this.#state !== 'reconnecting') return; // closed meanwhile
       this.#state = 'connected';
+      countReconnect(this.#options.name);
       this.#logger.addCustomEvent(
         'info',
         '[McpBridge_Reconnected]',
@@ -319,7 +322,7 @@ export class ServerConnection {
       return transport;
     }
     const headers = resolveValues(http!.headers, 'the header', name);
-    return new StreamableHTTPClientTransport(new URL(http!.url), { requestInit: { headers } });
+    return new StreamableHTTPClientTransport(new URL(http!.url), { requestInit: { headers }, fetch: tracingFetch });
   }
 }
 
