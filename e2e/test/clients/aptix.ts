@@ -35,16 +35,27 @@ function listening(child: ReturnType<typeof spawn>): Promise<string> {
   });
 }
 
+/** What a suite's host starts with besides the defaults: a fixed port (default a free one) and a configuration file (APTIX_CONFIG). */
+export interface AptixOptions {
+  readonly port?: number;
+  readonly config?: string;
+}
+
 /** One `aptix serve` for the enclosing describe, on its own SQLite file; stopped and removed after it. */
-export function aptixForSuite(): Aptix {
+export function aptixForSuite(options: AptixOptions = {}): Aptix {
   const dir = mkdtempSync(join(tmpdir(), 'aptix-mcp-clients-'));
   const db = `sqlite:${join(dir, 'aptix.db')}`;
   let child: ReturnType<typeof spawn> | undefined;
   let url: string | undefined;
   beforeAll(async () => {
-    child = spawn(process.execPath, [APTIX_BIN, 'serve', '--port', '0'], {
+    child = spawn(process.execPath, [APTIX_BIN, 'serve', '--port', String(options.port ?? 0)], {
       cwd: WORKSPACE,
-      env: { ...process.env, APTIX_DB: db, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        APTIX_DB: db,
+        LOG_LEVEL: 'info',
+        ...(options.config === undefined ? {} : { APTIX_CONFIG: options.config }),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     url = await listening(child);
