@@ -19,6 +19,7 @@ import type {
   SetSessionModeResult,
 } from '../types.js';
 import { checkStoredString, isUnstorableKey, resolveLimits, resolvePage, type BoundedField } from './limits.js';
+import { observedWrite } from './store-telemetry.js';
 
 /** A session row about to be written. */
 export interface NewSession {
@@ -176,7 +177,8 @@ export abstract class SessionStoreBase implements AgentSessionStore {
       input.parentId === undefined || input.parentId === null
         ? null
         : this.#bounded('parentId', requireId('parentId', input.parentId));
-    return this.insertSession({ id: randomUUID(), mode, org, user, parentId, owner });
+    const session = { id: randomUUID(), mode, org, user, parentId, owner };
+    return observedWrite(this.location, 'create_session', () => this.insertSession(session));
   }
 
   async getSession(id: string): Promise<AgentSession | undefined> {
@@ -250,7 +252,7 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     if (signal?.aborted) return cancelled();
     let committed: { session: AgentSession; change: ModeChange } | undefined;
     try {
-      committed = await this.commitModeChange(pending, signal);
+      committed = await observedWrite(this.location, 'change_mode', () => this.commitModeChange(pending, signal));
     } catch (error) {
       if (error instanceof SessionStoreError && error.code === 'CANCELLED') return cancelled();
       if (error instanceof SessionStoreError && error.code === 'OUTCOME_UNKNOWN') return outcomeUnknown(sessionId);
@@ -263,10 +265,9 @@ export abstract class SessionStoreBase implements AgentSessionStore {
 
   async bindMcpSession(mcpSessionId: string, agentSessionId: string): Promise<void> {
     this.#assertOpen();
-    await this.writeMcpBinding(
-      this.#bounded('mcpSessionId', requireId('mcpSessionId', mcpSessionId)),
-      this.#bounded('agentSessionId', requireId('agentSessionId', agentSessionId)),
-    );
+    const mcp = this.#bounded('mcpSessionId', requireId('mcpSessionId', mcpSessionId));
+    const agent = this.#bounded('agentSessionId', requireId('agentSessionId', agentSessionId));
+    await observedWrite(this.location, 'bind_mcp_session', () => this.writeMcpBinding(mcp, agent));
   }
 
   async getMcpBinding(mcpSessionId: string): Promise<string | undefined> {
@@ -287,7 +288,7 @@ export abstract class SessionStoreBase implements AgentSessionStore {
     this.#assertOpen();
     const id = requireId('mcpSessionId', mcpSessionId);
     if (isUnstorableKey(this.limits, id)) return undefined;
-    return this.markMcpSessionUsed(id);
+    return observedWrite(this.location, 'touch_mcp_session', () => this.markMcpSessionUsed(id));
   }
 
   async closeMcpSession(mcpSessionId: string, ifTouches?: number): Promise<boolean> {
@@ -299,13 +300,14 @@ export abstract class SessionStoreBase implements AgentSessionStore {
         `ifTouches must be an integer (a touches count getMcpSession or touchMcpSession gave); got ${String(ifTouches)}.`,
       );
     if (isUnstorableKey(this.limits, id)) return false;
-    return this.markMcpSessionClosed(id, ifTouches);
+    return observedWrite(this.location, 'close_mcp_session', () => this.markMcpSessionClosed(id, ifTouches));
   }
 
   async appendConversationItems(sessionId: string, items: readonly unknown[]): Promise<void> {
     this.#assertOpen();
     const id = this.#bounded('sessionId', requireId('sessionId', sessionId));
-    await this.insertConversationItems(id, serializeItems(items));
+    const serialized = serializeItems(items);
+    await observedWrite(this.location, 'append_conversation_items', () => this.insertConversationItems(id, serialized));
   }
 
   async listConversationItems(sessionId: string): Promise<unknown[]> {
