@@ -1,7 +1,8 @@
 /**
  * A test that cannot miss a route (issue 32): every route and method the host registers, taken from
  * the server's own route table rather than a list kept here, answers 401 without a key and with a
- * wrong key, except the documented public ones (route-table.ts, held equal to PUBLIC_ROUTES and
+ * wrong key, and 403 to a principal without the permission it needs (or is classed in route-table.ts
+ * as on the principal's own sessions, or scoped to what it may see), except the documented public ones (route-table.ts, held equal to PUBLIC_ROUTES and
  * PUBLIC_ROUTE_PREFIXES in src/http/security.ts). Made public by mistake, a route answers something
  * else and this fails; a route added later is checked without anyone adding it. The same table serves
  * a check per principal (see route-table.ts).
@@ -14,6 +15,7 @@ import {
   isDocumentedPublic,
   protectedRoutes,
   requestFor,
+  routeClasses,
   send,
   startRouteHost,
   type RegisteredRoute,
@@ -115,4 +117,80 @@ describe('every route the host registers needs the key', () => {
     const answer = await send(routes.url, { method: 'GET', path: request.path, body: undefined }, KEY);
     return answer.status === 404 && answer.code !== 'NOT_FOUND';
   }
+});
+
+describe('every route the host registers answers 403 to a principal without the permission it needs', () => {
+  const NOBODY = 'nobody-key-0123456789abcdef';
+  let routes: RouteHost;
+  let classes: ReturnType<typeof routeClasses>;
+
+  beforeAll(async () => {
+    routes = await startRouteHost({
+      // nobody may do nothing; ops (no entry) may do everything, and asks for a refund nobody may not decide.
+      file: { apiKeys: [`ops=${KEY}`, `nobody=${NOBODY}`], principals: { nobody: { tools: [], modes: [] } } },
+      // A route added later that nobody classed: the first test must name it.
+      configure: (server) => server.app.get('/v2/unclassed', () => ({ secret: 'unclassed-data' })),
+    });
+    const asOps = (path: string, body: unknown) =>
+      fetch(routes.url + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((response) => response.json() as Promise<{ id?: string; approvalId?: string }>);
+    const sessionId = (await asOps('/v1/sessions', { mode: 'tool_diagnostics' })).id!;
+    const approvalId = (
+      await asOps('/v1/tools/testing_issue_refund/invoke', {
+        arguments: { orderId: 'ROUTES-1', amount: 5000, currency: 'EUR' },
+      })
+    ).approvalId!;
+    classes = routeClasses({ approvalId, sessionId });
+  });
+  afterAll(async () => {
+    await routes?.close();
+  });
+
+  it('each route is in exactly one class: a route added later fails here until someone says what it needs', () => {
+    const unclassified: string[] = [];
+    for (const route of protectedRoutes(routes.server.routes)) {
+      const found = [classes.forbidden, classes.ownSessions, classes.scoped].filter((table) => id(route) in table);
+      if (found.length !== 1) unclassified.push(`${id(route)} (in ${found.length} classes)`);
+    }
+    expect(unclassified).toEqual(['GET /v2/unclassed (in 0 classes)', 'HEAD /v2/unclassed (in 0 classes)']);
+  });
+
+  it('each permission-gated route answers 403 FORBIDDEN naming the permission, never the key', async () => {
+    const wrong: string[] = [];
+    for (const route of protectedRoutes(routes.server.routes)) {
+      const entry = classes.forbidden[id(route)];
+      if (entry === undefined) continue;
+      const response = await fetch(routes.url + entry.request.path, {
+        method: entry.request.method,
+        headers: {
+          authorization: `Bearer ${NOBODY}`,
+          ...(entry.request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(entry.request.body === undefined ? {} : { body: entry.request.body }),
+      });
+      const text = await response.text();
+      const ok =
+        response.status === 403 &&
+        !text.includes(NOBODY) &&
+        (route.method === 'HEAD' ||
+          (text.includes('"code":"FORBIDDEN"') && text.includes(`the permission ${entry.permission}`)));
+      if (!ok) wrong.push(`${id(route)}: ${response.status} ${text.slice(0, 200)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("each route on one agent session answers another principal's session 404 SESSION_NOT_FOUND, as a missing one", async () => {
+    const wrong: string[] = [];
+    for (const route of protectedRoutes(routes.server.routes)) {
+      const request = classes.ownSessions[id(route)];
+      if (request === undefined) continue;
+      const answer = await send(routes.url, request, NOBODY);
+      if (answer.status !== 404 || (route.method !== 'HEAD' && answer.code !== 'SESSION_NOT_FOUND'))
+        wrong.push(`${id(route)}: ${answer.status} ${answer.code ?? ''}`);
+    }
+    expect(wrong).toEqual([]);
+  });
 });

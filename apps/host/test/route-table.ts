@@ -138,3 +138,92 @@ export async function send(url: string, request: RouteRequest, key?: string): Pr
   }
   return { status: response.status, code, headers: response.headers };
 }
+
+/**
+ * What each protected route asks of a principal (the 403 half of issue 32's route test). Every route
+ * the host registers, but the public ones, is in exactly one class, or the test fails naming it: a route
+ * added later must be put here deliberately, with what it needs.
+ *
+ * - `forbidden`: a principal without the permission gets 403 FORBIDDEN naming it. Each entry builds a
+ *   request that reaches the permission check (a real tool, a pending approval of someone else's).
+ * - `ownSessions`: the route is on one agent session; another principal's session answers 404
+ *   SESSION_NOT_FOUND, as a missing one does (no oracle for ids), never 403.
+ * - `scoped`: any principal may call it, and the answer holds only what that principal may see or do,
+ *   with the reason (a list filtered to its permissions, a session of its own, MCP's own refusals).
+ */
+export interface RouteClasses {
+  readonly forbidden: Readonly<Record<string, { readonly permission: string; readonly request: RouteRequest }>>;
+  readonly ownSessions: Readonly<Record<string, RouteRequest>>;
+  readonly scoped: Readonly<Record<string, string>>;
+}
+
+/** The classes, given a pending approval another principal asked for and a session another principal owns. */
+export function routeClasses(others: { readonly approvalId: string; readonly sessionId: string }): RouteClasses {
+  const get = (path: string): RouteRequest => ({ method: 'GET', path, body: undefined });
+  const head = (path: string): RouteRequest => ({ method: 'HEAD', path, body: undefined });
+  const post = (path: string, body: unknown): RouteRequest => ({ method: 'POST', path, body: JSON.stringify(body) });
+  const mcp =
+    'every principal may connect; what it lists and calls is held to its permissions (oauth-resource-server, permissions and mcp tests)';
+  return {
+    forbidden: {
+      'GET /v1/tools/:name': { permission: 'tools: testing_calculator', request: get('/v1/tools/testing_calculator') },
+      'HEAD /v1/tools/:name': { permission: '', request: head('/v1/tools/testing_calculator') },
+      'POST /v1/tools/:name/invoke': {
+        permission: 'tools: testing_calculator',
+        request: post('/v1/tools/testing_calculator/invoke', { arguments: { operation: 'add', a: 1, b: 2 } }),
+      },
+      'GET /v1/packages': { permission: 'admin', request: get('/v1/packages') },
+      'HEAD /v1/packages': { permission: '', request: head('/v1/packages') },
+      'GET /v1/approvals': { permission: 'admin', request: get('/v1/approvals') },
+      'HEAD /v1/approvals': { permission: '', request: head('/v1/approvals') },
+      'POST /v1/approvals/:id': {
+        permission: 'approve',
+        request: post(`/v1/approvals/${others.approvalId}`, { decision: 'approve' }),
+      },
+      'GET /v1/audit': { permission: 'admin', request: get('/v1/audit') },
+      'HEAD /v1/audit': { permission: '', request: head('/v1/audit') },
+      'GET /v1/audit/:id': { permission: 'admin', request: get('/v1/audit/any-record') },
+      'HEAD /v1/audit/:id': { permission: '', request: head('/v1/audit/any-record') },
+      'GET /metrics': { permission: 'admin', request: get('/metrics') },
+      'HEAD /metrics': { permission: '', request: head('/metrics') },
+    },
+    ownSessions: {
+      'GET /v1/sessions/:id': get(`/v1/sessions/${others.sessionId}`),
+      'HEAD /v1/sessions/:id': head(`/v1/sessions/${others.sessionId}`),
+      'POST /v1/sessions/:id/messages': post(`/v1/sessions/${others.sessionId}/messages`, { input: 'hello' }),
+      'POST /v1/sessions/:id/tool-outputs': post(`/v1/sessions/${others.sessionId}/tool-outputs`, {
+        outputs: [{ callId: 'call-1', output: 'done' }],
+      }),
+      'POST /v1/sessions/:id/resume': post(`/v1/sessions/${others.sessionId}/resume`, {}),
+    },
+    scoped: {
+      'GET /v1/tools': 'lists only the tools the principal may call',
+      'HEAD /v1/tools': 'as GET',
+      'GET /v1/modes':
+        'the mode catalog: names and descriptions, the same for every principal (modes limits moving into one)',
+      'HEAD /v1/modes': 'as GET',
+      'POST /v1/sessions': 'makes a session the principal owns',
+      'GET /v1/prompts': 'lists what its permissions allow, as over MCP',
+      'HEAD /v1/prompts': 'as GET',
+      'POST /v1/prompts/:name': 'renders what its permissions allow, as over MCP',
+      'GET /v1/resources': 'lists what its permissions allow, as over MCP',
+      'HEAD /v1/resources': 'as GET',
+      'GET /v1/resources/read': 'reads what its permissions allow, as over MCP',
+      'HEAD /v1/resources/read': 'as GET',
+      'GET /v1/approvals/:id': 'an approval in a session the principal may not see answers 404, as a missing one',
+      'HEAD /v1/approvals/:id': 'as GET',
+      'GET /mcp': mcp,
+      'POST /mcp': mcp,
+      'DELETE /mcp': mcp,
+      'HEAD /mcp': mcp,
+      'GET /modes/:mode/mcp': mcp,
+      'POST /modes/:mode/mcp': mcp,
+      'DELETE /modes/:mode/mcp': mcp,
+      'HEAD /modes/:mode/mcp': mcp,
+      'GET /mcp/modes/:mode': mcp,
+      'POST /mcp/modes/:mode': mcp,
+      'DELETE /mcp/modes/:mode': mcp,
+      'HEAD /mcp/modes/:mode': mcp,
+    },
+  };
+}

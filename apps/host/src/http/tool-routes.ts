@@ -129,7 +129,7 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
       schema: {
         summary: 'One tool: schema, usage guidance and definitions',
         params: Name,
-        response: { 200: Type.Unknown(), 404: ErrorBody },
+        response: { 200: Type.Unknown(), 403: ErrorBody, 404: ErrorBody },
       },
     },
     async (request, reply) => {
@@ -137,14 +137,23 @@ export function registerToolRoutes(untyped: AnyFastifyInstance, host: AptixHost)
       const { name } = request.params;
       const tool = registry.get(name);
       if (tool === undefined)
-        return reply
-          .code(404)
-          .send({
-            error: {
-              code: 'TOOL_NOT_FOUND',
-              message: `Tool "${name}" does not exist. Available tools: ${registry.names().join(', ')}.`,
-            },
-          });
+        return reply.code(404).send({
+          error: {
+            code: 'TOOL_NOT_FOUND',
+            // Only the tools this principal may call: the others are not its to learn of.
+            message: `Tool "${name}" does not exist. Available tools: ${registry
+              .names()
+              .filter((other) => host.permissions.mayCall(request.actor, other))
+              .join(', ')}.`,
+          },
+        });
+      if (!host.permissions.mayCall(request.actor, tool.name))
+        return reply.code(403).send({
+          error: {
+            code: 'FORBIDDEN',
+            message: `Reading ${tool.name} needs the permission tools: ${tool.name}, which this principal does not have.`,
+          },
+        });
       const [responses] = registry.definitions('responses', [tool.name]);
       const [chat] = registry.definitions('chat', [tool.name]);
       const [mcp] = registry.definitions('mcp', [tool.name]);
