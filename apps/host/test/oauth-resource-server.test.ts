@@ -280,3 +280,33 @@ describe('key rotation at the issuer', () => {
     expect(answer.body.error.message).toMatch(/does not publish/);
   });
 });
+
+describe('an authorization server that cannot be reached', () => {
+  it('answers tokens 503 NOT_READY, saying so without the token, while API keys keep working', async () => {
+    const port = await freePort();
+    const gone = await startRouteHost({
+      file: {
+        apiKeys: [`ops=${OPS_KEY}`],
+        // Nothing listens there: neither the issuer's metadata nor its keys can be fetched.
+        oauth: { issuer: `http://127.0.0.1:${port}`, resource: 'http://127.0.0.1:1', scopes: { any: { admin: true } } },
+      },
+    });
+    try {
+      const token = await craftToken(
+        issuer.key,
+        {},
+        { issuer: `http://127.0.0.1:${port}`, audience: 'http://127.0.0.1:1' },
+      );
+      const refused = await fetch(`${gone.url}/v1/tools`, { headers: { authorization: `Bearer ${token}` } });
+      const text = await refused.text();
+      expect(refused.status).toBe(503);
+      expect(JSON.parse(text).error.code).toBe('NOT_READY');
+      expect(text).toContain('could not be fetched');
+      expect(text).not.toContain(token);
+      const keyed = await fetch(`${gone.url}/v1/tools`, { headers: { authorization: `Bearer ${OPS_KEY}` } });
+      expect(keyed.status).toBe(200);
+    } finally {
+      await gone.close();
+    }
+  });
+});
