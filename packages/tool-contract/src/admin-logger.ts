@@ -1,10 +1,10 @@
 import { describeThrown } from './describe-thrown.js';
 import { createRequire } from 'node:module';
+import type * as Pino from 'pino';
 import type { BaseLogger, LoggerOptions } from 'pino';
 
 /** pino is loaded when a logger of the package's own is made, not on import: a host passes its own. */
-const loadPino = (): typeof import('pino').pino =>
-  (createRequire(import.meta.url)('pino') as typeof import('pino')).pino;
+const loadPino = (): typeof Pino.pino => (createRequire(import.meta.url)('pino') as typeof Pino).pino;
 
 /** Key/value pairs for log events: an array of pairs, never a dictionary (AGN-005 §6.2). */
 export type LogPairs = ReadonlyArray<readonly [key: string, value: string]>;

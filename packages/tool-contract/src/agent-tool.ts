@@ -1,49 +1,13 @@
-import type { ToolInputChannel } from './input-required.js';
 import type { AdminLogger } from './admin-logger.js';
 import type { FunctionToolSchema, ObjectSchemaLike } from './schema.js';
 import type { InvokeResult } from './invoke-result.js';
 import type { ApprovalPolicy } from './approval.js';
+import type { AgentToolExecutionContext } from './execution-context.js';
 import type { PromptList } from './prompt.js';
 import type { ResourceList } from './resource.js';
 
-/**
- * What a tool knows about the call it serves. Hosts add their own fields by declaration merging:
- *
- * @example
- * declare module '@aptix/tool-contract' {
- *   interface AgentToolExecutionContext { readonly tenant?: string }
- * }
- */
-export interface AgentToolExecutionContext {
-  /** The agent session the call belongs to (AGN-005 §5: included in every result). */
-  readonly sessionId?: string;
-  /** The conversation, the records' `Request.ConversationId` (AGN-005 §5). */
-  readonly conversationId?: string;
-  readonly org?: string;
-  readonly user?: string;
-  /** The session's mode when the call was made. */
-  readonly mode?: string;
-  /**
-   * Reports how far a long call has got, when the caller asked to hear it (an MCP client that sent a
-   * progress token, an HTTP client that accepts `text/event-stream`). Absent otherwise: call it as
-   * `context.reportProgress?.(…)`. `progress` must grow from one report to the next; `total`, when
-   * known, is the value at completion. Reports after the call has answered are dropped.
-   */
-  readonly reportProgress?: (progress: ToolProgress) => void;
-  /**
-   * Sends a log entry to the caller, when it listens (an MCP client, at the level it chose). Absent
-   * otherwise: call it as `context.log?.(…)`. Operators' logs still go through the tool's logger.
-   */
-  readonly log?: (level: ToolLogLevel, message: string, data?: unknown) => void;
-  /**
-   * Asking the caller mid-call (`InvokeResult.inputRequired`): the user (elicitation), the client's
-   * model (sampling) or the client's roots. Present when the caller can relay requests (an MCP client),
-   * with what it can answer, and the answers and the tool's own state on a call that continues a round.
-   * Absent otherwise: a tool that asks then fails with `INPUT_REQUIRED`, `SAMPLING_UNAVAILABLE` or
-   * `ROOTS_UNAVAILABLE`.
-   */
-  readonly input?: ToolInputChannel;
-}
+// The call's context lives in a module of its own, so that approval.ts (a policy reads it) is not imported back.
+export type { AgentToolExecutionContext, ToolLogLevel, ToolProgress } from './execution-context.js';
 
 /** How a tool's calls may run as MCP tasks; `'forbidden'` when the tool declares nothing. */
 export type TaskSupport = 'optional' | 'required';
@@ -55,16 +19,6 @@ export type TaskSupport = 'optional' | 'required';
  * answers becomes the task).
  */
 export type TaskInput = 'before' | 'during';
-
-/** The levels of a log entry sent to the caller (MCP's, RFC 5424's). */
-export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
-
-/** One progress report of a running call (the fields of MCP's `notifications/progress`). */
-export interface ToolProgress {
-  readonly progress: number;
-  readonly total?: number;
-  readonly message?: string;
-}
 
 /** The instance side of a tool (the records' `IAgentTool`). */
 export interface AgentTool {
@@ -185,12 +139,12 @@ export interface ToolPackageHost {
  */
 export interface ToolPackage {
   readonly tools: ToolList;
-  /** Must return a plain object; the host gives it a time limit (`startupTimeoutMs`). */
-  readonly createDependencies?: (host: ToolPackageHost) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Prompts beside the tools (see `definePrompt`), checked like tools when the package loads. */
   readonly prompts?: PromptList;
   /** Resources beside the tools (see `defineResource`), checked like tools when the package loads. */
   readonly resources?: ResourceList;
+  /** Must return a plain object; the host gives it a time limit (`startupTimeoutMs`). */
+  readonly createDependencies?: (host: ToolPackageHost) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /**
    * Tools known only at start-up (discovered from a server, generated from `host.options`), added to
    * the static `tools`. Called once, after `createDependencies`, under the same time limit; its tools

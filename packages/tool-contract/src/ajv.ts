@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
+import type * as AjvModule from 'ajv';
 import type { Ajv } from 'ajv';
+import type * as Ajv2020Module from 'ajv/dist/2020.js';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type addFormatsModule from 'ajv-formats';
 import { MCP_HEADER_KEYWORD } from './mcp-header.js';
@@ -37,7 +39,7 @@ let instance2020: Ajv2020 | undefined;
  */
 export function contractAjv(): Ajv {
   if (instance === undefined) {
-    const { Ajv: Draft07 } = load('ajv') as typeof import('ajv');
+    const { Ajv: Draft07 } = load('ajv') as typeof AjvModule;
     instance = new Draft07(OPTIONS);
     addFormats(instance);
     // An annotation for MCP transports (SEP-2243), checked by mcpHeaderProblem; it constrains no value.
@@ -55,7 +57,7 @@ export function ajvFor(schema: unknown): Ajv | Ajv2020 {
   if ((schema as { $schema?: unknown } | null)?.$schema !== JSON_SCHEMA_2020_12) return contractAjv();
   if (instance2020 === undefined) {
     // Loaded on first use: most hosts never see a 2020-12 schema, and its vocabularies cost start-up time.
-    const { Ajv2020: Dialect } = load('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const { Ajv2020: Dialect } = load('ajv/dist/2020.js') as typeof Ajv2020Module;
     instance2020 = new Dialect(OPTIONS);
     addFormats(instance2020 as unknown as Ajv);
     // ajv resolves `$anchor` in references but its strict mode does not list it as a keyword.

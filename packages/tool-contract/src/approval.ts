@@ -1,4 +1,4 @@
-import type { AgentToolExecutionContext } from './agent-tool.js';
+import type { AgentToolExecutionContext } from './execution-context.js';
 
 /** What a dynamic approval policy answers: whether a person must approve this call, and why. */
 export interface ApprovalDecision {

@@ -1,5 +1,11 @@
 import type { ErrorObject } from 'ajv';
-import type { ArgumentIssue } from './arguments.js';
+
+/** One offending field: where it is, and what was expected against what came. */
+export interface ArgumentIssue {
+  /** Dotted path of the field, e.g. `count` or `items.0.name`; `(arguments)` for the whole object. */
+  readonly path: string;
+  readonly problem: string;
+}
 
 // How ajv's errors become the messages a model or a person reads: one issue per offending field, with
 // what was expected and what came.

@@ -1,17 +1,12 @@
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
-import { describe, describeErrors } from './argument-issues.js';
+import { describe, describeErrors, type ArgumentIssue } from './argument-issues.js';
 import type SecureJson from 'secure-json-parse';
 import { ajvFor } from './ajv.js';
 import { closedToPrototypeKeys } from './closed-schema.js';
 import { acceptsNull, type JsonSchema } from './schema.js';
 
-/** One offending field: where it is, and what was expected against what came. */
-export interface ArgumentIssue {
-  /** Dotted path of the field, e.g. `count` or `items.0.name`; `(arguments)` for the whole object. */
-  readonly path: string;
-  readonly problem: string;
-}
+export type { ArgumentIssue } from './argument-issues.js';
 
 export type DecodedArguments<T> =
   | { readonly ok: true; readonly value: T }

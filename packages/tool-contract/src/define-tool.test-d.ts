@@ -63,13 +63,13 @@ defineTool({
   usage,
   run: ({ value }) => ({ doubled: value * 2 }),
 });
-// @ts-expect-error run must return what outputSchema describes
 defineTool({
   name: 'output_bad',
   description: 'x',
   args: Args,
   outputSchema: Output,
   usage,
+  // @ts-expect-error run must return what outputSchema describes (on this line since Prettier split the call)
   run: ({ value }) => ({ tripled: value * 3 }),
 });
 

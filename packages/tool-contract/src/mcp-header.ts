@@ -1,4 +1,4 @@
-import type { JsonSchema } from './schema.js';
+import type { JsonSchema } from './json-schema.js';
 
 /**
  * SEP-2243 (MCP 2026-07-28, Streamable HTTP): a parameter annotated `"x-mcp-header": "Region"` is sent

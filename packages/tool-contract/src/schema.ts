@@ -1,7 +1,8 @@
 import { MCP_HEADER_KEYWORD } from './mcp-header.js';
+import type { JsonSchema } from './json-schema.js';
 
-/** A JSON Schema node as plain data (TypeBox schemas are such objects). */
-export type JsonSchema = { readonly [keyword: string]: unknown };
+// In a module of its own, so that mcp-header.ts (which reads schemas) is not imported back.
+export type { JsonSchema } from './json-schema.js';
 
 /** The `parameters` of a function tool: always an object schema with `properties` and `required`. */
 export interface ParametersSchema extends JsonSchema {

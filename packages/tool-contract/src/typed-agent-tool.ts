@@ -245,5 +245,4 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
  * through a private method). @internal
  */
 export const ownInvokeTool = TypedAgentTool.prototype[invokeTool];
-// eslint-disable-next-line @typescript-eslint/unbound-method
 const ownDecode = (TypedAgentTool.prototype as unknown as { decode: unknown }).decode;

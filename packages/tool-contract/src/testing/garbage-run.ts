@@ -11,7 +11,7 @@ import { garbageArguments } from './garbage.js';
 import { describeMalformedResult } from './invoke-result-shape.js';
 import { withStandIns } from './stand-ins.js';
 import { testContext } from './test-context.js';
-import type { GarbageRun, VerifyToolContractOptions } from './verify-tool-contract.js';
+import type { GarbageRun, VerifyToolContractOptions } from './verify-options.js';
 
 // The kit's run of garbage arguments against a built tool, and how it judges what the tool answers.
 
@@ -214,6 +214,8 @@ function judge(
   const outcome = { outcome: 'failed', ...(code === undefined ? {} : { code }) } as const;
   const message = result.errors.map((error) => error.message).join(' ');
   switch (code) {
+    case undefined: // a failure that names no error: only its message length is judged, below
+      break;
     case ExecutionErrorCode.MALFORMED_RESULT:
       return {
         ...outcome,
