@@ -18,6 +18,7 @@ import { apiKeyGuard, hostGuard } from './security.js';
 import { registerResourceServer } from '../auth/resource-server.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerToolRoutes } from './tool-routes.js';
+import { registerUnitRoutes } from './unit-routes.js';
 import { RequestLogger } from './request-logger.js';
 import { accessLineWriter, type AccessLineWriter } from '../logger.js';
 import { registerHttpTracing } from '../telemetry/http-spans.js';
@@ -192,6 +193,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
 
   registerHealthRoutes(app, host);
   registerToolRoutes(app, host);
+  registerUnitRoutes(app, host);
   registerSessionRoutes(app, host);
   registerReasonerRoutes(app, host);
   registerApprovalRoutes(app, host);

@@ -5,12 +5,13 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { UnitErrorCode, type RegisteredResource, type UnitOutcome } from '@aptix/tool-contract';
+import { UnitErrorCode, type UnitOutcome } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { ScopeError } from '../host-api.js';
 import type { HostUnits, UnitScope } from '../units/host-units.js';
 import { hostUnits, unitScope } from '../units/unit-scope.js';
-import type { McpScope } from './mcp-server.js';
+import { promptListing, resourceListing, templateListing } from '../units/unit-listings.js';
+import type { McpScope } from './mcp-scope.js';
 import { legacySubscriptions } from './unit-subscriptions.js';
 
 /** The capabilities for prompts, resources and completions: advertised only when the host has some to serve. */
@@ -52,19 +53,6 @@ async function scopeOf(host: AptixHost, scope: McpScope): Promise<UnitScope> {
   }
 }
 
-function resourceListing(resource: RegisteredResource, uri: string, name: string, title?: string) {
-  return {
-    uri,
-    name,
-    ...((title ?? resource.title) ? { title: title ?? resource.title } : {}),
-    ...(resource.description === undefined ? {} : { description: resource.description }),
-    mimeType: resource.mimeType,
-    ...(resource.annotations === undefined
-      ? {}
-      : { annotations: resource.annotations as { audience?: Array<'user' | 'assistant'>; priority?: number } }),
-  };
-}
-
 /**
  * Serves the host's prompts and resources on one server instance: `prompts/list`, `prompts/get`,
  * `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, and on 2025
@@ -83,12 +71,7 @@ export function registerUnitMethods(server: Server, host: AptixHost, scope: McpS
     server.setRequestHandler('prompts/list', async (_request, ctx) => {
       const seen = await prepare(ctx);
       return {
-        prompts: units.promptsIn(seen).map((prompt) => ({
-          name: prompt.name,
-          ...(prompt.title === undefined ? {} : { title: prompt.title }),
-          description: prompt.description,
-          arguments: prompt.arguments.map(({ name, description, required }) => ({ name, description, required })),
-        })),
+        prompts: units.promptsIn(seen).map(promptListing),
       };
     });
     server.setRequestHandler('prompts/get', async (request, ctx) => {
@@ -110,10 +93,7 @@ export function registerUnitMethods(server: Server, host: AptixHost, scope: McpS
   server.setRequestHandler('resources/templates/list', async (_request, ctx) => {
     const seen = await prepare(ctx);
     return {
-      resourceTemplates: units.templatesIn(seen).map((resource) => {
-        const { uri: _uri, ...listing } = resourceListing(resource, '', resource.name);
-        return { uriTemplate: resource.template!.template, ...listing };
-      }),
+      resourceTemplates: units.templatesIn(seen).map(templateListing),
     };
   });
   server.setRequestHandler('resources/read', async (request, ctx) => {
