@@ -5,7 +5,7 @@
  */
 import { ALWAYS_OFFERED_TOOLS, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import { ToolFinder } from '@aptix/tool-search';
-import type { ReasonerToolRegistry } from './instructions.js';
+import type { ReasonerToolRegistry } from './tool-registry-view.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
 
 /** The `deferred` option: `true` defers every mode, an array the modes it names. */

@@ -1,16 +1,12 @@
-import {
-  TOOL_GUIDANCE_TAG,
-  toolGuidanceSection,
-  type AgentToolRegistry,
-  type ResponsesFunctionDefinition,
-} from '@aptix/tool-contract';
+import { TOOL_GUIDANCE_TAG, toolGuidanceSection, type ResponsesFunctionDefinition } from '@aptix/tool-contract';
 import { toolNamesForMode, type AgentModeSummary, type ModeCatalog } from '@aptix/tool-mode-catalog';
 import { metaToolDefinitions, type ToolFinder } from '@aptix/tool-search';
 import { directTools, finderFor, findingToolsSection } from './deferred-modes.js';
 import { ReasonerError, ReasonerErrorCode } from './reasoner-error.js';
+import type { ReasonerToolRegistry } from './tool-registry-view.js';
 
-/** What the Reasoner needs of a registry: `AgentToolRegistry` fits. */
-export type ReasonerToolRegistry = Pick<AgentToolRegistry, 'get' | 'has' | 'names' | 'definitions'>;
+// In a module of its own, so that deferred-modes.ts (which reads the registry) is not imported back.
+export type { ReasonerToolRegistry } from './tool-registry-view.js';
 
 /**
  * The opening of every instruction text, before the mode and the tool guidance. A host may replace it

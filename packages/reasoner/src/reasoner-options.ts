@@ -4,7 +4,7 @@ import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type OpenAI from 'openai';
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
 import type { ReasonerEventListener } from './events.js';
-import type { ReasonerToolRegistry } from './instructions.js';
+import type { ReasonerToolRegistry } from './tool-registry-view.js';
 import type { ModelConnection } from './model-config.js';
 import type { TurnApprovals } from './approvals.js';
 import type { DeferredModes } from './deferred-modes.js';

@@ -19,7 +19,7 @@ import type { ReasonerEventListener } from './events.js';
 import { deferredToolNotInModeMessage, metaToolNotOfferedMessage } from './deferred-modes.js';
 import type { ModePrompt } from './instructions.js';
 import { targetOf, type CallTarget } from './meta-calls.js';
-import type { ReasonerSessionStore } from './reasoner.js';
+import type { ReasonerSessionStore } from './reasoner-options.js';
 import { toolOutputContent } from './tool-output-content.js';
 
 /** What a call came to, before it is written to the conversation. */
