@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, launch, serve, type Host } from './support.js';
+import { ARTIFACTS, chromiumPath, launch, serve, type Host } from './support.js';
 
 const executable = chromiumPath();
 const OPS = 'ops-key-0123456789abcdef0123';
@@ -81,6 +81,7 @@ describe.skipIf(executable === undefined)('the Calls view, in Chromium', () => {
       ['testing_issue_refund', 'agent', sessionId, 'INVALID_ARGUMENTS'],
       ['testing_issue_refund', 'agent', sessionId, 'OK'],
     ]);
+    await page.screenshot({ path: join(ARTIFACTS, 'calls.png'), fullPage: true });
     for (const row of cells) {
       expect(row[5]).toMatch(/^\d+ ms$/);
       // Tracing is off on this host: no trace id, said plainly.
