@@ -1,10 +1,10 @@
-import {
+import type {
   InvokeResult,
-  type AgentToolExecutionContext,
-  type ContentBlock,
-  type ExecuteOptions,
-  type LevelLogger,
-  type ToolProgress,
+  AgentToolExecutionContext,
+  ContentBlock,
+  ExecuteOptions,
+  LevelLogger,
+  ToolProgress,
 } from '@aptix/tool-contract';
 import { SessionStoreError, type AgentSession, type SessionHead, type ToolApproval } from '@aptix/agent-sessions';
 

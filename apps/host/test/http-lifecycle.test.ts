@@ -11,7 +11,7 @@ import {
   PG_URL,
   postgresAvailable,
   postgresSchema,
-  scratch,
+  type scratch,
   startHostWithConfig,
   type RunningHost,
 } from './support.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_ROOT, scratch, startHostWithConfig, type RunningHost } from './support.js';
+import { HOST_ROOT, type scratch, startHostWithConfig, type RunningHost } from './support.js';
 
 /**
  * The HTTP fast lane (src/mcp/fast-lane.ts) against the SDK path, request by request: one host serves

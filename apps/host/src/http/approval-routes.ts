@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { ApprovalStatus } from '@aptix/agent-sessions';
 import type { AptixHost } from '../aptix-host.js';
 import { approvalView } from '../approvals/present.js';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 import { adminOnly } from './admin-only.js';
 
 const STATUSES: readonly ApprovalStatus[] = [

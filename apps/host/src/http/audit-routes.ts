@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { AUDIT_KINDS, AUDIT_PAGE_MAX, SessionStoreError, type AuditFilter } from '@aptix/agent-sessions';
 import type { AptixHost } from '../aptix-host.js';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 import { adminOnly } from './admin-only.js';
 import { errorBody } from './errors.js';
 

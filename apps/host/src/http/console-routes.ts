@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 
 /** The console's page, script and stylesheet: a strict policy, no inline script, nothing from elsewhere. */
 export const CONSOLE_CSP = [

@@ -3,7 +3,7 @@ import type { AgentSessionStore } from '@aptix/agent-sessions';
 import type { AptixHost } from '../aptix-host.js';
 import { errorBody } from './errors.js';
 import { ErrorBody } from './schemas.js';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 
 /**
  * Asks the store whether it answers (`ping`), within `timeoutMs` even if the store does not honour

@@ -8,7 +8,7 @@ import {
   type ClientCapabilities,
 } from '@modelcontextprotocol/server';
 import { keepReadingTooLargeBody } from './errors.js';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 import type { AptixHost } from '../aptix-host.js';
 import { keptCapabilities, LegacySessions, SessionCapError, type LegacySession } from '../mcp/legacy-sessions.js';
 import { createMcpServer, type McpScope } from '../mcp/mcp-server.js';

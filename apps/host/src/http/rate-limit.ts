@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import type { AptixConfig } from '../config.js';
 import { HttpError } from './errors.js';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 
 /** Probes must never fail because a client was busy. */
 const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz']);

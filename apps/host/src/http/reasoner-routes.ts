@@ -6,7 +6,7 @@ import { turnLogger } from '../audit/audited-calls.js';
 import type { AptixHost } from '../aptix-host.js';
 import { ownSession } from './own-session.js';
 import { ErrorBody } from './schemas.js';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 
 const Params = Type.Object({ id: Type.String() });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -26,8 +26,7 @@ import { registerMetricsRoute } from '../telemetry/metrics-route.js';
 import { runningTelemetry } from '../telemetry/sdk.js';
 import { tracingEnabled } from '@aptix/tool-contract';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyFastifyInstance = FastifyInstance<any, any, any, any, any>;
+import type { AnyFastifyInstance } from './fastify-instance.js';
 
 /**
  * The access line of a request whose connection closed before its whole answer was sent: the client
@@ -103,6 +102,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrors(MAX_PARAM_LENGTH),
     clientErrorHandler: clientErrorHandler(config),
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- it returns the FastifyReply (a thenable that never rejects), which Fastify ignores
     // A client that sends slowly is cut off (408) instead of holding a connection forever. Node checks
     // these every connectionsCheckingInterval, so it is kept near the shortest of them.
     requestTimeout: config.requestTimeoutMs,

@@ -42,7 +42,10 @@ export function registerSessionRoutes(untyped: AnyFastifyInstance, host: AptixHo
     async (request, reply) => {
       try {
         // The session belongs to the principal that made it (issue 32).
-        return reply.code(201).send(await host.createSession(request.body ?? {}, request.actor));
+        // A POST without a body reaches here with none, whatever the schema's type says.
+        const body = (request.body as typeof request.body | undefined) ?? {};
+        // eslint-disable-next-line @typescript-eslint/return-await -- a FastifyReply is a thenable that settles once written; Fastify wants the reply itself
+        return reply.code(201).send(await host.createSession(body, request.actor));
       } catch (error) {
         if (error instanceof ScopeError)
           return reply.code(400).send({ error: { code: error.code, message: error.message } });
@@ -81,6 +84,7 @@ export function registerSessionRoutes(untyped: AnyFastifyInstance, host: AptixHo
       try {
         const session = await host.getSessionPage(request.params.id, request.query, request.actor);
         if (session === undefined)
+          // eslint-disable-next-line @typescript-eslint/return-await -- a FastifyReply is a thenable that settles once written; Fastify wants the reply itself
           return reply
             .code(404)
             .send({ error: { code: 'SESSION_NOT_FOUND', message: `Session "${request.params.id}" does not exist.` } });

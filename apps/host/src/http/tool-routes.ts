@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ScopeError, type AptixHost, type CallOptions, type ToolScope } from '../aptix-host.js';
 import { ErrorBody } from './schemas.js';
 import { pendingApprovalView } from '../approvals/present.js';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 import { invokeEnvelope } from './invoke-envelope.js';
 import { invokeAsEventStream, INVOKE_EVENT_STREAM_DESCRIPTION, wantsEventStream } from './invoke-stream.js';
 

@@ -3,7 +3,7 @@ import { CALL_TOOL, FIND_TOOLS, metaToolDefinitions, readCallArguments, readFind
 import type { McpToolDefinition } from '@aptix/tool-contract';
 import { ALWAYS_OFFERED_TOOLS } from '@aptix/tool-mode-catalog';
 import type { AptixHost } from '../aptix-host.js';
-import type { McpScope } from './mcp-server.js';
+import type { McpScope } from './mcp-scope.js';
 
 /**
  * The stable tool surface at `/mcp` (and `aptix mcp`): besides the endpoint's mode's tools, the

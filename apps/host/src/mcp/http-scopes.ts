@@ -3,7 +3,7 @@ import type { ClientCapabilities, Implementation, LoggingLevel, Server } from '@
 import type { LevelLogger } from '@aptix/tool-contract';
 import type { ElicitationRelay } from './elicitation-relay.js';
 import type { LegacySession, LegacySessions } from './legacy-sessions.js';
-import type { McpScope } from './mcp-server.js';
+import type { McpScope } from './mcp-scope.js';
 import type { FastLaneOptions } from './fast-lane.js';
 import type { ResumableAnswer } from './lane-answer.js';
 import type { ResumableStreams } from './resumable-streams.js';

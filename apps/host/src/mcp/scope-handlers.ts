@@ -43,7 +43,7 @@ import {
   resumeModern,
   type ModernCall,
 } from './approval-elicitation.js';
-import type { McpScope } from './mcp-server.js';
+import type { McpScope } from './mcp-scope.js';
 import {
   afterChangeGuidance,
   CALL_TOOL,

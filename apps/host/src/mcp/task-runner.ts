@@ -445,6 +445,6 @@ export class McpTasks {
       entry.stop ??= 'shutdown';
       entry.abort.abort();
     }
-    await Promise.allSettled(running.map((entry) => entry.settled));
+    await Promise.allSettled(running.flatMap((entry) => entry.settled ?? []));
   }
 }

@@ -1,6 +1,6 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { HostUnits } from '../units/host-units.js';
-import type { McpScope } from './mcp-server.js';
+import type { McpScope } from './mcp-scope.js';
 
 /** The most resources one 2025 MCP session may subscribe to: each may start a watch in a package. */
 export const MAX_SUBSCRIPTIONS_PER_SESSION = 64;
