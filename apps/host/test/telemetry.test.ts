@@ -35,6 +35,7 @@ function telemetryFields(endpoint: string): Record<string, unknown> {
   return {
     telemetry: { enabled: true, otlpEndpoint: endpoint, metricsIntervalMs: 300, prometheus: true },
     principals: { reader: { admin: false } },
+    approvals: { allowSelfApproval: ['testing_issue_refund'] },
   };
 }
 
@@ -184,6 +185,51 @@ describe('a host with telemetry on, exporting to an OTLP/HTTP receiver', () => {
     expect(latest('INVALID_ARGUMENTS')!.count).toBeGreaterThanOrEqual(1);
     const active = receiver.points.filter((point) => point.metric === 'aptix.tool.calls.active').at(-1);
     expect(active?.value).toBe(0);
+  });
+
+  it('spans an approval: asked, then decided, the approved call running inside the decision', async () => {
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` };
+    const created = await fetch(`${host.url}/v1/sessions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ mode: 'tool_diagnostics' }),
+    });
+    const sessionId = ((await created.json()) as { id: string }).id;
+    const asked = await fetch(`${host.url}/v1/tools/testing_issue_refund/invoke`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        arguments: { orderId: 'A-5000', amount: 5000, currency: 'EUR' },
+        context: { sessionId },
+      }),
+    });
+    expect(asked.status).toBe(202);
+    const { approvalId } = (await asked.json()) as { approvalId: string };
+    const ask = await receiver.span((span) => span.name === 'aptix.approval.ask');
+    expect(ask.attributes).toMatchObject({
+      'gen_ai.tool.name': 'testing_issue_refund',
+      'aptix.approval.id': approvalId,
+    });
+    const pending = await fetch(`${host.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(await pending.text()).toMatch(/^aptix_approvals_pending\{[^}]*\} [1-9]/m);
+
+    const decided = await fetch(`${host.url}/v1/approvals/${approvalId}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(decided.status).toBe(200);
+    const decide = await receiver.span((span) => span.name === 'aptix.approval.decide');
+    expect(decide.attributes).toMatchObject({
+      'aptix.approval.id': approvalId,
+      'aptix.approval.decision': 'approve',
+      'aptix.approval.outcome': 'decided',
+    });
+    const execute = await receiver.span(childOf(decide));
+    expect(execute.name).toBe('aptix.approval.execute');
+    expect(execute.attributes['aptix.approval.status']).toBe('executed');
+    const call = await receiver.span(childOf(execute));
+    expect(call.name).toBe('execute_tool testing_issue_refund');
   });
 
   it('serves /metrics in the Prometheus text format to an admin only', async () => {

@@ -16,6 +16,7 @@ import {
 import type { ApprovalDecisionOutcome, ApprovalStore, ToolApproval } from '@aptix/agent-sessions';
 import type { Logger } from 'pino';
 import { workerEvaluation } from '../isolation/worker-policy.js';
+import { tracedApproval } from '../telemetry/approval-spans.js';
 
 /** The InvokeResult as callers see it (`result` parsed), the shape stored with an executed approval. */
 export interface PresentedResult {
@@ -176,14 +177,20 @@ export class ApprovalGate {
     const parameters = this.#o.registry.get(name)?.parameters;
     const checked = parameters === undefined ? undefined : decodeArguments<object>(name, parameters, text);
     if (checked !== undefined && !checked.ok) return { gated: false, args: text, validated: false };
-    const approval = await this.#o.approvals.create({
-      sessionId: context.sessionId ?? null,
-      toolName: name,
-      arguments: canonicalJson(checked?.value ?? args),
-      reason,
-      requestedBy,
-      ttlMs: this.#o.ttlMs,
-    });
+    const approval = await tracedApproval(
+      'ask',
+      { 'gen_ai.tool.name': name },
+      () =>
+        this.#o.approvals.create({
+          sessionId: context.sessionId ?? null,
+          toolName: name,
+          arguments: canonicalJson(checked?.value ?? args),
+          reason,
+          requestedBy,
+          ttlMs: this.#o.ttlMs,
+        }),
+      (span, asked) => span.setAttribute('aptix.approval.id', asked.id),
+    );
     log.info(
       { approvalId: approval.id, tool: name, sessionId: approval.sessionId, requestedBy },
       `${name} awaits approval ${approval.id}: ${reason}`,
@@ -196,13 +203,29 @@ export class ApprovalGate {
    * approval then carries the result; a denial stores the denial. Deciding what was already decided,
    * or what expired, changes nothing and says so.
    */
-  async decide(
+  decide(
     id: string,
     decision: 'approve' | 'deny',
     decidedBy: string | null,
     note: string | null,
     log: LevelLogger = this.#o.logger,
     principal?: string,
+  ): Promise<DecisionOutcome> {
+    return tracedApproval(
+      'decide',
+      { 'aptix.approval.id': id, 'aptix.approval.decision': decision },
+      () => this.#decide(id, decision, decidedBy, note, log, principal),
+      (span, outcome) => span.setAttribute('aptix.approval.outcome', outcome.kind),
+    );
+  }
+
+  async #decide(
+    id: string,
+    decision: 'approve' | 'deny',
+    decidedBy: string | null,
+    note: string | null,
+    log: LevelLogger,
+    principal: string | undefined,
   ): Promise<DecisionOutcome> {
     // Who asked never changes, so reading it before the decision is safe.
     if (principal !== undefined && this.#o.authorize !== undefined) {
@@ -231,7 +254,16 @@ export class ApprovalGate {
   }
 
   /** Runs a claimed approval's stored arguments once and records the result; never throws. `log` gets its lines and the tool's. */
-  async execute(approval: ToolApproval, log: LevelLogger = this.#o.logger): Promise<ToolApproval> {
+  execute(approval: ToolApproval, log: LevelLogger = this.#o.logger): Promise<ToolApproval> {
+    return tracedApproval(
+      'execute',
+      { 'aptix.approval.id': approval.id, 'gen_ai.tool.name': approval.toolName },
+      () => this.#execute(approval, log),
+      (span, ran) => span.setAttribute('aptix.approval.status', ran.status),
+    );
+  }
+
+  async #execute(approval: ToolApproval, log: LevelLogger): Promise<ToolApproval> {
     let status: 'executed' | 'refused' | 'outcome_unknown' = 'executed';
     let result: PresentedResult;
     const started = { at: performance.now(), atMs: Date.now() };

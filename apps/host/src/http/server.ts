@@ -24,6 +24,7 @@ import { accessLineWriter, type AccessLineWriter } from '../logger.js';
 import { registerHttpTracing } from '../telemetry/http-spans.js';
 import { registerMetricsRoute } from '../telemetry/metrics-route.js';
 import { runningTelemetry } from '../telemetry/sdk.js';
+import { observePendingApprovals } from '../telemetry/host-metrics.js';
 import { tracingEnabled } from '@aptix/tool-contract';
 
 import type { AnyFastifyInstance } from './fastify-instance.js';
@@ -199,6 +200,8 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   registerApprovalRoutes(app, host);
   registerAuditRoutes(app, host);
   if (telemetry?.config.prometheus === 'route') registerMetricsRoute(app, host, telemetry);
+  const stopObservingApprovals = observePendingApprovals(host.cradle.sessionManager.approvals);
+  app.addHook('onClose', async () => stopObservingApprovals());
   if (config.console) await registerConsoleRoutes(app);
   const mcp = registerMcpRoutes(app, host, version, {
     idleMs: config.mcp.sessionIdleMs,

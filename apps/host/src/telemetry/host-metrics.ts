@@ -24,3 +24,28 @@ export function observeMcpEndpoint(state: { sessions(): number; streams(): numbe
     streams.removeCallback(readStreams);
   };
 }
+
+/** The most pending approvals a collection counts: the gauge reads at most this many rows. */
+export const PENDING_APPROVALS_COUNTED = 1000;
+
+/**
+ * A gauge of the approvals waiting for a person, read from the store at each collection (every host
+ * sharing a store reports the same figure). Returns the function that stops observing.
+ */
+export function observePendingApprovals(approvals: {
+  list(filter: { status: 'pending'; limit: number }): Promise<readonly unknown[]>;
+}): () => void {
+  const gauge = metrics.getMeter('@aptix/host').createObservableGauge('aptix.approvals.pending', {
+    description: `Approvals waiting for a decision in the session store (counted up to ${PENDING_APPROVALS_COUNTED}).`,
+    unit: '{approval}',
+  });
+  const read = async (result: ObservableResult) => {
+    try {
+      result.observe((await approvals.list({ status: 'pending', limit: PENDING_APPROVALS_COUNTED })).length);
+    } catch {
+      // the store is unreachable now: no figure this time rather than a wrong one
+    }
+  };
+  gauge.addCallback(read);
+  return () => gauge.removeCallback(read);
+}
