@@ -187,6 +187,23 @@ describe('tokens from the authorization server', () => {
     expect(wideList).not.toContain('agent_hello_world');
   });
 
+  it('GET /v1/principal tells a token what it may do: its principal, its scopes, and the tools they allow', async () => {
+    const token = await issuer.clientCredentials(resource, 'tools:hello approvals');
+    const answer = await call('/v1/principal', token);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      principal: expect.stringMatching(/^oauth:/),
+      via: 'oauth',
+      scopes: ['approvals', 'tools:hello'],
+      tools: ['agent_hello_world'],
+      modes: expect.arrayContaining(['general']),
+      approve: ['testing_issue_refund'],
+      admin: false,
+      sessions: 'own',
+    });
+    expect(answer.text).not.toContain(token);
+  });
+
   it('API keys keep working beside OAuth', async () => {
     expect((await hello(OPS_KEY)).status).toBe(200);
     expect((await call('/v1/approvals', OPS_KEY)).status).toBe(200);

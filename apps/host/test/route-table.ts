@@ -203,6 +203,8 @@ export function routeClasses(others: { readonly approvalId: string; readonly ses
         'the mode catalog: names and descriptions, the same for every principal (modes limits moving into one)',
       'HEAD /v1/modes': 'as GET',
       'POST /v1/sessions': 'makes a session the principal owns',
+      'GET /v1/principal': 'tells the principal its own name and permissions, nothing of others',
+      'HEAD /v1/principal': 'as GET',
       'GET /v1/prompts': 'lists what its permissions allow, as over MCP',
       'HEAD /v1/prompts': 'as GET',
       'POST /v1/prompts/:name': 'renders what its permissions allow, as over MCP',

@@ -12,6 +12,7 @@ import { registerMcpRoutes } from './mcp-http.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerReasonerRoutes } from './reasoner-routes.js';
 import { registerApprovalRoutes } from './approval-routes.js';
+import { registerPrincipalRoute } from './principal-route.js';
 import { registerAuditRoutes } from './audit-routes.js';
 import { registerConsoleRoutes } from './console-routes.js';
 import { apiKeyGuard, hostGuard } from './security.js';
@@ -198,6 +199,7 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
   registerSessionRoutes(app, host);
   registerReasonerRoutes(app, host);
   registerApprovalRoutes(app, host);
+  registerPrincipalRoute(app, host);
   registerAuditRoutes(app, host);
   if (telemetry?.config.prometheus === 'route') registerMetricsRoute(app, host, telemetry);
   const stopObservingApprovals = observePendingApprovals(host.cradle.sessionManager.approvals);
