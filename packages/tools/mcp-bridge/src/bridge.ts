@@ -16,22 +16,10 @@ import type { McpBridgeOptions } from './options.js';
 import { limitRepeats, type RepeatLimitedLogger } from './repeat-limiter.js';
 import { invalidDefinition } from './tool-listing.js';
 import { boundedText, generatedUsage } from './usage-text.js';
+import type { BridgedToolReport } from './bridged-tool-report.js';
 
-/** What became of one remote tool at start-up. */
-export interface BridgedToolReport {
-  readonly remoteName: string;
-  /** The Aptix name, when the tool is offered. */
-  readonly name: string | undefined;
-  readonly offered: boolean;
-  /** Offered with OpenAI `strict: true`. */
-  readonly strict: boolean;
-  /** Why strict mode cannot take the schema (the tool is then offered with `strict: false`). */
-  readonly strictProblems: readonly string[];
-  /** What the schema conversion changed. */
-  readonly notes: readonly string[];
-  /** Why the tool is not offered. */
-  readonly skipped: readonly string[];
-}
+// In a module of its own, so that live-list.ts is not imported back.
+export type { BridgedToolReport } from './bridged-tool-report.js';
 
 /** Calls run through the executor's deadline; the SDK's own time-out only backs it up. */
 const NO_TIMEOUT_MS = 24 * 60 * 60 * 1000;

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { canonicalJson, type AdminLogger } from '@aptix/tool-contract';
-import type { BridgedToolReport } from './bridge.js';
+import type { BridgedToolReport } from './bridged-tool-report.js';
 import type { BridgedToolClass, RemoteToolStatus } from './bridged-tool.js';
 import { defaultPrefix, stableNames } from './naming.js';
 import type { McpBridgeOptions } from './options.js';

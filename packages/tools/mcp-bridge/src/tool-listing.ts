@@ -42,7 +42,7 @@ export async function listTools(client: Client, options: ListOptions): Promise<T
     return (await client.listTools(undefined, options)).tools;
   } catch (error) {
     if (!(error instanceof SdkError) || error.code !== SdkErrorCode.InvalidResult) throw error;
-    return await listEachTool(client, options, error);
+    return listEachTool(client, options, error);
   }
 }
 
