@@ -120,7 +120,7 @@ export function ChatView({ sessionId }: { sessionId: string | undefined }) {
           {problem}
         </p>
       ) : null}
-      <form onSubmit={send} class="row">
+      <form onSubmit={(event) => void send(event)} class="row">
         <label for="chat-input">Message</label>
         <input
           id="chat-input"

@@ -19,7 +19,7 @@ export function useLoad<T>(
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // deps are the caller's, spread on purpose: load is a new closure on every render and is not one of them.
   }, [...deps, tick]);
   return { data, error, reload: () => setTick((n) => n + 1) };
 }

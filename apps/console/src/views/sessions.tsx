@@ -115,7 +115,7 @@ function SessionPanel({ id, modes }: { id: string; modes: readonly ModeView[] })
           </li>
         ))}
       </ul>
-      <form onSubmit={changeMode} aria-labelledby="change-title">
+      <form onSubmit={(event) => void changeMode(event)} aria-labelledby="change-title">
         <h4 id="change-title">Change its mode</h4>
         <label>
           New mode

@@ -69,7 +69,7 @@ function ToolForm({ name }: { name: string }) {
   };
 
   return (
-    <form onSubmit={run} class="panel" aria-labelledby="form-title">
+    <form onSubmit={(event) => void run(event)} class="panel" aria-labelledby="form-title">
       <h3 id="form-title">
         <code>{name}</code>
       </h3>
