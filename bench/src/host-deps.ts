@@ -4,13 +4,15 @@
  * and declares nothing twice.
  */
 import { createRequire } from 'node:module';
+import type * as Awilix from 'awilix';
+import type * as Pg from 'pg';
 import type { Ajv as AjvClass, Options as AjvOptions } from 'ajv';
 
 const hostRequire = createRequire(import.meta.resolve('@aptix/host/package.json'));
 const contractRequire = createRequire(import.meta.resolve('@aptix/tool-contract/package.json'));
 
-export const awilix = hostRequire('awilix') as typeof import('awilix');
-export const pg = hostRequire('pg') as typeof import('pg');
+export const awilix = hostRequire('awilix') as typeof Awilix;
+export const pg = hostRequire('pg') as typeof Pg;
 
 /** An ajv made as `@aptix/tool-contract` makes its own (same options, same formats). */
 export function contractAjv(): AjvClass {
