@@ -88,6 +88,7 @@ export class FakeSessionManager implements AgentSessionManager {
     options?: SetSessionModeOptions,
   ): Promise<SetSessionModeResult> {
     this.calls.push([sessionId, mode, reason, org, user, options]);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the fake throws what the test hands it, non-Errors too, as a broken store might
     if (this.#failWith !== undefined) throw this.#failWith;
     if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
     const session = this.#sessions.get(sessionId);
