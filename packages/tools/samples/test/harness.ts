@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import {
   AgentToolExecutor,
   AgentToolRegistry,
-  InvokeResult,
+  type InvokeResult,
   type AgentTool,
   type AgentToolExecutionContext,
   type AnyAgentToolClass,
