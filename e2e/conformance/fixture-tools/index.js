@@ -1,7 +1,18 @@
 // Test-only: the fixture tools the MCP conformance suite calls by name (its README lists them).
 // Plain JavaScript so the suite's host needs no build step for them. Never part of a default host.
 import { Type } from 'typebox';
-import { acceptedAnswer, Content, functionToolSchema, InvokeResult, TypedAgentTool, usage } from '@aptix/tool-contract';
+import {
+  acceptedAnswer,
+  Content,
+  functionToolSchema,
+  InvokeResult,
+  listedRoots,
+  rootsRequest,
+  sampledText,
+  samplingRequest,
+  TypedAgentTool,
+  usage,
+} from '@aptix/tool-contract';
 
 const NoArgs = Type.Object({}, { additionalProperties: false });
 
@@ -369,12 +380,98 @@ tools.push(
   ),
   fixture(
     'test_input_required_result_capabilities',
-    'Asks the user for a confirmation only when the client declared it can ask, for the conformance suite.',
+    'Asks for a confirmation by whatever the client declared: its user (elicitation), else its model (sampling), for the conformance suite.',
     (context) => {
       if (acceptedAnswer(context.input, 'confirm')?.ok === true) return 'Confirmed.';
-      if (context.input?.canAsk !== true) return cannotAsk('a confirmation');
+      const modelSays = sampledText(context.input, 'confirm_by_model');
+      if (modelSays !== undefined) return `The client's model answered: ${modelSays}`;
+      if (context.input?.canAsk === true)
+        return InvokeResult.inputRequired({
+          inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) },
+        });
+      if (context.input?.canSample === true)
+        return InvokeResult.inputRequired({
+          inputRequests: {
+            confirm_by_model: samplingRequest('Should the operation go ahead? Answer yes or no.', { maxTokens: 10 }),
+          },
+        });
+      return cannotAsk('a confirmation');
+    },
+  ),
+);
+
+// --- The client's model (sampling/createMessage) and roots (roots/list), asked the same way: the host
+// refuses a round the client cannot answer (SAMPLING_UNAVAILABLE, ROOTS_UNAVAILABLE; -32021 on 2026-07-28).
+/** The roots the client listed, as text. */
+const rootsText = (roots) =>
+  roots.length === 0 ? 'no roots' : roots.map((root) => `${root.name ?? '(unnamed)'} at ${root.uri}`).join(', ');
+tools.push(
+  taskFixture(
+    'test_sampling',
+    "Asks the client's model the given prompt and answers with its response, for the conformance suite.",
+    Type.Object(
+      { prompt: Type.String({ description: "The prompt for the client's model." }) },
+      { additionalProperties: false },
+    ),
+    {},
+    ({ prompt }, context) => {
+      const text = sampledText(context.input, 'answer');
+      if (text !== undefined) return `LLM response: ${text}`;
+      return InvokeResult.inputRequired({ inputRequests: { answer: samplingRequest(prompt, { maxTokens: 100 }) } });
+    },
+  ),
+  fixture(
+    'test_missing_capability',
+    "Needs the client's model (sampling): a client that did not declare sampling gets -32021, for the conformance suite.",
+    (context) => {
+      const text = sampledText(context.input, 'answer');
+      if (text !== undefined) return `The client's model answered: ${text}`;
       return InvokeResult.inputRequired({
-        inputRequests: { confirm: question('Please confirm', { ok: { type: 'boolean' } }) },
+        inputRequests: { answer: samplingRequest('Say hello.', { maxTokens: 20 }) },
+      });
+    },
+  ),
+  fixture(
+    'test_input_required_result_sampling',
+    "Asks the client's model the capital of France, then answers with its response, for the conformance suite.",
+    (context) => {
+      const text = sampledText(context.input, 'capital_question');
+      if (text !== undefined) return `The client's model says: ${text}`;
+      return InvokeResult.inputRequired({
+        inputRequests: { capital_question: samplingRequest('What is the capital of France?', { maxTokens: 100 }) },
+      });
+    },
+  ),
+  fixture(
+    'test_input_required_result_list_roots',
+    "Asks the client's roots, then names them, for the conformance suite.",
+    (context) => {
+      const roots = listedRoots(context.input, 'client_roots');
+      if (roots !== undefined) return `The client's roots: ${rootsText(roots)}.`;
+      return InvokeResult.inputRequired({ inputRequests: { client_roots: rootsRequest() } });
+    },
+  ),
+  fixture(
+    'test_input_required_result_multiple_inputs',
+    "Asks the user's name, a greeting from the client's model and the client's roots in one round, for the conformance suite.",
+    (context) => {
+      const name = acceptedAnswer(context.input, 'user_name')?.name;
+      const greeting = sampledText(context.input, 'greeting');
+      const roots = listedRoots(context.input, 'client_roots');
+      if (
+        typeof name === 'string' &&
+        greeting !== undefined &&
+        roots !== undefined &&
+        context.input?.state?.round === 1
+      )
+        return `${greeting} ${name}; your roots: ${rootsText(roots)}.`;
+      return InvokeResult.inputRequired({
+        inputRequests: {
+          user_name: question('What is your name?', { name: { type: 'string' } }),
+          greeting: samplingRequest('Generate a greeting', { maxTokens: 50 }),
+          client_roots: rootsRequest(),
+        },
+        state: { round: 1 },
       });
     },
   ),
