@@ -18,6 +18,7 @@ import {
 } from './pool-worker.js';
 import { contextData, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
 import { PolicyQuestions, type PolicyAnswer } from './worker-policy.js';
+import { countWorkerRestart } from '../telemetry/host-metrics.js';
 
 export type ReadyMessage = Extract<WorkerMessage, { type: 'ready' }>;
 
@@ -313,6 +314,7 @@ export class WorkerPool extends EventEmitter {
         }
         if (!replacing) return;
         this.replacements++;
+        countWorkerRestart(specifier, ending.kind);
         this.#replace();
       });
     });

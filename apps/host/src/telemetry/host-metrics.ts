@@ -1,4 +1,5 @@
 import { metrics, type ObservableResult } from '@opentelemetry/api';
+import { meterInstruments } from '@aptix/tool-contract';
 
 /**
  * Gauges of the host's MCP endpoint, read when metrics are collected (nothing on a request's path):
@@ -48,4 +49,17 @@ export function observePendingApprovals(approvals: {
   };
   gauge.addCallback(read);
   return () => gauge.removeCallback(read);
+}
+
+const workerMetrics = meterInstruments('@aptix/host', (meter) =>
+  meter.createCounter('aptix.worker.restarts', {
+    description:
+      'Workers of isolated tool packages ended and replaced (a crash, out of memory, stuck), by package and reason.',
+    unit: '{restart}',
+  }),
+);
+
+/** Counts a replaced worker of an isolated tool package (a no-op without an SDK). */
+export function countWorkerRestart(toolPackage: string, reason: string): void {
+  workerMetrics()?.add(1, { 'aptix.tool_package': toolPackage, 'aptix.worker.reason': reason });
 }
