@@ -52,7 +52,7 @@ export async function startTelemetry(
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(url('traces')))],
   });
   // The AsyncLocalStorage context manager and the W3C trace-context and baggage propagators
-  // (OTEL_PROPAGATORS honoured). With traces off nothing is registered, so no span is ever made.
+  // (OTEL_TRACES_SAMPLER honoured). With traces off nothing is registered, so no span is ever made.
   if (config.traces) tracerProvider.register();
 
   const readers: MetricReader[] = [];
