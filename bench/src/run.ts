@@ -123,6 +123,11 @@ rows.push(
   ...(await section<{ rows: Row[] }>('telemetry', quick ? { seconds: 1, rounds: 1 } : { seconds: 3, rounds: 5 })).rows,
 );
 
+log('3e. OAuth');
+rows.push(
+  ...(await section<{ rows: Row[] }>('oauth', quick ? { seconds: 1, rounds: 1 } : { seconds: 3, rounds: 5 })).rows,
+);
+
 log('3b. fresh hosts');
 rows.push(
   ...(await section<{ rows: Row[] }>('fresh-hosts', quick ? { hosts: 2, windows: 1 } : { hosts: 6, windows: 3 })).rows,

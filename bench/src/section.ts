@@ -19,6 +19,7 @@ import { sessionsSection, type SessionOptions } from './sections/sessions.js';
 import { coldStartRows, registrationRows } from './sections/startup.js';
 import { toolSearchSection } from './sections/tool-search.js';
 import { telemetrySection } from './sections/telemetry.js';
+import { oauthSection } from './sections/oauth.js';
 
 const [name = '', optionsJson = '{}'] = process.argv.slice(2);
 const options = JSON.parse(optionsJson) as Record<string, unknown>;
@@ -34,6 +35,14 @@ async function run(): Promise<unknown> {
       const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-http-'));
       try {
         return await httpSection(options as unknown as HttpOptions, log, scratch);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+    case 'oauth': {
+      const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-oauth-'));
+      try {
+        return { rows: await oauthSection(options as unknown as HttpOptions, log, scratch) };
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }
