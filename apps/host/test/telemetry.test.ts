@@ -5,7 +5,9 @@
  * serving when the OTLP endpoint cannot be reached or the trace context is malformed or huge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startHostWithConfig, type RunningHost } from './support.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, runCli, scratch, startHostWithConfig, type RunningHost } from './support.js';
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
 const ADMIN = 'admin-key-0123456789';
@@ -259,6 +261,26 @@ describe('a host whose OTLP endpoint cannot be reached', () => {
       expect(await host.stop()).toBe(0);
     } finally {
       await host.stop();
+      space.cleanup();
+    }
+  });
+});
+
+describe('the telemetry section of the configuration', () => {
+  it('refuses an OTLP endpoint that is not an http(s) URL, naming the field, and a misspelt field with a guess', async () => {
+    const space = scratch();
+    try {
+      const bad = join(space.dir, 'bad.json');
+      writeFileSync(bad, JSON.stringify({ telemetry: { enabled: true, otlpEndpoint: 'collector:4318' } }));
+      const refused = await runCli(['check', '--config', bad]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stdout + refused.stderr).toContain('telemetry.otlpEndpoint');
+      const misspelt = join(space.dir, 'misspelt.json');
+      writeFileSync(misspelt, JSON.stringify({ telemetry: { enabled: true, otlpEndpiont: 'http://127.0.0.1:4318' } }));
+      const guessed = await runCli(['check', '--config', misspelt]);
+      expect(guessed.code).not.toBe(0);
+      expect(guessed.stdout + guessed.stderr).toContain('did you mean "otlpEndpoint"?');
+    } finally {
       space.cleanup();
     }
   });
