@@ -5,6 +5,7 @@
  * scopes, API keys beside them, and each way a token is refused.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { craftToken, signingKey, startAuthorizationServer, type AuthorizationServer } from './oauth-server.js';
 import { startRouteHost, type RouteHost } from './route-table.js';
@@ -325,5 +326,78 @@ describe('an authorization server that cannot be reached', () => {
     } finally {
       await gone.close();
     }
+  });
+});
+
+describe("an attacker's tokens", () => {
+  const crafted = (claims: Record<string, unknown>) =>
+    craftToken(issuer.key, claims, { issuer: issuer.issuer, audience: resource });
+
+  it('a token whose subject is an API key name is oauth:<that name>, a principal of its own: it never sees the key holder sessions', async () => {
+    const created = await call('/v1/sessions', OPS_KEY, { body: {} });
+    const posing = await crafted({ sub: 'ops', scope: 'tools:hello' });
+    expect((await call('/v1/principal', posing)).body.principal).toBe('oauth:ops');
+    const theirs = await call(`/v1/sessions/${created.body.id}`, posing);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error.code).toBe('SESSION_NOT_FOUND');
+  });
+
+  it('a subject with control characters, an empty one, or one past 200 characters is refused', async () => {
+    for (const sub of ['line\nbreak', '', 'x'.repeat(201)]) {
+      const answer = await hello(await crafted({ sub }));
+      expect(answer.status, JSON.stringify(sub)).toBe(401);
+      expect(answer.challenge).toContain('error="invalid_token"');
+    }
+  });
+
+  it('a scope the host does not know grants nothing, and an admin scope grants no tool', async () => {
+    expect((await hello(await crafted({ scope: 'tools:everything root' }))).status).toBe(403);
+    expect((await hello(await crafted({ scope: 'admin' }))).status).toBe(403);
+    expect((await hello(await crafted({ scope: ['tools:hello'] }))).status).toBe(200);
+  });
+
+  it('a token without exp is refused: the host accepts only tokens that expire', async () => {
+    const { SignJWT } = await import('jose');
+    const token = await new SignJWT({ scope: 'tools:hello' })
+      .setProtectedHeader({ alg: 'RS256', kid: issuer.key.kid })
+      .setIssuer(issuer.issuer)
+      .setAudience(resource)
+      .setSubject('no-expiry')
+      .sign(issuer.key.privateKey);
+    const answer = await hello(token);
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.message).toContain('exp');
+  });
+
+  it('odd spellings: a lowercase scheme is accepted, a token in the query or a second Authorization header is not', async () => {
+    const token = await crafted({});
+    const lower = await fetch(`${host.url}/v1/tools`, { headers: { authorization: `bearer ${token}` } });
+    expect(lower.status).toBe(200);
+    const query = await fetch(`${host.url}/v1/tools?access_token=${token}`);
+    expect(query.status).toBe(401);
+    // Two header lines (fetch would join them into one): node:http sends an array as repeated lines.
+    const twice = await new Promise<number>((resolve, reject) => {
+      const sent = request(`${host.url}/v1/tools`, {
+        headers: { authorization: [`Bearer ${token}`, `Bearer ${token}`] },
+      });
+      sent.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      sent.on('error', reject);
+      sent.end();
+    });
+    expect(twice).toBe(400);
+  });
+
+  it('a kid that is not a key id, and a header 8 KiB long, are refused cleanly (401, no fetch storm)', async () => {
+    const before = issuer.keyFetches;
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const forged = `${encode({ alg: 'RS256', kid: '../../etc/passwd' })}.${encode({ sub: 'x' })}.c2ln`;
+    expect((await hello(forged)).status).toBe(401);
+    const long = `${encode({ alg: 'RS256', kid: 'k'.repeat(6000) })}.${encode({ sub: 'x' })}.c2ln`;
+    expect((await hello(long)).status).toBe(401);
+    // jwksCooldownSeconds is 0 here: at most one fetch per unknown kid, none for a malformed token.
+    expect(issuer.keyFetches - before).toBeLessThanOrEqual(2);
   });
 });
