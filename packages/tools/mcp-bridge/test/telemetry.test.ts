@@ -1,11 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { AggregationTemporality, MeterProvider, MetricReader, type SumMetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bridgeHarness, freePort, startEverythingHttp, stop, text } from './servers.js';
 
 // The bridge carries the trace context of a call to the remote MCP server (the MCP conventions):
@@ -46,8 +47,22 @@ function recordingProxy(target: number, seen: Seen[]): Promise<Server> {
   return new Promise((resolve) => proxy.listen(0, '127.0.0.1', () => resolve(proxy)));
 }
 
+class Reader extends MetricReader {
+  constructor() {
+    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
+  }
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 describe('a bridged call with tracing on', () => {
   const spans = new InMemorySpanExporter();
+  const reader = new Reader();
+  let port: number;
   const seen: Seen[] = [];
   let server: ChildProcess | undefined;
   let proxy: Server | undefined;
@@ -56,12 +71,14 @@ describe('a bridged call with tracing on', () => {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
-    const port = await freePort();
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    port = await freePort();
     server = await startEverythingHttp(port);
     proxy = await recordingProxy(port, seen);
     h = await bridgeHarness({
       name: 'traced',
       http: { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp` },
+      reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
     });
   });
   afterAll(async () => {
@@ -69,6 +86,7 @@ describe('a bridged call with tracing on', () => {
     await new Promise((resolve) => proxy?.close(resolve) ?? resolve(undefined));
     await stop(server);
     trace.disable();
+    metrics.disable();
     propagation.disable();
     context.disable();
   });
@@ -96,5 +114,20 @@ describe('a bridged call with tracing on', () => {
     const call = seen.find((entry) => entry.body.method === 'tools/call' && entry.body.params?.name === 'echo')!;
     expect(call.body.params?._meta?.traceparent).toBe(expected);
     expect(call.traceparent).toBe(expected);
+  });
+
+  it('counts a reconnect of the server in aptix.mcp_bridge.reconnects', async () => {
+    await stop(server, 'SIGKILL');
+    const down = await h.call('traced_echo', { message: 'anyone?' });
+    expect(down.successful).toBe(false);
+    server = await startEverythingHttp(port);
+    await vi.waitFor(() => expect(h.bridge.connected).toBe(true), { timeout: 15_000, interval: 20 });
+    const { resourceMetrics } = await reader.collect();
+    const reconnects = resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .find((metric) => metric.descriptor.name === 'aptix.mcp_bridge.reconnects') as SumMetricData;
+    expect(reconnects.dataPoints.map((point) => [point.attributes['aptix.mcp_bridge.server'], point.value])).toEqual([
+      ['traced', 1],
+    ]);
   });
 });
