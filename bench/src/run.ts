@@ -128,6 +128,11 @@ rows.push(
   ...(await section<{ rows: Row[] }>('oauth', quick ? { seconds: 1, rounds: 1 } : { seconds: 3, rounds: 5 })).rows,
 );
 
+log('3d. audit trail');
+rows.push(
+  ...(await section<{ rows: Row[] }>('audit', quick ? { seconds: 1, rounds: 1 } : { seconds: 3, rounds: 5 })).rows,
+);
+
 log('3b. fresh hosts');
 rows.push(
   ...(await section<{ rows: Row[] }>('fresh-hosts', quick ? { hosts: 2, windows: 1 } : { hosts: 6, windows: 3 })).rows,

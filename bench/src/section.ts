@@ -3,7 +3,7 @@
  * stdout (progress goes to stderr). Each section gets a fresh process, so none times code in a process
  * another section has warmed, loaded or left state in (libraries that hook into promises, pools, JIT).
  *
- * node --import tsx src/section.ts <dispatch|http|telemetry|fresh-hosts|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation|tool-search> '<options json>'
+ * node --import tsx src/section.ts <dispatch|http|telemetry|audit|fresh-hosts|sessions|startup|mcp-bridge|adapters|mcp-sessions|isolation|tool-search> '<options json>'
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { sessionsSection, type SessionOptions } from './sections/sessions.js';
 import { coldStartRows, registrationRows } from './sections/startup.js';
 import { toolSearchSection } from './sections/tool-search.js';
 import { telemetrySection } from './sections/telemetry.js';
+import { auditSection } from './sections/audit.js';
 import { oauthSection } from './sections/oauth.js';
 
 const [name = '', optionsJson = '{}'] = process.argv.slice(2);
@@ -51,6 +52,14 @@ async function run(): Promise<unknown> {
       const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-telemetry-'));
       try {
         return { rows: await telemetrySection(options as unknown as HttpOptions, log, scratch) };
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+    case 'audit': {
+      const scratch = mkdtempSync(join(tmpdir(), 'aptix-bench-audit-'));
+      try {
+        return { rows: await auditSection(options as unknown as HttpOptions, log, scratch) };
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }

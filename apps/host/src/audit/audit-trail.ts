@@ -13,17 +13,19 @@ import type { AuditConfig } from './audit-config.js';
 
 /** The tool whose successful calls are mode changes (TUL-007). */
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
-/** Records written per statement. */
-const BATCH = 500;
+/** Records written per transaction: a SQLite batch blocks the thread while it runs, so batches stay short. */
+const BATCH = 100;
 /** Records held while the store fails; past it the oldest are dropped, and the drop is logged. */
 const MAX_QUEUED = 50_000;
 const KEY_MAX = 256;
 const OUTCOME_MAX = 64;
 
-/** A record waiting to be written: its arguments are hashed when the batch is written, off the call's path. */
-interface Pending extends Omit<NewAuditRecord, 'argumentsHash'> {
-  readonly args: unknown;
-}
+/**
+ * A record waiting to be written. Its arguments are hashed when it is made, so the record holds no
+ * reference to them: a request's objects kept alive until the batch is written would outlive the
+ * young generation, and cost more in garbage collection than the hash does.
+ */
+type Pending = NewAuditRecord;
 
 /** What a finished call leaves in the trail. */
 export interface FinishedCall {
@@ -128,7 +130,7 @@ export class AuditTrail {
       principal: clean(call.principal),
       sessionId: clean(call.sessionId),
       tool: clean(call.tool)!,
-      args: call.args,
+      argumentsHash: argumentsHash(call.args),
       outcome: clean(call.outcome, OUTCOME_MAX)!,
       durationMs: Math.max(0, Math.round(performance.now() - call.startedAt)),
       traceId: call.traceId,
@@ -153,7 +155,7 @@ export class AuditTrail {
       principal: clean(entry.principal),
       sessionId: clean(entry.sessionId),
       tool: clean(entry.tool)!,
-      args: entry.arguments,
+      argumentsHash: argumentsHash(entry.arguments),
       outcome: clean(entry.outcome, OUTCOME_MAX)!,
       durationMs: null,
       traceId: activeTraceId(),
@@ -198,9 +200,7 @@ export class AuditTrail {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, BATCH);
       try {
-        await this.#store().append(
-          batch.map(({ args, ...record }) => ({ ...record, argumentsHash: argumentsHash(args) })),
-        );
+        await this.#store().append(batch);
       } catch (error) {
         const refused =
           error instanceof SessionStoreError && (error.code === 'INVALID_ARGUMENT' || error.code === 'VALUE_TOO_LONG');
@@ -216,6 +216,8 @@ export class AuditTrail {
         }
         return;
       }
+      // Calls waiting for the thread run between two batches (SQLite writes block it while they run).
+      if (this.#queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
