@@ -378,7 +378,7 @@ describe("an attacker's tokens", () => {
     // Two header lines (fetch would join them into one): node:http sends an array as repeated lines.
     const twice = await new Promise<number>((resolve, reject) => {
       const sent = request(`${host.url}/v1/tools`, {
-        headers: { authorization: [`Bearer ${token}`, `Bearer ${token}`] },
+        headers: { Authorization: [`Bearer ${token}`, `Bearer ${token}`] },
       });
       sent.on('response', (response) => {
         response.resume();
