@@ -107,7 +107,9 @@ const textOf = (result: object) =>
     .join('\n');
 
 const SAMPLING_UNAVAILABLE =
-  "summarise_with_model needs a completion from the client's model (MCP sampling), and this caller cannot give one, so nothing was done. Call it from an MCP client that declares the sampling capability.";
+  "summarise_with_model needs a completion from the client's model (MCP sampling), and this " +
+  'caller cannot give one, so nothing was done. Call it from an MCP client that declares the ' +
+  'sampling capability.';
 
 describe("a tool asks the client's model and roots on a 2025 session (v1 SDK client)", () => {
   it('sends sampling/createMessage with the parameters the tool gave, and the tool answers with the model text', async () => {
@@ -325,6 +327,90 @@ describe('a caller that cannot be asked at all', () => {
       );
       expect(body).not.toHaveProperty('inputRequired');
     }
+  });
+});
+
+describe("a prompt asks the client's model before it renders", () => {
+  const expected = {
+    messages: [{ role: 'user', content: { type: 'text', text: 'Review "Fast lanes": the fast lane' } }],
+  };
+
+  it('on a 2025 session (v1 client) and on 2026-07-28 (v2 client): the client is asked, the prompt renders with its answer', async () => {
+    const asked: SamplingParams[] = [];
+    const sample = (params: SamplingParams) => (asked.push(params), modelAnswer('Fast lanes'));
+    const legacy = await legacyClient(host.url, { sample });
+    const modern = await modernClient(host.url, { sample });
+    try {
+      for (const client of [legacy, modern])
+        expect(await client.getPrompt({ name: 'titled_review', arguments: { topic: 'the fast lane' } })).toMatchObject(
+          expected,
+        );
+      expect(asked.map((params) => params.messages)).toEqual([
+        [{ role: 'user', content: { type: 'text', text: 'A title for: the fast lane' } }],
+        [{ role: 'user', content: { type: 'text', text: 'A title for: the fast lane' } }],
+      ]);
+    } finally {
+      await legacy.close();
+      await modern.close();
+    }
+  });
+
+  it('a client that cannot sample is refused (-32021 on 2026-07-28, an error on 2025, 409 SAMPLING_UNAVAILABLE over HTTP), and a state minted for another prompt is refused', async () => {
+    const modern = await modernClient(host.url);
+    const legacy = await legacyClient(host.url);
+    try {
+      await expect(modern.getPrompt({ name: 'titled_review', arguments: { topic: 'x' } })).rejects.toMatchObject({
+        code: -32021,
+      });
+      await expect(legacy.getPrompt({ name: 'titled_review', arguments: { topic: 'x' } })).rejects.toThrow(
+        /needs a completion from the client's model/,
+      );
+    } finally {
+      await modern.close();
+      await legacy.close();
+    }
+    const http = await fetch(`${host.url}/v1/prompts/titled_review`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ arguments: { topic: 'x' } }),
+    });
+    expect(http.status).toBe(409);
+    expect(((await http.json()) as { error: { code: string } }).error.code).toBe('SAMPLING_UNAVAILABLE');
+    // A requestState a tool's round minted does not continue the prompt.
+    const round = await rawToolsCall(
+      host.url,
+      { name: 'summarise_with_model', arguments: { text: 'x' } },
+      { capabilities: { sampling: {} } },
+    );
+    const response = await fetch(`${host.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'prompts/get',
+        'mcp-name': 'titled_review',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'prompts/get',
+        params: {
+          name: 'titled_review',
+          arguments: { topic: 'x' },
+          requestState: round.result.requestState,
+          inputResponses: { title: modelAnswer('forged') },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
+          },
+        },
+      }),
+    });
+    const refused = (await response.json()) as { error?: { code: number; message: string } };
+    expect(refused.error?.code).toBe(-32602);
+    expect(refused.error?.message).toContain('Invalid requestState');
   });
 });
 

@@ -1,5 +1,7 @@
 import type { Static, TObject } from 'typebox';
 import type { ContentBlock } from './content.js';
+import type { ToolInputChannel } from './input-required.js';
+import type { InvokeFailure } from './invoke-result.js';
 
 /**
  * Prompts: messages a package offers its users (MCP clients show them as slash commands), typed by a
@@ -21,10 +23,19 @@ export interface UnitContext {
   readonly sessionId?: string;
   /** The mode the request sees prompts and resources of. */
   readonly mode?: string;
+  /**
+   * `render` only: asking the client before the prompt renders, as a tool asks (return
+   * `InvokeResult.inputRequired(…)`): its user, its model, its roots. Present when the caller is an MCP
+   * client that can answer, with the answers and the prompt's state on the request that continues a round.
+   */
+  readonly input?: ToolInputChannel;
 }
 
-/** What `render` returns: a text (one user message), one message, or a list of them. */
-export type PromptRenderOutput = string | PromptMessage | readonly PromptMessage[];
+/**
+ * What `render` returns: a text (one user message), one message, a list of them, or
+ * `InvokeResult.inputRequired(…)` when it needs the client's answers first (see {@link UnitContext.input}).
+ */
+export type PromptRenderOutput = string | PromptMessage | readonly PromptMessage[] | InvokeFailure;
 
 /** The arguments a completion request has already filled in (MCP's `context.arguments`). */
 export interface CompletionContext extends UnitContext {

@@ -5,6 +5,12 @@ import { describeThrown } from './describe-thrown.js';
 import type { CompleteFunction, PromptMessage, UnitContext } from './prompt.js';
 import type { ResourceContents } from './resource.js';
 import { formatSchemaErrors } from './schema-strictness.js';
+import {
+  inputNeededProblem,
+  unanswerableKinds,
+  type ToolInputChannel,
+  type ToolInputNeeded,
+} from './input-required.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './tool-executor.js';
 import type { RegisteredPrompt, RegisteredResource } from './unit-registry.js';
 import { uriProblem } from './uri-template.js';
@@ -32,13 +38,25 @@ export const UnitErrorCode = {
   RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   /** `render` or `read` returned something that is not messages or contents. */
   MALFORMED_RESULT: 'MALFORMED_RESULT',
+  /** `render` needs the client's answers first (`inputRequired` holds its requests, when the caller can answer them). */
+  INPUT_REQUIRED: 'INPUT_REQUIRED',
+  /** `render` needs the client's model, and this caller cannot give a completion: call from an MCP client that declares sampling. */
+  SAMPLING_UNAVAILABLE: 'SAMPLING_UNAVAILABLE',
+  /** `render` needs the client's roots, and this caller cannot list them: call from an MCP client that declares roots. */
+  ROOTS_UNAVAILABLE: 'ROOTS_UNAVAILABLE',
 } as const;
 export type UnitErrorCode = (typeof UnitErrorCode)[keyof typeof UnitErrorCode];
 
 /** The outcome of a unit request: its value, or a failure with a code and a message for the caller. */
 export type UnitOutcome<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly code: UnitErrorCode; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: UnitErrorCode;
+      readonly message: string;
+      /** A render's requests to the client, when the caller can answer them all (code INPUT_REQUIRED). */
+      readonly inputRequired?: ToolInputNeeded;
+    };
 
 export interface UnitCallOptions {
   /** Milliseconds `render`, `read` or `complete` may take. Default {@link DEFAULT_UNIT_TIMEOUT_MS}. */
@@ -49,6 +67,8 @@ export interface UnitCallOptions {
   readonly signal?: AbortSignal;
   readonly sessionId?: string;
   readonly mode?: string;
+  /** What the caller can answer, and its answers, for a `render` that asks the client. */
+  readonly input?: ToolInputChannel;
 }
 
 /** The default time limit of one render, read or completion. */
@@ -74,6 +94,7 @@ async function bounded<T>(
     signal,
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
     ...(options.mode === undefined ? {} : { mode: options.mode }),
+    ...(options.input === undefined ? {} : { input: options.input }),
   };
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<UnitOutcome<T>>((resolve) => {
@@ -86,7 +107,6 @@ async function bounded<T>(
         ),
       );
     }, timeoutMs);
-    timer.unref?.();
   });
   const ran = (async (): Promise<UnitOutcome<T>> => {
     try {
@@ -139,6 +159,8 @@ export async function renderPrompt(
   );
   if (!rendered.ok) return rendered;
   const output = rendered.value;
+  const asked = askedOf(prompt.name, output, options.input);
+  if (asked !== undefined) return asked;
   const list: unknown[] =
     typeof output === 'string'
       ? [{ role: 'user', content: { type: 'text', text: output } }]
@@ -287,4 +309,42 @@ export async function completeUnit(
       hasMore: strings.length > MAX_COMPLETION_VALUES,
     },
   };
+}
+
+const CANNOT_ANSWER = {
+  elicitation: [
+    UnitErrorCode.INPUT_REQUIRED,
+    'an answer from the user, and this caller cannot ask it (declare elicitation)',
+  ],
+  sampling: [
+    UnitErrorCode.SAMPLING_UNAVAILABLE,
+    "a completion from the client's model, and this caller cannot give one (declare sampling)",
+  ],
+  roots: [UnitErrorCode.ROOTS_UNAVAILABLE, "the client's roots, and this caller cannot list them (declare roots)"],
+} as const;
+
+/**
+ * A render that returned `InvokeResult.inputRequired(…)`: its requests, checked as a tool's are, when
+ * the caller can answer every one; else the failure naming what it cannot answer. Undefined for a render
+ * that returned messages.
+ */
+function askedOf(name: string, output: unknown, input: ToolInputChannel | undefined): UnitOutcome<never> | undefined {
+  if (typeof output !== 'object' || output === null || (output as { successful?: unknown }).successful !== false)
+    return undefined;
+  const needed = (output as { inputRequired?: unknown }).inputRequired;
+  if (needed === undefined)
+    return fail(UnitErrorCode.MALFORMED_RESULT, `Prompt "${name}" rendered a failed result, not messages.`);
+  const problem = inputNeededProblem(needed);
+  if (problem !== undefined)
+    return fail(UnitErrorCode.MALFORMED_RESULT, `Prompt "${name}" asked for input malformed: ${problem}.`);
+  const [first] = unanswerableKinds(needed as ToolInputNeeded, input);
+  if (first === undefined)
+    return {
+      ok: false,
+      code: UnitErrorCode.INPUT_REQUIRED,
+      message: `Prompt "${name}" needs answers from the client first.`,
+      inputRequired: needed as ToolInputNeeded,
+    };
+  const [code, what] = CANNOT_ANSWER[first];
+  return fail(code, `Prompt "${name}" needs ${what}, so nothing was rendered.`);
 }

@@ -70,6 +70,10 @@ const STATUS: Readonly<Record<UnitErrorCode, number>> = {
   MALFORMED_RESULT: 502,
   RESULT_TOO_LARGE: 502,
   TIMEOUT: 504,
+  // A prompt that asks the client (its user, model or roots) cannot be asked over HTTP: use MCP.
+  INPUT_REQUIRED: 409,
+  SAMPLING_UNAVAILABLE: 409,
+  ROOTS_UNAVAILABLE: 409,
 };
 
 /**

@@ -13,6 +13,7 @@ import { hostUnits, unitScope } from '../units/unit-scope.js';
 import { promptListing, resourceListing, templateListing } from '../units/unit-listings.js';
 import type { McpScope } from './mcp-scope.js';
 import { legacySubscriptions } from './unit-subscriptions.js';
+import { getPrompt } from './prompt-input.js';
 
 /** The capabilities for prompts, resources and completions: advertised only when the host has some to serve. */
 export function unitCapabilities(host: AptixHost): ServerCapabilities {
@@ -76,7 +77,9 @@ export function registerUnitMethods(server: Server, host: AptixHost, scope: McpS
     });
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       const seen = await prepare(ctx);
-      const rendered = await units.render(request.params.name, request.params.arguments ?? {}, seen, ctx.mcpReq.signal);
+      // A prompt may ask the client first, as a tool does (prompt-input.ts): then the answer is input_required.
+      const rendered = await getPrompt(host, units, scope, server, request.params, seen, ctx);
+      if ('ask' in rendered) return rendered.ask as never;
       if (!rendered.ok) refuse(rendered);
       return rendered.value as never;
     });

@@ -12,6 +12,7 @@ import {
   type RegisteredPrompt,
   type RegisteredResource,
   type ResourceContents,
+  type ToolInputChannel,
   type UnitOutcome,
 } from '@aptix/tool-contract';
 import type { ModeCatalog } from '@aptix/tool-mode-catalog';
@@ -206,10 +207,12 @@ export class HostUnits {
     args: unknown,
     scope: UnitScope,
     signal?: AbortSignal,
+    input?: ToolInputChannel,
   ): Promise<UnitOutcome<{ description: string; messages: PromptMessage[] }>> {
     const prompt = this.prompt(name, scope);
     if (prompt === undefined) return this.#notFound('prompt', name, scope);
-    return renderPrompt(prompt, args, this.#options(scope, signal));
+    // A render that may ask the client gets what the caller can answer (see mcp/prompt-input.ts).
+    return renderPrompt(prompt, args, { ...this.#options(scope, signal), ...(input === undefined ? {} : { input }) });
   }
 
   async read(uri: string, scope: UnitScope, signal?: AbortSignal): Promise<UnitOutcome<ResourceContents[]>> {
