@@ -106,6 +106,44 @@ describe('Protected Resource Metadata (RFC 9728)', () => {
   });
 });
 
+describe('a resource with a path (https://host/mcp)', () => {
+  it('serves the metadata at the well-known URI with that path appended (RFC 9728 §3.1) and at the bare one, and its challenges name the former', async () => {
+    const port = await freePort();
+    const mcpResource = `http://127.0.0.1:${port}/mcp`;
+    const pathed = await startRouteHost({
+      port,
+      file: {
+        oauth: {
+          issuer: issuer.issuer,
+          resource: mcpResource,
+          scopes: { 'tools:hello': { tools: ['agent_hello_world'] } },
+        },
+      },
+    });
+    try {
+      for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+        const answer = await fetch(`${pathed.url}${path}`);
+        expect(answer.status, path).toBe(200);
+        expect(((await answer.json()) as { resource: string }).resource).toBe(mcpResource);
+      }
+      const challenge = (await fetch(`${pathed.url}/mcp`, { method: 'POST' })).headers.get('www-authenticate');
+      expect(challenge).toContain(
+        `resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp"`,
+      );
+      // A token for that resource is accepted; one for the host's origin alone is not.
+      const token = await issuer.clientCredentials(mcpResource, 'tools:hello');
+      const answer = await fetch(`${pathed.url}/v1/tools`, { headers: { authorization: `Bearer ${token}` } });
+      expect(answer.status).toBe(200);
+      const origin = await issuer.clientCredentials(`http://127.0.0.1:${port}`, 'tools:hello');
+      expect((await fetch(`${pathed.url}/v1/tools`, { headers: { authorization: `Bearer ${origin}` } })).status).toBe(
+        401,
+      );
+    } finally {
+      await pathed.close();
+    }
+  });
+});
+
 describe('tokens from the authorization server', () => {
   it('a service with the client credentials grant calls what its scope allows, and is refused the rest (403 insufficient_scope)', async () => {
     const token = await issuer.clientCredentials(resource, 'tools:hello');
