@@ -11,6 +11,7 @@ import { chat } from './chat.js';
 import { pendingApprovalView } from '../approvals/present.js';
 import { registerApprovalCommands } from './approvals.js';
 import { registerAuditCommand } from './audit.js';
+import { registerUnitCommands } from './units.js';
 import { Output, table } from './output.js';
 import { ListenError, serve, SERVE_HELP } from './serve.js';
 import { superviseHostProcess, type HostProcess } from './host-process.js';
@@ -245,6 +246,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
 
   registerApprovalCommands(program, withHost);
   registerAuditCommand(program, withHost);
+  registerUnitCommands(program, withHost);
 
   const sessions = program.command('sessions').description('create and inspect agent sessions');
   sessions

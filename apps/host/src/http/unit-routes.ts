@@ -59,7 +59,7 @@ const Messages = Type.Array(
 );
 
 /** The HTTP status of a failed unit request: the caller's mistakes are 4xx; a package that failed is 502, one that was too slow 504. */
-const STATUS: Readonly<Record<UnitErrorCode, number>> = {
+const STATUS: Readonly<Partial<Record<UnitErrorCode, number>>> = {
   PROMPT_NOT_FOUND: 404,
   RESOURCE_NOT_FOUND: 404,
   INVALID_ARGUMENTS: 400,
@@ -113,7 +113,7 @@ export function registerUnitRoutes(untyped: AnyFastifyInstance, host: AptixHost)
   const answer = <T>(outcome: UnitOutcome<T>, reply: FastifyReply): T | FastifyReply =>
     outcome.ok
       ? outcome.value
-      : reply.code(STATUS[outcome.code]).send({ error: { code: outcome.code, message: outcome.message } });
+      : reply.code(STATUS[outcome.code] ?? 502).send({ error: { code: outcome.code, message: outcome.message } });
 
   app.get(
     '/v1/prompts',
@@ -145,6 +145,7 @@ export function registerUnitRoutes(untyped: AnyFastifyInstance, host: AptixHost)
     async (request, reply) => {
       const scope = await scopeOf(request.query, request.actor, reply);
       if (scope === undefined) return reply;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- kept for callers in plain JavaScript and tool packages, which can pass what the type rules out
       return answer(await units.render(request.params.name, request.body?.arguments ?? {}, scope), reply);
     },
   );
