@@ -281,6 +281,28 @@ describe('the audit trail of a serving host', () => {
     }
     const injected = await http('GET', `/v1/audit?tool=${encodeURIComponent("x' OR '1'='1")}`, OPS);
     expect(injected.body.records).toEqual([]);
+    // The routes are in the OpenAPI document like the others, with the record's fields.
+    const spec = await http('GET', '/openapi.json', OPS);
+    expect(Object.keys(spec.body.paths)).toEqual(expect.arrayContaining(['/v1/audit', '/v1/audit/{id}']));
+    const listed = spec.body.paths['/v1/audit'].get;
+    expect(listed.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining([
+        'tool',
+        'principal',
+        'sessionId',
+        'outcome',
+        'kind',
+        'since',
+        'until',
+        'limit',
+        'cursor',
+      ]),
+    );
+    expect(
+      Object.keys(spec.body.paths['/v1/audit/{id}'].get.responses['200'].content['application/json'].schema.properties),
+    ).toEqual(
+      expect.arrayContaining(['principal', 'sessionId', 'tool', 'argumentsHash', 'outcome', 'durationMs', 'traceId']),
+    );
   });
 
   it('aptix audit reads the same trail from the store: JSON, a table, one record, and refusals', async () => {
@@ -372,6 +394,38 @@ async function startHostWithLongFlush(space: ReturnType<typeof scratch>): Promis
   writeFileSync(file, JSON.stringify({ audit: { flushIntervalMs: 60_000 } }));
   return { host: await startHost({ env: { APTIX_CONFIG: file, APTIX_DB: space.db } }) };
 }
+
+describe('the audit trail past its retention', () => {
+  it('prunes on a serving host what the configured retention no longer keeps', async () => {
+    const space = scratch();
+    const file = join(space.dir, 'aptix.config.json');
+    writeFileSync(file, JSON.stringify({ audit: { maxRecords: 3, pruneIntervalMs: 1000, flushIntervalMs: 10 } }));
+    const host = await startHost({ env: { APTIX_CONFIG: file, APTIX_DB: space.db } });
+    try {
+      for (let i = 0; i < 8; i++)
+        await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ arguments: { message: `kept-${i}`, count: 1 } }),
+        });
+      const pruned = await logLine(host, (entry) => String(entry.msg).includes('audit records past the retention'));
+      expect(pruned.removed).toBeGreaterThanOrEqual(1);
+      // A prune may have run while the calls were still being written: the next one (within a second) catches up.
+      let left: { records: Record_[] } = { records: [] };
+      for (let attempt = 0; attempt < 100; attempt++) {
+        left = (await (await fetch(`${host.url}/v1/audit`)).json()) as { records: Record_[] };
+        if (left.records.length <= 3) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(left.records).toHaveLength(3);
+      // The newest are the ones kept.
+      expect(left.records[0]!.argumentsHash).toBe(sha({ message: 'kept-7', count: 1 }));
+    } finally {
+      await host.stop();
+      space.cleanup();
+    }
+  });
+});
 
 describe('the audit trail when its store fails', () => {
   it('answers every call as usual and logs that the records could not be written', async () => {
