@@ -3,7 +3,7 @@
  * from the command line, as one JSON document, with exit code 1 for a failed request and 2 for a
  * mistake on the command line.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HOST_ROOT, runCli, scratch } from './support.js';
@@ -66,5 +66,55 @@ describe('aptix resources', () => {
     const missing = await aptix('resources', 'read', 'fixture://users/..');
     expect(missing.code).toBe(1);
     expect(missing.stdout + missing.stderr).toMatch(/RESOURCE_NOT_FOUND/);
+  });
+});
+
+describe('a host refuses to start on a broken prompt or resource, naming it', () => {
+  it('a prompt whose argument is not a string', async () => {
+    const dir = join(space.dir, 'broken-units');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'broken-units', type: 'module', main: 'index.js' }),
+    );
+    writeFileSync(
+      join(dir, 'index.js'),
+      `export const tools = [];
+export const prompts = [{ kind: 'prompt', name: 'acme_count', description: 'Counts.', args: { type: 'object', properties: { n: { type: 'integer', description: 'How many.' } } }, render: () => 'x' }];
+`,
+    );
+    const config = join(space.dir, 'broken.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        toolPackages: ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change', dir],
+      }),
+    );
+    const run = await runCli(['--config', config, 'check'], { env: { APTIX_DB: space.db } });
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toMatch(
+      /Tool package "broken-units" has a prompt that breaks the contract \(PROMPT_ARGUMENTS_INVALID\).*'n' is of type integer, but MCP prompt arguments are strings/,
+    );
+  });
+
+  it('promptModes naming a prompt no package offers, with the near name', async () => {
+    const config = join(space.dir, 'typo.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        toolPackages: [
+          '@aptix/tool-samples',
+          '@aptix/tool-mode-catalog',
+          '@aptix/tool-mode-change',
+          join(HOST_ROOT, 'test', 'fixtures', 'unit-tools'),
+        ],
+        promptModes: { general: ['fixture_greting'] },
+      }),
+    );
+    const run = await runCli(['--config', config, 'check'], { env: { APTIX_DB: space.db } });
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toMatch(
+      /adds prompt "fixture_greting" to mode "general".*Did you mean "fixture_greeting"\?/,
+    );
   });
 });
