@@ -61,7 +61,9 @@ export const OAuthConfigFile = Type.Object(
     ),
     scopes: Type.Record(Type.String({ pattern: SCOPE_PATTERN }), PrincipalPermissions, {
       description:
-        'What each scope grants, written as a principal\'s permissions. A token may do what any of its scopes grants; a scope not listed grants nothing. E.g. { "tools:refund": { "tools": ["refund"] }, "approvals": { "approve": true } }.',
+        "What each scope grants, written as a principal's permissions. A token may do what any of " +
+        'its scopes grants; a scope not listed grants nothing. E.g. { "tools:refund": { "tools": ' +
+        '["refund"] }, "approvals": { "approve": true } }.',
     }),
     principalClaim: Type.Optional(
       Type.String({
@@ -120,6 +122,12 @@ export function resolveOAuthConfig(file: OAuthConfigFile): OAuthConfig {
       `oauth.resource "${file.resource}" has a query or a fragment. Fix: give the host's URL alone, e.g. https://tools.example.com.`,
     );
   checkedUrl(file.issuer, 'oauth.issuer');
+  // The schema's key pattern is not enforced on a record's keys: a scope with a space could never be granted.
+  for (const scope of Object.keys(file.scopes))
+    if (!new RegExp(SCOPE_PATTERN).test(scope))
+      throw new Error(
+        `oauth.scopes names ${JSON.stringify(scope)}, which is not a scope: a scope is 1 to 128 printable characters without spaces, quotes or backslashes. Fix: use the scope exactly as the authorization server grants it.`,
+      );
   if (file.jwksUri !== undefined) checkedUrl(file.jwksUri, 'oauth.jwksUri');
   return {
     issuer: file.issuer,
