@@ -122,7 +122,11 @@ export function composeModeCatalog(
         const keys = modes.map((candidate) => candidate.key);
         if (extension.unknownMode === 'warning') {
           warnings.push(
-            `${extension.source} adds ${tools.map((tool) => JSON.stringify(tool)).join(', ')} to mode ${JSON.stringify(key)}, which this host's catalog does not have (modes: ${keys.join(', ')}), so it joins no mode there. Fix: add the mode under "modes": { "add": [...] } in aptix.config.json, or add the tool to a mode with "modes": { "extend": { "<mode>": ["<tool>"] } }.`,
+            `${extension.source} adds ${tools.map((tool) => JSON.stringify(tool)).join(', ')} to mode ` +
+              `${JSON.stringify(key)}, which this host's catalog does not have (modes: ` +
+              `${keys.join(', ')}), so it joins no mode there. Fix: add the mode under "modes": { "add": ` +
+              `[...] } in aptix.config.json, or add the tool to a mode with "modes": { "extend": { ` +
+              `"<mode>": ["<tool>"] } }.`,
           );
           continue;
         }

@@ -127,10 +127,12 @@ export class ListModesTool extends TypedAgentTool<typeof Args> {
   readonly #catalog: AgentModeCatalogService;
 
   constructor(dependencies: ListModesToolDependencies) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (dependencies === null || typeof dependencies !== 'object')
       throw new TypeError('ListModesTool requires its dependencies: { logger, modeCatalog }.');
     super(Args, dependencies.logger);
     const { modeCatalog } = dependencies;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (modeCatalog === null || typeof modeCatalog !== 'object' || typeof modeCatalog.getAllModes !== 'function') {
       throw new TypeError('ListModesTool requires a modeCatalog: an AgentModeCatalogService with getAllModes().');
     }
@@ -164,6 +166,7 @@ export class ListModesTool extends TypedAgentTool<typeof Args> {
     if (!Array.isArray(modes)) {
       this.logger.addError(
         EXCEPTION_TAG,
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
         `The mode catalog's getAllModes() returned ${modes === null ? 'null' : typeof modes} instead of a list of modes.`,
         pairs(context),
       );
@@ -180,10 +183,12 @@ function toDescriptor(mode: AgentModeSummary, includeExamples: boolean): ModeDes
     key: mode.key,
     displayName: mode.displayName,
     description: mode.description,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     systemPromptSummary: mode.systemPromptSummary ?? '',
     isDefault: mode.isDefault === true,
     // A service other than ModeCatalog may hand back null (TUL-010 §2 allows it): the wire always has an array.
     humanRoleHints: mode.humanRoleHints ?? [],
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     tools: mode.tools ?? [],
   };
   return includeExamples ? { ...descriptor, exampleUtterances: mode.exampleUtterances ?? [] } : descriptor;
