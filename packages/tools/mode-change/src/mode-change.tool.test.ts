@@ -287,7 +287,10 @@ describe('agent_change_mode: contract and registration (TUL-011 §5)', () => {
   it('carries the description of TUL-007 §5.3 and requires exactly mode, branch and reason', () => {
     const schema = ModeChangeTool.getSchema();
     expect(schema.description).toBe(
-      "Changes the mode for the current agent session to the specified mode string. Call only after the user confirms a mode change, and provide a short 'reason' describing why this mode fits the current request. Set branch=true when the user wants the new work to start as a separate session.",
+      'Changes the mode for the current agent session to the specified mode string. Call only ' +
+        "after the user confirms a mode change, and provide a short 'reason' describing why this " +
+        'mode fits the current request. Set branch=true when the user wants the new work to start ' +
+        'as a separate session.',
     );
     expect(schema.parameters.required).toEqual(['mode', 'branch', 'reason']);
     expect(Object.keys(schema.parameters.properties)).toEqual(['mode', 'branch', 'reason']);

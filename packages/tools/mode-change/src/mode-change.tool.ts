@@ -196,7 +196,10 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
   static getSchema() {
     return functionToolSchema(
       ModeChangeTool.ToolName,
-      "Changes the mode for the current agent session to the specified mode string. Call only after the user confirms a mode change, and provide a short 'reason' describing why this mode fits the current request. Set branch=true when the user wants the new work to start as a separate session.",
+      'Changes the mode for the current agent session to the specified mode string. Call only ' +
+        "after the user confirms a mode change, and provide a short 'reason' describing why this " +
+        'mode fits the current request. Set branch=true when the user wants the new work to start ' +
+        'as a separate session.',
       Args,
     );
   }
@@ -204,11 +207,13 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
   readonly #sessions: AgentSessionManager;
 
   constructor(dependencies: ModeChangeToolDependencies) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (dependencies === null || typeof dependencies !== 'object')
       throw new TypeError('ModeChangeTool requires its dependencies: { logger, sessionManager }.');
     super(Args, dependencies.logger);
     const { sessionManager } = dependencies;
     if (
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       sessionManager === null ||
       typeof sessionManager !== 'object' ||
       typeof sessionManager.setSessionMode !== 'function'
@@ -228,6 +233,7 @@ export class ModeChangeTool extends TypedAgentTool<typeof Args> {
     signal?: AbortSignal,
   ): Promise<InvokeResult<string>> {
     if (isBlank(argumentsJson)) return Promise.resolve(refusal(ModeChangeMessage.ARGUMENTS_REQUIRED));
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (context === null || context === undefined || typeof context !== 'object')
       return Promise.resolve(refusal(ModeChangeMessage.CONTEXT_REQUIRED));
     return super.execute(argumentsJson, context, signal);
