@@ -142,7 +142,11 @@ describe('@aptix/ai-sdk with deferred modes, through generateText', () => {
     expect(JSON.parse(refused!.value as string)).toEqual({
       error: {
         code: 'TOOL_NOT_IN_MODE',
-        message: `Tool "testing_ping_pong" is not offered in mode "general" (session ${scope.sessionId}); it was not run. Find this mode's tools with aptix_find_tools. "testing_ping_pong" is offered in mode "tool_diagnostics": switch with agent_change_mode once the user agrees, then call it again.`,
+        message:
+          `Tool "testing_ping_pong" is not offered in mode "general" (session ${scope.sessionId}); ` +
+          `it was not run. Find this mode's tools with aptix_find_tools. "testing_ping_pong" is ` +
+          `offered in mode "tool_diagnostics": switch with agent_change_mode once the user agrees, ` +
+          `then call it again.`,
       },
     });
     expect((await sessions.store.getSession(scope.sessionId))!.mode).toBe('tool_diagnostics');

@@ -52,7 +52,8 @@ export function flattenSources(sources: readonly ToolSource[]): {
       return;
     }
     const [toolPackage, options] = isConfigured(source)
-      ? [source.package, source.options ?? {}]
+      ? // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
+        [source.package, source.options ?? {}]
       : isToolPackage(source)
         ? [source, {}]
         : [undefined, {}];
@@ -93,6 +94,7 @@ export async function preparePackages(
   for (const { label, toolPackage, options } of packages) {
     const host = { logger, options };
     const made = (await toolPackage.createDependencies?.(host)) ?? {};
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (made === null || typeof made !== 'object' || Array.isArray(made))
       throw new AdapterSetupError(
         `${label}: createDependencies() must return a plain object of dependencies by constructor-parameter name.`,
@@ -140,12 +142,14 @@ export function buildTools(
       );
     }
     if (
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       tool === null ||
       typeof tool !== 'object' ||
       tool.name !== toolClass.ToolName ||
       typeof tool.execute !== 'function'
     ) {
       throw new AdapterSetupError(
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- kept for callers in plain JavaScript and tool packages, which can pass what the type rules out
         `Tool "${toolClass.ToolName}" breaks the contract: its instances report the name "${String(tool?.name)}" (it must equal ToolName) or have no execute method.`,
       );
     }

@@ -68,7 +68,11 @@ describe('@aptix/openai-agents with deferred modes, through run()', () => {
     expect(refused).toEqual({
       error: {
         code: 'TOOL_NOT_IN_MODE',
-        message: `Tool "testing_ping_pong" is not offered in mode "general" (session ${scope.sessionId}); it was not run. Find this mode's tools with aptix_find_tools. "testing_ping_pong" is offered in mode "tool_diagnostics": switch with agent_change_mode once the user agrees, then call it again.`,
+        message:
+          `Tool "testing_ping_pong" is not offered in mode "general" (session ${scope.sessionId}); ` +
+          `it was not run. Find this mode's tools with aptix_find_tools. "testing_ping_pong" is ` +
+          `offered in mode "tool_diagnostics": switch with agent_change_mode once the user agrees, ` +
+          `then call it again.`,
       },
     });
     expect(changed).toMatchObject({ success: true, mode: 'tool_diagnostics' });
