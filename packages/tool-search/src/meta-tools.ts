@@ -74,7 +74,9 @@ const FIND_DESCRIPTION =
   "Pass the sessionId that agent_change_mode returned to search that session's mode.";
 
 const CALL_DESCRIPTION =
-  "Calls a tool of the current mode by name, with its arguments, under the same checks as a direct call: the arguments are validated, the session's mode must offer the tool, and a call that needs approval waits for it. " +
+  'Calls a tool of the current mode by name, with its arguments, under the same checks as a ' +
+  "direct call: the arguments are validated, the session's mode must offer the tool, and a " +
+  'call that needs approval waits for it. ' +
   'Use it for tools that aptix_find_tools found. Pass the sessionId that agent_change_mode returned so the call runs in that session and its mode. ' +
   'To change the mode of that session again, call agent_change_mode through this tool with the same sessionId.';
 

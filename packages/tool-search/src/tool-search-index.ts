@@ -14,9 +14,12 @@ export interface SearchableTool {
  * "the", "my" or "please" cannot outweigh the one word that names the task.
  */
 const STOP_WORDS = new Set(
-  'a an and any are as at be been by can could do does for from get give has have how i if in into is it its me my of on or our please should so some that the their them then there these this those to use used uses using via was we what when where which who will with would you your tool tools call calls'.split(
-    ' ',
-  ),
+  (
+    'a an and any are as at be been by can could do does for from get give has have how i if ' +
+    'in into is it its me my of on or our please should so some that the their them then there ' +
+    'these this those to use used uses using via was we what when where which who will with ' +
+    'would you your tool tools call calls'
+  ).split(' '),
 );
 
 /** Splits on anything that is not a letter or digit, and at camelCase humps: `createIssue_v2` → create, issue, v2. */
