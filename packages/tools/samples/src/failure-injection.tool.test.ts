@@ -69,8 +69,11 @@ describe.each(VIAS)('testing_failure_injection, called %s', (via) => {
       await h.call(via, JSON.stringify({ mode: 'exception', payload: SECRET }), { context });
       expect(h.logger.entries).toHaveLength(1);
       const [exception] = h.logger.exceptions();
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test guards what the declared type rules out
       expect(exception?.tag).toBe('[testing_failure_injection_ExecuteAsync__Exception]');
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test guards what the declared type rules out
       expect(exception?.message).toContain(SECRET);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test guards what the declared type rules out
       expect(exception?.pairs).toEqual([
         ['SessionId', 's-5'],
         ['ConversationId', 'c-5'],
