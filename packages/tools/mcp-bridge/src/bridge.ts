@@ -418,7 +418,10 @@ export class McpBridge {
     this.#later.addCustomEvent(
       'warn',
       '[McpBridge_SchemaChanged]',
-      `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(this.#offeredSchemas.get(remote.name)!, converted.parameters)}. The new schema passed the contract check; calls are checked against it from now on, and models see it after the host restarts.`,
+      `MCP server "${server}" changed the input schema of "${remote.name}": ` +
+        `${describeChange(this.#offeredSchemas.get(remote.name)!, converted.parameters)}. The new ` +
+        `schema passed the contract check; calls are checked against it from now on, and models see ` +
+        `it after the host restarts.`,
       [
         ['Server', server],
         ['Tool', remote.name],
@@ -446,6 +449,7 @@ export function needsApproval(
 }
 
 function pickAnnotations(annotations: Tool['annotations']): ToolAnnotations | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (annotations === undefined || annotations === null) return undefined;
   const picked: Record<string, boolean> = {};
   for (const key of ANNOTATION_KEYS) if (typeof annotations[key] === 'boolean') picked[key] = annotations[key];

@@ -93,6 +93,7 @@ export function bridgedToolClass(spec: BridgedToolSpec, runtime: BridgeRuntime):
       context: AgentToolExecutionContext,
       signal: AbortSignal,
     ): Promise<InvokeResult<string>> {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       return forward(spec, runtime, this.#logger, argumentsJson, context ?? {}, signal);
     }
   };
@@ -221,7 +222,9 @@ function failure(
   logger.addException(`[${name}_ExecuteAsync__RemoteUnavailable]`, error, pairs(context));
   runtime.connection.lost(reason(error));
   return InvokeResult.fromError(
-    `${name}: the connection to MCP server "${server}" failed during the call (${bounded(reason(error), 300)}); whether the call took effect on the server is unknown. The host is reconnecting; try again later.`,
+    `${name}: the connection to MCP server "${server}" failed during the call ` +
+      `(${bounded(reason(error), 300)}); whether the call took effect on the server is unknown. ` +
+      `The host is reconnecting; try again later.`,
     BridgeErrorCode.REMOTE_UNAVAILABLE,
   );
 }

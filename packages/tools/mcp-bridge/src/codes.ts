@@ -34,7 +34,10 @@ export const BRIDGE_ERROR_MEANINGS: { readonly [code in BridgeErrorCode]: string
   REMOTE_SCHEMA_REJECTED:
     "the MCP server changed this tool's arguments in a way the host cannot check. Do not call it again until the host is restarted.",
   REMOTE_MALFORMED_RESULT:
-    'the MCP server answered with something that is not a valid tool result, or with content that cannot be passed on (the message names the block and the rule). The tool did run on the server: do not assume it changed nothing. Tell the user; calling again will likely get the same answer.',
+    'the MCP server answered with something that is not a valid tool result, or with content ' +
+    'that cannot be passed on (the message names the block and the rule). The tool did run on ' +
+    'the server: do not assume it changed nothing. Tell the user; calling again will likely get ' +
+    'the same answer.',
 };
 
 /** Start-up failures of a bridge: bad options, an unreachable server. The message names the server and the fix. */

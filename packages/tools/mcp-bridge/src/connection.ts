@@ -106,7 +106,9 @@ export class ServerConnection {
     } catch (error) {
       this.#state = 'closed';
       throw new McpBridgeError(
-        `MCP server "${this.#options.name}" (${this.target}) cannot be reached: ${reason(error)}. Fix: check that the server starts and answers there, or mark its toolPackages entry "optional": true to start without it.`,
+        `MCP server "${this.#options.name}" (${this.target}) cannot be reached: ${reason(error)}. ` +
+          `Fix: check that the server starts and answers there, or mark its toolPackages entry ` +
+          `"optional": true to start without it.`,
         { cause: error },
       );
     }
@@ -186,6 +188,7 @@ export class ServerConnection {
     if (this.#state !== 'reconnecting') return;
     try {
       const tools = await this.#connect();
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the await before it may have changed this; narrowing does not see across an await
       if (this.#state !== 'reconnecting') return; // closed meanwhile
       this.#state = 'connected';
       countReconnect(this.#options.name);
@@ -295,6 +298,7 @@ export class ServerConnection {
         );
     } finally {
       this.#relisting = false;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the await before it may have changed this; narrowing does not see across an await
       if (this.#relistWanted && this.#state === 'connected') this.#relistSoon();
     }
   }

@@ -91,7 +91,9 @@ export class LiveToolList {
       this.#logger.addCustomEvent(
         'error',
         '[McpBridge_TooManyTools]',
-        `MCP server "${server}" offers ${tools.length} tools, more than its "maxTools" (${max}); the other ${tools.length - max} are not offered. Fix: narrow the tools with "include" or "exclude", or raise "maxTools".`,
+        `MCP server "${server}" offers ${tools.length} tools, more than its "maxTools" (${max}); ` +
+          `the other ${tools.length - max} are not offered. Fix: narrow the tools with "include" or ` +
+          `"exclude", or raise "maxTools".`,
         [['Server', server]],
       );
     }
@@ -172,7 +174,9 @@ export class LiveToolList {
         this.#logger.addCustomEvent(
           'warn',
           '[McpBridge_SchemaChanged]',
-          `MCP server "${server}" changed the input schema of "${remote.name}": ${describeChange(before.schema, result.toolClass.getSchema().parameters as { properties: object; required: readonly string[] })}. The new schema passed the contract check and is offered as ${name} from now on.`,
+          `MCP server "${server}" changed the input schema of "${remote.name}": ` +
+            `${describeChange(before.schema, result.toolClass.getSchema().parameters as { properties: object; required: readonly string[] })}. ` +
+            `The new schema passed the contract check and is offered as ${name} from now on.`,
           [
             ['Server', server],
             ['Tool', remote.name],

@@ -121,7 +121,10 @@ export const McpBridgeOptionsSchema = Type.Object(
         ],
         {
           description:
-            'Which bridged tools wait for a person\'s approval before each call (ApprovalPolicy "always"): "none" (the default), "all", "destructive" (every tool the server does not declare read-only, unless it declares destructiveHint: false, as MCP reads its annotations), or a list of remote tool names.',
+            "Which bridged tools wait for a person's approval before each call (ApprovalPolicy " +
+            '"always"): "none" (the default), "all", "destructive" (every tool the server does not ' +
+            'declare read-only, unless it declares destructiveHint: false, as MCP reads its ' +
+            'annotations), or a list of remote tool names.',
         },
       ),
     ),
@@ -157,7 +160,9 @@ const SECRET_ENV = /token|secret|password|passwd|api_?key|credential|private/i;
 export function parseBridgeOptions(value: unknown): McpBridgeOptions {
   if (value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0)) {
     throw new McpBridgeError(
-      '@aptix/tool-mcp-bridge needs options: the MCP server to bridge. Fix: give the toolPackages entry { "package": "@aptix/tool-mcp-bridge", "options": { "name": "…", "stdio": { "command": "…" } } } or options.http.url.',
+      '@aptix/tool-mcp-bridge needs options: the MCP server to bridge. Fix: give the ' +
+        'toolPackages entry { "package": "@aptix/tool-mcp-bridge", "options": { "name": "…", ' +
+        '"stdio": { "command": "…" } } } or options.http.url.',
     );
   }
   const label =
@@ -194,13 +199,18 @@ export function parseBridgeOptions(value: unknown): McpBridgeOptions {
     }
     if (url.username !== '' || url.password !== '') {
       throw new McpBridgeError(
-        `The bridge options for ${label}: options.http.url carries a user name or password. Credentials never go in the file. Fix: remove them from the URL and send them as a header from an environment variable, e.g. "Authorization": { "env": "${envName(options.name)}_TOKEN", "prefix": "Bearer " }.`,
+        `The bridge options for ${label}: options.http.url carries a user name or password. ` +
+          `Credentials never go in the file. Fix: remove them from the URL and send them as a header ` +
+          `from an environment variable, e.g. "Authorization": { "env": ` +
+          `"${envName(options.name)}_TOKEN", "prefix": "Bearer " }.`,
       );
     }
     for (const [header, headerValue] of Object.entries(options.http.headers ?? {})) {
       if (typeof headerValue === 'string' && SECRET_HEADER.test(header)) {
         throw new McpBridgeError(
-          `The bridge options for ${label} write the credential header "${header}" into the configuration. Credentials never go in the file. Fix: set it from an environment variable: "${header}": { "env": "${envName(options.name)}_TOKEN", "prefix": "Bearer " }.`,
+          `The bridge options for ${label} write the credential header "${header}" into the ` +
+            `configuration. Credentials never go in the file. Fix: set it from an environment variable: ` +
+            `"${header}": { "env": "${envName(options.name)}_TOKEN", "prefix": "Bearer " }.`,
         );
       }
     }
@@ -208,7 +218,9 @@ export function parseBridgeOptions(value: unknown): McpBridgeOptions {
   for (const [name, envValue] of Object.entries(options.stdio?.env ?? {})) {
     if (typeof envValue === 'string' && SECRET_ENV.test(name)) {
       throw new McpBridgeError(
-        `The bridge options for ${label} write the credential ${name} into the configuration. Credentials never go in the file. Fix: "${name}": { "env": "${name}" } passes it from the host's environment.`,
+        `The bridge options for ${label} write the credential ${name} into the configuration. ` +
+          `Credentials never go in the file. Fix: "${name}": { "env": "${name}" } passes it from the ` +
+          `host's environment.`,
       );
     }
   }

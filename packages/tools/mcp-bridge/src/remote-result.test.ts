@@ -76,7 +76,9 @@ describe('invalidResultSummary', () => {
       { code: 'invalid_type', path: [], message: 'x' },
     ];
     expect(invalidResultSummary(`Invalid result for tools/call: ${JSON.stringify(issues, null, 2)}`)).toBe(
-      'content[1].data: Invalid Base64 string; content[2] is not a content block MCP defines (text, image, audio, resource, resource_link), or misses one of its fields; isError: expected boolean (and 1 more)',
+      'content[1].data: Invalid Base64 string; content[2] is not a content block MCP defines ' +
+        '(text, image, audio, resource, resource_link), or misses one of its fields; isError: ' +
+        'expected boolean (and 1 more)',
     );
   });
 

@@ -36,6 +36,7 @@ export function toInvokeResult(
   result: CallToolResult,
   context: AgentToolExecutionContext,
 ): InvokeResult<string> {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (result === null || typeof result !== 'object' || !Array.isArray(result.content)) {
     return InvokeResult.fromError(
       `${spec.name}: MCP server "${spec.server}" answered with something that is not a tool result.`,
@@ -115,7 +116,10 @@ function resourceLink(spec: RemoteToolRef, link: Record<string, unknown>): { blo
   const what = [title ?? name, mimeType, size === undefined ? undefined : `${size} bytes`]
     .filter((part) => part !== undefined)
     .join(', ');
-  const text = `[Resource link from MCP server "${spec.server}": ${uri}${what ? ` (${what})` : ''}${description ? ` — ${description}` : ''}. The link is passed on as this text; the host did not read the resource.]`;
+  const text =
+    `[Resource link from MCP server "${spec.server}": ` +
+    `${uri}${what ? ` (${what})` : ''}${description ? ` — ${description}` : ''}. The link is ` +
+    `passed on as this text; the host did not read the resource.]`;
   const fields = Object.fromEntries(
     Object.entries({ uri, name, title, description, mimeType, size }).filter(([, value]) => value !== undefined),
   );
@@ -134,6 +138,7 @@ function remote(spec: RemoteToolRef): string {
 export function contentText(content: CallToolResult['content']): string {
   return content
     .map((block) =>
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       block && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string' ? block.text : '',
     )
     .filter((text) => text.trim() !== '')

@@ -32,7 +32,9 @@ export function limitRepeats(logger: AdminLogger, server: string): RepeatLimited
     logger.addCustomEvent(
       'warn',
       '[McpBridge_LogSuppressed]',
-      `MCP server "${server}": ${window.suppressed} more ${tag} lines were not logged (at most ${REPEATS_PER_WINDOW} of one kind are in ${REPEAT_WINDOW_MS / 1000} s; the server keeps changing). The last: ${window.lastMessage}`,
+      `MCP server "${server}": ${window.suppressed} more ${tag} lines were not logged (at most ` +
+        `${REPEATS_PER_WINDOW} of one kind are in ${REPEAT_WINDOW_MS / 1000} s; the server keeps ` +
+        `changing). The last: ${window.lastMessage}`,
       [
         ['Server', server],
         ['Tag', tag],

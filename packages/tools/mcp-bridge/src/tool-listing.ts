@@ -74,6 +74,7 @@ function invalidTool(raw: unknown, issues: ReadonlyArray<StandardSchemaV1.Issue>
   const name = typeof record.name === 'string' && record.name !== '' ? record.name : '(a tool without a name)';
   const problems = issues.slice(0, 5).map((issue) => {
     const path = (issue.path ?? [])
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       .map((part) => String(typeof part === 'object' && part !== null && 'key' in part ? part.key : part))
       .join('.');
     return `${path === '' ? 'the tool' : path}: ${issue.message}`;

@@ -67,7 +67,10 @@ export function generatedUsage(source: UsageSource): string {
   return [
     `${source.name} — Usage Guide`,
     '',
-    `${GENERATED_MARKER} from the description and input schema the MCP server "${source.server}" gives for its tool "${source.remoteName}". The server describes no good and bad usage, so those sections are left out rather than invented; contract warnings about them are expected.`,
+    `${GENERATED_MARKER} from the description and input schema the MCP server ` +
+      `"${source.server}" gives for its tool "${source.remoteName}". The server describes no good ` +
+      `and bad usage, so those sections are left out rather than invented; contract warnings ` +
+      `about them are expected.`,
     '',
     'Primary purpose:',
     `- ${boundedText(source.description).replace(/\n+/g, ' ')}`,
@@ -89,7 +92,9 @@ export function generatedUsage(source: UsageSource): string {
         ]
       : [
           '- OUTCOME_UNKNOWN: the call was cancelled, or the server did not answer in time, and the server may have finished first: whether it took effect is unknown. Check before calling it again.',
-          '- A successful result with "wasCancelled": true: the call was cancelled before it was sent; nothing happened. (TIMEOUT is not answered for this tool, which may change things: OUTCOME_UNKNOWN instead.)',
+          '- A successful result with "wasCancelled": true: the call was cancelled before it was ' +
+            'sent; nothing happened. (TIMEOUT is not answered for this tool, which may change things: ' +
+            'OUTCOME_UNKNOWN instead.)',
         ]),
   ].join('\n');
 }

@@ -131,7 +131,9 @@ describe('content beyond text from server-everything (stdio)', () => {
     const blocks = (result as InvokeSuccess<string>).content!;
     expect(blocks.map((block) => block.type)).toEqual(['text', 'text', 'text']);
     expect((blocks[1] as { text: string }).text).toBe(
-      '[Resource link from MCP server "everything": demo://resource/dynamic/blob/1 (Blob Resource 1, text/plain) — Resource 1: plaintext resource. The link is passed on as this text; the host did not read the resource.]',
+      '[Resource link from MCP server "everything": demo://resource/dynamic/blob/1 (Blob ' +
+        'Resource 1, text/plain) — Resource 1: plaintext resource. The link is passed on as this ' +
+        'text; the host did not read the resource.]',
     );
     expect((result.value?.content as unknown[])[2]).toEqual({
       type: 'resource_link',
