@@ -71,7 +71,9 @@ describe('openSessionStore', () => {
       /second scheme \("file:"\).*Fix: write sqlite:\.\/a\.db\./,
     );
     expect(() => parseSessionStoreUrl('sqlite:postgres://u:secret@db/x')).toThrow(
-      'Session store URL "sqlite:postgres://u:***@db/x" has a second scheme ("postgres:") after "sqlite:": the path must follow "sqlite:" directly. Fix: for PostgreSQL, give the postgres:// URL alone, without "sqlite:" before it.',
+      'Session store URL "sqlite:postgres://u:***@db/x" has a second scheme ("postgres:") after ' +
+        '"sqlite:": the path must follow "sqlite:" directly. Fix: for PostgreSQL, give the ' +
+        'postgres:// URL alone, without "sqlite:" before it.',
     );
     // A file whose name merely contains a colon stays a file.
     expect(parseSessionStoreUrl('sqlite:./a:b.db', '/srv/app')).toEqual({

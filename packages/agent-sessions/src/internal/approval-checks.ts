@@ -69,7 +69,9 @@ export function abandonedResult(): unknown {
     errors: [
       {
         message:
-          'The host running this approved call stopped before it finished, so whether the tool took effect is unknown. It was not run again. Check the effect the tool would have had before asking for the call again.',
+          'The host running this approved call stopped before it finished, so whether the tool took ' +
+          'effect is unknown. It was not run again. Check the effect the tool would have had before ' +
+          'asking for the call again.',
         code: 'OUTCOME_UNKNOWN',
       },
     ],

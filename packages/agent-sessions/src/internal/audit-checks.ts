@@ -58,6 +58,7 @@ export function auditTime(field: string, value: string): string {
 export type CheckedAuditRecord = Omit<AuditRecord, 'id' | 'at'> & { readonly at: string | null };
 
 export function checkAuditRecord(record: NewAuditRecord): CheckedAuditRecord {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (typeof record !== 'object' || record === null) refuse('An audit record must be an object.');
   if (!AUDIT_KINDS.includes(record.kind))
     refuse(`kind must be one of ${AUDIT_KINDS.join(', ')}; got ${JSON.stringify(String(record.kind).slice(0, 40))}.`);
@@ -73,6 +74,7 @@ export function checkAuditRecord(record: NewAuditRecord): CheckedAuditRecord {
       `durationMs must be a whole number of milliseconds from 0 to ${MAX_DURATION_MS}; got ${String(durationMs)}.`,
     );
   const decision = record.decision ?? null;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (decision !== null && decision !== 'approve' && decision !== 'deny')
     refuse('decision must be "approve", "deny" or null.');
   return {
@@ -118,6 +120,7 @@ export function resolveAuditFilter(filter: AuditFilter = {}): ResolvedAuditFilte
   let matchesNothing = false;
   for (const [field, column, max] of FILTER_COLUMNS) {
     const value = filter[field];
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string') refuse(`The ${field} filter must be a string.`);
     if (value.length > max)

@@ -77,7 +77,7 @@ function requireId(what: string, value: unknown): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new SessionStoreError(
       'INVALID_ARGUMENT',
-      `${what} must be a non-empty string; got ${JSON.stringify(value) ?? String(value)}.`,
+      `${what} must be a non-empty string; got ${(JSON.stringify(value) as string | undefined) ?? String(value)}.`,
     );
   }
   return value;
@@ -110,6 +110,7 @@ function serializeItems(items: readonly unknown[]): string[] {
         { cause },
       );
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- JSON.stringify answers undefined for undefined, a function or a symbol, whatever its declared type says
     if (json === undefined) {
       throw new SessionStoreError(
         'INVALID_ARGUMENT',

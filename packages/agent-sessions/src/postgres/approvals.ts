@@ -54,6 +54,7 @@ export class PostgresApprovalStore implements ApprovalStore {
 
   async #one(sql: string, params: unknown[]): Promise<ToolApproval | undefined> {
     const { rows } = await this.#pool.query<ApprovalRow>(sql, params);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an index or key that is not there reads undefined, which the type (no noUncheckedIndexedAccess) leaves out
     return rows[0] === undefined ? undefined : toApproval(rows[0]);
   }
 

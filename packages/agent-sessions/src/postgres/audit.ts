@@ -68,6 +68,7 @@ export class PostgresAuditStore implements AuditStore {
     const seq = auditSeqOf(id);
     if (seq === undefined) return undefined;
     const { rows } = await this.#pool.query<AuditRow>(`SELECT ${AUDIT_COLUMNS} FROM ${this.#t} WHERE seq = $1`, [seq]);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an index or key that is not there reads undefined, which the type (no noUncheckedIndexedAccess) leaves out
     return rows[0] === undefined ? undefined : rowToAuditRecord(rows[0], iso);
   }
 

@@ -320,8 +320,12 @@ export class PgGateway {
       which === 'connection'
         ? `No connection to the ${this.location} within connectionTimeoutMs (${this.timeouts.connectionTimeoutMs} ms): the server is down or not answering.`
         : which === 'pool'
-          ? `No connection to the ${this.location} within ${this.#acquireTimeoutMs} ms (the larger of connectionTimeoutMs and queryTimeoutMs): the server is not answering, or every pooled connection stayed busy (raise poolSize).`
-          : `The ${this.location} did not answer within queryTimeoutMs (${this.timeouts.queryTimeoutMs} ms): the server is not answering. The statement was cancelled and its connection dropped; nothing was committed.`;
+          ? `No connection to the ${this.location} within ${this.#acquireTimeoutMs} ms (the larger of ` +
+            `connectionTimeoutMs and queryTimeoutMs): the server is not answering, or every pooled ` +
+            `connection stayed busy (raise poolSize).`
+          : `The ${this.location} did not answer within queryTimeoutMs ` +
+            `(${this.timeouts.queryTimeoutMs} ms): the server is not answering. The statement was ` +
+            `cancelled and its connection dropped; nothing was committed.`;
     return new SessionStoreError('TIMEOUT', message, { cause });
   }
 

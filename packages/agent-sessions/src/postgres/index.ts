@@ -156,7 +156,10 @@ export class PostgresSessionStore extends SessionStoreBase {
       // The rows before a change, read after it took the session's lock: every earlier row has committed.
       between: `SELECT ${columns} FROM ${changes} h WHERE h.session_id = $1 AND h.seq > $2 AND h.seq < $3 ORDER BY h.seq`,
       // A page: the session and its last seq, then the rows after the cursor up to that seq (rows up to it never change).
-      sessionRow: `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.owner_id, s.created_at, (SELECT coalesce(max(seq), 0) FROM ${changes} WHERE session_id = s.id)::text AS last_seq FROM ${sessions} s WHERE s.id = $1`,
+      sessionRow:
+        `SELECT s.id, s.mode, s.org_id, s.user_id, s.parent_id, s.owner_id, s.created_at, (SELECT ` +
+        `coalesce(max(seq), 0) FROM ${changes} WHERE session_id = s.id)::text AS last_seq FROM ` +
+        `${sessions} s WHERE s.id = $1`,
       page: `SELECT ${columns} FROM ${changes} h WHERE h.session_id = $1 AND h.seq > $2 AND h.seq <= $3 ORDER BY h.seq LIMIT $4`,
       // What a tool call in a session reads: one row by primary key, prepared once per connection
       // (named after its text, which holds the schema, so stores of two schemas on one pool never collide).
@@ -248,6 +251,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     const base = this.#histories.base(id);
     const { rows } = await this.#db.query<SessionJoinRow>(this.#sql.session, [id, base.lastSeq]);
     const [first] = rows;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
     if (first === undefined) {
       this.#histories.forget(id);
       return undefined;
@@ -274,6 +278,7 @@ export class PostgresSessionStore extends SessionStoreBase {
       owner_id: string | null;
     }>(this.#sql.head, [id]);
     const row = rows[0];
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
     return row === undefined
       ? undefined
       : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, owner: row.owner_id };
@@ -284,6 +289,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     return this.#db.withConnection(undefined, async (connection) => {
       const { rows } = await connection.query<SessionJoinRow>(this.#sql.sessionRow, [id]);
       const row = rows[0];
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
       if (row === undefined) return undefined;
       const page = await connection.query<SessionJoinRow>(this.#sql.page, [id, afterSeq, row.last_seq, limit + 1]);
       const more = page.rows.length > limit;
@@ -326,6 +332,7 @@ export class PostgresSessionStore extends SessionStoreBase {
         { signal },
       );
       const row = changed.rows[0];
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
       if (row === undefined) return undefined;
       const earlier = await connection.query<SessionJoinRow>(this.#sql.between, [sessionId, base.lastSeq, row.seq], {
         signal,

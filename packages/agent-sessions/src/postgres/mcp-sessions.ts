@@ -34,6 +34,7 @@ export class PostgresMcpSessions {
       [mcpSessionId],
     );
     const row = rows[0];
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
     if (row === undefined) return undefined;
     return {
       agentSessionId: row.agent_session_id,
@@ -49,6 +50,7 @@ export class PostgresMcpSessions {
       `UPDATE ${this.table} SET last_used_at = clock_timestamp(), touches = touches + 1 WHERE mcp_session_id = $1 AND closed_at IS NULL RETURNING touches::text AS touches`,
       [mcpSessionId],
     );
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an index or key that is not there reads undefined, which the type (no noUncheckedIndexedAccess) leaves out
     return rows[0] === undefined ? undefined : Number(rows[0].touches);
   }
 
