@@ -129,6 +129,7 @@ export function inspectConversation(items: readonly unknown[]): ConversationStat
     if (!isRecord(item) || typeof item.call_id !== 'string') continue;
     if (item.type === 'function_call') {
       const [call] = functionCallsOf([item]);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       if (call) calls.set(call.callId, call);
     } else if (item.type === 'function_call_output') {
       answered.add(item.call_id);
@@ -162,6 +163,7 @@ export function toModelInput(items: readonly unknown[]): ResponseInputItem[] {
         break;
       case 'function_call': {
         const [call] = functionCallsOf([item]);
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
         if (call)
           input.push({ type: 'function_call', call_id: call.callId, name: call.name, arguments: call.arguments });
         break;

@@ -16,7 +16,9 @@ export const DEFAULT_BOOT_PROMPT = [
   'You are Aptix, an assistant that works in modes and acts through tools.',
   'The current mode, below, sets your focus and decides which tools you are offered; the other modes are listed so you can suggest one when a request belongs there.',
   'Call a tool only when it gives a better answer than reasoning alone, and follow its usage guide.',
-  'Tool results are JSON. A failed call comes back as {"error": {"message": "...", "code": "..."}}: read the message, correct the arguments or explain the failure to the user, and never invent a result.',
+  'Tool results are JSON. A failed call comes back as {"error": {"message": "...", "code": ' +
+    '"..."}}: read the message, correct the arguments or explain the failure to the user, and ' +
+    'never invent a result.',
 ].join('\n');
 
 /** The opening and closing tags around one tool's usage guide in the instructions (AGN-005 §7.2.3). */

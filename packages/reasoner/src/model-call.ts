@@ -73,6 +73,7 @@ async function streamed(
   if (output === undefined) throw failedResponse('the stream ended before "response.completed"', null);
   // Some compatible servers send a bare "response.completed": fall back to the items streamed one by one.
   return {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     output: output.length > 0 ? output : finished.filter((item) => item !== undefined),
     ...described(completed),
   };
@@ -131,7 +132,9 @@ function explain(error: unknown, model: string, endpoint: string): ReasonerError
   if (error instanceof FailedResponse) {
     return new ReasonerError(
       ReasonerErrorCode.MODEL_RESPONSE_FAILED,
-      `Model "${model}" at ${endpoint} failed to produce a response${error.code ? ` (${error.code})` : ''}: ${error.message}. The conversation is kept; send the message again, or check the endpoint's logs.`,
+      `Model "${model}" at ${endpoint} failed to produce a ` +
+        `response${error.code ? ` (${error.code})` : ''}: ${error.message}. The conversation is ` +
+        `kept; send the message again, or check the endpoint's logs.`,
       { cause: error },
     );
   }

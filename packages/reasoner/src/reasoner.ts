@@ -78,7 +78,9 @@ export class Reasoner {
 
   constructor(options: ReasonerOptions) {
     const { registry, executor, modeCatalog, sessions } = options;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (!registry || !executor || !modeCatalog || !sessions) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       const missing = (['registry', 'executor', 'modeCatalog', 'sessions'] as const).filter((name) => !options[name]);
       throw new ReasonerError(
         ReasonerErrorCode.INVALID_OPTION,
@@ -88,7 +90,8 @@ export class Reasoner {
     // A client the host built brings its own endpoint and key; only the model name is still needed.
     const connection = resolveModelConnection(
       options.client === undefined
-        ? (options.model ?? {})
+        ? // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
+          (options.model ?? {})
         : { ...options.model, baseURL: options.client.baseURL, apiKey: options.client.apiKey || 'from-client' },
     );
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;

@@ -45,6 +45,7 @@ export function submissionItems(
         `Tool call "${callId}" is answered twice in one submission: send one output per call.`,
       );
     const hasOutput = 'output' in entry && entry.output !== undefined;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     const hasError = 'error' in entry && entry.error !== undefined;
     if (hasOutput === hasError) {
       throw new ReasonerError(
@@ -68,6 +69,7 @@ export function submissionItems(
     } else {
       const output = (entry as { output: unknown }).output;
       const serialised = typeof output === 'string' ? output : JSON.stringify(output);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- JSON.stringify answers undefined for undefined, a function or a symbol, whatever its declared type says
       if (serialised === undefined)
         throw new ReasonerError(
           ReasonerErrorCode.INVALID_INPUT,

@@ -89,7 +89,8 @@ export async function openTurn(
         const approvalId = approvalIdOf(waits.serverResult)!;
         throw new ReasonerError(
           ReasonerErrorCode.INVALID_INPUT,
-          `Tool call "${waits.callId}" (${waits.name}) waits for a person's approval, not for a client's output: decide approval ${approvalId} (POST /v1/approvals/${approvalId}), and the turn resumes.`,
+          `Tool call "${waits.callId}" (${waits.name}) waits for a person's approval, not for a ` +
+            `client's output: decide approval ${approvalId} (POST /v1/approvals/${approvalId}), and the turn resumes.`,
         );
       }
     }

@@ -104,7 +104,9 @@ describe('the bytes a deferred mode sends per model request', () => {
     expect(listed!.tools).toHaveLength(corpus.length + 2);
     const ratio = definitionBytes(deferred!) / definitionBytes(listed!);
     console.info(
-      `deferred mode of ${corpus.length} tools: ${definitionBytes(deferred!)} bytes of tool definitions and instructions per request, against ${definitionBytes(listed!)} listed (${(ratio * 100).toFixed(2)}%)`,
+      `deferred mode of ${corpus.length} tools: ${definitionBytes(deferred!)} bytes of tool ` +
+        `definitions and instructions per request, against ${definitionBytes(listed!)} listed ` +
+        `(${(ratio * 100).toFixed(2)}%)`,
     );
     expect(ratio).toBeLessThanOrEqual(0.1);
   });

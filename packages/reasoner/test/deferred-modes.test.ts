@@ -159,7 +159,10 @@ describe('a deferred mode', () => {
     expect(outputsRead(h, 1).c_early).toEqual({
       error: {
         code: 'TOOL_NOT_OFFERED',
-        message: `Tool "testing_ping_pong" is not offered in mode "general" (session ${session.id}); it was not run. Find this mode's tools with aptix_find_tools. "testing_ping_pong" is offered in mode "diagnostics": switch with agent_change_mode once the user agrees, then call it again.`,
+        message:
+          `Tool "testing_ping_pong" is not offered in mode "general" (session ${session.id}); it was ` +
+          `not run. Find this mode's tools with aptix_find_tools. "testing_ping_pong" is offered in ` +
+          `mode "diagnostics": switch with agent_change_mode once the user agrees, then call it again.`,
       },
     });
     expect(log.events.filter((event) => event.type === 'mode_changed')).toEqual([

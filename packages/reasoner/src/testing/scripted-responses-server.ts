@@ -202,6 +202,7 @@ export class ScriptedResponsesServer {
       status,
       error,
       incomplete_details: null,
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       instructions: body.instructions ?? null,
       metadata: {},
       model: body.model,
@@ -209,6 +210,7 @@ export class ScriptedResponsesServer {
       parallel_tool_calls: true,
       temperature: 1,
       tool_choice: 'auto',
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       tools: body.tools ?? [],
       top_p: 1,
       store: body.store ?? true,
