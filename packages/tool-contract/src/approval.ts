@@ -50,6 +50,7 @@ export function evaluateApprovalPolicy(
   // Asked first whether it is a function (the policy that runs per call): comparing a function to strings costs a generic comparison.
   if (typeof policy !== 'function') {
     if (policy === undefined || policy === 'never') return NOT_REQUIRED;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (policy === 'always') return { required: true, reason: `${toolName} always needs a person's approval.` };
     // Anything else is not a policy: calling it below throws, and the call waits for a person.
   }

@@ -68,6 +68,7 @@ export function closedToPrototypeKeys(schema: unknown): boolean {
     if (type === 'object') {
       if (node.additionalProperties !== false) return false;
       const properties = node.properties ?? {};
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       if (properties === null || typeof properties !== 'object') return false;
       for (const [name, child] of Object.entries(properties))
         if (PROTOTYPE_KEYS.has(name) || !closedToPrototypeKeys(child)) return false;

@@ -87,6 +87,7 @@ const MIME_TYPE =
   /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=(?:[A-Za-z0-9!#$&^_.+-]+|"[^"\\\r\n]*"))*$/;
 const NOT_BASE64 = /[^A-Za-z0-9+/]/;
 /** A URI with a scheme (RFC 3986 §3.1) and no whitespace or control characters. */
+// eslint-disable-next-line no-control-regex -- control characters are matched on purpose, to refuse or escape them
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s\u0000-\u001f\u007f]*$/;
 const MAX_URI_LENGTH = 8192;
 
@@ -222,6 +223,7 @@ function checkResource(resource: unknown): { block: ContentBlock; bytes: number 
     return `needs 'resource' as an object { uri, mimeType?, text | blob }, got ${kind(resource)}`;
   const { uri, mimeType, text, blob, ...rest } = resource as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (extra !== undefined)
     return `has a resource field '${extra.slice(0, 40)}' that is not allowed (its fields: uri, mimeType, text or blob)`;
   if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH || !URI.test(uri))
@@ -260,6 +262,7 @@ export function describeContent(blocks: readonly ContentBlock[]): { content: unk
 }
 
 function describeBlock(block: ContentBlock): unknown {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (block === null || typeof block !== 'object') return { type: 'unknown' };
   switch (block.type) {
     case 'text':
@@ -268,6 +271,7 @@ function describeBlock(block: ContentBlock): unknown {
     case 'audio':
       return { type: block.type, mimeType: block.mimeType, bytes: decodedSize(block.data) };
     case 'resource': {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       const resource = (block.resource ?? {}) as { uri?: string; mimeType?: string; text?: string; blob?: string };
       const typed = resource.mimeType === undefined ? {} : { mimeType: resource.mimeType };
       return resource.text !== undefined

@@ -137,7 +137,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   } else if (typeof ownName.value !== 'string' || ownName.value.trim() === '') {
     fail(
       ContractErrorCode.TOOL_NAME_MISSING,
-      `ToolName must be a non-empty string, got ${JSON.stringify(ownName.value) ?? String(ownName.value)}`,
+      `ToolName must be a non-empty string, got ${(JSON.stringify(ownName.value) as string | undefined) ?? String(ownName.value)}`,
       `set static readonly ToolName = 'your_tool_name'`,
     );
   } else if (!TOOL_NAME_PATTERN.test(ownName.value)) {
@@ -198,7 +198,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   if (taskSupport !== undefined && taskSupport !== 'optional' && taskSupport !== 'required') {
     fail(
       ContractErrorCode.TASK_SUPPORT_INVALID,
-      `TaskSupport must be 'optional' or 'required', got ${JSON.stringify(taskSupport) ?? String(taskSupport)}`,
+      `TaskSupport must be 'optional' or 'required', got ${(JSON.stringify(taskSupport) as string | undefined) ?? String(taskSupport)}`,
       "set static readonly TaskSupport = 'optional', or remove it so calls never run as tasks",
     );
   }
@@ -207,7 +207,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   if (taskInput !== undefined && taskInput !== 'before' && taskInput !== 'during') {
     fail(
       ContractErrorCode.TASK_SUPPORT_INVALID,
-      `TaskInput must be 'before' or 'during', got ${JSON.stringify(taskInput) ?? String(taskInput)}`,
+      `TaskInput must be 'before' or 'during', got ${(JSON.stringify(taskInput) as string | undefined) ?? String(taskInput)}`,
       "set static readonly TaskInput = 'before' to ask on tools/call before the task exists, or remove it",
     );
   } else if (taskInput !== undefined && taskSupport === undefined) {
@@ -223,7 +223,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   if (releasesSignal !== undefined && typeof releasesSignal !== 'boolean') {
     fail(
       ContractErrorCode.RELEASES_SIGNAL_INVALID,
-      `ReleasesSignal must be true or false, got ${JSON.stringify(releasesSignal) ?? String(releasesSignal)}`,
+      `ReleasesSignal must be true or false, got ${(JSON.stringify(releasesSignal) as string | undefined) ?? String(releasesSignal)}`,
       'set static readonly ReleasesSignal = true only if execute keeps no reference to its signal once it settles, or remove it',
     );
   }
@@ -234,7 +234,7 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   if (approval === undefined) {
     fail(
       ContractErrorCode.APPROVAL_POLICY_INVALID,
-      `ApprovalPolicy must be 'always', 'never' or a function (args, context) => boolean | { required, reason }, got ${JSON.stringify(approvalPolicy) ?? String(approvalPolicy)}`,
+      `ApprovalPolicy must be 'always', 'never' or a function (args, context) => boolean | { required, reason }, got ${(JSON.stringify(approvalPolicy) as string | undefined) ?? String(approvalPolicy)}`,
       "set static readonly ApprovalPolicy = 'always', or a function of the validated arguments",
     );
   } else if (approval === 'dynamic' && (approvalPolicy as (...args: unknown[]) => unknown).length > 2) {

@@ -384,6 +384,7 @@ describe('dependencies, with createRun', () => {
       readonly #ledger: Ledger;
       constructor({ logger, ledger }: ToolDependencies & { readonly ledger: Ledger }) {
         super(Args, logger);
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test guards what the declared type rules out
         if (typeof ledger?.record !== 'function') throw new TypeError('A ledger is needed.');
         this.#ledger = ledger;
       }
@@ -397,6 +398,7 @@ describe('dependencies, with createRun', () => {
       args: Args,
       usage: SECTIONS,
       createRun: ({ ledger }: ToolDependencies & { readonly ledger: Ledger }) => {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test guards what the declared type rules out
         if (typeof ledger?.record !== 'function') throw new TypeError('A ledger is needed.');
         return ({ amount }) => ({ entry: ledger.record(amount) });
       },

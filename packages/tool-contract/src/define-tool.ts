@@ -153,6 +153,7 @@ const BASE_CODES: ReadonlyArray<readonly [code: string, text: string, whenGated:
 /** `- name (required): description` for each parameter, as the first-party guides list them; `(optional)` for one not required. */
 function describeArguments(args: ObjectSchemaLike | undefined): [string, ...string[]] | undefined {
   const properties = args?.properties;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (properties === null || typeof properties !== 'object') return undefined; // no schema: the registry says so
   const required = new Set(Array.isArray(args!.required) ? args!.required : []);
   const lines = Object.entries(properties).map(
@@ -231,6 +232,7 @@ export function defineTool<
     );
   }
   const gated = definition.approval !== undefined && definition.approval !== 'never';
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   const given: Partial<UsageGuideSections> = definition.usage ?? {};
   const sections: Partial<UsageGuideSections> = { ...given, arguments: given.arguments ?? describeArguments(args) };
   const errors = usageItems(sections.errors);

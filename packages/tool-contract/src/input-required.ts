@@ -89,6 +89,7 @@ export function inputNeededProblem(value: unknown): string | undefined {
     } catch {
       return 'inputRequired.state is not JSON-serialisable';
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- JSON.stringify answers undefined for undefined, a function or a symbol, whatever its declared type says
     if (json === undefined) return 'inputRequired.state is not JSON-serialisable';
     if (Buffer.byteLength(json) > MAX_INPUT_STATE_BYTES)
       return `inputRequired.state is ${Buffer.byteLength(json)} bytes as JSON, over the limit of ${MAX_INPUT_STATE_BYTES}`;
@@ -132,6 +133,7 @@ export function unanswerableKinds(needed: ToolInputNeeded, input: ToolInputChann
 /** The accepted form content of the answer under `key`, or undefined (missing, declined, cancelled, malformed). */
 export function acceptedAnswer(input: ToolInputChannel | undefined, key: string): Record<string, unknown> | undefined {
   const answer = input?.responses[key] as { action?: unknown; content?: unknown } | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (typeof answer !== 'object' || answer === null || answer.action !== 'accept') return undefined;
   return typeof answer.content === 'object' && answer.content !== null && !Array.isArray(answer.content)
     ? (answer.content as Record<string, unknown>)

@@ -90,6 +90,7 @@ function plainData(data: unknown, max: number): unknown {
   } catch {
     return '(left out: the data could not be serialised as JSON)';
   }
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- JSON.stringify answers undefined for undefined, a function or a symbol, whatever its declared type says
   if (json === undefined) return '(left out: the data has no JSON form)';
   if (json.length > max) return `(left out: ${json.length} characters of JSON, over the limit of ${max})`;
   return JSON.parse(json) as unknown;

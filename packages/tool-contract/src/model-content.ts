@@ -36,7 +36,10 @@ function toPart(block: ContentBlock): ModelContentPart {
     case 'audio':
       return {
         type: 'text',
-        text: `[The tool returned audio (${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes of base64-decoded data), which a function call's output cannot carry to the model; it was left out.]`,
+        text:
+          `[The tool returned audio (${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} ` +
+          `bytes of base64-decoded data), which a function call's output cannot carry to the model; ` +
+          `it was left out.]`,
       };
     case 'resource': {
       const { resource } = block;

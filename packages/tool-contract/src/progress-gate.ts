@@ -100,6 +100,7 @@ export function progressGate(
       waiting = clean;
       if (timer === undefined) {
         timer = setTimeout(flushWaiting, bucket.wait());
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- kept for callers in plain JavaScript and tool packages, which can pass what the type rules out
         timer.unref?.();
       }
     },

@@ -108,6 +108,7 @@ export function inspectResource(candidate: unknown): { resource?: InspectedResou
   if (annotations !== undefined && !validAnnotations(annotations))
     fail(
       ContractErrorCode.RESOURCE_ANNOTATIONS_INVALID,
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- JSON.stringify answers undefined for undefined, a function or a symbol, whatever its declared type says
       `its annotations ${JSON.stringify(annotations)?.slice(0, 120) ?? String(annotations)} are not { audience?: ('user' | 'assistant')[], priority?: a number from 0 to 1 }`,
       "declare annotations: { audience: ['user'], priority: 0.5 }, or leave them out",
     );

@@ -76,7 +76,9 @@ export class ResultChecks {
       pairs(context),
     );
     return InvokeResult.fromError(
-      `${name} returned a result that does not match its declared output schema (${problem.slice(0, 500)}), so it was not sent. This is a fault in the tool, not in the arguments; the tool's author needs to fix the result or the schema.`,
+      `${name} returned a result that does not match its declared output schema ` +
+        `(${problem.slice(0, 500)}), so it was not sent. This is a fault in the tool, not in the ` +
+        `arguments; the tool's author needs to fix the result or the schema.`,
       ExecutionErrorCode.OUTPUT_SCHEMA_MISMATCH,
     );
   }
@@ -100,7 +102,10 @@ export class ResultChecks {
       pairs(context),
     );
     return InvokeResult.fromError(
-      `${name} returned a result larger than this host's limit of ${limit} bytes${extraBytes > 0 ? ' (its text and content blocks together)' : ''}, so it was not sent. Ask for less (narrow the request, or page through the data); if results this large are expected, the host's operator can raise maxResultBytes.`,
+      `${name} returned a result larger than this host's limit of ${limit} ` +
+        `bytes${extraBytes > 0 ? ' (its text and content blocks together)' : ''}, so it was not ` +
+        `sent. Ask for less (narrow the request, or page through the data); if results this large ` +
+        `are expected, the host's operator can raise maxResultBytes.`,
       ExecutionErrorCode.RESULT_TOO_LARGE,
     );
   }

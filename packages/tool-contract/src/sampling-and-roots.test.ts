@@ -113,7 +113,9 @@ describe("requests to the client's model and roots (sampling, roots/list)", () =
           {
             code: 'SAMPLING_UNAVAILABLE',
             message:
-              "test_asking_client needs a completion from the client's model (MCP sampling), and this caller cannot give one, so nothing was done. Call it from an MCP client that declares the sampling capability.",
+              "test_asking_client needs a completion from the client's model (MCP sampling), and this " +
+              'caller cannot give one, so nothing was done. Call it from an MCP client that declares the ' +
+              'sampling capability.',
           },
         ],
       });

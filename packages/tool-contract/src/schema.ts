@@ -47,6 +47,7 @@ export function functionToolSchema(
     type: 'function',
     name,
     description,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     parameters: { type, properties, required: required ?? [], ...rest },
   };
   return options.strict === undefined ? schema : { ...schema, strict: options.strict };

@@ -209,6 +209,7 @@ export class AgentToolExecutor {
     const call = {
       name,
       args,
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       context: context ?? {},
       callId: options?.callId,
       recordContentChars: this.#recordContentChars,
@@ -225,9 +226,11 @@ export class AgentToolExecutor {
     // Not an async function: returning the race's promise from one would cost three more turns of the
     // microtask queue. Everything below is guarded, so nothing throws past here.
     try {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       const outcome = this.#start(name, args, context ?? {}, options);
       return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       return Promise.resolve(this.#checks.exception(name, error, context ?? {}, options?.logger ?? this.#logger));
     }
   }

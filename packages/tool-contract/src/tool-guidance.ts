@@ -19,7 +19,9 @@ export interface ToolGuide {
 export function toolGuidanceSection(guides: readonly ToolGuide[], options: { readonly inMode?: boolean } = {}): string {
   return [
     '# Tool guidance',
-    `Each tool offered${options.inMode ? ' in this mode' : ''} has a usage guide below, in a ${TOOL_GUIDANCE_TAG} element whose name attribute is the tool's name. Follow it when deciding whether and how to call the tool.`,
+    `Each tool offered${options.inMode ? ' in this mode' : ''} has a usage guide below, in a ` +
+      `${TOOL_GUIDANCE_TAG} element whose name attribute is the tool's name. Follow it when ` +
+      `deciding whether and how to call the tool.`,
     ...guides.map(({ name, text }) => `<${TOOL_GUIDANCE_TAG} name="${name}">\n${text.trim()}\n</${TOOL_GUIDANCE_TAG}>`),
   ].join('\n\n');
 }

@@ -115,7 +115,10 @@ export class AgentToolRegistry {
         violations.push({
           code: ContractErrorCode.DUPLICATE_TOOL,
           tool: tool.name,
-          message: `Tool already exists: "${tool.name}" (${toolClass.name}) clashes with "${existing}", registered by ${owner}. Fix: register each tool once, or use a different name like "${this.suggestName(tool.name)}".`,
+          message:
+            `Tool already exists: "${tool.name}" (${toolClass.name}) clashes with "${existing}", ` +
+            `registered by ${owner}. Fix: register each tool once, or use a different name like ` +
+            `"${this.suggestName(tool.name)}".`,
         });
       }
     }

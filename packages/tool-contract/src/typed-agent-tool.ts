@@ -119,6 +119,7 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
   declare private readonly [parametersKey]: TArgs;
 
   constructor(parameters: TArgs, logger: AdminLogger) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (logger === null || logger === undefined) throw new TypeError(`${new.target.name} requires a logger.`);
     const self = this as unknown as {
       isToolFullyExecutedOnServer: boolean;
@@ -154,6 +155,7 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
     context: AgentToolExecutionContext,
     signals: SignalSource,
   ): Invocation | Promise<Invocation> {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     const ctx = context ?? {};
     try {
       // Checked already (see SignalSource.checkedAgainst) against this very schema, by this very decode: not again.
@@ -192,6 +194,7 @@ export abstract class TypedAgentTool<TArgs extends TObject> implements AgentTool
     if (InvokeResult.isInvokeResult(output)) return output as InvokeResult<string>;
     try {
       const json = JSON.stringify(output);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- JSON.stringify answers undefined for undefined, a function or a symbol, whatever its declared type says
       if (json === undefined) throw new TypeError(`${this.name}.run() returned nothing to serialise.`);
       return json;
     } catch (error) {

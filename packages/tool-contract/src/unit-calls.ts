@@ -134,6 +134,7 @@ export async function renderPrompt(
   options: UnitCallOptions = {},
 ): Promise<UnitOutcome<{ description: string; messages: PromptMessage[] }>> {
   const given = args ?? {};
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (given === null || typeof given !== 'object' || Array.isArray(given))
     return fail(UnitErrorCode.INVALID_ARGUMENTS, `Prompt "${prompt.name}" takes an object of string arguments.`);
   const entries = Object.entries(given as Record<string, unknown>);
@@ -338,6 +339,7 @@ function askedOf(name: string, output: unknown, input: ToolInputChannel | undefi
   if (problem !== undefined)
     return fail(UnitErrorCode.MALFORMED_RESULT, `Prompt "${name}" asked for input malformed: ${problem}.`);
   const [first] = unanswerableKinds(needed as ToolInputNeeded, input);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
   if (first === undefined)
     return {
       ok: false,

@@ -74,7 +74,7 @@ export function checkModes(modes: unknown, fail: Fail): readonly string[] | unde
   if (!Array.isArray(modes) || modes.some((key) => typeof key !== 'string' || !MODE_KEY.test(key))) {
     fail(
       ContractErrorCode.UNIT_MODES_INVALID,
-      `its modes ${JSON.stringify(modes) ?? String(modes)} is not a list of mode keys`,
+      `its modes ${(JSON.stringify(modes) as string | undefined) ?? String(modes)} is not a list of mode keys`,
       "declare modes: ['general'] with snake_case mode keys, or leave it out to be seen in every mode",
     );
     return undefined;

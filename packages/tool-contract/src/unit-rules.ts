@@ -70,6 +70,7 @@ function checkArguments(
   const fix =
     "declare them as Type.Object({ topic: Type.String({ description: '…' }) }): MCP prompt arguments are strings, so parse numbers and flags in render";
   if (
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     schema === null ||
     typeof schema !== 'object' ||
     schema.type !== 'object' ||

@@ -8,6 +8,7 @@
 /** A variable's name in a template: letters, digits and underscores (RFC 6570's varchar, without pct-encoded and dots). */
 const VARIABLE = /^[A-Za-z0-9_]{1,64}$/;
 /** A URI with a scheme (RFC 3986 §3.1) and no whitespace or control characters. */
+// eslint-disable-next-line no-control-regex -- control characters are matched on purpose, to refuse or escape them
 const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s\u0000-\u001f\u007f]*$/;
 /** The longest URI (or template) a resource may declare or a client may ask to read. */
 export const MAX_RESOURCE_URI_LENGTH = 2048;
@@ -117,6 +118,7 @@ function decodeVariable(raw: string): string | undefined {
   } catch {
     return undefined;
   }
+  // eslint-disable-next-line no-control-regex -- control characters are matched on purpose, to refuse or escape them
   if (value === '.' || value === '..' || /[/\\\u0000-\u001f\u007f]/.test(value)) return undefined;
   return value;
 }

@@ -52,6 +52,7 @@ export function prepareTool(
   const standInNote = () => (standIns.size > 0 ? ` It was given stand-ins for: ${[...standIns].join(', ')}.` : '');
   try {
     const instance = build();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (instance === null || typeof instance !== 'object' || typeof instance.execute !== 'function')
       throw new TypeError('createTool did not return an object with execute()');
     return {
@@ -65,7 +66,11 @@ export function prepareTool(
   } catch (error) {
     violations.push({
       code: ContractCheckCode.TOOL_NOT_CONSTRUCTIBLE,
-      message: `Tool "${name}" could not be built to run garbage arguments: ${errorText(error)}.${standInNote()} Fix: give the kit its dependencies (\`dependencies\` or \`createTool\` in verifyToolContract/describeToolContract, or the package's contract setup module; see docs/contract.md).`,
+      message:
+        `Tool "${name}" could not be built to run garbage arguments: ` +
+        `${errorText(error)}.${standInNote()} Fix: give the kit its dependencies (\`dependencies\` ` +
+        `or \`createTool\` in verifyToolContract/describeToolContract, or the package's contract ` +
+        `setup module; see docs/contract.md).`,
     });
     return undefined;
   }
@@ -115,10 +120,14 @@ export async function runGarbage(
       for (const change of restorePrototypes(prototypes)) {
         violations.push({
           code: ContractCheckCode.PROTOTYPE_POLLUTED,
-          message: `Tool "${name}" changed ${change} while handling ${label} (via ${viaText(via)}): an attacker-controlled key reached a prototype. Fix: never merge or assign arguments key by key into objects; read the validated arguments only (the kit restored the prototype).`,
+          message:
+            `Tool "${name}" changed ${change} while handling ${label} (via ${viaText(via)}): an ` +
+            `attacker-controlled key reached a prototype. Fix: never merge or assign arguments key by ` +
+            `key into objects; read the validated arguments only (the kit restored the prototype).`,
         });
       }
       const exception = logger.exceptions().slice(exceptionsBefore)[0];
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- kept for callers in plain JavaScript and tool packages, which can pass what the type rules out
       const run = judge(settled, expected, via, exception?.message);
       runs.push({
         input: label,
@@ -135,7 +144,10 @@ export async function runGarbage(
     const { what, fix, warning } = GARBAGE_TEXT[code as keyof typeof GARBAGE_TEXT];
     const list =
       inputs.length > 4 ? `${inputs.slice(0, 4).join('; ')}; and ${inputs.length - 4} more` : inputs.join('; ');
-    const message = `Tool "${name}" ${what.replace('{ms}', String(callTimeoutMs))} via ${viaText(via)}, on ${inputs.length} garbage input${inputs.length === 1 ? '' : 's'} (${list}). First: ${detail}.${code === ContractCheckCode.VALID_ARGUMENTS_THREW ? standInNote() : ''} Fix: ${fix}.`;
+    const message =
+      `Tool "${name}" ${what.replace('{ms}', String(callTimeoutMs))} via ${viaText(via)}, on ` +
+      `${inputs.length} garbage input${inputs.length === 1 ? '' : 's'} (${list}). First: ` +
+      `${detail}.${code === ContractCheckCode.VALID_ARGUMENTS_THREW ? standInNote() : ''} Fix: ${fix}.`;
     (warning ? warnings : violations).push({ code, message });
   }
   return runs;

@@ -120,6 +120,7 @@ export function defaultNodeArguments(modulePath: string): string[] {
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
     if (argument.startsWith('--conditions=') || argument.startsWith('-C=')) inherited.push(argument);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an index or key that is not there reads undefined, which the type (no noUncheckedIndexedAccess) leaves out
     else if ((argument === '--conditions' || argument === '-C') && argv[index + 1] !== undefined)
       inherited.push(argument, argv[++index]!);
   }

@@ -82,7 +82,10 @@ export function checkSchemaSnapshot(options: SchemaSnapshotOptions): SchemaSnaps
     if (existing !== undefined && changed.length > 0 && changesetMentions(dirname(file), packageName) === false) {
       warnings.push({
         code: ContractCheckCode.CHANGESET_MISSING,
-        message: `${packageName}: the schema snapshot changed (${changed.join(', ') || 'formatting'}) and no changeset mentions ${packageName}. A schema change is an API change for every model using the tool. Fix: run npx changeset and say what changed for models.`,
+        message:
+          `${packageName}: the schema snapshot changed (${changed.join(', ') || 'formatting'}) and ` +
+          `no changeset mentions ${packageName}. A schema change is an API change for every model ` +
+          `using the tool. Fix: run npx changeset and say what changed for models.`,
       });
     }
     return { status: 'written', changed, violations, warnings };
@@ -91,12 +94,16 @@ export function checkSchemaSnapshot(options: SchemaSnapshotOptions): SchemaSnaps
   if (committed === undefined) {
     violations.push({
       code: ContractCheckCode.SCHEMA_SNAPSHOT_MISSING,
-      message: `${packageName} has no schema snapshot (${shown(file)}). Every tool package commits the canonical schemas of its tools, so a schema change cannot slip through unreviewed. Fix: run ${update} and commit the file.`,
+      message:
+        `${packageName} has no schema snapshot (${shown(file)}). Every tool package commits the ` +
+        `canonical schemas of its tools, so a schema change cannot slip through unreviewed. Fix: ` +
+        `run ${update} and commit the file.`,
     });
     return { status: 'missing', changed, violations, warnings };
   }
   for (const name of changed) {
     const before = committed[name];
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an index or key that is not there reads undefined, which the type (no noUncheckedIndexedAccess) leaves out
     const after = schemas[name] === undefined ? undefined : (JSON.parse(schemas[name]) as unknown);
     const what =
       before === undefined
@@ -106,7 +113,12 @@ export function checkSchemaSnapshot(options: SchemaSnapshotOptions): SchemaSnaps
           : `differs from the snapshot (${jsonDifferences(before, after).join('; ')})`;
     violations.push({
       code: ContractCheckCode.SCHEMA_SNAPSHOT_MISMATCH,
-      message: `The schema of ${name} ${what}. A schema change is an API change for every model using the tool: prompts, cached tool lists and models tuned on the old schema call it the old way. It needs a changeset (npx changeset: a major bump for ${packageName} when calls valid before are now refused or mean something else, minor otherwise). If the change is intended: run ${update}, then commit ${SCHEMA_SNAPSHOT_FILE} with the changeset.`,
+      message:
+        `The schema of ${name} ${what}. A schema change is an API change for every model using the ` +
+        `tool: prompts, cached tool lists and models tuned on the old schema call it the old way. ` +
+        `It needs a changeset (npx changeset: a major bump for ${packageName} when calls valid ` +
+        `before are now refused or mean something else, minor otherwise). If the change is ` +
+        `intended: run ${update}, then commit ${SCHEMA_SNAPSHOT_FILE} with the changeset.`,
     });
   }
   if (changed.length === 0 && existing !== text && !incomplete) {
@@ -132,6 +144,7 @@ function changedTools(
     .filter(
       (name) =>
         committed[name] === undefined ||
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an index or key that is not there reads undefined, which the type (no noUncheckedIndexedAccess) leaves out
         schemas[name] === undefined ||
         canonicalJson(committed[name]) !== schemas[name],
     )

@@ -11,7 +11,10 @@ export interface DependenciesWithStandIns {
 }
 
 const FIX =
-  'the contract kit stands in for dependencies nobody provided. Provide a real one or a fake: `dependencies` or `createTool` in verifyToolContract/describeToolContract, or the package\'s contract setup module ("aptix": { "contract": { "setup": "./contract.setup.mjs" } } in package.json; see docs/contract.md)';
+  'the contract kit stands in for dependencies nobody provided. Provide a real one or a ' +
+  'fake: `dependencies` or `createTool` in verifyToolContract/describeToolContract, or the ' +
+  'package\'s contract setup module ("aptix": { "contract": { "setup": "./contract.setup.mjs" ' +
+  '} } in package.json; see docs/contract.md)';
 
 /**
  * Wraps `provided` so that any other dependency a tool reads is a stand-in: an object whose members

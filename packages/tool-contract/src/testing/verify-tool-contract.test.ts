@@ -276,7 +276,8 @@ describe('verifyToolContract', () => {
     const NoRules = typedTool('kit_no_rules', TextArgs);
     Object.defineProperty(NoRules, 'ToolUsageMetadata', {
       value:
-        'kit_no_rules — Usage Guide\n\nPrimary purpose:\n- echo.\n\nArguments:\n- text.\n\nError codes:\n- INVALID_ARGUMENTS, TOOL_EXCEPTION: as for every tool.\n\nGood usage:\n- x\n\nBad usage:\n- y',
+        'kit_no_rules — Usage Guide\n\nPrimary purpose:\n- echo.\n\nArguments:\n- text.\n\nError ' +
+        'codes:\n- INVALID_ARGUMENTS, TOOL_EXCEPTION: as for every tool.\n\nGood usage:\n- x\n\nBad usage:\n- y',
     });
     const report = await verifyToolContract(NoRules);
     expect(report.warnings.map((finding) => finding.message)).toEqual([
@@ -306,7 +307,9 @@ describe('verifyToolContract', () => {
       const report = await verifyToolContract(Coded, { garbage: false });
       expect(report.ok).toBe(true);
       expect(report.warnings.map((finding) => finding.message)).toEqual([
-        'ToolUsageMetadata of kit_coded never names the error code TIMEOUT_INVALID, which its source returns. Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
+        'ToolUsageMetadata of kit_coded never names the error code TIMEOUT_INVALID, which its ' +
+          'source returns. Fix: list it under "Error codes:" with what it means and what to do (see ' +
+          '"A usage guide" in docs/rules.md).',
         expect.stringContaining('never names the error code TEXT_REFUSED, which its source returns'),
       ]);
     });
@@ -372,8 +375,12 @@ describe('verifyToolContract', () => {
       const report = await verifyToolContract(Deaf, { cancelGraceMs: 20, garbage: false });
       expect(codes(report.violations)).toEqual([ContractCheckCode.CANCELLATION_NOT_SETTLED]);
       expect(report.violations[0]!.message).toBe(
-        'Tool "kit_deaf" takes the AbortSignal, but did not settle within 20 ms after its call (arguments {"text":"xx"}) was cancelled: a host cannot tell whether its effect happened, and answers OUTCOME_UNKNOWN. ' +
-          'Fix: pass the signal to everything the tool waits on, and return (or reject with the AbortError) soon after it aborts; see "Cancellation, time-outs and honest outcomes" in docs/tool-packages.md.',
+        'Tool "kit_deaf" takes the AbortSignal, but did not settle within 20 ms after its call ' +
+          '(arguments {"text":"xx"}) was cancelled: a host cannot tell whether its effect happened, ' +
+          'and answers OUTCOME_UNKNOWN. ' +
+          'Fix: pass the signal to everything the tool waits on, and return (or reject with the ' +
+          'AbortError) soon after it aborts; see "Cancellation, time-outs and honest outcomes" in ' +
+          'docs/tool-packages.md.',
       );
       expect(report.cancellation).toEqual({
         ran: true,
@@ -500,7 +507,10 @@ describe('verifyToolContract', () => {
       });
       const report = await verifyToolContract(Merging);
       expect(report.violations.map((finding) => finding.message)).toEqual([
-        `Tool "kit_merging" changed Object.prototype.${POLLUTION_MARKER} (added) while handling a __proto__ key (via its own execute()): an attacker-controlled key reached a prototype. Fix: never merge or assign arguments key by key into objects; read the validated arguments only (the kit restored the prototype).`,
+        `Tool "kit_merging" changed Object.prototype.${POLLUTION_MARKER} (added) while handling a ` +
+          `__proto__ key (via its own execute()): an attacker-controlled key reached a prototype. ` +
+          `Fix: never merge or assign arguments key by key into objects; read the validated arguments ` +
+          `only (the kit restored the prototype).`,
         expect.stringMatching(
           /changed Object\.prototype\.aptixContractPolluted \(added\) while handling constructor\.prototype keys \(via its own execute\(\)\)/,
         ),
@@ -580,6 +590,7 @@ describe('verifyToolContract', () => {
         readonly #catalog: { list(): Promise<string[]> };
         constructor(deps: ToolDependencies & { catalog: { list(): Promise<string[]> } }) {
           super(Catalog, deps.logger);
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test guards what the declared type rules out
           if (typeof deps.catalog?.list !== 'function') throw new TypeError('CatalogTool requires a catalog.');
           this.#catalog = deps.catalog;
         }
@@ -646,7 +657,9 @@ describe('verifyToolContract', () => {
       expect(found).toHaveLength(1);
       expect(found[0]!.message).toMatch(
         new RegExp(
-          `^Tool "kit_process": getSchema\\(\\) gives a different schema in 2 of 2 separate Node processes \\(description: "Loaded by process ${process.pid}\\." → "Loaded by process \\d+\\."\\)\\. Schemas must be built from constants only`,
+          `^Tool "kit_process": getSchema\\(\\) gives a different schema in 2 of 2 separate Node ` +
+            `processes \\(description: "Loaded by process ${process.pid}\\." → "Loaded by process ` +
+            `\\d+\\."\\)\\. Schemas must be built from constants only`,
         ),
       );
     });

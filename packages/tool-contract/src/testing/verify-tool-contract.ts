@@ -90,6 +90,7 @@ export async function verifyToolContract(
   const read = inspected.tool
     ? { schema: undefined, parameters: inspected.tool.parameters }
     : readSchema(toolClass, codes);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   const name = inspected.tool?.name ?? inspected.violations[0]?.tool ?? className;
   const parameters = read?.parameters;
   const canonicalSchema =
@@ -107,6 +108,7 @@ export async function verifyToolContract(
     parameters !== undefined && typeof toolClass === 'function' && ![...codes].some((code) => UNRUNNABLE.has(code));
   const wanted = options.garbage !== false || options.cancellation !== false;
   const built =
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     runnable && wanted && parameters !== undefined
       ? prepareTool(name, toolClass as AnyAgentToolClass, parameters, inspected.tool !== undefined, options, violations)
       : undefined;
@@ -165,8 +167,10 @@ function readSchema(
     const schema = toPlainJson(getSchema.call(toolClass)) as { parameters?: unknown; outputSchema?: unknown };
     // As the registry's canonical schema: the declared output schema is part of the tool's API.
     const outputSchema = (toolClass as { OutputSchema?: unknown }).OutputSchema;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (outputSchema !== undefined && schema !== null && typeof schema === 'object')
       schema.outputSchema = toPlainJson(outputSchema);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- kept for callers in plain JavaScript and tool packages, which can pass what the type rules out
     const parameters = schema?.parameters;
     return {
       schema,
@@ -193,7 +197,10 @@ function checkNestedDescriptions(
     if (already.some((message) => message.includes(`parameter '${path}'`))) continue;
     violations.push({
       code: ContractErrorCode.SCHEMA_PROPERTY_DESCRIPTION_MISSING,
-      message: `Tool "${name}" breaks the tool contract: parameter '${path}' has no description; the model reads every field's description, nested ones too. Fix: add one, e.g. { description: 'What ${path.split(/[.[|]/).pop()} means to the tool.' }.`,
+      message:
+        `Tool "${name}" breaks the tool contract: parameter '${path}' has no description; the ` +
+        `model reads every field's description, nested ones too. Fix: add one, e.g. { description: ` +
+        `'What ${path.split(/[.[|]/).pop()} means to the tool.' }.`,
     });
   }
 }
@@ -226,7 +233,11 @@ function strictReport(
         : 'it does not declare strict: false';
     violations.push({
       code: ContractCheckCode.STRICT_MODE_REJECTED,
-      message: `Tool "${name}": OpenAI strict mode cannot take its schema (${problems.join('; ')}), and ${why}. Fix: change the schema so strict mode can take it, or opt out with functionToolSchema(${name === '' ? 'name' : 'ToolName'}, description, Args, { strict: false }) and say why in the tool's docs.`,
+      message:
+        `Tool "${name}": OpenAI strict mode cannot take its schema (${problems.join('; ')}), and ` +
+        `${why}. Fix: change the schema so strict mode can take it, or opt out with ` +
+        `functionToolSchema(${name === '' ? 'name' : 'ToolName'}, description, Args, { strict: ` +
+        `false }) and say why in the tool's docs.`,
     });
   }
   if (ok && declared === false) {
@@ -314,14 +325,21 @@ async function checkOtherProcesses(
   for (const failure of failures) {
     violations.push({
       code: ContractCheckCode.SCHEMA_PROCESS_FAILED,
-      message: `Tool "${name}": reading its schema in a separate Node process failed: ${failure}. Fix: the module must import cleanly on its own, and getSchema() must not depend on anything set up after import.`,
+      message:
+        `Tool "${name}": reading its schema in a separate Node process failed: ${failure}. Fix: ` +
+        `the module must import cleanly on its own, and getSchema() must not depend on anything set ` +
+        `up after import.`,
     });
   }
   if (differing.length > 0) {
     const differences = jsonDifferences(JSON.parse(canonicalSchema), JSON.parse(differing[0]!));
     violations.push({
       code: ContractCheckCode.SCHEMA_DIFFERS_ACROSS_PROCESSES,
-      message: `Tool "${name}": getSchema() gives a different schema in ${differing.length} of ${entries.length} separate Node processes (${differences.join('; ')}). Schemas must be built from constants only, not from values fixed when the module loads (a timestamp, a random id, the process id, the environment). Fix: build the schema from constants.`,
+      message:
+        `Tool "${name}": getSchema() gives a different schema in ${differing.length} of ` +
+        `${entries.length} separate Node processes (${differences.join('; ')}). Schemas must be ` +
+        `built from constants only, not from values fixed when the module loads (a timestamp, a ` +
+        `random id, the process id, the environment). Fix: build the schema from constants.`,
     });
   }
 }

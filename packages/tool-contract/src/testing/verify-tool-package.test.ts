@@ -165,7 +165,10 @@ export const resources = [{ kind: 'resource', name: 'acme_doc', uri: 'acme://doc
 
     // A prompt argument that is not a string, and a resource URI that climbs, are violations of the package.
     const brokenDir = makePackage({
-      'dist/index.mjs': `${toolSource('acme_clock')}\nexport const tools = [Tool_acme_clock];\nexport const createDependencies = () => ({ clock: { now: () => 42 } });\n${units.replace("topic: { type: 'string'", "topic: { type: 'integer'").replace('acme://doc', 'acme://docs/../secret')}`,
+      'dist/index.mjs':
+        `${toolSource('acme_clock')}\nexport const tools = [Tool_acme_clock];\nexport const ` +
+        `createDependencies = () => ({ clock: { now: () => 42 } ` +
+        `});\n${units.replace("topic: { type: 'string'", "topic: { type: 'integer'").replace('acme://doc', 'acme://docs/../secret')}`,
     });
     const broken = await verifyToolPackage(brokenDir, { update: true, crossProcess: false });
     expect(broken.ok).toBe(false);

@@ -110,7 +110,10 @@ export async function verifyToolPackage(
   if (entry === undefined || !existsSync(entry)) {
     violations.push({
       code: ContractCheckCode.PACKAGE_IMPORT_FAILED,
-      message: `${packageName}: its entry ${entry === undefined ? '(none declared)' : relative(dir, entry)} does not exist. Fix: build the package first (the contract target depends on build), or declare "exports" in package.json.`,
+      message:
+        `${packageName}: its entry ` +
+        `${entry === undefined ? '(none declared)' : relative(dir, entry)} does not exist. Fix: ` +
+        `build the package first (the contract target depends on build), or declare "exports" in package.json.`,
     });
     return finish({ entry, setup: undefined, tools: [], snapshot: undefined });
   }
@@ -136,7 +139,10 @@ export async function verifyToolPackage(
   if (!Array.isArray(tools) || tools.length === 0) {
     violations.push({
       code: ContractCheckCode.PACKAGE_TOOLS_MISSING,
-      message: `${packageName}: ${relative(dir, entry)} exports ${Array.isArray(tools) ? 'an empty `tools` list' : 'no `tools` list'}. Fix: export const tools = [YourTool] as const satisfies ToolList;`,
+      message:
+        `${packageName}: ${relative(dir, entry)} exports ` +
+        `${Array.isArray(tools) ? 'an empty `tools` list' : 'no `tools` list'}. Fix: export const ` +
+        `tools = [YourTool] as const satisfies ToolList;`,
     });
     await Promise.all(processReads ?? []);
     return finish({ entry, setup: undefined, tools: [], snapshot: undefined });
@@ -244,7 +250,10 @@ async function loadSetup(
   } catch (error) {
     violations.push({
       code: ContractCheckCode.PACKAGE_SETUP_FAILED,
-      message: `${packageName}: its contract setup module ${setupPath} could not be imported: ${errorText(error)}. Fix: the path in package.json "aptix.contract.setup" is relative to the package; TypeScript needs tsx installed.`,
+      message:
+        `${packageName}: its contract setup module ${setupPath} could not be imported: ` +
+        `${errorText(error)}. Fix: the path in package.json "aptix.contract.setup" is relative to ` +
+        `the package; TypeScript needs tsx installed.`,
     });
     return { dependencies };
   }

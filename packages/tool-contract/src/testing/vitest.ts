@@ -59,6 +59,7 @@ export function describeToolContract(tools: readonly unknown[], options: Describ
 
     for (const [index, toolClass] of tools.entries()) {
       const name =
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- kept for callers in plain JavaScript and tool packages, which can pass what the type rules out
         typeof (toolClass as { ToolName?: unknown })?.ToolName === 'string'
           ? (toolClass as { ToolName: string }).ToolName
           : `tools[${index}]`;
@@ -71,6 +72,7 @@ export function describeToolContract(tools: readonly unknown[], options: Describ
               const className = typeof toolClass === 'function' ? toolClass.name : '';
               otherProcessSchemas = (await reads).map(
                 (read) =>
+                  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an index or key that is not there reads undefined, which the type (no noUncheckedIndexedAccess) leaves out
                   read.exports[className] ??
                   read.tools.find((entry) => entry.toolName === name) ?? {
                     error: `${options.modulePath} does not export this tool`,
