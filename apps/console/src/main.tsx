@@ -23,6 +23,7 @@ const VIEWS = [
 function useRoute(): [string, string | undefined] {
   const read = () => {
     const [view = 'tools', arg] = window.location.hash.replace(/^#\/?/, '').split('/');
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     return [view, arg === undefined ? undefined : decodeURIComponent(arg)] as [string, string | undefined];
   };
   const [route, setRoute] = useState(read);

@@ -52,9 +52,11 @@ export function argumentsOf(
   for (const field of fields) {
     const value = values[field.name];
     if (field.kind === 'boolean') {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       if (value !== undefined) args[field.name] = value === true;
       continue;
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     if (value === undefined || value === '') continue;
     const text = String(value);
     if (field.kind === 'number' || field.kind === 'integer')
