@@ -262,7 +262,11 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
         unit: 'calls/s',
         baseline: { name: 'the same tool without a policy', figure: plain.opsPerSec },
         goal: { kind: 'ratio-at-least', value: 0.9 },
-        note: `${perCall(timing.name, timing.nsPerOp)}, ${Math.abs(timing.nsPerOp - plain.nsPerOp).toFixed(0)} ns ${timing.nsPerOp >= plain.nsPerOp ? 'more' : 'less'} than testing_ping_pong through AptixHost.call: the policy runs on the validated arguments, which then go to the tool as an object.`,
+        note:
+          `${perCall(timing.name, timing.nsPerOp)}, ` +
+          `${Math.abs(timing.nsPerOp - plain.nsPerOp).toFixed(0)} ns ` +
+          `${timing.nsPerOp >= plain.nsPerOp ? 'more' : 'less'} than testing_ping_pong through ` +
+          `AptixHost.call: the policy runs on the validated arguments, which then go to the tool as an object.`,
       });
       continue;
     }
@@ -284,7 +288,9 @@ export async function dispatchSection(log: (line: string) => void): Promise<Row[
       note:
         raw === undefined
           ? perCall(timing.name, timing.nsPerOp)
-          : `${perCall(timing.name, timing.nsPerOp)}; the same SELECT alone on a pg pool: ${(raw.nsPerOp / 1000).toFixed(1)} µs, so ${(timing.nsPerOp / raw.nsPerOp).toFixed(2)}× a bare round trip to the server.`,
+          : `${perCall(timing.name, timing.nsPerOp)}; the same SELECT alone on a pg pool: ` +
+            `${(raw.nsPerOp / 1000).toFixed(1)} µs, so ${(timing.nsPerOp / raw.nsPerOp).toFixed(2)}× a ` +
+            `bare round trip to the server.`,
     });
   }
 

@@ -103,7 +103,10 @@ export async function freshHostsSection(
       unit: 'µs',
       baseline: { name: 'their median', figure: typical },
       goal: { kind: 'ratio-at-most', value: SPREAD_GOAL },
-      note: `µs of CPU per request (server process, /proc) under the invoke load of section 3, each host's median of ${windows} one-second windows after 1 s of warm-up; each host: ${list(served)}. ${slow(served)} of ${hosts} above ${SPREAD_GOAL}× the median.`,
+      note:
+        `µs of CPU per request (server process, /proc) under the invoke load of section 3, each ` +
+        `host's median of ${windows} one-second windows after 1 s of warm-up; each host: ` +
+        `${list(served)}. ${slow(served)} of ${hosts} above ${SPREAD_GOAL}× the median.`,
     },
     {
       section: SECTION,

@@ -248,7 +248,9 @@ function invokeRows(
 function cpuRows(host: Load, info: Load, bare: Load): Row[] {
   if (host.cpuUs === undefined || info.cpuUs === undefined || bare.cpuUs === undefined) return [];
   const note = (load: Load) =>
-    `µs of CPU per request (user + system, all threads of the server process, from /proc), median of the rounds; bare ${bare.cpuUs!.toFixed(1)} µs, so the host does ${(load.cpuUs! - bare.cpuUs!).toFixed(1)} µs more per request.`;
+    `µs of CPU per request (user + system, all threads of the server process, from /proc), ` +
+    `median of the rounds; bare ${bare.cpuUs!.toFixed(1)} µs, so the host does ` +
+    `${(load.cpuUs! - bare.cpuUs!).toFixed(1)} µs more per request.`;
   return [
     {
       section: SECTION,
@@ -439,7 +441,9 @@ export async function httpSection(
         infoLoad!,
         bareLoad!,
         undefined,
-        `One access line per request, written to a file; ${(infoLoad!.rps / hostLoad!.rps).toFixed(2)}× the host at warn, so info costs ${(1e6 / infoLoad!.rps - 1e6 / hostLoad!.rps).toFixed(1)} µs of a request at this rate.`,
+        `One access line per request, written to a file; ` +
+          `${(infoLoad!.rps / hostLoad!.rps).toFixed(2)}× the host at warn, so info costs ` +
+          `${(1e6 / infoLoad!.rps - 1e6 / hostLoad!.rps).toFixed(1)} µs of a request at this rate.`,
       ),
       ...cpuRows(hostLoad!, infoLoad!, bareLoad!),
       mcpRow(
@@ -453,13 +457,18 @@ export async function httpSection(
         "MCP tools/call, Aptix's /mcp, a 2025 session, SSE answer",
         hostMcp!,
         bareAgain!,
-        `${(hostMcp!.rps / sdkMcp!.rps).toFixed(1)}× the SDK's stateless transport. A client accepting JSON and SSE (2025-06-18, as 2025 clients must); the answer is an event stream. Each call reads the agent session from SQLite (its mode decides the tools). Served by the fast lane (docs/mcp.md); floor 0.3×.`,
+        `${(hostMcp!.rps / sdkMcp!.rps).toFixed(1)}× the SDK's stateless transport. A client ` +
+          `accepting JSON and SSE (2025-06-18, as 2025 clients must); the answer is an event stream. ` +
+          `Each call reads the agent session from SQLite (its mode decides the tools). Served by the ` +
+          `fast lane (docs/mcp.md); floor 0.3×.`,
       ),
       mcpRow(
         "MCP tools/call, Aptix's /mcp, a 2025-11-25 session, resumable SSE answer",
         resumableHostMcp!,
         bareAgain!,
-        "The same at 2025-11-25, the v1 SDK client's default revision: the answer is a resumable stream (a priming event, ids on every event; docs/mcp.md), which the fast lane writes itself. Floor 0.3×.",
+        "The same at 2025-11-25, the v1 SDK client's default revision: the answer is a resumable " +
+          'stream (a priming event, ids on every event; docs/mcp.md), which the fast lane writes ' +
+          'itself. Floor 0.3×.',
       ),
       mcpRow(
         "MCP tools/call, Aptix's /mcp/modes/<mode>, 2026-07-28, JSON answer",
@@ -474,7 +483,12 @@ export async function httpSection(
         unit: 'req/s',
         baseline: { name: 'direct tools/call', figure: directMcp!.rps },
         goal: { kind: 'ratio-at-least', value: 0.9 },
-        note: `p99 ${pairMcp!.p99.toFixed(2)} ms${cpuNote(pairMcp!, directMcp!).replace('bare invoke', 'direct')}. Issue 31's stable surface: ping-pong named in aptix_call_tool's arguments with the agent session's id, against the same call made directly at /modes/tool_diagnostics/mcp with the X-Aptix-Session-Id header; both read the session's mode from SQLite and go through the fast lane.`,
+        note:
+          `p99 ${pairMcp!.p99.toFixed(2)} ` +
+          `ms${cpuNote(pairMcp!, directMcp!).replace('bare invoke', 'direct')}. Issue 31's stable ` +
+          `surface: ping-pong named in aptix_call_tool's arguments with the agent session's id, ` +
+          `against the same call made directly at /modes/tool_diagnostics/mcp with the ` +
+          `X-Aptix-Session-Id header; both read the session's mode from SQLite and go through the fast lane.`,
       },
     ];
     return { rows, hostRss: { loaded: hostLoaded } };

@@ -33,10 +33,20 @@ const BUSY_TIMEOUT_MS = 1000;
  * process.cpuUsage, medians of 21 alternating runs (5 for the variants), the SDK in the same runs.
  */
 const SHARED_MEMORY_TRIAL =
-  'Tried and not kept: call messages through a SharedArrayBuffer ring each way, the idle worker blocked in Atomics.wait (only with no call in flight and no timer or I/O of its own) and the host listening with Atomics.waitAsync, so no postMessage crosses. ' +
-  'Bare round trips between two threads, nothing in them: postMessage 14.9 µs of CPU, worker in Atomics.wait with the host in Atomics.waitAsync 12.9, both in Atomics.waitAsync 18.1, both blocked in Atomics.wait 8.7 (a floor the host cannot use: it would block its event loop). ' +
-  'In the isolated call it cost more, not less: 29.5 µs per sequential call against 24.6 with postMessage (the SDK 18 to 19), 0.64× the SDK against 0.78×; calls through the ring with answers by postMessage 21.8 against 22.9, within the noise; answers through the ring, waking the host through Atomics.waitAsync, 29.6; eight in flight nothing changed (12.4 against 12.7). ' +
-  "Two thread wake-ups cost at their cheapest about half an SDK call here, and the call's own work on both threads about 8 µs more, so no transport that lets both threads sleep between calls reaches the SDK on this machine.";
+  'Tried and not kept: call messages through a SharedArrayBuffer ring each way, the idle ' +
+  'worker blocked in Atomics.wait (only with no call in flight and no timer or I/O of its ' +
+  'own) and the host listening with Atomics.waitAsync, so no postMessage crosses. ' +
+  'Bare round trips between two threads, nothing in them: postMessage 14.9 µs of CPU, worker ' +
+  'in Atomics.wait with the host in Atomics.waitAsync 12.9, both in Atomics.waitAsync 18.1, ' +
+  'both blocked in Atomics.wait 8.7 (a floor the host cannot use: it would block its event loop). ' +
+  'In the isolated call it cost more, not less: 29.5 µs per sequential call against 24.6 ' +
+  'with postMessage (the SDK 18 to 19), 0.64× the SDK against 0.78×; calls through the ring ' +
+  'with answers by postMessage 21.8 against 22.9, within the noise; answers through the ring, ' +
+  'waking the host through Atomics.waitAsync, 29.6; eight in flight nothing changed (12.4 ' +
+  'against 12.7). ' +
+  "Two thread wake-ups cost at their cheapest about half an SDK call here, and the call's " +
+  'own work on both threads about 8 µs more, so no transport that lets both threads sleep ' +
+  'between calls reaches the SDK on this machine.';
 
 export interface IsolationBenchOptions {
   readonly rounds?: number;
@@ -177,7 +187,11 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
         unit: 'calls/s',
         baseline: { name: 'MCP SDK in memory, one call at a time', figure: sdk!.opsPerSec },
         goal: { kind: 'ratio-at-least', value: 1 },
-        note: `${us(worker!.nsPerOp)}: each call waits for the previous answer, so it pays two thread wake-ups (the call to the worker, the answer back), one string message each way (the arguments' and the result's JSON text as they are), the worker's executor, and the host checking the result again.`,
+        note:
+          `${us(worker!.nsPerOp)}: each call waits for the previous answer, so it pays two thread ` +
+          `wake-ups (the call to the worker, the answer back), one string message each way (the ` +
+          `arguments' and the result's JSON text as they are), the worker's executor, and the host ` +
+          `checking the result again.`,
       },
       {
         section: SECTION,
@@ -194,7 +208,11 @@ async function callRows(dir: string, options: IsolationBenchOptions, log: (line:
         unit: 'calls/s',
         baseline: { name: `MCP SDK in memory, ${IN_FLIGHT} calls in flight`, figure: sdkTogether!.opsPerSec },
         goal: { kind: 'ratio-at-least', value: 1 },
-        note: `${us(workerTogether!.nsPerOp)}: ${IN_FLIGHT} calls started together (Promise.all), the next ${IN_FLIGHT} when all have answered, for both. Calls in flight together share the thread wake-ups: a woken thread takes every message queued by then, and calls queued in one turn of the event loop cross as one message.`,
+        note:
+          `${us(workerTogether!.nsPerOp)}: ${IN_FLIGHT} calls started together (Promise.all), the ` +
+          `next ${IN_FLIGHT} when all have answered, for both. Calls in flight together share the ` +
+          `thread wake-ups: a woken thread takes every message queued by then, and calls queued in ` +
+          `one turn of the event loop cross as one message.`,
       },
       {
         section: SECTION,
@@ -292,7 +310,10 @@ async function replacementRows(dir: string, times: number, log: (line: string) =
       figure: total,
       unit: 'ms',
       baseline: { name: "the tool's time-out", figure: BUSY_TIMEOUT_MS },
-      note: `median of ${times}; ${(total - BUSY_TIMEOUT_MS).toFixed(0)} ms past the time-out: the ping that finds the worker stuck (up to 500 ms), ending it, and starting a fresh worker that imports the package again.`,
+      note:
+        `median of ${times}; ${(total - BUSY_TIMEOUT_MS).toFixed(0)} ms past the time-out: the ` +
+        `ping that finds the worker stuck (up to 500 ms), ending it, and starting a fresh worker ` +
+        `that imports the package again.`,
     },
   ];
 }

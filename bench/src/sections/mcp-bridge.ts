@@ -123,7 +123,10 @@ export async function mcpBridgeSection(options: BridgeBenchOptions, log: (line: 
         unit: 'calls/s',
         baseline: { name: 'direct', figure: baseline!.opsPerSec },
         goal: { kind: 'ratio-at-least', value: 0.9 },
-        note: `${(bridgedTiming!.nsPerOp / 1000).toFixed(0)} µs per call, ${((bridgedTiming!.nsPerOp - baseline!.nsPerOp) / 1000).toFixed(0)} µs more: the registry lookup, argument checks (executor and bridge), the deadline and the InvokeResult.`,
+        note:
+          `${(bridgedTiming!.nsPerOp / 1000).toFixed(0)} µs per call, ` +
+          `${((bridgedTiming!.nsPerOp - baseline!.nsPerOp) / 1000).toFixed(0)} µs more: the registry ` +
+          `lookup, argument checks (executor and bridge), the deadline and the InvokeResult.`,
       });
     }
   } finally {

@@ -86,7 +86,13 @@ export async function mcpSessionsSection({ sessions }: McpSessionOptions, log: (
         unit: 'MiB',
         baseline: { name: 'idle', figure: idle ?? NaN },
         goal: { kind: 'at-most', value: 200, unit: 'MiB' },
-        note: `Read 10 s after the last session (right after: ${loaded?.toFixed(0)} MiB; peak ${peak.toFixed(0)} MiB). Each session is initialize, notifications/initialized and one tools/list, then nothing. A session holds no transport or server between requests: it is a stored binding plus a small record (under 1 KiB of heap), freed when idle. The rest is the heap the 30,000 requests grew: the host runs with its default heapGrowthPercent (50); with V8's own policy (0) the same burst leaves about 290 MiB, as much as 30,000 requests in one session do.`,
+        note:
+          `Read 10 s after the last session (right after: ${loaded?.toFixed(0)} MiB; peak ` +
+          `${peak.toFixed(0)} MiB). Each session is initialize, notifications/initialized and one ` +
+          `tools/list, then nothing. A session holds no transport or server between requests: it is a ` +
+          `stored binding plus a small record (under 1 KiB of heap), freed when idle. The rest is the ` +
+          `heap the 30,000 requests grew: the host runs with its default heapGrowthPercent (50); with ` +
+          `V8's own policy (0) the same burst leaves about 290 MiB, as much as 30,000 requests in one session do.`,
       },
       {
         section: SECTION,

@@ -296,7 +296,10 @@ async function postgresRows(options: SessionOptions, log: (line: string) => void
         figure: median(storeSingle),
         unit: 'changes/s',
         baseline: { name: 'raw', figure: rawMedian },
-        note: 'One transaction: a statement that locks the session, inserts the history row and updates the mode, then a read of the rows others added since the last read. 4 round trips with BEGIN and COMMIT (it was 6, one of them reading the whole history).',
+        note:
+          'One transaction: a statement that locks the session, inserts the history row and updates ' +
+          'the mode, then a read of the rows others added since the last read. 4 round trips with ' +
+          'BEGIN and COMMIT (it was 6, one of them reading the whole history).',
       },
       {
         section: SECTION,

@@ -42,7 +42,10 @@ export async function registrationRows(count: number, log: (line: string) => voi
       unit: 'ms',
       baseline: sdkFirst,
       goal: { kind: 'at-most', value: 50, unit: 'ms' },
-      note: `Median of 8 registrations into fresh registries after the first. The first, in a fresh process (ajv's meta-schema compiled, nothing JIT-compiled yet): ${aptix.register![0]!.toFixed(0)} ms.`,
+      note:
+        `Median of 8 registrations into fresh registries after the first. The first, in a fresh ` +
+        `process (ajv's meta-schema compiled, nothing JIT-compiled yet): ` +
+        `${aptix.register![0]!.toFixed(0)} ms.`,
     },
     {
       section: STARTUP,
@@ -142,7 +145,10 @@ export async function coldStartRows(count: number, log: (line: string) => void):
           figure: median(firstParty.map((s) => s.startMs)),
           unit: 'ms',
           baseline: { name: 'bare Fastify process', figure: bareStart },
-          note: 'From spawning node to the "Aptix listening" line: loading the packages, the contract check of every tool, the catalog check, opening SQLite (migrations), building each tool once, OpenAPI. Median of 5.',
+          note:
+            'From spawning node to the "Aptix listening" line: loading the packages, the contract ' +
+            'check of every tool, the catalog check, opening SQLite (migrations), building each tool ' +
+            'once, OpenAPI. Median of 5.',
         },
         {
           section: STARTUP,

@@ -109,7 +109,11 @@ export async function telemetrySection(
         unit: 'req/s',
         baseline: { name: 'telemetry off', figure: offLoad!.rps },
         goal: { kind: 'ratio-at-least', value: 0.85 },
-        note: `A server span per request and an execute_tool span per call, batched to an OTLP/HTTP receiver on loopback (${received.requests} exports, ${Math.round(received.bytes / 1024)} KiB); the call histogram and gauges exported every 5 s and kept for /metrics. Telemetry off: ${Math.round(offLoad!.rps)} req/s.`,
+        note:
+          `A server span per request and an execute_tool span per call, batched to an OTLP/HTTP ` +
+          `receiver on loopback (${received.requests} exports, ${Math.round(received.bytes / 1024)} ` +
+          `KiB); the call histogram and gauges exported every 5 s and kept for /metrics. Telemetry ` +
+          `off: ${Math.round(offLoad!.rps)} req/s.`,
       },
       {
         section: SECTION,
@@ -127,7 +131,11 @@ export async function telemetrySection(
         unit: 'ns',
         ...(offCpuNs === undefined ? {} : { baseline: { name: 'host CPU per request', figure: offCpuNs } }),
         goal: { kind: 'ratio-at-most', value: 0.02 },
-        note: 'With no SDK registered the executor reads the OpenTelemetry API’s tracer and meter globals and does nothing else (the HTTP and MCP hooks are not even registered): that cost, measured in this process, against the CPU the host spends per invoke request (telemetry off, /proc). The issue’s goal: no measurable change, within 2 %.',
+        note:
+          'With no SDK registered the executor reads the OpenTelemetry API’s tracer and meter ' +
+          'globals and does nothing else (the HTTP and MCP hooks are not even registered): that cost, ' +
+          'measured in this process, against the CPU the host spends per invoke request (telemetry ' +
+          'off, /proc). The issue’s goal: no measurable change, within 2 %.',
       },
     ];
   } finally {

@@ -71,7 +71,12 @@ export function toolSearchSection(log: (line: string) => void): Row[] {
       unit: 'bytes',
       baseline: { name: 'listing the whole mode', figure: whole },
       goal: { kind: 'ratio-at-most', value: 0.1 },
-      note: `The whole mode's MCP listing is names, descriptions and an empty parameters schema each (the corpus has no schemas; real ones make the whole listing larger, and a find of eight only a little). A find answers each tool's description, parameters and usage guide. The Reasoner's deferred mode measured on the same corpus: 1.4% of the bytes (packages/reasoner/test/deferred-bytes.test.ts).`,
+      note:
+        `The whole mode's MCP listing is names, descriptions and an empty parameters schema each ` +
+        `(the corpus has no schemas; real ones make the whole listing larger, and a find of eight ` +
+        `only a little). A find answers each tool's description, parameters and usage guide. The ` +
+        `Reasoner's deferred mode measured on the same corpus: 1.4% of the bytes ` +
+        `(packages/reasoner/test/deferred-bytes.test.ts).`,
     },
     {
       section: SECTION,
@@ -79,7 +84,10 @@ export function toolSearchSection(log: (line: string) => void): Row[] {
       figure: recallAt5(index, tuned),
       unit: '',
       goal: { kind: 'at-least', value: 0.9, unit: '' },
-      note: "The share of a query's relevant tools among the first five answers, averaged. MiniSearch (BM25) over names, descriptions and usage guides, with Porter stems and stop words; its settings (field boosts, BM25 k and b) were chosen on these queries.",
+      note:
+        "The share of a query's relevant tools among the first five answers, averaged. MiniSearch " +
+        '(BM25) over names, descriptions and usage guides, with Porter stems and stop words; its ' +
+        'settings (field boosts, BM25 k and b) were chosen on these queries.',
     },
     {
       section: SECTION,
