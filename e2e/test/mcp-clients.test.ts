@@ -49,18 +49,30 @@ const SURFACE = [...GENERAL, 'aptix_find_tools', 'aptix_call_tool'];
 
 /** A direct call of another mode's tool at /mcp without a session, on 2026-07-28. */
 const DIRECT_REFUSAL =
-  'Tool "testing_delay" is not offered in mode "general"; it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode. testing_delay is in mode "tool_diagnostics": switch with agent_change_mode, then call it through aptix_call_tool with the sessionId agent_change_mode returns.';
+  'Tool "testing_delay" is not offered in mode "general"; it was not run. Tools in this ' +
+  'mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode. ' +
+  'testing_delay is in mode "tool_diagnostics": switch with agent_change_mode, then call it ' +
+  'through aptix_call_tool with the sessionId agent_change_mode returns.';
 /** The same through aptix_call_tool without a sessionId, on 2026-07-28. */
 const SESSIONLESS_REFUSAL =
-  'Tool "testing_delay" is not offered in the default mode "general" (no sessionId was given); it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode (aptix_find_tools searches them). It is offered in mode "tool_diagnostics": call agent_change_mode with that mode, then call testing_delay through aptix_call_tool with the sessionId agent_change_mode returns.';
+  'Tool "testing_delay" is not offered in the default mode "general" (no sessionId was ' +
+  'given); it was not run. Tools in this mode: agent_hello_world, testing_calculator, ' +
+  'agent_list_modes, agent_change_mode (aptix_find_tools searches them). It is offered in ' +
+  'mode "tool_diagnostics": call agent_change_mode with that mode, then call testing_delay ' +
+  'through aptix_call_tool with the sessionId agent_change_mode returns.';
 const INVALID_DELAY = 'Invalid arguments for testing_delay: \'milliseconds\' must be integer, got string "soon".';
 /** How agent_change_mode's second block goes on after naming the new mode, on either revision. */
 const pairTail = (sessionId: string) =>
-  `find them with aptix_find_tools {"sessionId": "${sessionId}", "query": "<what you want to do>"} and call one with aptix_call_tool {"sessionId": "${sessionId}", "name": "<tool>", "arguments": {…}}. To change this session's mode again, call agent_change_mode through aptix_call_tool with the same sessionId.`;
+  `find them with aptix_find_tools {"sessionId": "${sessionId}", "query": "<what you want to ` +
+  `do>"} and call one with aptix_call_tool {"sessionId": "${sessionId}", "name": "<tool>", ` +
+  `"arguments": {…}}. To change this session's mode again, call agent_change_mode through ` +
+  `aptix_call_tool with the same sessionId.`;
 /** The second block of agent_change_mode's answer: where the new mode's tools are. */
 const guidance = {
   modern: (sessionId: string) =>
-    `Agent session ${sessionId} is now in mode "tool_diagnostics". Its tools are not in your tool list: ${pairTail(sessionId)} Tools called directly, without a sessionId, keep working in the default mode.`,
+    `Agent session ${sessionId} is now in mode "tool_diagnostics". Its tools are not in your ` +
+    `tool list: ${pairTail(sessionId)} Tools called directly, without a sessionId, keep working ` +
+    `in the default mode.`,
   legacy: (sessionId: string) =>
     `Agent session ${sessionId} is now in mode "tool_diagnostics". If your tool list does not show this mode's tools, ${pairTail(sessionId)}`,
   /** Over stdio, 2026-07-28: the `aptix mcp` connection keeps the session the change started. */
@@ -69,9 +81,18 @@ const guidance = {
 };
 /** On 2025-11-25 the MCP session works in its own agent session (`own`), which the refusals name. */
 const legacyDirectRefusal = (own: string) =>
-  `Tool "testing_delay" is not offered in mode "general" (session ${own}); it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode. The session's mode may have changed since the tools were listed: list the tools again before calling one. To use "testing_delay", switch to a mode that offers it with agent_change_mode.`;
+  `Tool "testing_delay" is not offered in mode "general" (session ${own}); it was not run. ` +
+  `Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, ` +
+  `agent_change_mode. The session's mode may have changed since the tools were listed: list ` +
+  `the tools again before calling one. To use "testing_delay", switch to a mode that offers ` +
+  `it with agent_change_mode.`;
 const legacySessionlessRefusal = (own: string) =>
-  `Tool "testing_delay" is not offered in mode "general" of agent session ${own}; it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode (aptix_find_tools searches them with {"sessionId": "${own}"}). It is offered in mode "tool_diagnostics": change the session's mode with aptix_call_tool {"name": "agent_change_mode", "arguments": {"mode": "tool_diagnostics", "branch": false, "reason": "…"}, "sessionId": "${own}"}, then call it again.`;
+  `Tool "testing_delay" is not offered in mode "general" of agent session ${own}; it was not ` +
+  `run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, ` +
+  `agent_change_mode (aptix_find_tools searches them with {"sessionId": "${own}"}). It is ` +
+  `offered in mode "tool_diagnostics": change the session's mode with aptix_call_tool ` +
+  `{"name": "agent_change_mode", "arguments": {"mode": "tool_diagnostics", "branch": false, ` +
+  `"reason": "…"}, "sessionId": "${own}"}, then call it again.`;
 
 /** The text of each content block of an MCP result. */
 const blockTexts = (blocks: ReadonlyArray<Record<string, unknown>>): string[] =>
