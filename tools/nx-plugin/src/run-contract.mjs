@@ -38,7 +38,10 @@ function refuseUnbuilt(dir) {
   const declarations = entry.replace(/\.(m|c)?js$/, '.d.$1ts');
   const where = relative(process.cwd(), dir) || '.';
   const message = existsSync(join(dir, declarations))
-    ? `${name} is built without JavaScript: ${declarations} is there, ${entry} is not, so its build emitted declarations only. Fix: set "emitDeclarationOnly": false in the compilerOptions of ${join(where, 'tsconfig.lib.json')} (create-nx-workspace's tsconfig.base.json sets it to true), then build again.`
+    ? `${name} is built without JavaScript: ${declarations} is there, ${entry} is not, so its ` +
+      `build emitted declarations only. Fix: set "emitDeclarationOnly": false in the ` +
+      `compilerOptions of ${join(where, 'tsconfig.lib.json')} (create-nx-workspace's ` +
+      `tsconfig.base.json sets it to true), then build again.`
     : `${name} is not built: its entry ${entry} does not exist. Fix: build it first (the contract target of @aptix/nx-plugin builds it by itself).`;
   if (args.includes('--json')) {
     console.log(

@@ -112,8 +112,12 @@ describe('the contract target on the deliberately malformed fixture package', ()
       'ToolUsageMetadata of fixture_loose has no "Good usage:" section. Fix: add a "Good usage:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
       'ToolUsageMetadata of fixture_loose has no "Bad usage:" section. Fix: add a "Bad usage:" line and its points, so the Reasoner shows every tool\'s guidance the same way.',
       'ToolUsageMetadata of fixture_loose never mentions its argument \'options\' (keep the guide in sync with the schema). Fix: describe it under "Arguments:".',
-      'ToolUsageMetadata of fixture_loose never names the error code INVALID_ARGUMENTS, which TypedAgentTool returns for it (invalid arguments, an exception in run). Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
-      'ToolUsageMetadata of fixture_loose never names the error code TOOL_EXCEPTION, which TypedAgentTool returns for it (invalid arguments, an exception in run). Fix: list it under "Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
+      'ToolUsageMetadata of fixture_loose never names the error code INVALID_ARGUMENTS, which ' +
+        'TypedAgentTool returns for it (invalid arguments, an exception in run). Fix: list it under ' +
+        '"Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
+      'ToolUsageMetadata of fixture_loose never names the error code TOOL_EXCEPTION, which ' +
+        'TypedAgentTool returns for it (invalid arguments, an exception in run). Fix: list it under ' +
+        '"Error codes:" with what it means and what to do (see "A usage guide" in docs/rules.md).',
     ]);
   });
 
@@ -121,16 +125,29 @@ describe('the contract target on the deliberately malformed fixture package', ()
     const lines = text.stdout.split('\n');
     const expected = [
       '  ✗ Misnamed-Tool     strict, 21 garbage inputs × 2 ways, ',
-      '    ✗ TOOL_NAME_INVALID: Tool "Misnamed-Tool" (MisnamedTool) breaks the tool contract: ToolName "Misnamed-Tool" is not lowercase_snake_case (^[a-z0-9]+(_[a-z0-9]+)*$). Fix: rename it, for example to "misnamed_tool".',
+      '    ✗ TOOL_NAME_INVALID: Tool "Misnamed-Tool" (MisnamedTool) breaks the tool contract: ' +
+        'ToolName "Misnamed-Tool" is not lowercase_snake_case (^[a-z0-9]+(_[a-z0-9]+)*$). Fix: ' +
+        'rename it, for example to "misnamed_tool".',
       '    ✗ USAGE_METADATA_MISSING: Tool "Misnamed-Tool" (MisnamedTool) breaks the tool contract: ToolUsageMetadata is missing or empty;',
-      "    ✗ SCHEMA_PROPERTY_DESCRIPTION_MISSING: Tool \"fixture_loose\" breaks the tool contract: parameter 'options.verbose' has no description; the model reads every field's description, nested ones too.",
-      '    ✗ STRICT_MODE_REJECTED: Tool "fixture_loose": OpenAI strict mode cannot take its schema (parameters: open objects (\'additionalProperties\' other than false) are not supported in strict mode), and it does not declare strict: false.',
-      '    ✗ PROTOTYPE_POLLUTED: Tool "fixture_careless" changed Object.prototype.aptixContractPolluted (added) while handling a __proto__ key (via its own execute()): an attacker-controlled key reached a prototype.',
-      '    ✗ GARBAGE_THREW: Tool "fixture_careless" threw instead of returning a failed InvokeResult via its own execute(), on 19 garbage inputs (invalid JSON (cut off); text that is not JSON; JSON null; a JSON array; and 15 more). First: SyntaxError: Unexpected end of JSON input.',
+      '    ✗ SCHEMA_PROPERTY_DESCRIPTION_MISSING: Tool "fixture_loose" breaks the tool ' +
+        "contract: parameter 'options.verbose' has no description; the model reads every field's " +
+        'description, nested ones too.',
+      '    ✗ STRICT_MODE_REJECTED: Tool "fixture_loose": OpenAI strict mode cannot take its ' +
+        "schema (parameters: open objects ('additionalProperties' other than false) are not " +
+        'supported in strict mode), and it does not declare strict: false.',
+      '    ✗ PROTOTYPE_POLLUTED: Tool "fixture_careless" changed ' +
+        'Object.prototype.aptixContractPolluted (added) while handling a __proto__ key (via its own ' +
+        'execute()): an attacker-controlled key reached a prototype.',
+      '    ✗ GARBAGE_THREW: Tool "fixture_careless" threw instead of returning a failed ' +
+        'InvokeResult via its own execute(), on 19 garbage inputs (invalid JSON (cut off); text ' +
+        'that is not JSON; JSON null; a JSON array; and 15 more). First: SyntaxError: Unexpected ' +
+        'end of JSON input.',
       '    ✗ GARBAGE_ACCEPTED: Tool "fixture_careless" returned a successful result for arguments its schema refuses via its own execute(), on 1 garbage input (a __proto__ key beside \'text\').',
       '    ✗ SCHEMA_DIFFERS_ACROSS_PROCESSES: Tool "fixture_drifting": getSchema() gives a different schema in 2 of 2 separate Node processes (description: "Loaded by process ',
       '  ✗ DUPLICATE_TOOL: @aptix-fixtures/malformed-tool-package exports more than one tool named "fixture_stale": a host would refuse to start.',
-      '  ✗ SCHEMA_SNAPSHOT_MISMATCH: The schema of fixture_stale differs from the snapshot (description: "Echoes the text." → "Echoes the text, now in a new way."). A schema change is an API change for every model using the tool',
+      '  ✗ SCHEMA_SNAPSHOT_MISMATCH: The schema of fixture_stale differs from the snapshot ' +
+        '(description: "Echoes the text." → "Echoes the text, now in a new way."). A schema change ' +
+        'is an API change for every model using the tool',
       '  ✗ SCHEMA_SNAPSHOT_MISMATCH: The schema of fixture_removed is in the snapshot but no longer exported.',
       '  schema snapshot: differs for fixture_drifting, fixture_removed, fixture_stale',
     ];
@@ -205,7 +222,9 @@ describe('the runner', () => {
       const run = await runContract(dir);
       expect(run.code).toBe(1);
       expect(run.stdout).toContain(
-        '✗ @ws/tool-weather is built without JavaScript: dist/index.d.ts is there, dist/index.js is not, so its build emitted declarations only. Fix: set "emitDeclarationOnly": false in the compilerOptions of ',
+        '✗ @ws/tool-weather is built without JavaScript: dist/index.d.ts is there, dist/index.js ' +
+          'is not, so its build emitted declarations only. Fix: set "emitDeclarationOnly": false in ' +
+          'the compilerOptions of ',
       );
       expect(run.stdout).toContain(
         "tsconfig.lib.json (create-nx-workspace's tsconfig.base.json sets it to true), then build again.",
