@@ -41,7 +41,10 @@ export function parseApiKeys(
   }
   if (entries !== undefined && entries.length === 0) {
     throw new Error(
-      `${source} is set but holds no key (nothing but commas and spaces, or an empty list), so the host would start without the keys it was given. Fix: give at least one key, each "<name>=<key>" (comma-separated in APTIX_API_KEYS, e.g. ops=$(openssl rand -hex 32)), or remove ${source} to run without keys (on loopback only).`,
+      `${source} is set but holds no key (nothing but commas and spaces, or an empty list), so ` +
+        `the host would start without the keys it was given. Fix: give at least one key, each ` +
+        `"<name>=<key>" (comma-separated in APTIX_API_KEYS, e.g. ops=$(openssl rand -hex 32)), or ` +
+        `remove ${source} to run without keys (on loopback only).`,
     );
   }
   (entries ?? []).forEach((entry, index) => {
@@ -50,7 +53,10 @@ export function parseApiKeys(
     const named = equals >= 0 && equals < NAME_EQUALS_WITHIN;
     if (named && !NAME.test(entry.slice(0, equals))) {
       throw new Error(
-        `${where} has an "=" within its first ${NAME_EQUALS_WITHIN} characters, so what comes before it is a key name, and it is not a valid one: a name is 1 to 64 letters, digits, "_", "." or "-" (${KEY_NAME_RULE}). Fix: write the entry as <name>=<key> with such a name; a key that itself contains "=" needs a name in front (<name>=<key>).`,
+        `${where} has an "=" within its first ${NAME_EQUALS_WITHIN} characters, so what comes ` +
+          `before it is a key name, and it is not a valid one: a name is 1 to 64 letters, digits, ` +
+          `"_", "." or "-" (${KEY_NAME_RULE}). Fix: write the entry as <name>=<key> with such a name; ` +
+          `a key that itself contains "=" needs a name in front (<name>=<key>).`,
       );
     }
     const key = named ? entry.slice(equals + 1) : entry;

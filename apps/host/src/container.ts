@@ -146,7 +146,9 @@ async function composeWith(
           );
         }
         throw new HostStartupError(
-          `Tool package "${toolPackage.name}" has a tool the host cannot read: inspecting it threw ${describeThrown(error)}. Fix: declare ToolName, ToolUsageMetadata, getSchema and TimeoutMs as plain static members.`,
+          `Tool package "${toolPackage.name}" has a tool the host cannot read: inspecting it threw ` +
+            `${describeThrown(error)}. Fix: declare ToolName, ToolUsageMetadata, getSchema and ` +
+            `TimeoutMs as plain static members.`,
           { cause: error },
         );
       }

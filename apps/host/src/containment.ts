@@ -133,7 +133,10 @@ export function installContainment(options: { escapes?: boolean } = {}): Contain
     if (isRefusal(error)) return;
     try {
       const who = attribute(error, packages);
-      const message = `contained ${kind === 'uncaughtException' ? 'an uncaught exception' : 'an unhandled promise rejection'} from ${describeSource(who)}: ${describeThrown(error)}. The host keeps serving; fix the code that let it escape (await every promise, catch inside timers).`;
+      const message =
+        `contained ${kind === 'uncaughtException' ? 'an uncaught exception' : 'an unhandled promise rejection'} ` +
+        `from ${describeSource(who)}: ${describeThrown(error)}. The host keeps serving; fix the ` +
+        `code that let it escape (await every promise, catch inside timers).`;
       log({ event: kind, ...who }, message);
     } catch {
       // Reporting must never throw from the handler: that would end the process.
@@ -149,7 +152,9 @@ export function installContainment(options: { escapes?: boolean } = {}): Contain
         : describeSource(who);
     log(
       { event: 'exitRefused', call, ...who },
-      `refused ${call} from ${where}: only the host ends its process. The code that called it got a PROCESS_EXIT_REFUSED error (a tool call fails with that code) and the host keeps serving; fix the package to return or throw an error instead.`,
+      `refused ${call} from ${where}: only the host ends its process. The code that called it ` +
+        `got a PROCESS_EXIT_REFUSED error (a tool call fails with that code) and the host keeps ` +
+        `serving; fix the package to return or throw an error instead.`,
     );
   };
   const guard = guardExits(refused);

@@ -190,7 +190,9 @@ export class LiveTools {
       this.#joins.delete(name);
       this.#retired.set(
         name,
-        `Tool "${name}" from "${toolPackage.name}" is no longer offered: the package withdrew it while the host runs (a bridged MCP server no longer offers it, or its new definition failed the contract check; the host log says which).`,
+        `Tool "${name}" from "${toolPackage.name}" is no longer offered: the package withdrew it ` +
+          `while the host runs (a bridged MCP server no longer offers it, or its new definition ` +
+          `failed the contract check; the host log says which).`,
       );
       logger.warn({ ...log, tool: name }, `Tool "${name}" from "${toolPackage.name}" is no longer offered.`);
       changed = true;

@@ -83,7 +83,8 @@ export function accessLineWriter(logger: Logger): AccessLineWriter | undefined {
       start = head;
     } else start = `${level}${time()}${bindings},"reqId":`;
     stream.write(
-      `${start}${jsonString(reqId)},"method":${METHOD_JSON.get(method) ?? jsonString(method)},"url":${jsonString(url)},"statusCode":${statusCode},"responseTime":${millisText(responseTime)},"msg":"request completed"${end}`,
+      `${start}${jsonString(reqId)},"method":${METHOD_JSON.get(method) ?? jsonString(method)},"url":${jsonString(url)},"statusCode":${statusCode},"responseTime":${millisText(responseTime)},"msg":"request ` +
+        `completed"${end}`,
     );
   };
 }
@@ -92,6 +93,7 @@ export function accessLineWriter(logger: Logger): AccessLineWriter | undefined {
  * A character JSON.stringify escapes (control characters, quote, backslash) or may (a surrogate, escaped
  * when it is lone). A string with none is written in quotes as it is, by pino as by JSON.stringify.
  */
+// eslint-disable-next-line no-control-regex -- control characters are matched on purpose, to refuse or escape them
 const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**

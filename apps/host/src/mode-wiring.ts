@@ -63,7 +63,9 @@ export async function composeHostCatalog(
   const later = [...awaited].map(
     ([name, modes]) =>
       `Tool "${name}" is named in mode${modes.length > 1 ? 's' : ''} ${modes.join(', ')}, but no package offers it at start-up. ` +
-      `The mode${modes.length > 1 ? 's offer' : ' offers'} it once ${livePackages.map((live) => `"${live}"`).join(' or ')} (whose tools change while the host runs) offers it; until then ${modes.length > 1 ? 'they leave' : 'it leaves'} it out. ` +
+      `The mode${modes.length > 1 ? 's offer' : ' offers'} it once ` +
+      `${livePackages.map((live) => `"${live}"`).join(' or ')} (whose tools change while the host ` +
+      `runs) offers it; until then ${modes.length > 1 ? 'they leave' : 'it leaves'} it out. ` +
       `If the name is a typo, fix it in ${config.file ? `the "modes" of ${config.file}` : 'the mode catalog'}.`,
   );
   const idle = toolsInNoMode(registry.names(), catalog).map((name) => {
@@ -121,7 +123,7 @@ function packageJoins(toolPackage: LoadedToolPackage): Record<string, string[]> 
     if (modes === undefined) continue;
     if (!Array.isArray(modes) || modes.some((key) => typeof key !== 'string' || !MODE_KEY.test(key))) {
       throw new Error(
-        `tool package "${toolPackage.name}": Tool "${tool.ToolName}" declares Modes = ${JSON.stringify(modes) ?? String(modes)}, which is not a list of mode keys. ` +
+        `tool package "${toolPackage.name}": Tool "${tool.ToolName}" declares Modes = ${(JSON.stringify(modes) as string | undefined) ?? String(modes)}, which is not a list of mode keys. ` +
           `Fix: declare static readonly Modes = ['general'], with snake_case mode keys.`,
       );
     }

@@ -121,7 +121,9 @@ export class PrincipalTable {
     for (const [name, entry] of Object.entries(entries)) {
       if (!keyNames.includes(name)) {
         throw new Error(
-          `principals names "${name}", which is not the name of an accepted API key (${keyNames.length === 0 ? 'this host has no keys' : `keys: ${keyNames.join(', ')}`}). Fix: name a key "${name}=<key>" in APTIX_API_KEYS or apiKeys, or use a key's name.`,
+          `principals names "${name}", which is not the name of an accepted API key ` +
+            `(${keyNames.length === 0 ? 'this host has no keys' : `keys: ${keyNames.join(', ')}`}). ` +
+            `Fix: name a key "${name}=<key>" in APTIX_API_KEYS or apiKeys, or use a key's name.`,
         );
       }
       this.#byName.set(name, new Permissions(name, entry));

@@ -26,7 +26,9 @@ const ResourceLimits = Type.Object(
       Type.Integer({
         minimum: 1,
         description:
-          'Memory each worker may hold outside the V8 heap (Buffers, ArrayBuffers; MiB, default 256), measured after each call and once a second: a worker over it is replaced, and its calls fail with RESOURCE_LIMIT.',
+          'Memory each worker may hold outside the V8 heap (Buffers, ArrayBuffers; MiB, default ' +
+          '256), measured after each call and once a second: a worker over it is replaced, and its ' +
+          'calls fail with RESOURCE_LIMIT.',
       }),
     ),
   },

@@ -83,7 +83,11 @@ function label(specifier: string, name?: string): string {
 }
 
 function fixTimeout(specifier: string, limitMs: number): string {
-  return `Fix: find what it waits for (a network call, a lock, a top-level await); if it is only slow, raise its limit: { "package": ${JSON.stringify(specifier)}, "startupTimeoutMs": ${limitMs * 4} } in toolPackages, or startupTimeoutMs for every package.`;
+  return (
+    `Fix: find what it waits for (a network call, a lock, a top-level await); if it is only ` +
+    `slow, raise its limit: { "package": ${JSON.stringify(specifier)}, "startupTimeoutMs": ` +
+    `${limitMs * 4} } in toolPackages, or startupTimeoutMs for every package.`
+  );
 }
 
 /** Imports a package's entry under its time limit. */
@@ -157,7 +161,9 @@ export async function setUpToolPackage(
     if (value === undefined) return [];
     if (!Array.isArray(value))
       throw new ToolPackageError(
-        `Tool package ${name} exports \`${exported}\` but it is ${describeValue(value)}, not an array. Fix: export \`const ${exported} = [...] as const satisfies ${exported === 'prompts' ? 'PromptList' : 'ResourceList'};\`, or leave it out.`,
+        `Tool package ${name} exports \`${exported}\` but it is ${describeValue(value)}, not an ` +
+          `array. Fix: export \`const ${exported} = [...] as const satisfies ` +
+          `${exported === 'prompts' ? 'PromptList' : 'ResourceList'};\`, or leave it out.`,
       );
     return read(`\`${exported}\` array`, () => [...(value as unknown[])]);
   }) as [unknown[], unknown[]];
@@ -339,7 +345,9 @@ export function resolveEntry(specifier: string, baseDir: string): string {
           ? "a package's package.json"
           : `a JSON file${basename(entry) === 'aptix.config.json' ? ' (the configuration file itself)' : ''}`;
       throw new ToolPackageError(
-        `Tool package "${specifier}" resolves to the file ${entry}, which is ${what}, not a tool package. Fix: point toolPackages at a tool package's folder (the one holding its package.json), e.g. "./acme-weather", or at its built entry file (dist/index.js).`,
+        `Tool package "${specifier}" resolves to the file ${entry}, which is ${what}, not a tool ` +
+          `package. Fix: point toolPackages at a tool package's folder (the one holding its ` +
+          `package.json), e.g. "./acme-weather", or at its built entry file (dist/index.js).`,
       );
     }
     return entry;

@@ -152,7 +152,10 @@ describe('2026-07-28 at /mcp (v2 SDK client, configured with the URL only)', () 
       const direct = await client.callTool({ name: 'testing_delay', arguments: { milliseconds: 1 } });
       expect(direct.isError).toBe(true);
       expect(texts(direct)[0]).toBe(
-        'Tool "testing_delay" is not offered in mode "general"; it was not run. Tools in this mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode. testing_delay is in mode "tool_diagnostics": switch with agent_change_mode, then call it through aptix_call_tool with the sessionId agent_change_mode returns.',
+        'Tool "testing_delay" is not offered in mode "general"; it was not run. Tools in this ' +
+          'mode: agent_hello_world, testing_calculator, agent_list_modes, agent_change_mode. ' +
+          'testing_delay is in mode "tool_diagnostics": switch with agent_change_mode, then call it ' +
+          'through aptix_call_tool with the sessionId agent_change_mode returns.',
       );
       // Through the pair without a handle: the same, in the pair's words.
       const sessionless = await client.callTool({

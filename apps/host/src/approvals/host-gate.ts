@@ -36,7 +36,10 @@ export function hostApprovalGate(
       if (approval.requestedBy === principal && !principals.allowsSelfApproval(approval.toolName)) {
         return {
           code: 'SELF_APPROVAL',
-          message: `This principal asked for this call of ${approval.toolName}, so it cannot decide it: another principal with the approve permission must (separation of duties). For development only, approvals.allowSelfApproval can name the tool.`,
+          message:
+            `This principal asked for this call of ${approval.toolName}, so it cannot decide it: ` +
+            `another principal with the approve permission must (separation of duties). For development ` +
+            `only, approvals.allowSelfApproval can name the tool.`,
         };
       }
       if (!principals.of(principal).mayDecide(approval.toolName)) {

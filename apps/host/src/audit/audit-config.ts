@@ -23,7 +23,9 @@ export function resolveAuditConfig(file: Static<typeof AuditConfigFile> = {}, en
     const word = env.trim().toLowerCase();
     if (!['off', 'on', 'all'].includes(word))
       throw new ConfigError(
-        `APTIX_AUDIT "${env.slice(0, 40)}" is not off, on or all. Fix: off records nothing, on records calls that are not read-only, approval decisions and mode changes, all records read-only calls too.`,
+        `APTIX_AUDIT "${env.slice(0, 40)}" is not off, on or all. Fix: off records nothing, on ` +
+          `records calls that are not read-only, approval decisions and mode changes, all records ` +
+          `read-only calls too.`,
       );
     enabled = word !== 'off';
     readOnlyCalls = word === 'all';

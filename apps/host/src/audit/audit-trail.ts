@@ -236,7 +236,7 @@ export class AuditTrail {
           this.#logger.error({ err: error }, 'pruning the audit trail failed; it is tried again later'),
         );
     void prune();
-    this.#pruner = setInterval(prune, this.#config.pruneIntervalMs).unref();
+    this.#pruner = setInterval(() => void prune(), this.#config.pruneIntervalMs).unref();
   }
 
   /** Stops pruning and writes every record waiting (a graceful stop loses none). */

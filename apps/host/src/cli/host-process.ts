@@ -82,7 +82,9 @@ export function superviseHostProcess(options: { escapes?: boolean } = {}): HostP
       const timer = setTimeout(() => {
         try {
           process.stderr.write(
-            `aptix: something a tool package started (a timer, a socket, an import that never finished) was still running ${EXIT_GRACE_MS} ms after the command ended: exiting anyway with code ${code}.\n`,
+            `aptix: something a tool package started (a timer, a socket, an import that never ` +
+              `finished) was still running ${EXIT_GRACE_MS} ms after the command ended: exiting anyway ` +
+              `with code ${code}.\n`,
           );
         } finally {
           containment.exit(code);

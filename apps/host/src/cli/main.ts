@@ -379,6 +379,7 @@ function report(error: unknown, out: Output): number {
     return ExitCode.FAILED;
   }
   out.fail('UNEXPECTED', `unexpected error: ${describeThrown(error)}`);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- kept for callers in plain JavaScript and tool packages, which can pass what the type rules out
   if (process.env.APTIX_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
   return ExitCode.FAILED;
 }

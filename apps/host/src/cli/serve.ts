@@ -151,7 +151,9 @@ async function listen(server: HttpServer, config: AptixConfig): Promise<string> 
 function refuseOpenBinding(config: AptixConfig): void {
   if (config.apiKeys.length === 0 && config.oauth === undefined && !isLoopback(config.host)) {
     throw new ConfigError(
-      `Refusing to listen on ${config.host} without an API key: anyone who can reach it could call every tool. Fix: set APTIX_API_KEY or APTIX_API_KEYS (or apiKey in the configuration), configure oauth (docs/hosting.md, "OAuth"), or listen on 127.0.0.1.`,
+      `Refusing to listen on ${config.host} without an API key: anyone who can reach it could ` +
+        `call every tool. Fix: set APTIX_API_KEY or APTIX_API_KEYS (or apiKey in the ` +
+        `configuration), configure oauth (docs/hosting.md, "OAuth"), or listen on 127.0.0.1.`,
     );
   }
 }

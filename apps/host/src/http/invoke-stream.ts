@@ -141,6 +141,7 @@ export async function invokeAsEventStream(
     if (!answered) abort.abort();
   });
   // A client already gone (its close came before this handler listened) cancels the call before it starts.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- kept for callers in plain JavaScript and tool packages, which can pass what the type rules out
   if (request.raw.socket?.destroyed === true) abort.abort();
   const progress = progressGate((report) => stream.progress(report));
   const logs = logGate((entry) => stream.log(JSON.stringify(entry)), {

@@ -57,6 +57,7 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
     try {
       await run(abort.signal, (event) => write(toServerSentEvent(event)));
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       if (!open) return sendError(reply, error);
       const known = error instanceof ReasonerError;
       write(
@@ -141,7 +142,10 @@ export function registerReasonerRoutes(app: AnyFastifyInstance, host: AptixHost)
       schema: {
         summary: 'Resume a turn that waits for approvals, once they are decided',
         description:
-          'A turn whose model called a gated tool ends with status waiting_for_approval and pendingApprovals. Decide each (POST /v1/approvals/:id), then resume here: the model reads each result, or that the person declined (with their note), and the turn goes on. While one is undecided the answer is waiting_for_approval again, and nothing changes.',
+          'A turn whose model called a gated tool ends with status waiting_for_approval and ' +
+          'pendingApprovals. Decide each (POST /v1/approvals/:id), then resume here: the model reads ' +
+          'each result, or that the person declined (with their note), and the turn goes on. While ' +
+          'one is undecided the answer is waiting_for_approval again, and nothing changes.',
         params: Params,
         response: { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody, 503: ErrorBody },
       },

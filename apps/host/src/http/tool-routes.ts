@@ -15,7 +15,9 @@ const InvokeResultBody = Type.Object({
   content: Type.Optional(
     Type.Array(Type.Unknown(), {
       description:
-        "The tool's content blocks beyond JSON text, when it gave any: MCP's shapes { type: 'text', text }, { type: 'image' | 'audio', data (base64), mimeType }, { type: 'resource', resource: { uri, mimeType?, text | blob } }.",
+        "The tool's content blocks beyond JSON text, when it gave any: MCP's shapes { type: " +
+        "'text', text }, { type: 'image' | 'audio', data (base64), mimeType }, { type: 'resource', " +
+        'resource: { uri, mimeType?, text | blob } }.',
     }),
   ),
 });

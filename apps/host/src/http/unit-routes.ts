@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { UnitErrorCode, type UnitOutcome } from '@aptix/tool-contract';
+import type { UnitErrorCode, UnitOutcome } from '@aptix/tool-contract';
 import { ScopeError, type AptixHost } from '../aptix-host.js';
 import { hostUnits, unitScope } from '../units/unit-scope.js';
 import type { UnitScope } from '../units/host-units.js';

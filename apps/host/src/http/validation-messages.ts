@@ -45,6 +45,7 @@ function describe(issue: ValidationIssue, context: string): string {
       const known = Object.keys(issue.parentSchema?.properties ?? {});
       const within = path === '' ? place : `${path} (in ${place})`;
       const moved = BELONGS_IN[name];
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       if (path === '' && context === 'body' && moved !== undefined && known.includes(moved.split('.')[0]!)) {
         return `"${name}" does not go at the top level of the body: put it in ${moved}, as {"${moved.split('.')[0]}":{"${name}":…}}`;
       }

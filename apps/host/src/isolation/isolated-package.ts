@@ -94,6 +94,7 @@ function proxyClass(meta: IsolatedToolMeta, pool: WorkerPool): AnyAgentToolClass
       context: AgentToolExecutionContext,
       signal?: AbortSignal,
     ): Promise<InvokeResult<string>> {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       return pool.call(meta.name, argumentsJson, context ?? {}, signal);
     }
   };

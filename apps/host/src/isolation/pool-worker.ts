@@ -165,7 +165,11 @@ export function endedResult(
     case 'unfit':
       if (ending.reason === 'memory') {
         return InvokeResult.fromError(
-          `${name} was stopped: its isolated worker ${id === ending.call ? 'ended this call holding' : 'held'} more memory outside the JavaScript heap (Buffers, ArrayBuffers) than its limit of ${limits.externalMb} MiB, and was replaced. Ask for less; if this much is expected, the host's operator can raise resourceLimits.maxExternalMemoryMb of ${pkg}.`,
+          `${name} was stopped: its isolated worker ` +
+            `${id === ending.call ? 'ended this call holding' : 'held'} more memory outside the ` +
+            `JavaScript heap (Buffers, ArrayBuffers) than its limit of ${limits.externalMb} MiB, and ` +
+            `was replaced. Ask for less; if this much is expected, the host's operator can raise ` +
+            `resourceLimits.maxExternalMemoryMb of ${pkg}.`,
           ExecutionErrorCode.RESOURCE_LIMIT,
         );
       }

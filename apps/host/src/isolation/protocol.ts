@@ -187,6 +187,7 @@ function inputData(input: ToolInputChannel): string | undefined {
       canAsk: input.canAsk === true,
       canSample: input.canSample === true,
       canListRoots: input.canListRoots === true,
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       responses: input.responses ?? {},
       ...(input.state === undefined ? {} : { state: input.state }),
     });

@@ -62,6 +62,7 @@ export class WorkerCalls {
     let next = 0;
     const step = (): void => {
       const wire = wires[next++];
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
       if (wire === undefined) return;
       this.run(wire);
       if (next < wires.length) setImmediate(step);

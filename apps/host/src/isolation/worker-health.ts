@@ -110,6 +110,10 @@ export class WorkerHealth {
     }
     const { external, arrayBuffers } = usage;
     if (external <= this.maxExternalBytes) return undefined;
-    return `it held ${Math.round(external / MIB)} MiB outside the JavaScript heap (${Math.round(arrayBuffers / MIB)} MiB of it in Buffers and ArrayBuffers), over its limit of ${Math.round(this.maxExternalBytes / MIB)} MiB`;
+    return (
+      `it held ${Math.round(external / MIB)} MiB outside the JavaScript heap ` +
+      `(${Math.round(arrayBuffers / MIB)} MiB of it in Buffers and ArrayBuffers), over its limit ` +
+      `of ${Math.round(this.maxExternalBytes / MIB)} MiB`
+    );
   }
 }

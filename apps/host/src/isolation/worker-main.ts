@@ -69,7 +69,9 @@ try {
 guardExits(({ call }) =>
   logger.addError(
     '[IsolatedPackage_ExitRefused]',
-    `refused ${call} from package "${packageName}" in its isolated worker: only the host ends its process or its workers. The code that called it got a PROCESS_EXIT_REFUSED error (a tool call fails with that code); fix the package to return or throw an error instead.`,
+    `refused ${call} from package "${packageName}" in its isolated worker: only the host ends ` +
+      `its process or its workers. The code that called it got a PROCESS_EXIT_REFUSED error (a ` +
+      `tool call fails with that code); fix the package to return or throw an error instead.`,
     [
       ['event', 'exitRefused'],
       ['call', call],
@@ -209,7 +211,9 @@ async function start(): Promise<void> {
   const changed = health.beforeCall();
   if (changed !== undefined) {
     throw new Error(
-      `Tool package "${imported.name}" changed JavaScript's built-ins while loading (${changed.detail}); an isolated worker's calls rely on them. Fix: leave the built-ins alone, or load the package with isolation "none".`,
+      `Tool package "${imported.name}" changed JavaScript's built-ins while loading ` +
+        `(${changed.detail}); an isolated worker's calls rely on them. Fix: leave the built-ins ` +
+        `alone, or load the package with isolation "none".`,
     );
   }
   health.baseline();

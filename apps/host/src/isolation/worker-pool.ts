@@ -230,6 +230,7 @@ export class WorkerPool extends EventEmitter {
           return;
         }
         const message = raw as WorkerMessage;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
         if (message === null || typeof message !== 'object') return;
         switch (message.type) {
           case 'phase':

@@ -118,7 +118,10 @@ function argumentsText(approval: ToolApproval): string {
 export function approvalElicitation(approval: ToolApproval): ElicitRequestFormParams {
   return {
     mode: 'form',
-    message: `Approve this call to ${approval.toolName}? ${approval.reason}\nArguments: ${argumentsText(approval)}\nIt runs once, with exactly these arguments, if you approve (approval ${approval.id}, open until ${approval.expiresAt}).`,
+    message:
+      `Approve this call to ${approval.toolName}? ${approval.reason}\nArguments: ` +
+      `${argumentsText(approval)}\nIt runs once, with exactly these arguments, if you approve ` +
+      `(approval ${approval.id}, open until ${approval.expiresAt}).`,
     requestedSchema: {
       type: 'object',
       properties: {
@@ -143,6 +146,7 @@ export function approvalElicitation(approval: ToolApproval): ElicitRequestFormPa
 /** Whether the client declared form elicitation (a bare `elicitation: {}` counts as form). */
 export function canElicitForm(capabilities: ClientCapabilities | undefined): boolean {
   const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (elicitation === undefined || elicitation === null || typeof elicitation !== 'object') return false;
   return elicitation.form !== undefined || elicitation.url === undefined;
 }
@@ -155,6 +159,7 @@ export type ApprovalAnswer =
 
 /** Reads an elicitation result: accept with a valid decision, decline (a denial), cancel (no decision). */
 export function readAnswer(response: { action?: unknown; content?: unknown } | undefined): ApprovalAnswer {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (response === undefined || response === null || typeof response !== 'object') return { kind: 'unusable' };
   if (response.action === 'cancel') return { kind: 'dismissed' };
   if (response.action === 'decline') return { kind: 'decision', decision: 'deny', note: 'Declined in the MCP client.' };
@@ -210,12 +215,16 @@ export function decidedResult(outcome: DecisionOutcome, replay: boolean, host: A
     // A requestState is good for one decision: a second use changes nothing and says so.
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `This requestState was already used: approval ${approval.id} was decided${approval.decidedBy ? ` by ${approval.decidedBy}` : ''}${approval.decidedAt ? ` at ${approval.decidedAt}` : ''} and is now "${approval.status}". Nothing ran again; its result is at GET /v1/approvals/${approval.id}.`,
+      `This requestState was already used: approval ${approval.id} was ` +
+        `decided${approval.decidedBy ? ` by ${approval.decidedBy}` : ''}${approval.decidedAt ? ` at ${approval.decidedAt}` : ''} ` +
+        `and is now "${approval.status}". Nothing ran again; its result is at GET ` +
+        `/v1/approvals/${approval.id}.`,
     );
   }
   if (outcome.kind === 'expired') return failed(approval, declinedResult(approval));
   if (approval.status === 'denied' || approval.status === 'expired') return failed(approval, declinedResult(approval));
   const result = approval.result as PresentedResult | null;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   if (result === null || result === undefined) {
     // Decided elsewhere and not run yet (claimed by another host): say so, never claim an outcome.
     return {
@@ -271,7 +280,10 @@ export async function askModern(
 
 const STATE_REFUSALS: Record<string, string> = {
   expired: 'The requestState has expired. Call the tool again (without requestState) to ask anew.',
-  mac: 'The requestState failed its integrity check: it was altered, or minted under another key (every host behind one URL needs the same mcp.requestStateKey). Send back the requestState exactly as received, or call the tool again without one.',
+  mac:
+    'The requestState failed its integrity check: it was altered, or minted under another key ' +
+    '(every host behind one URL needs the same mcp.requestStateKey). Send back the requestState ' +
+    'exactly as received, or call the tool again without one.',
   malformed:
     'The requestState is not one this host minted. Send back the requestState exactly as received, or call the tool again without one.',
 };

@@ -69,7 +69,10 @@ async function whereTo(
   const mode = await host.sessionMode(sessionId, scope.actor);
   if (mode === undefined) {
     return {
-      refused: `Agent session "${sessionId}" does not exist. Use the sessionId that agent_change_mode returned, or leave sessionId out (null) to work in the default mode; agent_change_mode without one starts a new session.`,
+      refused:
+        `Agent session "${sessionId}" does not exist. Use the sessionId that agent_change_mode ` +
+        `returned, or leave sessionId out (null) to work in the default mode; agent_change_mode ` +
+        `without one starts a new session.`,
     };
   }
   return { sessionId, mode };
@@ -149,8 +152,12 @@ async function outsideMode(
     modes.length === 0
       ? ''
       : sessionId === undefined
-        ? ` It is offered in mode ${modes.map((key) => `"${key}"`).join(', ')}: call agent_change_mode with that mode, then call ${name} through ${CALL_TOOL} with the sessionId agent_change_mode returns.`
-        : ` It is offered in mode ${modes.map((key) => `"${key}"`).join(', ')}: change the session's mode with ${CALL_TOOL} {"name": "agent_change_mode", "arguments": {"mode": "${modes[0]}", "branch": false, "reason": "…"}${handle}}, then call it again.`;
+        ? ` It is offered in mode ${modes.map((key) => `"${key}"`).join(', ')}: call ` +
+          `agent_change_mode with that mode, then call ${name} through ${CALL_TOOL} with the ` +
+          `sessionId agent_change_mode returns.`
+        : ` It is offered in mode ${modes.map((key) => `"${key}"`).join(', ')}: change the session's ` +
+          `mode with ${CALL_TOOL} {"name": "agent_change_mode", "arguments": {"mode": "${modes[0]}", ` +
+          `"branch": false, "reason": "…"}${handle}}, then call it again.`;
   return `${lead} Tools in this mode: ${offered.join(', ')} (${FIND_TOOLS} searches them${sessionId === undefined ? '' : ` with {"sessionId": "${sessionId}"}`}).${change}`;
 }
 
@@ -182,7 +189,11 @@ function inScope(scope: McpScope, agentSessionId: string | undefined): McpScope 
 
 /** What a mode change answers besides the tool's result, on a scope that offers the pair: how to reach the new mode's tools. */
 export function afterChangeGuidance(scope: McpScope, sessionId: string, mode: string): string {
-  const tail = `find them with ${FIND_TOOLS} {"sessionId": "${sessionId}", "query": "<what you want to do>"} and call one with ${CALL_TOOL} {"sessionId": "${sessionId}", "name": "<tool>", "arguments": {…}}. To change this session's mode again, call agent_change_mode through ${CALL_TOOL} with the same sessionId.`;
+  const tail =
+    `find them with ${FIND_TOOLS} {"sessionId": "${sessionId}", "query": "<what you want to ` +
+    `do>"} and call one with ${CALL_TOOL} {"sessionId": "${sessionId}", "name": "<tool>", ` +
+    `"arguments": {…}}. To change this session's mode again, call agent_change_mode through ` +
+    `${CALL_TOOL} with the same sessionId.`;
   if (scope.era === 'legacy')
     return `Agent session ${sessionId} is now in mode "${mode}". If your tool list does not show this mode's tools, ${tail}`;
   // Over stdio the connection keeps the session the change started: direct calls run in it from now on.

@@ -16,7 +16,10 @@ export function checkedInputResponses(ctx: ServerContext): ServerContext['mcpReq
   if (holdsPrototypeKey(responses)) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      'Invalid inputResponses: they hold a "__proto__" key (or a "constructor" key holding "prototype"), which could change the prototype of the objects built from them; the host refuses such answers and nothing was decided or run. Send each answer under the key of its input request (for an approval: "approval"), with no "__proto__" key anywhere.',
+      'Invalid inputResponses: they hold a "__proto__" key (or a "constructor" key holding ' +
+        '"prototype"), which could change the prototype of the objects built from them; the host ' +
+        'refuses such answers and nothing was decided or run. Send each answer under the key of its ' +
+        'input request (for an approval: "approval"), with no "__proto__" key anywhere.',
       { reason: 'forbidden_key' },
     );
   }

@@ -122,6 +122,7 @@ describe('isCallToolParams', () => {
 describe('checkedCallResult', () => {
   const sdk = (result: CallToolResult) =>
     specTypeSchemas.CallToolResult['~standard'].validate(
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test guards what the declared type rules out
       result.content === undefined ? { ...result, content: [] } : result,
     );
 
@@ -265,9 +266,10 @@ describe('sameJson', () => {
       );
     for (const a of VALUES) {
       for (const b of VALUES) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- JSON.stringify answers undefined for undefined, a function or a symbol, whatever its declared type says
         if (JSON.stringify(a)?.includes('undefined') || JSON.stringify(b)?.includes('undefined')) continue;
-        const parsedA = JSON.parse(JSON.stringify(a) ?? 'null') as unknown;
-        const parsedB = JSON.parse(JSON.stringify(b) ?? 'null') as unknown;
+        const parsedA = JSON.parse((JSON.stringify(a) as string | undefined) ?? 'null') as unknown;
+        const parsedB = JSON.parse((JSON.stringify(b) as string | undefined) ?? 'null') as unknown;
         expect([a, b, sameJson(parsedA, parsedB, { left: 1000 })]).toEqual([
           a,
           b,

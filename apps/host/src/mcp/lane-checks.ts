@@ -148,6 +148,7 @@ function isPlainTextBlock(block: unknown): boolean {
 export function checkedCallResult(
   result: CallToolResult,
 ): { value: Record<string, unknown> } | { issues: readonly { message: string }[] } {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   const content = result.content === undefined ? [] : result.content;
   let plain = Array.isArray(content);
   for (const key in result) if (key !== 'content' && key !== 'isError') plain = false;
@@ -155,6 +156,7 @@ export function checkedCallResult(
   if (plain) for (let i = 0; i < content.length && plain; i++) plain = isPlainTextBlock(content[i]);
   if (plain) return { value: result.isError === undefined ? { content } : { content, isError: result.isError } };
   const checked = specTypeSchemas.CallToolResult['~standard'].validate(
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     result.content === undefined ? { ...result, content: [] } : result,
   );
   if (checked.issues !== undefined) return { issues: checked.issues };

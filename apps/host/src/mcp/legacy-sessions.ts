@@ -46,6 +46,7 @@ export function keptCapabilities(declared: unknown): ClientCapabilities | undefi
   };
   if (!isObject(elicitation)) return kept;
   const { form, url } = elicitation as { form?: { applyDefaults?: unknown }; url?: unknown };
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
   const applyDefaults = typeof form === 'object' && form !== null && form.applyDefaults === true;
   return {
     ...kept,
@@ -138,7 +139,11 @@ export class LegacySessions {
   }
 
   capMessage(): string {
-    return `This host already serves ${this.limits.maxSessions} MCP sessions, its limit. Retry later, close sessions you no longer use (DELETE /mcp), or use the stateless 2026-07-28 revision, which needs no session.`;
+    return (
+      `This host already serves ${this.limits.maxSessions} MCP sessions, its limit. Retry later, ` +
+      `close sessions you no longer use (DELETE /mcp), or use the stateless 2026-07-28 revision, ` +
+      `which needs no session.`
+    );
   }
 
   /**

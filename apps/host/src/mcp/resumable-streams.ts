@@ -130,14 +130,22 @@ export class ResumableStreams {
       return errorAnswer({
         status: 404,
         code: -32001,
-        message: `No stream with event ${JSON.stringify(lastEventId.slice(0, 80))} is held on this host for this MCP session: it ended more than ${Math.round(this.#table.options.keepMs / 1000)} s ago, the host restarted, or the call runs on another host. Send every request of an MCP session to one host (affinity on Mcp-Session-Id) to resume streams; to learn a call's outcome, read the agent session.`,
+        message:
+          `No stream with event ${JSON.stringify(lastEventId.slice(0, 80))} is held on this host for ` +
+          `this MCP session: it ended more than ${Math.round(this.#table.options.keepMs / 1000)} s ` +
+          `ago, the host restarted, or the call runs on another host. Send every request of an MCP ` +
+          `session to one host (affinity on Mcp-Session-Id) to resume streams; to learn a call's ` +
+          `outcome, read the agent session.`,
       });
     }
     if (stream.overflowed)
       return errorAnswer({
         status: 410,
         code: -32000,
-        message: `Stream ${stream.id} sent more than ${this.#table.options.maxStreamBytes} bytes, so this host no longer holds all of it and cannot resume it without gaps. The call was not cancelled; read the agent session for its outcome.`,
+        message:
+          `Stream ${stream.id} sent more than ${this.#table.options.maxStreamBytes} bytes, so this ` +
+          `host no longer holds all of it and cannot resume it without gaps. The call was not ` +
+          `cancelled; read the agent session for its outcome.`,
       });
     // A client that reconnects may beat the host to noticing its old connection dropped: the newer
     // reader takes over (only this session's client holds the stream's id), and the older is closed.

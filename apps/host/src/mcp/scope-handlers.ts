@@ -419,7 +419,11 @@ async function afterModeChange(scope: McpScope, resultJson: string, ctx: ServerC
   if (scope.era === 'legacy') await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
   if (scope.discovery === true) return afterChangeGuidance(scope, String(sessionId), String(mode));
   if (scope.era === 'legacy') return undefined;
-  return `Agent session ${String(sessionId)} is now in mode "${String(mode)}". Its tools are listed at /modes/${String(mode)}/mcp (over stdio: aptix mcp --session ${String(sessionId)}); send the header "X-Aptix-Session-Id: ${String(sessionId)}" with each request so calls run in this session.`;
+  return (
+    `Agent session ${String(sessionId)} is now in mode "${String(mode)}". Its tools are listed ` +
+    `at /modes/${String(mode)}/mcp (over stdio: aptix mcp --session ${String(sessionId)}); send ` +
+    `the header "X-Aptix-Session-Id: ${String(sessionId)}" with each request so calls run in this session.`
+  );
 }
 
 /**

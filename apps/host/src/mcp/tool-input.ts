@@ -76,6 +76,7 @@ export function inputChannel(ctx: ServerContext, state: ToolState | undefined, c
   const responses = checkedInputResponses(ctx);
   return {
     ...clientAnswers(declaredCapabilities(ctx)),
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
     responses: typeof responses === 'object' && responses !== null && !Array.isArray(responses) ? responses : {},
     ...(state === undefined || state.p === undefined ? {} : { state: state.p }),
   };
@@ -184,9 +185,12 @@ export async function askLegacyRounds<O>(
         });
       }
     } catch {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the await before it may have changed this; narrowing does not see across an await
       if (ask.signal.aborted) return stopped('The call was cancelled while the tool was asking the client.');
       return stopped(
-        "The MCP client did not answer the tool's request (a question to the user, a completion from its model or its roots: it failed, timed out or closed the stream), so the tool could not go on. Nothing was done after the request.",
+        "The MCP client did not answer the tool's request (a question to the user, a completion " +
+          'from its model or its roots: it failed, timed out or closed the stream), so the tool could ' +
+          'not go on. Nothing was done after the request.',
       );
     } finally {
       ask.release();

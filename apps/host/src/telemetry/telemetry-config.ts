@@ -26,7 +26,9 @@ export const TelemetryConfigFile = Type.Object(
         // A pattern, not format: uri: the configuration's ajv loads no formats.
         pattern: '^https?://\\S+$',
         description:
-          'Base URL of the OTLP/HTTP receiver, e.g. http://127.0.0.1:4318; /v1/traces and /v1/metrics are added. Default: OTEL_EXPORTER_OTLP_ENDPOINT (and the per-signal OTEL_* variables), else http://localhost:4318.',
+          'Base URL of the OTLP/HTTP receiver, e.g. http://127.0.0.1:4318; /v1/traces and ' +
+          '/v1/metrics are added. Default: OTEL_EXPORTER_OTLP_ENDPOINT (and the per-signal OTEL_* ' +
+          'variables), else http://localhost:4318.',
       }),
     ),
     serviceName: Type.Optional(

@@ -17,7 +17,9 @@ export class UnitWatches {
     const resource = this.resolve(uri);
     if (resource === undefined || !resource.subscribable)
       return {
-        error: `Resource ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: ${resource === undefined ? 'no resource is at that URI' : `resource "${resource.name}" declares no subscribe hook`}.`,
+        error:
+          `Resource ${JSON.stringify(uri.slice(0, 200))} cannot be subscribed to: ` +
+          `${resource === undefined ? 'no resource is at that URI' : `resource "${resource.name}" declares no subscribe hook`}.`,
       };
     let entry = this.#watched.get(uri);
     if (entry === undefined) {
