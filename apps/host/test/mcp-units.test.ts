@@ -3,21 +3,19 @@
  * read and completed by the real v1 SDK client (2025 revisions) and the v2 client (2026-07-28), with
  * the modes deciding what is seen, subscriptions that hear changes, and every hostile unit bounded.
  */
-import { join } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HOST_ROOT, startHostWithConfig, type RunningHost } from './support.js';
-
-const PACKAGES = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'];
+import { startHostWithConfig, type RunningHost } from './support.js';
+import { UNIT_PACKAGES } from './unit-fixture.js';
 
 let host: RunningHost;
 let cleanup = () => undefined as void;
 beforeAll(async () => {
   const started = await startHostWithConfig({
-    toolPackages: [...PACKAGES, join(HOST_ROOT, 'test', 'fixtures', 'unit-tools')],
+    toolPackages: UNIT_PACKAGES,
     unitTimeoutMs: 300,
   });
   host = started.host;

@@ -2,20 +2,15 @@
  * Prompts and resources over HTTP (issue 37): the same units and scopes as MCP, described in OpenAPI,
  * with the caller's mistakes as 4xx and a package's failures as 502/504 that name what failed.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_ROOT, startHostWithConfig, type RunningHost } from './support.js';
+import { startHostWithConfig, type RunningHost } from './support.js';
+import { UNIT_PACKAGES } from './unit-fixture.js';
 
 let host: RunningHost;
 let cleanup = () => undefined as void;
 beforeAll(async () => {
   const started = await startHostWithConfig({
-    toolPackages: [
-      '@aptix/tool-samples',
-      '@aptix/tool-mode-catalog',
-      '@aptix/tool-mode-change',
-      join(HOST_ROOT, 'test', 'fixtures', 'unit-tools'),
-    ],
+    toolPackages: UNIT_PACKAGES,
     unitTimeoutMs: 300,
     resourceModes: { ddr_authoring: ['fixture_readme'] },
   });

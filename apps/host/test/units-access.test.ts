@@ -9,13 +9,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BIN, HOST_ROOT, scratch, startHostWithConfig, type RunningHost } from './support.js';
+import { UNIT_PACKAGES } from './unit-fixture.js';
 
-const PACKAGES = [
-  '@aptix/tool-samples',
-  '@aptix/tool-mode-catalog',
-  '@aptix/tool-mode-change',
-  join(HOST_ROOT, 'test', 'fixtures', 'unit-tools'),
-];
+const PACKAGES = UNIT_PACKAGES;
 
 describe('over stdio (aptix mcp)', () => {
   it('lists and gets prompts, and sends a subscribed resource update the moment it changes', async () => {

@@ -6,19 +6,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HOST_ROOT, runCli, scratch } from './support.js';
+import { runCli, scratch } from './support.js';
+import { UNIT_PACKAGES } from './unit-fixture.js';
 
 const space = scratch();
 const file = join(space.dir, 'aptix.config.json');
 writeFileSync(
   file,
   JSON.stringify({
-    toolPackages: [
-      '@aptix/tool-samples',
-      '@aptix/tool-mode-catalog',
-      '@aptix/tool-mode-change',
-      join(HOST_ROOT, 'test', 'fixtures', 'unit-tools'),
-    ],
+    toolPackages: UNIT_PACKAGES,
     unitTimeoutMs: 300,
   }),
 );
@@ -102,12 +98,7 @@ export const prompts = [{ kind: 'prompt', name: 'acme_count', description: 'Coun
     writeFileSync(
       config,
       JSON.stringify({
-        toolPackages: [
-          '@aptix/tool-samples',
-          '@aptix/tool-mode-catalog',
-          '@aptix/tool-mode-change',
-          join(HOST_ROOT, 'test', 'fixtures', 'unit-tools'),
-        ],
+        toolPackages: UNIT_PACKAGES,
         promptModes: { general: ['fixture_greting'] },
       }),
     );
