@@ -18,6 +18,7 @@ const GUIDE = readFileSync(join(WORKSPACE, 'docs', 'getting-started.md'), 'utf8'
 const registryCommand = /```sh registry\n([\s\S]*?)```/.exec(GUIDE)?.[1]?.trim();
 
 /** Nx colours its output even when piped; the assertions read the text. */
+// eslint-disable-next-line no-control-regex -- the escape character starts every ANSI colour code, which is what this strips
 const withoutColors = (text: string): string => text.replace(/\x1b\[[0-9;]*m/g, '');
 
 /** What following the guide left: the workspace, the kept outputs, the running host's port. */

@@ -23,7 +23,7 @@ export interface AuthorizationServer {
 
 export async function startAuthorizationServer(): Promise<AuthorizationServer> {
   let provider: Provider | undefined;
-  const server = createServer((request, response) => provider!.callback()(request, response));
+  const server = createServer((request, response) => void provider!.callback()(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
