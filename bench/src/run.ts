@@ -17,21 +17,127 @@ import { environment, goalMet, markdownTables, packageVersions, textTable, type 
 /** Why a goal of a section can be missed, and what would reach it. */
 const MISSED_WHY: Record<string, string> = {
   '8. Abandoned MCP sessions (2025-era, never closed)':
-    "what the sessions keep is small: under 1 KiB of heap each (the heap in use after a full collection grew about 8 MiB from 1,000 to 10,000 open sessions), freed when they expire. The RSS is the heap the 30,000 requests of the burst grew (initialize, notifications/initialized and a 2025-11-25 tools/list each go through the SDK, a server and transport per request), which V8 does not give back while the host idles; 30,000 requests in one session leave as much. aptix serve bounds the heap's growth (heapGrowthPercent, default 50; V8 alone grows it up to four times what is in use, about 290 MiB here). What would lower it further: initialize, the initialized notification and 2025-11-25 lists served without an SDK server per request.",
+    'what the sessions keep is small: under 1 KiB of heap each (the heap in use after a full ' +
+    'collection grew about 8 MiB from 1,000 to 10,000 open sessions), freed when they expire. ' +
+    'The RSS is the heap the 30,000 requests of the burst grew (initialize, ' +
+    'notifications/initialized and a 2025-11-25 tools/list each go through the SDK, a server ' +
+    'and transport per request), which V8 does not give back while the host idles; 30,000 ' +
+    "requests in one session leave as much. aptix serve bounds the heap's growth " +
+    '(heapGrowthPercent, default 50; V8 alone grows it up to four times what is in use, about ' +
+    '290 MiB here). What would lower it further: initialize, the initialized notification and ' +
+    '2025-11-25 lists served without an SDK server per request.',
   '1. In-process dispatch (testing_ping_pong)':
-    "the executor does, per call, what the bare baseline skips: a registry lookup, a tool instance (built through the generic constructor of a class that varies from call to call), the ajv check, the InvokeResult and a promise whose resolution looks up `then` on the result (1a shows each part), and several tool classes in one process, as in a host, make its call sites polymorphic (1c runs one). It also allocates about 440 bytes per call more than the bare baseline (1,093 against 654, V8's GC trace over 1M calls): the tool instance, the InvokeResult, the promise and the reactions of the bench's await, so it runs more minor collections; identical runs on this shared machine vary by ±0.05. The text is scanned for prototype keys only when the schema admits undeclared keys somewhere (a schema closed at every depth, as strict-mode tools declare, refuses them itself). A tool that answers with a promise also pays for the race (a deadline entry, two more promises). A tool with an approval policy is looked up once, has its arguments decoded once, by the gate, which runs the policy on them and hands them to the tool as validated (ExecuteOptions.argumentsValidated); what is left is the policy itself, a function call.",
+    'the executor does, per call, what the bare baseline skips: a registry lookup, a tool ' +
+    'instance (built through the generic constructor of a class that varies from call to call), ' +
+    'the ajv check, the InvokeResult and a promise whose resolution looks up `then` on the ' +
+    'result (1a shows each part), and several tool classes in one process, as in a host, make ' +
+    'its call sites polymorphic (1c runs one). It also allocates about 440 bytes per call more ' +
+    "than the bare baseline (1,093 against 654, V8's GC trace over 1M calls): the tool " +
+    "instance, the InvokeResult, the promise and the reactions of the bench's await, so it runs " +
+    'more minor collections; identical runs on this shared machine vary by ±0.05. The text is ' +
+    'scanned for prototype keys only when the schema admits undeclared keys somewhere (a schema ' +
+    'closed at every depth, as strict-mode tools declare, refuses them itself). A tool that ' +
+    'answers with a promise also pays for the race (a deadline entry, two more promises). A ' +
+    'tool with an approval policy is looked up once, has its arguments decoded once, by the ' +
+    'gate, which runs the policy on them and hands them to the tool as validated ' +
+    '(ExecuteOptions.argumentsValidated); what is left is the policy itself, a function call.',
   '3. HTTP (autocannon, 10 connections, same machine)':
-    "at warn the invoke route does, beyond the bare route (no logger, no hooks, no schema): one onRequest hook (the request's logger, made lazily: a pino child only if the request logs; the X-Request-Id header; the host's checks and the Host guard), the body schema, routing among the host's routes, then the executor (about 1 µs). At info each request also writes its access line, on the response's 'finish' (not through Fastify's logger, whose per-response timing, listeners and hook runner cost about 3k instructions), in one template that gives pino's text for the host's own JSON-line loggers, gathered for 10 ms into one write(2) into a log file: about 13.6k instructions per request more than at warn (callgrind, main thread) before the line was made leaner: building and encoding it now costs about 6.1k (was 8.7k; callgrind, 20000 lines into a file after 20000), as an id, method or URL with nothing to escape skips JSON.stringify, the line's head is made once per ms, responseTime comes from a table of fractions and each line is encoded into one reusable buffer; the 'finish' listener costs about 1k. Info's p99 tail is mostly young-generation GC pauses (about one per 1000 requests, as at warn, about 1 ms each on a loaded machine), not the gathered write (median 42 µs per 25 KB write, one per about 135 requests; a few of over a thousand took 1-9 ms under load). Into a pipe, lines take pino's asynchronous path. MCP over /mcp: plain tools/call and tools/list go through the fast lane (docs/mcp.md), with checks tested equal to the SDK's zod schemas for the lane's subset, and a 2026-07-28 envelope's verdict kept per envelope value. A call in a 2025 session also reads its agent session from SQLite, required so that a mode change through another host applies at the next call: one prepared single-row read returned as an array (13.5k instructions per read, callgrind; 18.6k as the object row it was) plus SQLite's WAL read-mark lock, two fcntl calls per read (about 1 µs of system time on its own, 3 µs in this run's load; the pair costs 3.4 to 3.6 µs in a C loop on the AMD EPYC VM named next), which is what makes another process's commit visible and stays, and writes its answer as an event stream. Per call the host allocates about 21 KB, mostly Node's HTTP parser, headers and writes; about 6 KB are the lane's (the answer's JSON and SSE frame, the handler's promises). On slower machines the goals are missed by more than that (measured 2026-11-26 on an AMD EPYC VM where the bare route costs 27 to 35 µs of CPU per request, twice the 15 to 17 µs of the machine where the goals were last met, and where one system call costs 1.2 to 1.9 µs, as the machine table's row measures it; strace counts the same calls per request for the host's invoke route as for the bare route, one read(2) and one writev(2)): in perf profiles of each server, the largest single cost of every route is waking the load generator as the answer is written (writev, 25 to 35% of the server's CPU), and it grows per request as the server's rate falls, so each µs the host adds costs more than a µs there. In the host, the agent session's read costs about 9 µs under load (2.5 µs in a loop of its own: SQLite's code is cold between requests), and the same host answering that read from memory served the 2025 lane at about 15k req/s instead of 10k to 11.5k; reading on every call is the price of the cross-host guarantee, and stays. A 2026-07-28 call allocates about 23 KB against 13 KB for the invoke route (V8's allocation sampling, collected objects included): the envelope and the message parsed, the answer's text copy, structuredContent and serverInfo stamp, more headers, and the lane's own objects, no one site over about 3 KB. What would reach 0.5x with margin there: about a third less CPU per MCP call, which no single part of the lane holds.",
+    'at warn the invoke route does, beyond the bare route (no logger, no hooks, no schema): ' +
+    "one onRequest hook (the request's logger, made lazily: a pino child only if the request " +
+    "logs; the X-Request-Id header; the host's checks and the Host guard), the body schema, " +
+    "routing among the host's routes, then the executor (about 1 µs). At info each request also " +
+    "writes its access line, on the response's 'finish' (not through Fastify's logger, whose " +
+    'per-response timing, listeners and hook runner cost about 3k instructions), in one ' +
+    "template that gives pino's text for the host's own JSON-line loggers, gathered for 10 ms " +
+    'into one write(2) into a log file: about 13.6k instructions per request more than at warn ' +
+    '(callgrind, main thread) before the line was made leaner: building and encoding it now ' +
+    'costs about 6.1k (was 8.7k; callgrind, 20000 lines into a file after 20000), as an id, ' +
+    "method or URL with nothing to escape skips JSON.stringify, the line's head is made once " +
+    'per ms, responseTime comes from a table of fractions and each line is encoded into one ' +
+    "reusable buffer; the 'finish' listener costs about 1k. Info's p99 tail is mostly " +
+    'young-generation GC pauses (about one per 1000 requests, as at warn, about 1 ms each on a ' +
+    'loaded machine), not the gathered write (median 42 µs per 25 KB write, one per about 135 ' +
+    "requests; a few of over a thousand took 1-9 ms under load). Into a pipe, lines take pino's " +
+    'asynchronous path. MCP over /mcp: plain tools/call and tools/list go through the fast lane ' +
+    "(docs/mcp.md), with checks tested equal to the SDK's zod schemas for the lane's subset, " +
+    "and a 2026-07-28 envelope's verdict kept per envelope value. A call in a 2025 session also " +
+    'reads its agent session from SQLite, required so that a mode change through another host ' +
+    'applies at the next call: one prepared single-row read returned as an array (13.5k ' +
+    "instructions per read, callgrind; 18.6k as the object row it was) plus SQLite's WAL " +
+    'read-mark lock, two fcntl calls per read (about 1 µs of system time on its own, 3 µs in ' +
+    "this run's load; the pair costs 3.4 to 3.6 µs in a C loop on the AMD EPYC VM named next), " +
+    "which is what makes another process's commit visible and stays, and writes its answer as " +
+    "an event stream. Per call the host allocates about 21 KB, mostly Node's HTTP parser, " +
+    "headers and writes; about 6 KB are the lane's (the answer's JSON and SSE frame, the " +
+    "handler's promises). On slower machines the goals are missed by more than that (measured " +
+    '2026-11-26 on an AMD EPYC VM where the bare route costs 27 to 35 µs of CPU per request, ' +
+    'twice the 15 to 17 µs of the machine where the goals were last met, and where one system ' +
+    "call costs 1.2 to 1.9 µs, as the machine table's row measures it; strace counts the same " +
+    "calls per request for the host's invoke route as for the bare route, one read(2) and one " +
+    'writev(2)): in perf profiles of each server, the largest single cost of every route is ' +
+    "waking the load generator as the answer is written (writev, 25 to 35% of the server's " +
+    "CPU), and it grows per request as the server's rate falls, so each µs the host adds costs " +
+    "more than a µs there. In the host, the agent session's read costs about 9 µs under load " +
+    "(2.5 µs in a loop of its own: SQLite's code is cold between requests), and the same host " +
+    'answering that read from memory served the 2025 lane at about 15k req/s instead of 10k to ' +
+    '11.5k; reading on every call is the price of the cross-host guarantee, and stays. A ' +
+    "2026-07-28 call allocates about 23 KB against 13 KB for the invoke route (V8's allocation " +
+    "sampling, collected objects included): the envelope and the message parsed, the answer's " +
+    "text copy, structuredContent and serverInfo stamp, more headers, and the lane's own " +
+    'objects, no one site over about 3 KB. What would reach 0.5x with margin there: about a ' +
+    'third less CPU per MCP call, which no single part of the lane holds.',
   '6. MCP bridge: a bridged call against a direct SDK client call to the same server':
-    "over stdio a whole round trip to server-everything is only about 60 to 75 µs, so the bridge's fixed cost shows. Measured as the client process's CPU per call (steadier than wall time on this shared machine): about 28 µs for the SDK client alone, 38 µs bridged before the bridge's tools declared ReleasesSignal, 33 µs after. With it, a call reuses the AbortSignal of an earlier call that ended without an abort instead of making one (making one, about 2 µs on Node 20, and the SDK's listener on a fresh one were about 5 of those 10 µs); cancellation and time-outs still reach the server as notifications/cancelled. What is left: the executor (the lookup, the argument check, the deadline, the InvokeResult), the bridge's own check of the arguments and the JSON of the result. Identical runs here vary by ±20 %; over Streamable HTTP, where a call costs milliseconds, the bridge is within the noise.",
+    'over stdio a whole round trip to server-everything is only about 60 to 75 µs, so the ' +
+    "bridge's fixed cost shows. Measured as the client process's CPU per call (steadier than " +
+    'wall time on this shared machine): about 28 µs for the SDK client alone, 38 µs bridged ' +
+    "before the bridge's tools declared ReleasesSignal, 33 µs after. With it, a call reuses the " +
+    'AbortSignal of an earlier call that ended without an abort instead of making one (making ' +
+    "one, about 2 µs on Node 20, and the SDK's listener on a fresh one were about 5 of those 10 " +
+    'µs); cancellation and time-outs still reach the server as notifications/cancelled. What is ' +
+    'left: the executor (the lookup, the argument check, the deadline, the InvokeResult), the ' +
+    "bridge's own check of the arguments and the JSON of the result. Identical runs here vary " +
+    'by ±20 %; over Streamable HTTP, where a call costs milliseconds, the bridge is within the noise.',
   '9. Isolation: a tool package in worker threads':
-    "one call at a time, an isolated call pays two thread wake-ups (the call to the worker, the answer back), which the in-memory SDK call, on one thread, never pays: each costs the waking thread CPU (on this VM a bare postMessage round trip between two threads, with nothing else in it, costs about 17 µs of CPU, as much as the whole SDK call; in a CPU profile of both threads, postMessage waking the worker is the largest part of the host thread's share of an isolated call (about 40%)) and, on a loaded machine, the scheduler's latency. Calls in flight together share the wake-ups (a woken thread takes every message queued by then, and calls queued in one turn cross as one message): eight in flight, the isolated call beats the SDK measured the same way, in wall time and in CPU per call. Running a batch's calls in one turn of the worker and sending their answers as one message cut the CPU per call with eight in flight by about a quarter more, but a call that then looped forever would have held back the answers of the calls before it, so each call of a batch starts in its own turn and that gain is given up. Tried and dropped: keeping the worker polling a shared counter for 50 µs after each answer, so the next call needs no wake-up: at load 15 to 22 it cost 13 to 15 µs more CPU per call and lost wall time, as the polling thread takes a core the host needs; polling on both threads starved both (ten times slower). Polling on the host's thread would block its event loop, which serves every other request.",
+    'one call at a time, an isolated call pays two thread wake-ups (the call to the worker, ' +
+    'the answer back), which the in-memory SDK call, on one thread, never pays: each costs the ' +
+    'waking thread CPU (on this VM a bare postMessage round trip between two threads, with ' +
+    'nothing else in it, costs about 17 µs of CPU, as much as the whole SDK call; in a CPU ' +
+    'profile of both threads, postMessage waking the worker is the largest part of the host ' +
+    "thread's share of an isolated call (about 40%)) and, on a loaded machine, the scheduler's " +
+    'latency. Calls in flight together share the wake-ups (a woken thread takes every message ' +
+    'queued by then, and calls queued in one turn cross as one message): eight in flight, the ' +
+    'isolated call beats the SDK measured the same way, in wall time and in CPU per call. ' +
+    "Running a batch's calls in one turn of the worker and sending their answers as one message " +
+    'cut the CPU per call with eight in flight by about a quarter more, but a call that then ' +
+    'looped forever would have held back the answers of the calls before it, so each call of a ' +
+    'batch starts in its own turn and that gain is given up. Tried and dropped: keeping the ' +
+    'worker polling a shared counter for 50 µs after each answer, so the next call needs no ' +
+    'wake-up: at load 15 to 22 it cost 13 to 15 µs more CPU per call and lost wall time, as the ' +
+    'polling thread takes a core the host needs; polling on both threads starved both (ten ' +
+    "times slower). Polling on the host's thread would block its event loop, which serves every " +
+    'other request.',
   '3b. Fresh hosts: CPU per request over several host processes':
-    "one aptix serve host spent more CPU per request than the others for all its windows. Start hosts under the same load with `node --trace-gc` (the host keeps the flag): a host that pretenures its requests shows scavenges of several ms, each promoting megabytes, and a Mark-Compact every few; if so, see whether something turns V8's allocation-site pretenuring back on (heap-policy.ts, NODE_OPTIONS). Without that signature, the spread is this machine's (where the host and the load generator land among its two cores), and the next run tells.",
+    'one aptix serve host spent more CPU per request than the others for all its windows. ' +
+    'Start hosts under the same load with `node --trace-gc` (the host keeps the flag): a host ' +
+    'that pretenures its requests shows scavenges of several ms, each promoting megabytes, and ' +
+    "a Mark-Compact every few; if so, see whether something turns V8's allocation-site " +
+    'pretenuring back on (heap-policy.ts, NODE_OPTIONS). Without that signature, the spread is ' +
+    "this machine's (where the host and the load generator land among its two cores), and the " +
+    'next run tells.',
   '10. Finding tools: aptix_find_tools over a catalog of 1,066 realistic tools':
-    'a full-text engine matches words, and users ask with other words than a tool\'s description uses ("give the money back" for a refund, "text" for SMS). A vocabulary of related words, tried, raised the first set to 0.93 but lowered the held-out one to 0.76 (0.79 with strict synonyms only): it pulled in tools the query did not mean, so it was left out. What would reach 0.9 on queries no one tuned against: a semantic ranker (embeddings of the tools\' texts, cached per mode) beside BM25, which needs a model that can be shipped and run on the host; none is loaded here.',
+    "a full-text engine matches words, and users ask with other words than a tool's " +
+    'description uses ("give the money back" for a refund, "text" for SMS). A vocabulary of ' +
+    'related words, tried, raised the first set to 0.93 but lowered the held-out one to 0.76 ' +
+    '(0.79 with strict synonyms only): it pulled in tools the query did not mean, so it was ' +
+    'left out. What would reach 0.9 on queries no one tuned against: a semantic ranker ' +
+    "(embeddings of the tools' texts, cached per mode) beside BM25, which needs a model that " +
+    'can be shipped and run on the host; none is loaded here.',
   '5. Memory and import cost':
-    "importing @aptix/tool-contract loads ajv with ajv-formats and pino at once (about four fifths of its import time; see the ajv and pino rows), and the goal's margin shrinks with the machine's load. Loading them on first use would bring it near 20 ms: ajv and ajv-formats in `contractAjv()` (`ajv.ts`), pino only when `createAdminLogger` is given no logger (`admin-logger.ts`). secure-json-parse is already loaded only when a text needs it.",
+    'importing @aptix/tool-contract loads ajv with ajv-formats and pino at once (about four ' +
+    "fifths of its import time; see the ajv and pino rows), and the goal's margin shrinks with " +
+    "the machine's load. Loading them on first use would bring it near 20 ms: ajv and " +
+    'ajv-formats in `contractAjv()` (`ajv.ts`), pino only when `createAdminLogger` is given no ' +
+    'logger (`admin-logger.ts`). secure-json-parse is already loaded only when a text needs it.',
 };
 
 const quick = process.argv.includes('--quick');
@@ -67,7 +173,11 @@ async function asyncContextRows(): Promise<Row[]> {
       figure: 1e9 / als.execute,
       unit: 'calls/s',
       baseline: { name: 'bare', figure: 1e9 / als.bare },
-      note: `${(als.execute - als.bare - (plain.execute - plain.bare)).toFixed(0)} ns more per call. Node 20 cannot switch the hooks off again once a storage is used, so every promise of the process would pay it: this is why the host passes a request-scoped logger (with the request id) explicitly through the HTTP, MCP and agent-loop routes instead of keeping one.`,
+      note:
+        `${(als.execute - als.bare - (plain.execute - plain.bare)).toFixed(0)} ns more per call. ` +
+        `Node 20 cannot switch the hooks off again once a storage is used, so every promise of the ` +
+        `process would pay it: this is why the host passes a request-scoped logger (with the ` +
+        `request id) explicitly through the HTTP, MCP and agent-loop routes instead of keeping one.`,
     },
   ];
 }
@@ -199,7 +309,8 @@ if (!quick) {
     '| --- | --- |',
     ...env.map(([k, v]) => `| ${k} | ${v} |`),
     `| Command | \`npm run bench\` (from a fresh clone: \`npm ci && npm run bench\`); ${seconds.toFixed(0)} s here, plus the build |`,
-    `| PostgreSQL | \`${PG_URL.replace(/:[^:@/]*@/, ':***@')}\` (\`APTIX_TEST_PG_URL\` overrides)${synchronousCommit ? `, synchronous_commit=${synchronousCommit}` : ', unreachable: its rows are missing'} |`,
+    `| PostgreSQL | \`${PG_URL.replace(/:[^:@/]*@/, ':***@')}\` (\`APTIX_TEST_PG_URL\` ` +
+      `overrides)${synchronousCommit ? `, synchronous_commit=${synchronousCommit}` : ', unreachable: its rows are missing'} |`,
     '',
     '| package | version |',
     '| --- | --- |',

@@ -67,7 +67,11 @@ export async function auditSection(options: HttpOptions, log: (line: string) => 
         unit: 'req/s',
         baseline: { name: 'audit trail off', figure: offLoad!.rps },
         goal: { kind: 'ratio-at-least', value: 0.7 },
-        note: `Every call recorded (principal, session, SHA-256 of the arguments, outcome, duration), written in batches of up to 100 per transaction, off the call path; ${written} records written during the rounds, read back over GET /v1/audit. Trail off: ${Math.round(offLoad!.rps)} req/s.${cpu}`,
+        note:
+          `Every call recorded (principal, session, SHA-256 of the arguments, outcome, duration), ` +
+          `written in batches of up to 100 per transaction, off the call path; ${written} records ` +
+          `written during the rounds, read back over GET /v1/audit. Trail off: ` +
+          `${Math.round(offLoad!.rps)} req/s.${cpu}`,
       },
       {
         section: SECTION,

@@ -113,7 +113,10 @@ export async function oauthSection(options: HttpOptions, log: (line: string) => 
         unit: 'req/s',
         baseline: { name: 'the same route with an API key, on a host without oauth', figure: keyLoad!.rps },
         goal: { kind: 'ratio-at-least', value: 0.8 },
-        note: `Each request verifies the token's RS256 signature with the issuer's cached keys (fetched ${keyFetches} time(s) in the run), checks iss, aud and exp, and runs as the token's principal. API key: ${Math.round(keyLoad!.rps)} req/s.`,
+        note:
+          `Each request verifies the token's RS256 signature with the issuer's cached keys (fetched ` +
+          `${keyFetches} time(s) in the run), checks iss, aud and exp, and runs as the token's ` +
+          `principal. API key: ${Math.round(keyLoad!.rps)} req/s.`,
       },
       {
         section: SECTION,
@@ -131,7 +134,10 @@ export async function oauthSection(options: HttpOptions, log: (line: string) => 
         unit: 'req/s',
         baseline: { name: 'the same route with an API key, on a host without oauth', figure: keyLoad!.rps },
         goal: { kind: 'ratio-at-least', value: 0.9 },
-        note: 'What the AsyncLocalStorage that carries a token principal costs every request of the process once a token has been served: on Node 20 and 22 it installs promise hooks for the whole process.',
+        note:
+          'What the AsyncLocalStorage that carries a token principal costs every request of the ' +
+          'process once a token has been served: on Node 20 and 22 it installs promise hooks for the ' +
+          'whole process.',
       },
     ];
   } finally {
