@@ -234,7 +234,9 @@ export function inspectToolClass(candidate: unknown): { tool?: InspectedTool; vi
   if (approval === undefined) {
     fail(
       ContractErrorCode.APPROVAL_POLICY_INVALID,
-      `ApprovalPolicy must be 'always', 'never' or a function (args, context) => boolean | { required, reason }, got ${(JSON.stringify(approvalPolicy) as string | undefined) ?? String(approvalPolicy)}`,
+      `ApprovalPolicy must be 'always', 'never' or a function (args, context) => boolean | { ` +
+        `required, reason }, got ` +
+        `${(JSON.stringify(approvalPolicy) as string | undefined) ?? String(approvalPolicy)}`,
       "set static readonly ApprovalPolicy = 'always', or a function of the validated arguments",
     );
   } else if (approval === 'dynamic' && (approvalPolicy as (...args: unknown[]) => unknown).length > 2) {

@@ -20,7 +20,11 @@ export function outputSchemaProblem(schema: JsonSchema): string | undefined {
   const strict = findStrictSchemaProblems(schema, 'OutputSchema');
   if (strict.length > 0) return `OutputSchema breaks ajv's strict rules: ${strict.join('; ')}`;
   if (schema.type !== 'object')
-    return `OutputSchema must describe an object (type: 'object' at its root), because MCP sends the result as structuredContent, an object; got type ${(JSON.stringify(schema.type) as string | undefined) ?? 'undefined'}`;
+    return (
+      `OutputSchema must describe an object (type: 'object' at its root), because MCP sends the ` +
+      `result as structuredContent, an object; got type ` +
+      `${(JSON.stringify(schema.type) as string | undefined) ?? 'undefined'}`
+    );
   try {
     validators.set(schema, ajv.compile(schema));
   } catch (error) {

@@ -150,7 +150,9 @@ export async function renderPrompt(
   if (!validate(copy))
     return fail(
       UnitErrorCode.INVALID_ARGUMENTS,
-      `Prompt "${prompt.name}" refused its arguments: ${formatSchemaErrors(validate.errors ?? [], 'arguments')}. Arguments: ${prompt.arguments.map((arg) => `${arg.name}${arg.required ? ' (required)' : ''}`).join(', ') || 'none'}.`,
+      `Prompt "${prompt.name}" refused its arguments: ` +
+        `${formatSchemaErrors(validate.errors ?? [], 'arguments')}. Arguments: ` +
+        `${prompt.arguments.map((arg) => `${arg.name}${arg.required ? ' (required)' : ''}`).join(', ') || 'none'}.`,
     );
   const rendered = await bounded(
     (context) => prompt.prompt.render(copy as never, context),

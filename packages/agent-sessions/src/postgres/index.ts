@@ -251,7 +251,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     const base = this.#histories.base(id);
     const { rows } = await this.#db.query<SessionJoinRow>(this.#sql.session, [id, base.lastSeq]);
     const [first] = rows;
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row (rows[0] is undefined; no noUncheckedIndexedAccess)
     if (first === undefined) {
       this.#histories.forget(id);
       return undefined;
@@ -278,7 +278,7 @@ export class PostgresSessionStore extends SessionStoreBase {
       owner_id: string | null;
     }>(this.#sql.head, [id]);
     const row = rows[0];
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row (rows[0] is undefined; no noUncheckedIndexedAccess)
     return row === undefined
       ? undefined
       : { id: row.id, mode: row.mode, org: row.org_id, user: row.user_id, owner: row.owner_id };
@@ -289,7 +289,7 @@ export class PostgresSessionStore extends SessionStoreBase {
     return this.#db.withConnection(undefined, async (connection) => {
       const { rows } = await connection.query<SessionJoinRow>(this.#sql.sessionRow, [id]);
       const row = rows[0];
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row (rows[0] is undefined; no noUncheckedIndexedAccess)
       if (row === undefined) return undefined;
       const page = await connection.query<SessionJoinRow>(this.#sql.page, [id, afterSeq, row.last_seq, limit + 1]);
       const more = page.rows.length > limit;
@@ -332,7 +332,7 @@ export class PostgresSessionStore extends SessionStoreBase {
         { signal },
       );
       const row = changed.rows[0];
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row: rows[0] is undefined, which the type (no noUncheckedIndexedAccess) leaves out
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a query that matched nothing gives no row (rows[0] is undefined; no noUncheckedIndexedAccess)
       if (row === undefined) return undefined;
       const earlier = await connection.query<SessionJoinRow>(this.#sql.between, [sessionId, base.lastSeq, row.seq], {
         signal,
