@@ -111,7 +111,9 @@ export const AptixConfigFile = Type.Object(
               minimum: 1000,
               maximum: 3_600_000,
               description:
-                'MCP tasks: a working task whose host has not marked it alive for this long is reported failed, its outcome unknown (its host stopped). Hosts mark their tasks alive every second (default 30000).',
+                'MCP tasks: a working task whose host has not marked it alive for this long is reported ' +
+                'failed, its outcome unknown (its host stopped). Hosts mark their tasks alive every second ' +
+                '(default 30000).',
             }),
           ),
           requestStateKey: Type.Optional(
@@ -267,14 +269,18 @@ export const AptixConfigFile = Type.Object(
         Type.Array(Type.String({ minLength: 1 })),
         {
           description:
-            'Resources added to modes, by mode key and resource name: { "general": ["acme_user"] }. A resource is seen in the modes it declares and those named here, or in every mode when neither names one.',
+            'Resources added to modes, by mode key and resource name: { "general": ["acme_user"] }. A ' +
+            'resource is seen in the modes it declares and those named here, or in every mode when ' +
+            'neither names one.',
         },
       ),
     ),
     deferredModes: Type.Optional(
       Type.Union([Type.Boolean(), Type.Array(Type.String({ minLength: 1 }))], {
         description:
-          'Modes offered through aptix_find_tools and aptix_call_tool instead of their whole tool list, for modes too large to list: true for every mode, or the mode keys (default false). MCP lists such a mode as its mode tools and the pair; the agent loop sends the model the same.',
+          'Modes offered through aptix_find_tools and aptix_call_tool instead of their whole tool ' +
+          'list, for modes too large to list: true for every mode, or the mode keys (default false). ' +
+          'MCP lists such a mode as its mode tools and the pair; the agent loop sends the model the same.',
       }),
     ),
     audit: Type.Optional(AuditConfigFile),

@@ -83,8 +83,9 @@ export function accessLineWriter(logger: Logger): AccessLineWriter | undefined {
       start = head;
     } else start = `${level}${time()}${bindings},"reqId":`;
     stream.write(
-      `${start}${jsonString(reqId)},"method":${METHOD_JSON.get(method) ?? jsonString(method)},"url":${jsonString(url)},"statusCode":${statusCode},"responseTime":${millisText(responseTime)},"msg":"request ` +
-        `completed"${end}`,
+      `${start}${jsonString(reqId)},"method":${METHOD_JSON.get(method) ?? jsonString(method)},` +
+        `"url":${jsonString(url)},"statusCode":${statusCode},` +
+        `"responseTime":${millisText(responseTime)},"msg":"request completed"${end}`,
     );
   };
 }

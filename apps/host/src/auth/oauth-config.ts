@@ -126,7 +126,9 @@ export function resolveOAuthConfig(file: OAuthConfigFile): OAuthConfig {
   for (const scope of Object.keys(file.scopes))
     if (!new RegExp(SCOPE_PATTERN).test(scope))
       throw new Error(
-        `oauth.scopes names ${JSON.stringify(scope)}, which is not a scope: a scope is 1 to 128 printable characters without spaces, quotes or backslashes. Fix: use the scope exactly as the authorization server grants it.`,
+        `oauth.scopes names ${JSON.stringify(scope)}, which is not a scope: a scope is 1 to 128 ` +
+          `printable characters without spaces, quotes or backslashes. Fix: use the scope exactly as ` +
+          `the authorization server grants it.`,
       );
   if (file.jwksUri !== undefined) checkedUrl(file.jwksUri, 'oauth.jwksUri');
   return {

@@ -176,7 +176,10 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
           return reply.code(409).send({
             error: {
               code: 'APPROVAL_ALREADY_DECIDED',
-              message: `Approval ${id} was already decided${decidedBy ? ` by ${decidedBy}` : ''}${decidedAt ? ` at ${decidedAt}` : ''}; it is now "${status}". Nothing changed; its result, if it ran, is at GET /v1/approvals/${id}.`,
+              message:
+                `Approval ${id} was already ` +
+                `decided${decidedBy ? ` by ${decidedBy}` : ''}${decidedAt ? ` at ${decidedAt}` : ''}; it is ` +
+                `now "${status}". Nothing changed; its result, if it ran, is at GET /v1/approvals/${id}.`,
             },
             approval: approvalView(outcome.approval),
           });

@@ -16,9 +16,17 @@ function instructions(scope: McpScope, mode: string): string {
     ? ` After a mode change, find the new mode's tools with aptix_find_tools and call them with aptix_call_tool, passing the sessionId agent_change_mode returned.`
     : '';
   if (scope.era === 'legacy') {
-    return `Aptix tools for one agent session (over HTTP its id is in the X-Aptix-Session-Id response header). The tools offered depend on the session's mode; use agent_list_modes to see the modes and agent_change_mode (after the user agrees) to switch.${pair}`;
+    return (
+      `Aptix tools for one agent session (over HTTP its id is in the X-Aptix-Session-Id response ` +
+      `header). The tools offered depend on the session's mode; use agent_list_modes to see the ` +
+      `modes and agent_change_mode (after the user agrees) to switch.${pair}`
+    );
   }
-  return `Aptix tools of mode "${mode}". agent_list_modes lists the modes and agent_change_mode (after the user agrees) switches an agent session's mode.${pair || ' Each mode is also served at its own URL, /modes/<mode>/mcp.'}`;
+  return (
+    `Aptix tools of mode "${mode}". agent_list_modes lists the modes and agent_change_mode ` +
+    `(after the user agrees) switches an agent session's ` +
+    `mode.${pair || ' Each mode is also served at its own URL, /modes/<mode>/mcp.'}`
+  );
 }
 
 /**

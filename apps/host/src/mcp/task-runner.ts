@@ -172,7 +172,9 @@ export class McpTasks {
         outcome.status === 'completed' &&
         (error.code === 'VALUE_TOO_LONG' || error.code === 'INVALID_ARGUMENT')
       ) {
-        const message = `${record.toolName} finished, but its result cannot be kept for this task: ${error.message} The tool ran; its result is lost. Call it directly (not as a task), or ask for less.`;
+        const message =
+          `${record.toolName} finished, but its result cannot be kept for this task: ` +
+          `${error.message} The tool ran; its result is lost. Call it directly (not as a task), or ask for less.`;
         await end({ status: 'failed', error: internal(message, 'RESULT_TOO_LARGE') }).catch((again: unknown) =>
           this.#lost(record, again),
         );
@@ -237,7 +239,9 @@ export class McpTasks {
     const unknown = () =>
       new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown task ${JSON.stringify(typeof taskId === 'string' ? taskId.slice(0, 100) : taskId)}: no task of this API key has that id. Tasks are kept ${TASK_TTL_MS / 60_000} minutes after they finish, so it may have expired.`,
+        `Unknown task ${JSON.stringify(typeof taskId === 'string' ? taskId.slice(0, 100) : taskId)}: ` +
+          `no task of this API key has that id. Tasks are kept ${TASK_TTL_MS / 60_000} minutes after ` +
+          `they finish, so it may have expired.`,
       );
     if (typeof taskId !== 'string') throw unknown();
     let record = await this.#o.store.get(taskId).catch(storeFailure('read the task'));

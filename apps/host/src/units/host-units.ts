@@ -244,7 +244,10 @@ export class HostUnits {
       return {
         ok: false,
         code: UnitErrorCode.INVALID_ARGUMENTS,
-        message: `${unit.kind === 'prompt' ? 'Prompt' : 'Resource template'} "${ref.name}" has no ${unit.kind === 'prompt' ? 'argument' : 'variable'} "${String(argument).slice(0, 64)}". It has: ${names.join(', ') || 'none'}.`,
+        message:
+          `${unit.kind === 'prompt' ? 'Prompt' : 'Resource template'} "${ref.name}" has no ` +
+          `${unit.kind === 'prompt' ? 'argument' : 'variable'} "${String(argument).slice(0, 64)}". It ` +
+          `has: ${names.join(', ') || 'none'}.`,
       };
     if (unit.kind === 'resource' && unit.name === TOOL_GUIDE_RESOURCE) {
       const values = scope.toolNames.filter((tool) => tool.startsWith(value));
