@@ -83,5 +83,8 @@ started=$SECONDS
 # nx's bin runs on `node` from PATH, this runtime. Builds come from Nx's cache (tsc emits the same files
 # on any Node); test results are keyed by `node --version` too (nx.json's nodeVersion input), so they
 # never stand in for another runtime's.
-node_modules/.bin/nx run-many -t test --output-style=static "$@"
-echo "--- node $(node --version): every project's tests passed in $((SECONDS - started)) s"
+status=0
+node_modules/.bin/nx run-many -t test --output-style=static "$@" || status=$?
+if [ "$status" -eq 0 ]; then outcome=passed; else outcome=FAILED; fi
+echo "--- node $(node --version): every project's tests $outcome in $((SECONDS - started)) s"
+exit "$status"
