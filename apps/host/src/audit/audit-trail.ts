@@ -102,6 +102,8 @@ export class AuditTrail {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #pruner: ReturnType<typeof setInterval> | undefined;
   #writing: Promise<void> = Promise.resolve();
+  /** A write queued behind the running one, not started yet. */
+  #queued: Promise<void> | undefined;
   #closed = false;
   #dropped = 0;
 
@@ -185,8 +187,15 @@ export class AuditTrail {
   flush(): Promise<void> {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#writing = this.#writing.then(() => this.#writeAll());
-    return this.#writing;
+    // One write waits behind the running one at most: it takes every record queued by the time it starts.
+    if (this.#queued !== undefined) return this.#queued;
+    const queued = this.#writing.then(() => {
+      this.#queued = undefined;
+      return this.#writeAll();
+    });
+    this.#queued = queued;
+    this.#writing = queued;
+    return queued;
   }
 
   async #writeAll(): Promise<void> {
