@@ -61,8 +61,12 @@ describe('the pair at /mcp, for tasks and approvals', () => {
   }
 
   describe('2026-07-28: a task-capable tool through aptix_call_tool', () => {
-    const rpc = (method: string, params: Record<string, unknown>, capabilities = TASKS, key = KEY) =>
-      taskRpc(host.url, method, params, capabilities, key, '/mcp');
+    const rpc = (
+      method: string,
+      params: Record<string, unknown>,
+      capabilities: Record<string, unknown> = TASKS,
+      key = KEY,
+    ) => taskRpc(host.url, method, params, capabilities, key, '/mcp');
 
     it('becomes a task for a client that declared the extension, and tasks/get at /mcp gives the result', async () => {
       const sessionId = await diagnosticsSession();
