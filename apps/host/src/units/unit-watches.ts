@@ -4,11 +4,14 @@ import type { RegisteredResource } from '@aptix/tool-contract';
  * Subscriptions to resources, counted per URI: the resource's `subscribe` hook runs when the first
  * subscriber comes and its stop function when the last leaves (or the host stops). A hook that throws
  * or returns garbage fails that subscription only. Every change is told to the host's listeners (the
- * MCP surfaces), which send `notifications/resources/updated` to their subscribers.
+ * MCP surfaces), which send `notifications/resources/updated` to their subscribers: once per URI and
+ * turn of the event loop, however often the package calls `changed()` in it.
  */
 export class UnitWatches {
   readonly #watched = new Map<string, { count: number; stop: (() => void) | undefined }>();
   readonly #listeners = new Set<(uri: string) => void>();
+  /** URIs whose change is told on the next turn of the event loop: a package calling changed() in a loop sends one notification, not thousands. */
+  readonly #pending = new Set<string>();
 
   constructor(private readonly resolve: (uri: string) => RegisteredResource | undefined) {}
 
@@ -71,7 +74,15 @@ export class UnitWatches {
   }
 
   #changed(uri: string): void {
-    if (!this.#watched.has(uri)) return;
+    if (!this.#watched.has(uri) || this.#pending.has(uri)) return;
+    this.#pending.add(uri);
+    setImmediate(() => {
+      this.#pending.delete(uri);
+      if (this.#watched.has(uri)) this.#tell(uri);
+    });
+  }
+
+  #tell(uri: string): void {
     for (const listener of this.#listeners) {
       try {
         listener(uri);
