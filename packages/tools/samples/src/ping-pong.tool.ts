@@ -50,6 +50,14 @@ export class PingPongTool extends TypedAgentTool<typeof Args> {
     - { "message": "hello", "count": 50 }: 'count' goes up to 10.
   `;
 
+  /** It only echoes: read-only, so hosts that keep an audit trail of calls that change things leave it out. */
+  static readonly ToolAnnotations = {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  };
+
   static getSchema() {
     return functionToolSchema(
       PingPongTool.ToolName,
