@@ -57,7 +57,11 @@ export function storeFailure(what: string): (error: unknown) => never {
 export const CANCEL_REQUESTED =
   'A cancel was requested and the host running this task has been told; it records how the call ends: cancelled if the tool stopped before any effect, completed if it finished first.';
 
-/** Why a call was asked to stop: the client cancelled (here, or through another host, which recorded the request), the host shuts down, or another host ended the task (`taken`: it took the task for stopped, its heartbeat stale). */
+/**
+ * Why a call was asked to stop: the client cancelled (here, or through another host, which recorded the
+ * request), the host shuts down, or another host ended the task (`taken`: it took the task for stopped,
+ * its heartbeat stale).
+ */
 export type Stop = 'cancel' | 'shutdown' | 'taken';
 /** A call's answer, and how it stopped when it was asked to (see TaskStep). */
 export type Ended = { readonly result: CallToolResult; readonly stopped?: 'cancelled' | 'unknown' };
