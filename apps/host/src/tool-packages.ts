@@ -50,6 +50,7 @@ export interface ToolPackageModule {
   readonly tools?: unknown;
   readonly createDependencies?: unknown;
   readonly createTools?: unknown;
+  readonly createUnits?: unknown;
   readonly close?: unknown;
   readonly prompts?: unknown;
   readonly resources?: unknown;
@@ -169,9 +170,11 @@ export async function setUpToolPackage(
   }) as [unknown[], unknown[]];
   const createDependencies = read('`createDependencies` export', () => module.createDependencies);
   const createTools = read('`createTools` export', () => module.createTools);
+  const createUnits = read('`createUnits` export', () => module.createUnits);
   for (const [exported, value] of [
     ['createDependencies', createDependencies],
     ['createTools', createTools],
+    ['createUnits', createUnits],
   ] as const) {
     if (value !== undefined && typeof value !== 'function') {
       throw new ToolPackageError(
@@ -205,6 +208,32 @@ export async function setUpToolPackage(
       );
     }
     tools.push(...(read('createTools() result', () => [...(made as unknown[])]) as AnyAgentToolClass[]));
+  }
+  if (typeof createUnits === 'function') {
+    const made = await runHook(
+      name,
+      who.specifier,
+      'createUnits',
+      () => (createUnits as (h: ToolPackageHost) => unknown)(host),
+      limitMs,
+    );
+    if (typeof made !== 'object' || made === null || Array.isArray(made))
+      throw new ToolPackageError(
+        `Tool package ${name}: createUnits() returned ${describeValue(made)}; it must return { prompts?: [...], resources?: [...] }, or a promise of it.`,
+      );
+    const units = made as { prompts?: unknown; resources?: unknown };
+    for (const [exported, list] of [
+      ['prompts', prompts],
+      ['resources', resources],
+    ] as const) {
+      const value = read(`createUnits() result's ${exported}`, () => units[exported]);
+      if (value === undefined) continue;
+      if (!Array.isArray(value))
+        throw new ToolPackageError(
+          `Tool package ${name}: createUnits() returned ${exported} as ${describeValue(value)}; it must return { prompts?: [...], resources?: [...] }, or a promise of it.`,
+        );
+      list.push(...read(`createUnits() ${exported}`, () => [...(value as unknown[])]));
+    }
   }
   return { tools, dependencies, prompts, resources };
 }

@@ -20,6 +20,12 @@ export type TaskSupport = 'optional' | 'required';
  */
 export type TaskInput = 'before' | 'during';
 
+/** What a package's `createUnits` returns: prompts and resources beside its tools. */
+export interface PackageUnits {
+  readonly prompts?: PromptList;
+  readonly resources?: ResourceList;
+}
+
 /** The instance side of a tool (the records' `IAgentTool`). */
 export interface AgentTool {
   /** Equals the class's `ToolName`. */
@@ -151,6 +157,12 @@ export interface ToolPackage {
    * are checked against the contract like the static ones.
    */
   readonly createTools?: (host: ToolPackageHost) => ToolList | Promise<ToolList>;
+  /**
+   * Prompts and resources known only at start-up (a bridged server's), added to the static `prompts`
+   * and `resources`. Called once, after `createTools` and with the same `host`, under the same time
+   * limit; its units are checked against the contract like the static ones.
+   */
+  readonly createUnits?: (host: ToolPackageHost) => PackageUnits | Promise<PackageUnits>;
   /**
    * Ends what `createDependencies` and `createTools` started (connections, child processes), when the
    * host stops. Called once per configured entry of the package, so it must be safe to call twice.

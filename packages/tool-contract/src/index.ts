@@ -30,6 +30,7 @@ export type {
   ToolLogLevel,
   TaskInput,
   TaskSupport,
+  PackageUnits,
   ToolPackage,
   ToolPackageHost,
   ToolProgress,

@@ -4,8 +4,10 @@ import {
   inspectToolClass,
   silentAdminLogger,
   type AdminLogger,
+  type PackageUnits,
   type ToolAnnotations,
 } from '@aptix/tool-contract';
+import { bridgedUnits } from './bridged-units.js';
 import { bridgedToolClass, type BridgedToolClass, type BridgeRuntime, type RemoteToolStatus } from './bridged-tool.js';
 import { McpBridgeError } from './codes.js';
 import { ServerConnection } from './connection.js';
@@ -137,6 +139,11 @@ export class McpBridge {
   }
 
   /** Closes the connection (a stdio server is stopped); the tools then answer REMOTE_UNAVAILABLE. */
+  /** The server's prompts and resources as Aptix units, listed now (see bridged-units.ts). */
+  units(): Promise<PackageUnits> {
+    return bridgedUnits(() => this.#connection.client(), this.#options, this.#logger);
+  }
+
   close(): Promise<void> {
     this.#later.flush();
     return this.#connection.close();

@@ -138,6 +138,14 @@ export class ServerConnection {
     );
   }
 
+  /** The connected client, for prompts and resources (bridged-units.ts); throws ServerUnavailableError when not connected. */
+  client(): Client {
+    const client = this.#client;
+    if (this.#state !== 'connected' || client === undefined)
+      throw new ServerUnavailableError(this.describeUnavailable());
+    return client;
+  }
+
   /** Why calls cannot go through now, for failed results. */
   describeUnavailable(): string {
     if (this.#state === 'closed') return `the bridge to MCP server "${this.#options.name}" is closed`;

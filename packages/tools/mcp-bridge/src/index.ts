@@ -2,11 +2,12 @@
  * @aptix/tool-mcp-bridge: a remote MCP server's tools as Aptix tools, under the same contract, modes,
  * time-outs and result envelope as any tool package. Everything exported here is public API.
  */
-import type { ToolList, ToolPackageHost } from '@aptix/tool-contract';
+import type { PackageUnits, ToolList, ToolPackageHost } from '@aptix/tool-contract';
 import { McpBridge } from './bridge.js';
 import { parseBridgeOptions } from './options.js';
 
 export { McpBridge, type BridgedToolReport, type McpBridgeDependencies } from './bridge.js';
+export { MAX_BRIDGED_UNITS } from './bridged-units.js';
 export { type BridgedToolClass, type RemoteToolStatus } from './bridged-tool.js';
 export { toInvokeResult, type RemoteToolRef } from './remote-result.js';
 export { BRIDGE_ERROR_MEANINGS, BridgeErrorCode, McpBridgeError } from './codes.js';
@@ -41,10 +42,22 @@ export async function createTools(host: ToolPackageHost): Promise<ToolList> {
     ...(typeof toolsChanged === 'function' ? { onToolsChanged: (tools) => toolsChanged(tools) } : {}),
   });
   started.add(bridge);
+  byHost.set(host, bridge);
   return bridge.tools;
 }
 
 const started = new Set<McpBridge>();
+/** The bridge each entry's createTools started, for its createUnits (the host calls both with one host object). */
+const byHost = new WeakMap<ToolPackageHost, McpBridge>();
+
+/**
+ * The server's prompts and resources, under the same prefix and modes as its tools: the host calls it
+ * after {@link createTools} for the same entry. A unit that breaks the contract is left out with a warning.
+ */
+export async function createUnits(host: ToolPackageHost): Promise<PackageUnits> {
+  const bridge = byHost.get(host);
+  return bridge === undefined ? {} : bridge.units();
+}
 
 /**
  * Closes every bridge `createTools` started: stdio servers are stopped, HTTP connections (whose

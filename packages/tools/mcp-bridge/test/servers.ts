@@ -30,6 +30,8 @@ export const CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures',
 /** A server written without an SDK that answers content no SDK-built server sends (bad base64, huge images…). */
 /** A server without an SDK listing invalid tools, or churning its list with --churn. */
 export const HOSTILE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hostile-server.mjs');
+/** A server without an SDK whose prompts and resources break the contract (hostile-units.test.ts). */
+export const HOSTILE_UNITS = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hostile-units-server.mjs');
 export const RAW_CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'raw-content-server.mjs');
 
 /** A TCP port nobody listens on right now. */
