@@ -77,7 +77,13 @@ describe('schema snapshots', () => {
     expect(result.violations.map((violation) => violation.message)).toEqual([
       expect.stringMatching(/^The schema of agent_gone is in the snapshot but no longer exported\./),
       expect.stringMatching(
-        /^The schema of agent_hello differs from the snapshot \(parameters\.properties\.name\.description: "Name\." → "Full name\."\)\. A schema change is an API change for every model using the tool: .* It needs a changeset \(npx changeset: .*\)\. If the change is intended: run npm run contract -- --update, then commit tool-schemas\.json with the changeset\.$/,
+        new RegExp(
+          String.raw`^The schema of agent_hello differs from the snapshot ` +
+            String.raw`\(parameters\.properties\.name\.description: "Name\." → "Full name\."\)\. A schema change ` +
+            String.raw`is an API change for every model using the tool: .* It needs a changeset \(npx changeset: ` +
+            String.raw`.*\)\. If the change is intended: run npm run contract -- --update, then commit ` +
+            String.raw`tool-schemas\.json with the changeset\.$`,
+        ),
       ),
       expect.stringMatching(/^The schema of agent_ping is new: it is not in the snapshot\./),
     ]);

@@ -418,7 +418,11 @@ describe('verifyToolContract', () => {
       const report = await verifyToolContract(Throwing);
       expect(codes(report.violations)).toEqual([ContractCheckCode.GARBAGE_THREW, ContractCheckCode.GARBAGE_ACCEPTED]);
       expect(report.violations[0]!.message).toMatch(
-        /^Tool "kit_throwing" threw instead of returning a failed InvokeResult via its own execute\(\), on \d+ garbage inputs \(invalid JSON \(cut off\); .*First: SyntaxError: .* Fix: never throw from execute/,
+        new RegExp(
+          String.raw`^Tool "kit_throwing" threw instead of returning a failed InvokeResult via its own ` +
+            String.raw`execute\(\), on \d+ garbage inputs \(invalid JSON \(cut off\); .*First: SyntaxError: .* ` +
+            String.raw`Fix: never throw from execute`,
+        ),
       );
       // JSON.parse keeps a __proto__ key as plain data, and the tool never looks: only the schema refuses it.
       expect(report.violations[1]!.message).toMatch(
@@ -470,7 +474,11 @@ describe('verifyToolContract', () => {
           /^Tool "kit_echoing" returned failure messages longer than 16384 characters via an AgentToolExecutor, on 1 garbage input \(a 1 MB string for 'text'\)/,
         ),
         expect.stringMatching(
-          /returned failure messages longer than 16384 characters via its own execute\(\), on 6 garbage inputs \(a 1 MB string for 'text'; a 1 MB string as the whole arguments; a 1 MB unterminated string; 10,000 nested arrays; and 2 more\)/,
+          new RegExp(
+            String.raw`returned failure messages longer than 16384 characters via its own execute\(\), on 6 ` +
+              String.raw`garbage inputs \(a 1 MB string for 'text'; a 1 MB string as the whole arguments; a 1 MB ` +
+              String.raw`unterminated string; 10,000 nested arrays; and 2 more\)`,
+          ),
         ),
       ]);
     });
@@ -605,7 +613,12 @@ describe('verifyToolContract', () => {
         {
           code: ContractCheckCode.VALID_ARGUMENTS_THREW,
           message: expect.stringMatching(
-            /^Tool "kit_catalog" threw on arguments its schema accepts \(caught as TOOL_EXCEPTION\) via an AgentToolExecutor, on 1 garbage input \(an empty object \{\}\)\. First: the executor caught "kit_catalog called catalog\.list\(\), but 'catalog' is a stand-in: .*It was given stand-ins for: catalog\./,
+            new RegExp(
+              String.raw`^Tool "kit_catalog" threw on arguments its schema accepts \(caught as TOOL_EXCEPTION\) via ` +
+                String.raw`an AgentToolExecutor, on 1 garbage input \(an empty object \{\}\)\. First: the executor ` +
+                String.raw`caught "kit_catalog called catalog\.list\(\), but 'catalog' is a stand-in: .*It was given ` +
+                String.raw`stand-ins for: catalog\.`,
+            ),
           ),
         },
         expect.objectContaining({
@@ -707,7 +720,11 @@ describe('verifyToolContract', () => {
         {
           code: ContractCheckCode.SCHEMA_PROCESS_FAILED,
           message: expect.stringMatching(
-            /reading its schema in a separate Node process failed: A separate Node process importing .*broken\.mjs exited with code 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module '.*missing\.mjs'/,
+            new RegExp(
+              String.raw`reading its schema in a separate Node process failed: A separate Node process importing ` +
+                String.raw`.*broken\.mjs exited with code 1: Error \[ERR_MODULE_NOT_FOUND\]: Cannot find module ` +
+                String.raw`'.*missing\.mjs'`,
+            ),
           ),
         },
       ]);
