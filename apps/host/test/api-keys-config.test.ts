@@ -75,8 +75,11 @@ describe('API keys that are set but hold none', () => {
 });
 
 describe('an entry whose name is not a name', () => {
-  const rule =
-    /entry (\d) has an "=" within its first 65 characters, so what comes before it is a key name, and it is not a valid one: a name is 1 to 64 letters, digits, "_", "\." or "-" \(\[A-Za-z0-9_\.-\]\{1,64\}\)\. Fix: write the entry as <name>=<key>/;
+  const rule = new RegExp(
+    String.raw`entry (\d) has an "=" within its first 65 characters, so what comes before it is a key ` +
+      String.raw`name, and it is not a valid one: a name is 1 to 64 letters, digits, "_", "\." or "-" ` +
+      String.raw`\(\[A-Za-z0-9_\.-\]\{1,64\}\)\. Fix: write the entry as <name>=<key>`,
+  );
 
   it.each(['check', 'serve'] as const)(
     'aptix %s refuses ops!=<key>, naming the entry and the rule, never the key',

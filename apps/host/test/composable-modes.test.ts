@@ -66,7 +66,11 @@ describe('composable modes: tool packages and the configuration add to the shipp
     expect(report.modes).toEqual(['general', 'ddr_authoring', 'tool_diagnostics', 'weather']);
     expect(report.warnings).toEqual([
       expect.stringMatching(
-        /^tool package "acme-tools" adds "acme_joining" to mode "research", which this host's catalog does not have \(modes: general, ddr_authoring, tool_diagnostics, weather\), so it joins no mode there\. Fix: /,
+        new RegExp(
+          String.raw`^tool package "acme-tools" adds "acme_joining" to mode "research", which this host's ` +
+            String.raw`catalog does not have \(modes: general, ddr_authoring, tool_diagnostics, weather\), so it ` +
+            String.raw`joins no mode there\. Fix: `,
+        ),
       ),
       'Tool "acme_idle" from "acme-tools" is offered in no mode, so no session\'s model is offered it (HTTP, MCP and the CLI still serve it). ' +
         'Fix: add static readonly Modes = [\'general\'] to its class, or "modes": { "extend": { "general": ["acme_idle"] } } to aptix.config.json.',

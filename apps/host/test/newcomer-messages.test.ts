@@ -123,7 +123,11 @@ describe('start-up messages that point the right way, from aptix check in a fold
   it('a relative path to the configuration file itself says it is no package', async () => {
     const message = await checkWith('self', { toolPackages: ['./aptix.config.json', ...firstParty.slice(1)] });
     expect(message).toMatch(
-      /^Tool package "\.\/aptix\.config\.json" resolves to the file \/.+\/self\/aptix\.config\.json, which is a JSON file \(the configuration file itself\), not a tool package\. Fix: point toolPackages at a tool package's folder/,
+      new RegExp(
+        String.raw`^Tool package "\.\/aptix\.config\.json" resolves to the file ` +
+          String.raw`\/.+\/self\/aptix\.config\.json, which is a JSON file \(the configuration file itself\), ` +
+          String.raw`not a tool package\. Fix: point toolPackages at a tool package's folder`,
+      ),
     );
   });
 
@@ -148,7 +152,11 @@ describe('start-up messages that point the right way, from aptix check in a fold
   it('a package not installed, one slip from an installed one, gets that name and no npm install of the typo', async () => {
     const message = await checkWith('typo', { toolPackages: ['@aptix/tool-sample', ...firstParty.slice(1)] });
     expect(message).toMatch(
-      /^Tool package "@aptix\/tool-sample" is not installed \(looked from .+ and from the host\); "@aptix\/tool-samples" is\. Fix: did you mean "@aptix\/tool-samples"\? Correct its name in toolPackages\.$/,
+      new RegExp(
+        String.raw`^Tool package "@aptix\/tool-sample" is not installed \(looked from .+ and from the host\); ` +
+          String.raw`"@aptix\/tool-samples" is\. Fix: did you mean "@aptix\/tool-samples"\? Correct its name in ` +
+          String.raw`toolPackages\.$`,
+      ),
     );
     expect(message).not.toContain('npm install');
   });
