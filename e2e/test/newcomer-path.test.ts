@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,7 +8,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeBinary } from '../runtimes/index.mjs';
 import { guideSteps } from './guide.js';
-import { pluginReadmeScript } from './nx-workspace.js';
+import { checkNxCi, nxEnv, pluginReadmeScript, type NxCiOutcome } from './nx-workspace.js';
 import { cleanEnv, freePort, runAsync, runRegistryScript, waitForHttp, type RegistryScript } from './registry.js';
 import { outsideWorkspace, run, WORKSPACE, type Run } from './support.js';
 
@@ -27,6 +27,7 @@ interface Followed {
   readonly all: Run[];
   readonly cwd: string;
   readonly port: number;
+  readonly env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -56,21 +57,16 @@ describe('a newcomer on Node 22, from an empty folder to a tool served over HTTP
       `registry=${upstream}\nfund=false\naudit=false\nupdate-notifier=false\nnodedir=${node22}\n`,
     );
     const port = await freePort();
-    const env = cleanEnv({
-      HOME: home,
-      PATH: `${join(node22, 'bin')}:${cleanEnv().PATH}`,
-      npm_config_cache: process.env.npm_config_cache || join(homedir(), '.npm'),
-      APTIX_PORT: String(port),
-      LOG_LEVEL: 'warn',
-      CI: 'true',
-      NX_DAEMON: 'false',
-      NX_NO_CLOUD: 'true',
-      NX_TUI: 'false',
-      GIT_AUTHOR_NAME: 'e2e',
-      GIT_AUTHOR_EMAIL: 'e2e@example.com',
-      GIT_COMMITTER_NAME: 'e2e',
-      GIT_COMMITTER_EMAIL: 'e2e@example.com',
-    });
+    const env = nxEnv(
+      cleanEnv({
+        HOME: home,
+        PATH: `${join(node22, 'bin')}:${cleanEnv().PATH}`,
+        npm_config_cache: process.env.npm_config_cache || join(homedir(), '.npm'),
+        APTIX_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        CI: 'true',
+      }),
+    );
     const outputs = new Map<string, Run>();
     const all: Run[] = [];
     const marker = '__APTIX_CWD__';
@@ -105,7 +101,7 @@ describe('a newcomer on Node 22, from an empty folder to a tool served over HTTP
       if (step.id) outputs.set(step.id, { ...result, stdout: lines.join('\n') });
     }
     if (!server) throw new Error('docs/getting-started.md never starts the host (no ```sh e2e serve block).');
-    followed = { outputs, all, cwd, port };
+    followed = { outputs, all, cwd, port, env };
   }, 1_500_000);
 
   afterAll(async () => {
@@ -130,7 +126,9 @@ describe('a newcomer on Node 22, from an empty folder to a tool served over HTTP
 
   it('ran on Node 22, and the contract target passed on the generated short-form tool', () => {
     const output = withoutColors(followed.all.map((step) => step.stdout).join('\n'));
+    expect(output).toContain('> nx run @ws/tool-weather:contract');
     expect(output).toMatch(/^✓ @ws\/tool-weather keeps the tool contract \(1 tool, 0 violations, 0 warnings\)/m);
+    expect(output).toContain('Successfully ran target contract for project @ws/tool-weather');
     const tool = readFileSync(join(followed.cwd, 'packages', 'weather', 'src', 'weather.tool.ts'), 'utf8');
     expect(tool).toContain('export const WeatherTool = defineTool({');
     expect(
@@ -138,12 +136,30 @@ describe('a newcomer on Node 22, from an empty folder to a tool served over HTTP
     ).toMatch(/^v22\./);
   });
 
-  it('installed @aptix/host from the local registry', () => {
+  it('installed @aptix/host, the plugin and the kit from the local registry, and the rest from the npm registry', () => {
     const lock = JSON.parse(readFileSync(join(followed.cwd, 'package-lock.json'), 'utf8')) as {
       packages: Record<string, { resolved?: string }>;
     };
     for (const name of ['@aptix/host', '@aptix/tool-contract', '@aptix/nx-plugin'])
       expect(lock.packages[`node_modules/${name}`]?.resolved, name).toMatch(new RegExp(`^${registry!.url}`));
+    expect(lock.packages['node_modules/nx']?.resolved ?? '').not.toContain('127.0.0.1');
+  });
+
+  it("the generator wrote under the workspace's packages/*, in its scope and with its custom condition, and listed itself in nx.json", () => {
+    const root = followed.cwd;
+    const pkg = JSON.parse(readFileSync(join(root, 'packages', 'weather', 'package.json'), 'utf8')) as {
+      name: string;
+      exports: Record<string, Record<string, string>>;
+    };
+    expect(pkg.name).toBe('@ws/tool-weather');
+    expect(pkg.exports['.']!['@ws/source']).toBe('./src/index.ts');
+    const workspace = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
+    expect(workspace.workspaces).toEqual(['packages/*']);
+    const nxJson = JSON.parse(readFileSync(join(root, 'nx.json'), 'utf8')) as { plugins: unknown[] };
+    expect(nxJson.plugins).toContain('@aptix/nx-plugin');
+    expect(readdirSync(join(root, 'packages', 'weather', 'dist'))).toEqual(
+      expect.arrayContaining(['index.js', 'index.d.ts']),
+    );
   });
 
   it("calls the tool over HTTP with the guide's curl", () => {
@@ -197,5 +213,29 @@ describe('a newcomer on Node 22, from an empty folder to a tool served over HTTP
     } finally {
       await browser.close();
     }
+  });
+
+  /** Last, as it commits the workspace and then breaks the tool's schema on purpose. */
+  describe("then the plugin README's CI command, in that workspace", () => {
+    let ci: NxCiOutcome;
+    beforeAll(async () => {
+      ci = await checkNxCi(followed.cwd, followed.env);
+    }, 600_000);
+
+    it('Nx infers the targets, and nx affected runs the contract of the changed package and passes', () => {
+      expect(ci.generated).toEqual(expect.arrayContaining(['package.json', 'src', 'tool-schemas.json']));
+      expect(ci.targets).toEqual(expect.arrayContaining(['build', 'contract', 'typecheck']));
+      expect(ci.affected.status, ci.affected.stdout + ci.affected.stderr).toBe(0);
+      expect(withoutColors(ci.affected.stdout)).toContain('nx run @ws/tool-weather:contract');
+    });
+
+    it('a broken contract fails nx affected with a message that says what to fix', () => {
+      expect(ci.broken.status).not.toBe(0);
+      const output = withoutColors(ci.broken.stdout + ci.broken.stderr);
+      expect(output).toContain('The schema of weather differs from the snapshot');
+      expect(output).toContain(
+        'run npx nx run @ws/tool-weather:contract --update, then commit tool-schemas.json with the changeset',
+      );
+    });
   });
 });

@@ -1,15 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { guideSteps } from './guide.js';
 import { runAsync } from './registry.js';
 import { WORKSPACE, type Run } from './support.js';
 
-/** What happened in the Nx workspace that create-nx-workspace made. */
-export interface NxWorkspaceOutcome {
-  /** The workspace folder (`ws`). */
-  readonly root: string;
-  /** The plugin README's block, run as it stands: create-nx-workspace, the installs, the generator, the contract target. */
-  readonly readme: Run;
+/** What the README's CI command did in a workspace the plugin README's block made. */
+export interface NxCiOutcome {
   /** The generated package's top-level files, under packages/weather. */
   readonly generated: string[];
   /** The targets Nx infers for it. */
@@ -38,16 +34,9 @@ export function pluginReadmeScript(): string {
   return steps[0]!.script;
 }
 
-/**
- * A newcomer's Nx workspace: `dir` starts empty, the environment's npm configuration is the machine's
- * plus the one line `npm run registry` printed (in HOME's .npmrc), and the plugin README's commands
- * run as written: the real create-nx-workspace from the npm registry, @aptix/nx-plugin and the kit
- * from the local registry, the generator, the contract target. Then the README's CI command runs on a
- * commit that adds the package, and on one that changes the tool's schema without its snapshot.
- */
-export async function createNxWorkspace(dir: string, env: NodeJS.ProcessEnv): Promise<NxWorkspaceOutcome> {
-  mkdirSync(dir, { recursive: true });
-  const nxEnv = {
+/** What Nx and git need to run in a test: no daemon, no cloud, no terminal UI, a committer. */
+export function nxEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
     ...env,
     NX_DAEMON: 'false',
     NX_NO_CLOUD: 'true',
@@ -57,13 +46,16 @@ export async function createNxWorkspace(dir: string, env: NodeJS.ProcessEnv): Pr
     GIT_COMMITTER_NAME: 'e2e',
     GIT_COMMITTER_EMAIL: 'e2e@example.com',
   };
-  const readme = await runAsync('bash', ['-c', `set -e\n${pluginReadmeScript()}`], dir, nxEnv);
-  if (readme.status !== 0)
-    throw new Error(`The plugin README's commands failed (exit ${readme.status}):\n${readme.stdout}\n${readme.stderr}`);
+}
 
-  const root = join(dir, 'ws');
+/**
+ * In `root`, a workspace that create-nx-workspace made and the plugin README's block filled: the
+ * README's CI command on a commit that adds everything, then on one that changes the tool's schema
+ * without its snapshot.
+ */
+export async function checkNxCi(root: string, env: NodeJS.ProcessEnv): Promise<NxCiOutcome> {
   const sh = async (script: string, options: { ok?: boolean } = {}) => {
-    const result = await runAsync('bash', ['-c', `set -e\n${script}`], root, nxEnv);
+    const result = await runAsync('bash', ['-c', `set -e\n${script}`], root, nxEnv(env));
     if ((options.ok ?? true) && result.status !== 0)
       throw new Error(
         `In the Nx workspace, this failed (exit ${result.status}):\n${script}\n${result.stdout}\n${result.stderr}`,
@@ -88,5 +80,5 @@ export async function createNxWorkspace(dir: string, env: NodeJS.ProcessEnv): Pr
   );
   await sh('git commit -q -am "Reword the tool description"');
   const broken = await sh(`NX_BASE=HEAD~1 NX_HEAD=HEAD ${ci}`, { ok: false });
-  return { root, readme, generated, targets, affected, broken };
+  return { generated, targets, affected, broken };
 }

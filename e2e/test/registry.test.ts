@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,7 +19,6 @@ import {
 } from './registry.js';
 import { outsideWorkspace, WORKSPACE, type Run } from './support.js';
 import { guideSteps, type GuideOutcome } from './guide.js';
-import { createNxWorkspace, type NxWorkspaceOutcome } from './nx-workspace.js';
 
 /** An outcome whose every property access throws the flow's error, so each of its tests fails with it. */
 function failing(reason: unknown): unknown {
@@ -55,30 +54,6 @@ async function mcpToolCall(client: Client, name: string, args: Record<string, un
   return JSON.parse(result.content.find((item) => item.type === 'text')!.text!);
 }
 
-/** Nx colours its output even when piped; the assertions read the text. */
-const withoutColors = (text: string): string => text.replace(/\x1b\[[0-9;]*m/g, '');
-
-/**
- * A HOME whose .npmrc is the newcomer's: the registry this machine's npm uses, and the one line
- * `npm run registry` printed, which sends @aptix/* (and nothing else) to the local registry.
- */
-function newcomerHome(dir: string, npmrcLine: string): string {
-  mkdirSync(dir, { recursive: true });
-  // Asked from outside this workspace: npm config refuses to run in a workspace folder.
-  const registry = spawnSync('npm', ['config', 'get', 'registry'], {
-    cwd: dir,
-    encoding: 'utf8',
-    env: cleanEnv(),
-  }).stdout.trim();
-  if (!/^https?:\/\//.test(registry))
-    throw new Error(`npm config get registry gave ${JSON.stringify(registry)}, not a URL`);
-  writeFileSync(
-    join(dir, '.npmrc'),
-    `registry=${registry}\n${npmrcLine}\nfund=false\naudit=false\nupdate-notifier=false\n`,
-  );
-  return dir;
-}
-
 /**
  * What a third party gets from npm, on a real registry: Verdaccio on loopback, the workspace's public
  * packages published to it as a release does, and folders whose only npm configuration is an .npmrc
@@ -98,7 +73,6 @@ describe('a third party, with the packages on a real npm registry', () => {
     toolPackage: Record<string, { resolved?: string }>;
     check: Run;
   };
-  let nx: NxWorkspaceOutcome;
   let aiSdk: { runs: Run[]; ai: string | undefined };
 
   beforeAll(async () => {
@@ -129,23 +103,16 @@ describe('a third party, with the packages on a real npm registry', () => {
       followGuide(join(scratch, 'guide'), env),
       readmeMcpConfiguration(join(scratch, 'readme-mcp'), env),
       offlinePath(join(scratch, 'offline'), env),
-      // The newcomer's own npm configuration plus the one line `npm run registry` printed: create-nx-workspace and
-      // everything not @aptix come from the npm registry, as they would for them.
-      createNxWorkspace(join(scratch, 'nx-workspace'), {
-        ...env,
-        HOME: newcomerHome(join(scratch, 'nx-home'), registry.line),
-      }),
       frameworksAiSdk(join(scratch, 'ai-sdk'), env),
     ]);
-    const [a, b, c, d, e] = settled.map((outcome) =>
+    const [a, b, c, d] = settled.map((outcome) =>
       outcome.status === 'fulfilled' ? outcome.value : failing(outcome.reason),
     );
-    [guide, readmeMcp, offline, nx, aiSdk] = [
+    [guide, readmeMcp, offline, aiSdk] = [
       a as GuideOutcome,
       b as typeof readmeMcp,
       c as typeof offline,
-      d as NxWorkspaceOutcome,
-      e as typeof aiSdk,
+      d as typeof aiSdk,
     ];
   }, 1_500_000);
 
@@ -276,59 +243,6 @@ describe('a third party, with the packages on a real npm registry', () => {
   it("docs/frameworks.md's AI SDK install lines get ai 7 on this Node, and a later npm install in that folder still works (no ERESOLVE)", () => {
     for (const run of aiSdk.runs) expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(aiSdk.ai).toMatch(/^7\./);
-  });
-
-  describe('@aptix/nx-plugin in a workspace made by the real create-nx-workspace --preset=ts, its README run verbatim', () => {
-    it('the contract target passes on the generated package', () => {
-      const output = withoutColors(nx.readme.stdout);
-      expect(output).toContain('> nx run @ws/tool-weather:contract');
-      expect(output).toMatch(/^✓ @ws\/tool-weather keeps the tool contract \(1 tool, 0 violations, 0 warnings\)/m);
-      expect(output).toContain('Successfully ran target contract for project @ws/tool-weather');
-    });
-
-    it("the generator wrote under the workspace's packages/*, in its scope and with its custom condition, and listed itself in nx.json", () => {
-      expect(nx.generated).toEqual(expect.arrayContaining(['package.json', 'src', 'tool-schemas.json']));
-      expect(nx.targets).toEqual(expect.arrayContaining(['build', 'contract', 'typecheck']));
-      const pkg = JSON.parse(readFileSync(join(nx.root, 'packages', 'weather', 'package.json'), 'utf8')) as {
-        name: string;
-        exports: Record<string, Record<string, string>>;
-      };
-      expect(pkg.name).toBe('@ws/tool-weather');
-      expect(pkg.exports['.']!['@ws/source']).toBe('./src/index.ts');
-      const root = JSON.parse(readFileSync(join(nx.root, 'package.json'), 'utf8')) as { workspaces: string[] };
-      expect(root.workspaces).toEqual(['packages/*']);
-      const nxJson = JSON.parse(readFileSync(join(nx.root, 'nx.json'), 'utf8')) as { plugins: unknown[] };
-      expect(nxJson.plugins).toContain('@aptix/nx-plugin');
-      expect(readdirSync(join(nx.root, 'packages', 'weather', 'dist'))).toEqual(
-        expect.arrayContaining(['index.js', 'index.d.ts']),
-      );
-      expect(readFileSync(join(nx.root, 'packages', 'weather', 'src', 'weather.tool.ts'), 'utf8')).toContain(
-        'export const WeatherTool = defineTool({',
-      );
-    });
-
-    it('took @aptix from the local registry and the rest from the npm registry', () => {
-      const lock = JSON.parse(readFileSync(join(nx.root, 'package-lock.json'), 'utf8')) as {
-        packages: Record<string, { resolved?: string }>;
-      };
-      for (const name of ['@aptix/nx-plugin', '@aptix/tool-contract'])
-        expect(lock.packages[`node_modules/${name}`]?.resolved, name).toMatch(new RegExp(`^${registry!.url}`));
-      expect(lock.packages['node_modules/nx']?.resolved ?? '').not.toContain('127.0.0.1');
-    });
-
-    it("the README's CI command, nx affected, runs the contract of the changed package and passes", () => {
-      expect(nx.affected.status, nx.affected.stdout + nx.affected.stderr).toBe(0);
-      expect(withoutColors(nx.affected.stdout)).toContain('nx run @ws/tool-weather:contract');
-    });
-
-    it('a broken contract fails nx affected with a message that says what to fix', () => {
-      expect(nx.broken.status).not.toBe(0);
-      const output = withoutColors(nx.broken.stdout + nx.broken.stderr);
-      expect(output).toContain('The schema of weather differs from the snapshot');
-      expect(output).toContain(
-        'run npx nx run @ws/tool-weather:contract --update, then commit tool-schemas.json with the changeset',
-      );
-    });
   });
 
   /** Follows the guide in `dir`: each ```sh e2e block run in the folder the previous one left, each file block written there. */
