@@ -19,8 +19,8 @@ import { sessionsSection, type SessionOptions } from './sections/sessions.js';
 import { coldStartRows, registrationRows } from './sections/startup.js';
 import { toolSearchSection } from './sections/tool-search.js';
 import { telemetrySection } from './sections/telemetry.js';
-import { auditSection } from './sections/audit.js';
 import { oauthSection } from './sections/oauth.js';
+import { auditSection } from './sections/audit.js';
 
 const [name = '', optionsJson = '{}'] = process.argv.slice(2);
 const options = JSON.parse(optionsJson) as Record<string, unknown>;

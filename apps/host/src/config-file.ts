@@ -3,9 +3,9 @@ import { Ajv } from 'ajv';
 import { ModeCatalogChanges } from '@aptix/tool-mode-catalog';
 import { closest } from './http/validation-messages.js';
 import { ToolPackageEntry } from './tool-package-config.js';
+import { AuditConfigFile } from './audit/audit-config-schema.js';
 import { PrincipalPermissions } from './auth/permissions-schema.js';
 import { OAuthConfigFile } from './auth/oauth-config.js';
-import { AuditConfigFile } from './audit/audit-config-schema.js';
 import { TelemetryConfigFile } from './telemetry/telemetry-config.js';
 
 // The shape of `aptix.config.json` and its validation; config.ts resolves it against the environment.

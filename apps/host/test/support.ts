@@ -297,7 +297,7 @@ export async function logLine(
 
 /** A JSON-RPC answer as a raw MCP call reads it. */
 export interface RawRpcAnswer {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly id?: string | number;
   readonly result?: any;
   readonly error?: { code: number; message: string; data?: any };
   /** The HTTP status the answer came with. */
@@ -339,7 +339,7 @@ export async function rawToolsCall(
     }),
   });
   const text = await response.text();
-  return text.startsWith('{')
+  const answer = text.startsWith('{')
     ? (JSON.parse(text) as RawRpcAnswer)
     : (JSON.parse(
         text

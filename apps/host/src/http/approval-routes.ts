@@ -72,13 +72,11 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
         status?: ApprovalStatus;
         limit?: number;
       };
-      const approvals = await host
-        .approvals()
-        .store.list({
-          ...(sessionId ? { sessionId } : {}),
-          ...(status ? { status } : {}),
-          ...(limit ? { limit } : {}),
-        });
+      const approvals = await host.approvals().store.list({
+        ...(sessionId ? { sessionId } : {}),
+        ...(status ? { status } : {}),
+        ...(limit ? { limit } : {}),
+      });
       return { approvals: approvals.map(approvalView) };
     },
   );
@@ -103,14 +101,12 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
           ? undefined
           : found;
       if (approval === undefined)
-        return reply
-          .code(404)
-          .send({
-            error: {
-              code: 'APPROVAL_NOT_FOUND',
-              message: `Approval "${id}" does not exist. List them with GET /v1/approvals?status=pending.`,
-            },
-          });
+        return reply.code(404).send({
+          error: {
+            code: 'APPROVAL_NOT_FOUND',
+            message: `Approval "${id}" does not exist. List them with GET /v1/approvals?status=pending.`,
+          },
+        });
       return approvalView(approval);
     },
   );
@@ -155,14 +151,12 @@ export function registerApprovalRoutes(app: AnyFastifyInstance, host: AptixHost)
         case 'decided':
           return approvalView(outcome.approval);
         case 'not_found':
-          return reply
-            .code(404)
-            .send({
-              error: {
-                code: 'APPROVAL_NOT_FOUND',
-                message: `Approval "${id}" does not exist. List them with GET /v1/approvals?status=pending.`,
-              },
-            });
+          return reply.code(404).send({
+            error: {
+              code: 'APPROVAL_NOT_FOUND',
+              message: `Approval "${id}" does not exist. List them with GET /v1/approvals?status=pending.`,
+            },
+          });
         case 'expired':
           return reply.code(410).send({
             error: {

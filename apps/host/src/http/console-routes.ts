@@ -36,15 +36,13 @@ export async function registerConsoleRoutes(app: AnyFastifyInstance): Promise<vo
   app.get('/console', { schema: { hide: true } }, (_request, reply) => reply.redirect('/console/', 302));
   if (root === undefined) {
     app.get('/console/*', { schema: { hide: true } }, (_request, reply) =>
-      reply
-        .code(503)
-        .send({
-          error: {
-            code: 'CONSOLE_NOT_BUILT',
-            message:
-              'The console is not built: run `npm run build` (or `npx nx run @aptix/console:build`) and restart the host.',
-          },
-        }),
+      reply.code(503).send({
+        error: {
+          code: 'CONSOLE_NOT_BUILT',
+          message:
+            'The console is not built: run `npm run build` (or `npx nx run @aptix/console:build`) and restart the host.',
+        },
+      }),
     );
     return;
   }

@@ -102,9 +102,9 @@ export async function createHttpServer(host: AptixHost, version: string): Promis
     // `verbose` gives the messages the schema the error is about.
     ajv: { customOptions: { removeAdditional: false, verbose: true } },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- it returns the FastifyReply (a thenable that never rejects), which Fastify ignores
     frameworkErrors: frameworkErrors(MAX_PARAM_LENGTH),
     clientErrorHandler: clientErrorHandler(config),
-    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- it returns the FastifyReply (a thenable that never rejects), which Fastify ignores
     // A client that sends slowly is cut off (408) instead of holding a connection forever. Node checks
     // these every connectionsCheckingInterval, so it is kept near the shortest of them.
     requestTimeout: config.requestTimeoutMs,

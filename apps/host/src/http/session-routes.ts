@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ScopeError, type AptixHost } from '../aptix-host.js';
 import { ErrorBody } from './schemas.js';
-import type { AnyFastifyInstance } from './server.js';
+import type { AnyFastifyInstance } from './fastify-instance.js';
 
 const SessionBody = Type.Object({
   id: Type.String(),

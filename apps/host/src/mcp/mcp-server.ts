@@ -1,11 +1,10 @@
-import { Server, type ClientCapabilities, type LoggingLevel } from '@modelcontextprotocol/server';
+import { Server } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import type { LevelLogger } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
 import { LEGACY_TASKS_CAPABILITY, registerLegacyTaskMethods, registerTaskMethods, TASKS_EXTENSION } from './tasks.js';
 import { ScopeHandlers } from './scope-handlers.js';
-import type { McpScope } from './mcp-scope.js';
 import { registerUnitMethods, unitCapabilities } from './unit-handlers.js';
+import type { McpScope } from './mcp-scope.js';
 
 export { MODE_CHANGE_TOOL } from './scope-handlers.js';
 export type { McpScope } from './mcp-scope.js';

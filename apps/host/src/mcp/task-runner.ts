@@ -201,7 +201,7 @@ export class McpTasks {
       canListRoots: firstInput?.canListRoots === true,
     };
     let input: ToolInputChannel =
-      firstInput === undefined ? { canAsk: true, responses: {} } : { ...firstInput, canAsk: true };
+      firstInput === undefined ? { ...answers, responses: {} } : { ...firstInput, ...answers };
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const outcome = await step(running.abort.signal, input);
       if ('done' in outcome)
@@ -226,7 +226,7 @@ export class McpTasks {
       const responses = await answered;
       running.resume = undefined;
       running.parkedVersion = undefined;
-      input = { canAsk: true, responses, ...(outcome.needs.state === undefined ? {} : { state: outcome.needs.state }) };
+      input = { ...answers, responses, ...(outcome.needs.state === undefined ? {} : { state: outcome.needs.state }) };
     }
     throw new ProtocolError(
       ProtocolErrorCode.InternalError,
