@@ -96,7 +96,8 @@ describe('testing_delay, cancellation in detail', () => {
       await h.call('direct', JSON.stringify({ milliseconds: LONG_MS }), { signal: AbortSignal.abort() }),
     );
     expect(payload).toMatchObject({ wasCancelled: true, requestedMs: LONG_MS });
-    expect(payload.elapsedMs).toBeLessThan(50);
+    // It did not wait: far under the LONG_MS it was asked for (a bound loose enough for a loaded machine).
+    expect(payload.elapsedMs).toBeLessThan(1_000);
   });
 
   it('leaves no timer running once cancelled', async () => {
