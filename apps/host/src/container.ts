@@ -33,6 +33,8 @@ import { loadToolPackages } from './load-tool-packages.js';
 import { ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
 import { AuditTrail } from './audit/audit-trail.js';
 import { auditedExecutor } from './audit/audited-calls.js';
+import { HostPermissions } from './host-permissions.js';
+import { permittedExecutor } from './permitted-executor.js';
 
 /** Everything the composition root holds. Tools receive this cradle, and read only what they name. */
 export interface HostCradle {
@@ -288,13 +290,20 @@ async function composeWith(
           logger: toolLogger,
           liveTools,
           auditTrail,
+          principals,
+          toolPackages,
         }: HostCradle) =>
           createReasoner({
             registry: tools,
             // Tools a package changes while the host runs (a bridged MCP server's) reach the agent loop too.
             offeredTools: (mode) => liveTools.offered(mode),
-            // The agent loop's calls are recorded in the audit trail like every surface's.
-            executor: auditedExecutor(executor, auditTrail, (name) => tools.get(name)),
+            // The agent loop's calls are held to the turn's principal's permissions and recorded in the
+            // audit trail, like every surface's.
+            executor: permittedExecutor(
+              auditedExecutor(executor, auditTrail, (name) => tools.get(name)),
+              new HostPermissions(principals, toolPackages, liveTools),
+              (name) => tools.get(name),
+            ),
             modeCatalog: modes,
             sessions: sessionManager,
             logger: toolLogger,

@@ -107,6 +107,11 @@ export function approvalObserver(audit: AuditTrail): ApprovalObserver {
 /** The principal each agent-loop turn runs for, by the logger the turn's calls carry (see {@link turnLogger}). */
 const principals = new WeakMap<AdminLogger, string>();
 
+/** The principal an agent-loop call runs for, by the logger its turn handed the executor; undefined without a key. */
+export function turnPrincipal(logger: AdminLogger | undefined): string | undefined {
+  return logger === undefined ? undefined : principals.get(logger);
+}
+
 /** A turn's logger, remembered as the principal's: the agent loop's calls through it are recorded as that principal's. */
 export function turnLogger(logger: AdminLogger, principal: string | undefined): AdminLogger {
   if (principal !== undefined) principals.set(logger, principal);
@@ -139,7 +144,7 @@ export function auditedExecutor(
       audit.call({
         tool: name,
         args,
-        principal: options?.logger === undefined ? null : (principals.get(options.logger) ?? null),
+        principal: turnPrincipal(options?.logger) ?? null,
         sessionId: context.sessionId ?? null,
         startedAt,
         startedAtMs,
