@@ -163,3 +163,16 @@ export async function* serverSentEvents(response: Response): AsyncGenerator<{ ev
     }
   }
 }
+
+/** `GET /v1/principal`: who the console is signed in as, and what that principal may do. */
+export interface PrincipalView {
+  /** The API key's name, `oauth:<subject>` for a token, or null on a host without keys. */
+  readonly principal: string | null;
+  readonly via: 'apiKey' | 'oauth' | 'none';
+  readonly scopes?: readonly string[];
+  readonly tools: readonly string[];
+  readonly modes: readonly string[];
+  readonly approve: readonly string[];
+  readonly admin: boolean;
+  readonly sessions: 'own' | 'all';
+}

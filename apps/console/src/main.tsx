@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { apiKey, onUnauthorized } from './api.js';
+import { api, apiKey, onUnauthorized, type PrincipalView } from './api.js';
+import { AccessView } from './views/access.js';
 import { ApprovalsView } from './views/approvals.js';
 import { CallsView } from './views/calls.js';
 import { ChatView } from './views/chat.js';
@@ -8,16 +9,19 @@ import { ModesView } from './views/modes.js';
 import { SessionsView } from './views/sessions.js';
 import { ToolsView } from './views/tools.js';
 import { TryView } from './views/try.js';
+import { useLoad } from './views/common.js';
 
-const VIEWS = [
+/** The views, and which principals they are for: the console shows what the signed-in principal may do, and nothing else (the host refuses the rest all the same). */
+const VIEWS: ReadonlyArray<{ path: string; label: string; for?: (principal: PrincipalView) => boolean }> = [
   { path: 'tools', label: 'Tools' },
   { path: 'try', label: 'Try a tool' },
   { path: 'modes', label: 'Modes' },
   { path: 'sessions', label: 'Sessions' },
-  { path: 'approvals', label: 'Approvals' },
-  { path: 'calls', label: 'Calls' },
+  { path: 'approvals', label: 'Approvals', for: (principal) => principal.admin || principal.approve.length > 0 },
+  { path: 'calls', label: 'Calls', for: (principal) => principal.admin },
   { path: 'chat', label: 'Chat' },
-] as const;
+  { path: 'access', label: 'Your access' },
+];
 
 /** `#/try/testing_calculator` → ['try', 'testing_calculator']. */
 function useRoute(): [string, string | undefined] {
@@ -70,6 +74,7 @@ function App() {
   const [needKey, setNeedKey] = useState(false);
   const [generation, setGeneration] = useState(0);
   useEffect(() => onUnauthorized(() => setNeedKey(true)), []);
+  const principal = useLoad(() => api<PrincipalView>('/v1/principal').then((r) => r.body), [generation]);
   const body = (() => {
     switch (view) {
       case 'try':
@@ -84,6 +89,8 @@ function App() {
         return <CallsView recordId={arg} />;
       case 'chat':
         return <ChatView sessionId={arg} />;
+      case 'access':
+        return <AccessView principal={principal.data} error={principal.error} />;
       default:
         return <ToolsView selected={arg} />;
     }
@@ -94,7 +101,9 @@ function App() {
         <h1>Aptix console</h1>
         <nav aria-label="Views">
           <ul>
-            {VIEWS.map((entry) => (
+            {VIEWS.filter(
+              (entry) => entry.for === undefined || principal.data === undefined || entry.for(principal.data),
+            ).map((entry) => (
               <li key={entry.path}>
                 <a
                   href={`#/${entry.path}`}
