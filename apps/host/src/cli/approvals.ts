@@ -37,12 +37,10 @@ export function registerApprovalCommands(program: Command, withHost: WithHost): 
           );
           return 2;
         }
-        const list = await host
-          .approvals()
-          .store.list({
-            ...(options.session ? { sessionId: options.session } : {}),
-            ...(options.all ? {} : { status: options.status as ApprovalStatus }),
-          });
+        const list = await host.approvals().store.list({
+          ...(options.session ? { sessionId: options.session } : {}),
+          ...(options.all ? {} : { status: options.status as ApprovalStatus }),
+        });
         out.print({ approvals: list.map(approvalView) }, () =>
           list.length === 0 ? 'No approvals.' : table(list.map((a) => [a.id, a.status, a.toolName, a.reason])),
         );

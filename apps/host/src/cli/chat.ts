@@ -38,12 +38,10 @@ async function declinePending(host: AptixHost, result: TurnResult, signal: Abort
       callId: call.callId,
       error: { message: `aptix chat cannot run ${call.name}: it runs in a client.`, code: 'CLIENT_TOOL_UNAVAILABLE' },
     }));
-    current = await host
-      .reasoner()
-      .submitToolOutputs(current.pendingToolCalls[0]!.sessionId, outputs, {
-        signal,
-        onEvent: (event) => renderEvent(event, false),
-      });
+    current = await host.reasoner().submitToolOutputs(current.pendingToolCalls[0]!.sessionId, outputs, {
+      signal,
+      onEvent: (event) => renderEvent(event, false),
+    });
   }
   return current;
 }
