@@ -20,6 +20,24 @@ interface PythonRun {
   sum: string;
   isError: boolean;
   unknownError: string | null;
+  prompts: string[];
+  guidance: string;
+  resources: string[];
+  guide: string;
+}
+
+/** What the Python client reads of the built-in prompts and resources (issue 37), the same on both revisions. */
+function expectUnits(seen: PythonRun): void {
+  expect(seen.prompts).toEqual(['mode_general', 'mode_ddr_authoring', 'mode_tool_diagnostics']);
+  expect(seen.guidance).toContain('# Current mode: General (general)');
+  expect(seen.resources).toEqual([
+    'aptix://tools/agent_hello_world/guide',
+    'aptix://tools/testing_calculator/guide',
+    'aptix://tools/agent_list_modes/guide',
+    'aptix://tools/agent_change_mode/guide',
+    'aptix://modes',
+  ]);
+  expect(seen.guide).toMatch(/^testing_calculator — Usage Guide/);
 }
 
 function runPython(url: string, era: 'modern' | 'legacy'): PythonRun {
@@ -34,12 +52,13 @@ describe.skipIf(!available)('MCP through the Python MCP SDK (a client from anoth
   const MODE = ['agent_hello_world', 'testing_calculator', 'agent_list_modes', 'agent_change_mode'];
   const GENERAL = [...MODE, 'aptix_find_tools', 'aptix_call_tool'];
 
-  it('speaks 2026-07-28 after server/discover: lists the mode, calls a tool, gets -32602 for an unknown one', () => {
+  it('speaks 2026-07-28 after server/discover: lists the mode, calls a tool, gets -32602 for an unknown one, gets the prompts and reads the resources', () => {
     const seen = runPython(`${host.url}/mcp`, 'modern');
     expect(seen.protocolVersion).toBe('2026-07-28');
     expect(seen.tools).toEqual(GENERAL);
     expect(JSON.parse(seen.sum)).toMatchObject({ value: 5, sessionId: null });
     expect(seen.unknownError).toContain(`Tools in mode "general": ${MODE.join(', ')}.`);
+    expectUnits(seen);
   });
 
   it('speaks 2025-11-25 after initialize, in an agent session, and its DELETE (JSON content type, empty body) closes the session', async () => {
@@ -48,6 +67,7 @@ describe.skipIf(!available)('MCP through the Python MCP SDK (a client from anoth
     expect(seen.tools).toEqual(GENERAL);
     expect(JSON.parse(seen.sum)).toMatchObject({ value: 5 });
     expect(JSON.parse(seen.sum).sessionId).toEqual(expect.any(String));
+    expectUnits(seen);
     // The host's access line of the DELETE (one per request: method, URL, status), read from its stdout.
     const deleteAnswers = () =>
       host.host.logs

@@ -1,6 +1,6 @@
 """A Python MCP SDK client for the host's tests: connects to URL in ERA ("modern": 2026-07-28 via
 server/discover, "legacy": the 2025 initialize handshake), lists the tools, calls testing_calculator,
-and prints one JSON line with what it saw. On leaving, the SDK ends a legacy session with DELETE."""
+lists and gets the prompts, lists and reads the resources, and prints one JSON line with what it saw. On leaving, the SDK ends a legacy session with DELETE."""
 import asyncio
 import json
 import sys
@@ -25,7 +25,15 @@ async def main(url: str, era: str) -> None:
                 await session.call_tool("no_such_tool", {})
             except Exception as error:  # the SDK raises McpError for a JSON-RPC error
                 unknown_error = str(error)
+            prompts = await session.list_prompts()
+            guidance = await session.get_prompt("mode_general")
+            resources = await session.list_resources()
+            guide = await session.read_resource("aptix://tools/testing_calculator/guide")
             print(json.dumps({
+                "prompts": [prompt.name for prompt in prompts.prompts],
+                "guidance": guidance.messages[0].content.text,
+                "resources": [str(resource.uri) for resource in resources.resources],
+                "guide": guide.contents[0].text,
                 "protocolVersion": session.protocol_version,
                 "tools": [tool.name for tool in tools.tools],
                 "sum": result.content[0].text,
