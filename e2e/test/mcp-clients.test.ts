@@ -583,6 +583,22 @@ describe('MCP Inspector CLI 0.15 at /mcp (--cli, tools/list and tools/call with 
     expect(JSON.parse(result.content[0]!.text)).toMatchObject({ wasCancelled: false });
   });
 
+  it("lists and gets the prompts and reads the resources (each mode's guidance, each tool's guide, the mode catalog)", async () => {
+    const prompts = (await inspector('--method', 'prompts/list')).prompts.map(
+      (prompt: { name: string }) => prompt.name,
+    );
+    expect(prompts).toEqual(['mode_general', 'mode_ddr_authoring', 'mode_tool_diagnostics']);
+    const guidance = await inspector('--method', 'prompts/get', '--prompt-name', 'mode_tool_diagnostics');
+    expect(guidance.messages[0].content.text).toContain('# Current mode: Tool diagnostics (tool_diagnostics)');
+    const resources = (await inspector('--method', 'resources/list')).resources.map(
+      (resource: { uri: string }) => resource.uri,
+    );
+    expect(resources).toContain('aptix://modes');
+    expect(resources).toContain('aptix://tools/testing_calculator/guide');
+    const catalog = await inspector('--method', 'resources/read', '--uri', 'aptix://modes');
+    expect(catalog.contents[0].text).toContain('tool_diagnostics');
+  });
+
   it('refusals name what to do: a direct call in a new run is in a new session of the default mode', async () => {
     const direct = await call('testing_delay', { milliseconds: 1 });
     expect(direct.isError).toBe(true);
