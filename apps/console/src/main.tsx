@@ -9,6 +9,7 @@ import { ModesView } from './views/modes.js';
 import { SessionsView } from './views/sessions.js';
 import { ToolsView } from './views/tools.js';
 import { TryView } from './views/try.js';
+import { PromptsView, ResourcesView } from './views/units.js';
 import { useLoad } from './views/common.js';
 
 /** The views, and which principals they are for: the console shows what the signed-in principal may do, and nothing else (the host refuses the rest all the same). */
@@ -16,6 +17,8 @@ const VIEWS: ReadonlyArray<{ path: string; label: string; for?: (principal: Prin
   { path: 'tools', label: 'Tools' },
   { path: 'try', label: 'Try a tool' },
   { path: 'modes', label: 'Modes' },
+  { path: 'prompts', label: 'Prompts' },
+  { path: 'resources', label: 'Resources' },
   { path: 'sessions', label: 'Sessions' },
   { path: 'approvals', label: 'Approvals', for: (principal) => principal.admin || principal.approve.length > 0 },
   { path: 'calls', label: 'Calls', for: (principal) => principal.admin },
@@ -81,6 +84,10 @@ function App() {
         return <TryView toolName={arg} />;
       case 'modes':
         return <ModesView />;
+      case 'prompts':
+        return <PromptsView />;
+      case 'resources':
+        return <ResourcesView />;
       case 'sessions':
         return <SessionsView sessionId={arg} />;
       case 'approvals':

@@ -62,7 +62,16 @@ describe.skipIf(executable === undefined)('"Your access", in Chromium', () => {
     expect(text).not.toContain('tool_diagnostics');
     expect(text).toContain('Only the ones it made.');
     expect(text).toContain('None: the approvals list');
-    expect(await navLinks(page)).toEqual(['Tools', 'Try a tool', 'Modes', 'Sessions', 'Chat', 'Your access']);
+    expect(await navLinks(page)).toEqual([
+      'Tools',
+      'Try a tool',
+      'Modes',
+      'Prompts',
+      'Resources',
+      'Sessions',
+      'Chat',
+      'Your access',
+    ]);
     await page.screenshot({ path: join(ARTIFACTS, 'access.png'), fullPage: true });
     await page.close();
   });
@@ -74,6 +83,8 @@ describe.skipIf(executable === undefined)('"Your access", in Chromium', () => {
       'Tools',
       'Try a tool',
       'Modes',
+      'Prompts',
+      'Resources',
       'Sessions',
       'Approvals',
       'Calls',
