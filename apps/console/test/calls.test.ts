@@ -47,7 +47,7 @@ describe.skipIf(executable === undefined)('the Calls view, in Chromium', () => {
     sessionId = ((await created.json()) as { id: string }).id;
     await invoke(AGENT, 'testing_issue_refund', { orderId: 'C-1', amount: 12, currency: 'EUR' }, { sessionId });
     await invoke(AGENT, 'testing_issue_refund', { orderId: 'C-2', amount: 'lots', currency: 'EUR' }, { sessionId });
-    await invoke(OPS, 'testing_ping_pong', { message: 'hi', count: 1 });
+    await invoke(OPS, 'testing_calculator', { operation: 'add', a: 2, b: 3 });
     // Records are written in batches shortly after the calls.
     for (let i = 0; i < 100; i++) {
       const page = await fetch(`${host.url}/v1/audit`, { headers: { authorization: `Bearer ${OPS}` } });
@@ -75,9 +75,9 @@ describe.skipIf(executable === undefined)('the Calls view, in Chromium', () => {
     await expect.poll(() => rows.count()).toBe(3);
     const cells: string[][] = [];
     for (let i = 0; i < 3; i++) cells.push(await rows.nth(i).locator('td').allTextContents());
-    // Newest first: ping-pong by ops without a session, the refused refund, the refund.
+    // Newest first: the calculator by ops without a session, the refused refund, the refund.
     expect(cells.map((row) => [row[1], row[2], row[3], row[4]])).toEqual([
-      ['testing_ping_pong', 'ops', '—', 'OK'],
+      ['testing_calculator', 'ops', '—', 'OK'],
       ['testing_issue_refund', 'agent', sessionId, 'INVALID_ARGUMENTS'],
       ['testing_issue_refund', 'agent', sessionId, 'OK'],
     ]);

@@ -187,14 +187,14 @@ describe('the audit trail of a serving host', () => {
       }),
     );
     try {
-      const answer = await legacy.callTool({ name: 'testing_ping_pong', arguments: { message: 'legacy', count: 1 } });
+      const answer = await legacy.callTool({ name: 'testing_calculator', arguments: { operation: 'add', a: 1, b: 1 } });
       expect(answer.isError).toBeFalsy();
     } finally {
       await legacy.close();
     }
     const modern = await rawToolsCall(
       host.url,
-      { name: 'testing_ping_pong', arguments: { message: 'modern', count: 2 } },
+      { name: 'testing_calculator', arguments: { operation: 'add', a: 2, b: 2 } },
       { path: '/mcp/modes/tool_diagnostics', key: AGENT },
     );
     expect(modern.result?.isError).toBeFalsy();
@@ -202,19 +202,19 @@ describe('the audit trail of a serving host', () => {
       host.url,
       {
         name: 'aptix_call_tool',
-        arguments: { sessionId, name: 'testing_ping_pong', arguments: { message: 'pair', count: 3 } },
+        arguments: { sessionId, name: 'testing_calculator', arguments: { operation: 'add', a: 3, b: 3 } },
       },
       { key: AGENT },
     );
     expect(paired.result?.isError).toBeFalsy();
-    const inSession = await recorded({ sessionId, tool: 'testing_ping_pong' }, 2);
+    const inSession = await recorded({ sessionId, tool: 'testing_calculator' }, 2);
     expect(inSession.map((r) => r.argumentsHash)).toEqual([
-      sha({ message: 'pair', count: 3 }),
-      sha({ message: 'legacy', count: 1 }),
+      sha({ operation: 'add', a: 3, b: 3 }),
+      sha({ operation: 'add', a: 1, b: 1 }),
     ]);
     expect(inSession.every((r) => r.principal === 'agent' && r.outcome === 'OK')).toBe(true);
-    const fast = await recorded({ tool: 'testing_ping_pong', principal: 'agent' }, 3);
-    expect(fast.map((r) => r.argumentsHash)).toContain(sha({ message: 'modern', count: 2 }));
+    const fast = await recorded({ tool: 'testing_calculator', principal: 'agent' }, 3);
+    expect(fast.map((r) => r.argumentsHash)).toContain(sha({ operation: 'add', a: 2, b: 2 }));
   });
 
   it("records the agent loop's calls as the principal whose turn made them", async () => {
@@ -238,8 +238,8 @@ describe('the audit trail of a serving host', () => {
   it('GET /v1/audit: admins only, keyset pages without repeats, and clear refusals of odd filters and cursors', async () => {
     const sessionId = await session();
     for (let i = 0; i < 7; i++)
-      await http('POST', '/v1/tools/testing_ping_pong/invoke', AGENT, {
-        arguments: { message: `page-${i}`, count: 1 },
+      await http('POST', '/v1/tools/testing_calculator/invoke', AGENT, {
+        arguments: { operation: 'add', a: i, b: 100 },
         context: { sessionId },
       });
     await recorded({ sessionId }, 7);
@@ -262,7 +262,7 @@ describe('the audit trail of a serving host', () => {
     expect(seen).toHaveLength(7);
     expect(new Set(seen).size).toBe(7);
     const one = await http('GET', `/v1/audit/${seen[0]}`, OPS);
-    expect(one.body).toMatchObject({ id: seen[0], sessionId, tool: 'testing_ping_pong' });
+    expect(one.body).toMatchObject({ id: seen[0], sessionId, tool: 'testing_calculator' });
     expect((await http('GET', '/v1/audit/999999999999', OPS)).body.error.code).toBe('AUDIT_RECORD_NOT_FOUND');
 
     const refusals: Array<[string, string, RegExp]> = [
@@ -352,10 +352,10 @@ describe('the audit trail when the host stops', () => {
         })
       ).json()) as { id: string };
       for (let i = 0; i < 5; i++)
-        await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, {
+        await fetch(`${host.url}/v1/tools/testing_calculator/invoke`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ arguments: { message: `stop-${i}`, count: 1 }, context: { sessionId: id } }),
+          body: JSON.stringify({ arguments: { operation: 'add', a: i, b: 200 }, context: { sessionId: id } }),
         });
       expect(await host.stop()).toBe(0);
       const listed = await runCli(['audit', '--session', id], { env: { APTIX_DB: space.db } });
@@ -374,13 +374,13 @@ describe('the audit trail when the host stops', () => {
       expect(readOnly.json<{ records: Record_[] }>().records).toHaveLength(1);
       // APTIX_AUDIT=off records nothing.
       const off = await startHost({ env: { APTIX_DB: space.db, APTIX_AUDIT: 'off' } });
-      await fetch(`${off.url}/v1/tools/testing_ping_pong/invoke`, {
+      await fetch(`${off.url}/v1/tools/testing_calculator/invoke`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ arguments: { message: 'off', count: 1 } }),
+        body: JSON.stringify({ arguments: { operation: 'add', a: 0, b: 300 } }),
       });
       expect(await off.stop()).toBe(0);
-      const pings = await runCli(['audit', '--tool', 'testing_ping_pong', '--json'], { env: { APTIX_DB: space.db } });
+      const pings = await runCli(['audit', '--tool', 'testing_calculator', '--json'], { env: { APTIX_DB: space.db } });
       expect(pings.json<{ records: Record_[] }>().records).toHaveLength(5);
     } finally {
       await host.stop();
@@ -403,10 +403,10 @@ describe('the audit trail past its retention', () => {
     const host = await startHost({ env: { APTIX_CONFIG: file, APTIX_DB: space.db } });
     try {
       for (let i = 0; i < 8; i++)
-        await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, {
+        await fetch(`${host.url}/v1/tools/testing_calculator/invoke`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ arguments: { message: `kept-${i}`, count: 1 } }),
+          body: JSON.stringify({ arguments: { operation: 'add', a: i, b: 400 } }),
         });
       const pruned = await logLine(host, (entry) => String(entry.msg).includes('audit records past the retention'));
       expect(pruned.removed).toBeGreaterThanOrEqual(1);
@@ -419,7 +419,7 @@ describe('the audit trail past its retention', () => {
       }
       expect(left.records).toHaveLength(3);
       // The newest are the ones kept.
-      expect(left.records[0]!.argumentsHash).toBe(sha({ message: 'kept-7', count: 1 }));
+      expect(left.records[0]!.argumentsHash).toBe(sha({ operation: 'add', a: 7, b: 400 }));
     } finally {
       await host.stop();
       space.cleanup();
@@ -437,10 +437,10 @@ describe('the audit trail when its store fails', () => {
       db.exec('DROP TABLE agent_audit_records');
       db.close();
       for (let i = 0; i < 3; i++) {
-        const response = await fetch(`${host.url}/v1/tools/testing_ping_pong/invoke`, {
+        const response = await fetch(`${host.url}/v1/tools/testing_calculator/invoke`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ arguments: { message: `broken-${i}`, count: 1 } }),
+          body: JSON.stringify({ arguments: { operation: 'add', a: i, b: 500 } }),
         });
         expect(response.status).toBe(200);
         expect(((await response.json()) as { successful: boolean }).successful).toBe(true);
