@@ -115,12 +115,17 @@ export class TokenPermissions {
   }
 }
 
-const current = new AsyncLocalStorage<ScopedPermissions>();
+/**
+ * Made when the first token is served, never on a host that serves none: on Node 20 and 22 an
+ * AsyncLocalStorage switches on promise hooks for the whole process, which every request then pays for
+ * (request-logging.test.ts checks that a host without OAuth makes none).
+ */
+let current: AsyncLocalStorage<ScopedPermissions> | undefined;
 const NOTHING = Object.freeze({ scopes: null });
 
 /** Runs `next` (and everything it starts) as the token principal `permissions` names. */
 export function runAsToken<T>(permissions: ScopedPermissions, next: () => T): T {
-  return current.run(permissions, next);
+  return (current ??= new AsyncLocalStorage<ScopedPermissions>()).run(permissions, next);
 }
 
 /**
@@ -128,7 +133,7 @@ export function runAsToken<T>(permissions: ScopedPermissions, next: () => T): T 
  * principal nothing is known of its token, and it may do nothing.
  */
 export function currentTokenPermissions(name: string): Permissions {
-  const permissions = current.getStore();
+  const permissions = current?.getStore();
   return permissions !== undefined && permissions.name === name
     ? permissions
     : new ScopedPermissions(name, [], [], NOTHING);
