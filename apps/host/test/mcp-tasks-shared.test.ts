@@ -241,9 +241,10 @@ describe.each(backends)('MCP tasks across hosts sharing one store ($name)', (bac
     }
     const end = await settledVia(on(via), taskId);
     expect(end).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client before it finished.' });
-    expect(runner.output()).toContain(
-      `task ${taskId}: a cancel was requested through another host, so its call here was asked to stop`,
-    );
+    // The host's log line comes on its stdout, another pipe than the answers: wait for it to arrive.
+    await expect
+      .poll(() => runner.output())
+      .toContain(`task ${taskId}: a cancel was requested through another host, so its call here was asked to stop`);
   });
 
   it('a host killed under a working task: another host reports it failed, its outcome unknown, never working forever', async () => {
