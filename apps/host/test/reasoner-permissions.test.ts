@@ -43,11 +43,7 @@ describe('the agent loop, for a principal with limits', () => {
       body: JSON.stringify(body),
     });
   const outputOf = (request: (typeof model.requests)[number], callId: string) =>
-    String(
-      request.body.input.find(
-        (item: { type: string; call_id?: string }) => item.type === 'function_call_output' && item.call_id === callId,
-      )?.output,
-    );
+    String(request.body.input.find((item) => item.type === 'function_call_output' && item.call_id === callId)?.output);
 
   it('refuses the tool the principal may not call, naming the permission, and runs the one it may', async () => {
     const { id } = (await (await post('agent', '/v1/sessions', {})).json()) as { id: string };
