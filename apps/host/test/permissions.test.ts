@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, scratch, startHostWithConfig, type RunningHost } from './support.js';
+import { taskRpc, TASKS } from './task-client.js';
 
 const KEYS = {
   agent: 'agent-key-0123456789abcdef',
@@ -279,6 +280,40 @@ describe('sessions belong to the principal that made them', () => {
     expect((await as('intruder', 'GET', `/v1/approvals/${approvalId}`)).status).toBe(404);
     expect((await as('agent', 'GET', `/v1/approvals/${approvalId}`)).body.status).toBe('pending');
     expect((await as('ops', 'GET', `/v1/approvals/${approvalId}`)).body.status).toBe('pending');
+  });
+
+  it("an MCP task follows its session's owner: one ops starts in the agent's session is the agent's, ops (sessions: all) still sees it, no one else does", async () => {
+    const session = (await as('agent', 'POST', '/v1/sessions', { mode: 'tool_diagnostics' })).body.id as string;
+    const created = await taskRpc(
+      host.url,
+      'tools/call',
+      {
+        name: 'aptix_call_tool',
+        arguments: { sessionId: session, name: 'testing_delay', arguments: { milliseconds: 50 } },
+      },
+      TASKS,
+      KEYS.ops,
+      '/mcp',
+    );
+    expect(created.result).toMatchObject({ resultType: 'task' });
+    const taskId = created.result.taskId as string;
+    const get = (who: keyof typeof KEYS) => taskRpc(host.url, 'tasks/get', { taskId }, TASKS, KEYS[who], '/mcp');
+    for (const who of ['agent', 'ops'] as const) {
+      const read = await get(who);
+      expect(read.error, who).toBeUndefined();
+      expect(read.result.taskId, who).toBe(taskId);
+    }
+    // The intruder may not see the session; the auditor (no entry) sees only its own tasks, as before principals.
+    for (const who of ['intruder', 'auditor'] as const) {
+      const foreign = await get(who);
+      expect(foreign.error?.code, who).toBe(-32602);
+      expect(foreign.error?.message, who).toContain(`Unknown task "${taskId}"`);
+    }
+    // Cancelling is reading and changing: the intruder cannot, the owner can (an empty ack once it ended).
+    expect((await taskRpc(host.url, 'tasks/cancel', { taskId }, TASKS, KEYS.intruder, '/mcp')).error?.code).toBe(
+      -32602,
+    );
+    expect((await taskRpc(host.url, 'tasks/cancel', { taskId }, TASKS, KEYS.agent, '/mcp')).error).toBeUndefined();
   });
 
   it("over MCP: the header, a 2025 initialize and the pair refuse another principal's session as unknown", async () => {

@@ -221,12 +221,13 @@ export class ScopeHandlers {
           ? await startTask(
               host,
               scope.actor,
+              scope.agentSessionId,
               name,
               step,
               // A task asks whatever it needs in tasks/update rounds; the client's model and roots only if it declared them.
               asksFirst ? input : { ...clientAnswers(declaredCapabilities(ctx)), responses: {} },
             )
-          : await startLegacyTask(host, scope.actor, name, step)) as unknown as CallToolResult;
+          : await startLegacyTask(host, scope.actor, scope.agentSessionId, name, step)) as unknown as CallToolResult;
       }
       if (taskSupport === 'required' && state === undefined && !asksFirst) {
         if (scope.era === 'modern') throw missingTasksCapability(`${name} runs only as a task, so calling it`);

@@ -72,6 +72,12 @@ export interface TaskRunnerOptions {
   readonly staleMs: number;
   /** How long the executor waits for a stopped tool to confirm (see `toolCancelGraceMs`): bounds a cancel's wait for another host. */
   readonly cancelGraceMs: number;
+  /**
+   * Whether `actor` may read, answer and cancel a task owned by `owner` besides the owner itself: a
+   * task follows its session's owner, so a principal that may see every session (`sessions: "all"`)
+   * sees its tasks too. Without it, only the owner.
+   */
+  readonly maySee?: (owner: string | null, actor: string | undefined) => boolean;
   readonly logger: {
     info(fields: object, message: string): void;
     warn(fields: object, message: string): void;
@@ -90,7 +96,10 @@ export class McpTasks {
     this.#o = options;
   }
 
-  /** Creates the task (durably: a `tasks/get` on any host finds it once this resolves) and starts its call. */
+  /**
+   * Creates the task (durably: a `tasks/get` on any host finds it once this resolves) and starts its call.
+   * `owner`: who may read, answer and cancel it: the owner of the agent session the call runs in, else the caller.
+   */
   async start(
     owner: string | undefined,
     toolName: string,
@@ -245,7 +254,8 @@ export class McpTasks {
       );
     if (typeof taskId !== 'string') throw unknown();
     let record = await this.#o.store.get(taskId).catch(storeFailure('read the task'));
-    if (record === undefined || record.owner !== (owner ?? null)) throw unknown();
+    if (record === undefined || !(record.owner === (owner ?? null) || this.#o.maySee?.(record.owner, owner) === true))
+      throw unknown();
     // Only a record that looks stale by this host's clock is checked by the store's (which decides), so polls of a live task write nothing.
     if (
       OPEN.includes(record.status) &&

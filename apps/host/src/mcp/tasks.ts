@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ExecutionErrorCode, InvokeResult, reportsCancellation, type ToolInputChannel } from '@aptix/tool-contract';
 import type { AptixHost } from '../aptix-host.js';
+import { Permissions } from '../permissions.js';
 import { legacyTaskView, taskView } from './task-records.js';
 import { McpTasks, type TaskStep } from './task-runner.js';
 import { cancelLegacy, getLegacy, listLegacy, resultLegacy } from './legacy-tasks.js';
@@ -79,6 +80,13 @@ export function tasksOf(host: AptixHost): McpTasks {
       store: sessionManager.tasks,
       staleMs: config.mcp.taskStaleMs,
       cancelGraceMs: config.toolCancelGraceMs,
+      // A task follows its session's owner (task-runner.ts); besides the owner, a principal configured
+      // with `sessions: "all"` sees it. A key without an entry sees its own tasks, as before principals.
+      maySee: (owner, actor) => {
+        if (actor === undefined) return false;
+        const permissions = host.permissions.of(actor);
+        return permissions !== Permissions.ALL && permissions.allSessions && permissions.maySee(owner);
+      },
       logger: pino,
     });
     hosts.set(host, (tasks = made));
@@ -141,22 +149,42 @@ export function registerLegacyTaskMethods(server: Server, host: AptixHost, actor
 export async function startTask(
   host: AptixHost,
   actor: string | undefined,
+  agentSessionId: string | undefined,
   toolName: string,
   step: TaskStep,
   firstInput?: ToolInputChannel,
 ): Promise<Record<string, unknown>> {
-  return { resultType: 'task', ...taskView(await tasksOf(host).start(actor, toolName, step, firstInput)) };
+  const owner = await taskOwner(host, actor, agentSessionId);
+  return { resultType: 'task', ...taskView(await tasksOf(host).start(owner, toolName, step, firstInput)) };
+}
+
+/**
+ * Who a task belongs to: the owner of the agent session its call runs in (a principal with
+ * `sessions: "all"` calling in another's session makes a task of that session's owner, which it may
+ * still see), else the caller. A session owned by no one leaves the task to the caller.
+ */
+async function taskOwner(
+  host: AptixHost,
+  actor: string | undefined,
+  agentSessionId: string | undefined,
+): Promise<string | undefined> {
+  if (actor === undefined || agentSessionId === undefined) return actor;
+  // A store that cannot answer leaves the task to the caller (never to someone wider); creating it then fails on the same store.
+  const head = await host.cradle.sessionManager.getSessionHead(agentSessionId).catch(() => undefined);
+  return head?.owner ?? actor;
 }
 
 /** 2025-11-25 (experimental tasks): the same task, in that revision's CreateTaskResult. */
 export async function startLegacyTask(
   host: AptixHost,
   actor: string | undefined,
+  agentSessionId: string | undefined,
   toolName: string,
   step: TaskStep,
 ): Promise<Record<string, unknown>> {
+  const owner = await taskOwner(host, actor, agentSessionId);
   // The SDK's 2025 tools/call encoder requires `content` beside `task`; an empty list says the result is not here yet.
-  return { task: legacyTaskView(await tasksOf(host).start(actor, toolName, step)), content: [] };
+  return { task: legacyTaskView(await tasksOf(host).start(owner, toolName, step)), content: [] };
 }
 
 /** A 2025-11-25 listing entry, with `execution.taskSupport` when the tool may run as a task. */
