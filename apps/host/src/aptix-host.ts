@@ -13,7 +13,7 @@ import { toolNamesForMode, toolNotInModeMessage, type AgentModeSummary } from '@
 import type { AgentSession, HistoryPageRequest, SessionHead } from '@aptix/agent-sessions';
 import { ReasonerError, type Reasoner, type TurnApprovals } from '@aptix/reasoner';
 import { ToolFinder } from '@aptix/tool-search';
-import { HostPermissions } from './host-permissions.js';
+import type { HostPermissions } from './host-permissions.js';
 import type { HostCradle } from './container.js';
 import type { LiveTools } from './live-tools.js';
 import type { ApprovalGate } from './approvals/approval-gate.js';
@@ -197,11 +197,7 @@ export class AptixHost {
 
   /** What each principal may call and see (the configuration's `principals`). */
   get permissions(): HostPermissions {
-    return (this.#permissions ??= new HostPermissions(
-      this.cradle.principals,
-      this.cradle.toolPackages,
-      this.#use().liveTools,
-    ));
+    return (this.#permissions ??= this.cradle.permissions);
   }
 
   /** The registered tool by name (what was read from its class at registration), or undefined. */

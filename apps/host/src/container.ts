@@ -56,6 +56,8 @@ export interface HostCradle {
   readonly reasoner: Reasoner;
   /** Who may do what: each API key's permissions (see permissions.ts). */
   readonly principals: PrincipalTable;
+  /** The principals' permissions over this host's tools and packages: one for every surface and the agent loop. */
+  readonly permissions: HostPermissions;
   /** The audit trail (docs/audit.md): what every surface and the agent loop record, written in batches. */
   readonly auditTrail: AuditTrail;
   /** The prompts and resources served beside the tools: the packages' and the built-in ones (see units/host-units.ts). */
@@ -89,6 +91,7 @@ const CORE_NAMES = new Set([
   'reasoner',
   'liveTools',
   'principals',
+  'permissions',
   'auditTrail',
   'unitCatalog',
 ]);
@@ -210,6 +213,10 @@ async function composeWith(
     modeCatalog: asValue(modeCatalog),
     warnings: asValue(warnings),
     principals: asValue(principals),
+    permissions: asFunction(
+      ({ principals: table, toolPackages: packages, liveTools: live }: HostCradle) =>
+        new HostPermissions(table, packages, live),
+    ).singleton(),
     unitCatalog: asValue(unitCatalog),
     toolPackages: asValue(toolPackages),
     executor: asFunction(
@@ -290,8 +297,7 @@ async function composeWith(
           logger: toolLogger,
           liveTools,
           auditTrail,
-          principals,
-          toolPackages,
+          permissions,
         }: HostCradle) =>
           createReasoner({
             registry: tools,
@@ -301,7 +307,7 @@ async function composeWith(
             // audit trail, like every surface's.
             executor: permittedExecutor(
               auditedExecutor(executor, auditTrail, (name) => tools.get(name)),
-              new HostPermissions(principals, toolPackages, liveTools),
+              permissions,
               (name) => tools.get(name),
             ),
             modeCatalog: modes,
