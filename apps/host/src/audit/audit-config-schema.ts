@@ -16,10 +16,19 @@ export const AuditConfigFile = Type.Object(
       }),
     ),
     maxAgeDays: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Records older than this many days are pruned (default 90).' }),
+      // Bounded so that the age in milliseconds stays a safe integer the store accepts (100 years is far past any policy).
+      Type.Integer({
+        minimum: 1,
+        maximum: 36_500,
+        description: 'Records older than this many days are pruned (default 90; at most 36500).',
+      }),
     ),
     maxRecords: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'At most this many records are kept, the newest (default: no bound).' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'At most this many records are kept, the newest (default: no bound).',
+      }),
     ),
     flushIntervalMs: Type.Optional(
       Type.Integer({
@@ -32,7 +41,10 @@ export const AuditConfigFile = Type.Object(
     pruneIntervalMs: Type.Optional(
       Type.Integer({
         minimum: 1000,
-        description: 'How often a serving host prunes what the retention no longer keeps (default 10 minutes).',
+        // A timer past 2^31-1 ms fires at once in Node.js (TimeoutOverflowWarning): the host would prune every millisecond.
+        maximum: 2_147_483_647,
+        description:
+          'How often a serving host prunes what the retention no longer keeps, in milliseconds (default 10 minutes; at most 2147483647, about 24.8 days).',
       }),
     ),
   },
