@@ -1,11 +1,4 @@
-import {
-  asFunction,
-  asValue,
-  AwilixResolutionError,
-  createContainer,
-  InjectionMode,
-  type AwilixContainer,
-} from 'awilix';
+import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import type { Logger } from 'pino';
 import {
   AgentToolExecutor,
@@ -14,9 +7,6 @@ import {
   describeThrown,
   ToolContractError,
   type AdminLogger,
-  type AgentTool,
-  type AnyAgentToolClass,
-  type ToolFactory,
 } from '@aptix/tool-contract';
 import type { ModeCatalog } from '@aptix/tool-mode-catalog';
 import type { AgentSessionStore } from '@aptix/agent-sessions';
@@ -33,6 +23,9 @@ import { loadToolPackages } from './load-tool-packages.js';
 import { ToolPackageError, type LoadedToolPackage } from './tool-packages.js';
 import { AuditTrail } from './audit/audit-trail.js';
 import { auditedExecutor } from './audit/audited-calls.js';
+import { HostStartupError } from './host-startup-error.js';
+import { checkToolsResolve, toolFactory } from './tool-construction.js';
+import { redactUrl, splitSchema } from './store-url.js';
 import { HostPermissions } from './host-permissions.js';
 import { permittedExecutor } from './permitted-executor.js';
 
@@ -62,11 +55,6 @@ export interface HostCradle {
   readonly auditTrail: AuditTrail;
   /** The prompts and resources served beside the tools: the packages' and the built-in ones (see units/host-units.ts). */
   readonly unitCatalog: HostUnits;
-}
-
-/** A start-up failure: a bad package, a broken contract, a tool that cannot be built. Names the package, the tool and the rule. */
-export class HostStartupError extends Error {
-  override readonly name = 'HostStartupError';
 }
 
 export interface ComposeOptions {
@@ -341,88 +329,10 @@ function checkDeferredModes(deferred: boolean | readonly string[], catalog: Mode
   }
 }
 
-/**
- * Builds a tool per call from the container. The constructor receives a cradle whose `logger` is the
- * call's (an HTTP request's, carrying the request id, or the host's) and whose every other name
- * resolves from the container as usual. Not `container.build`: that tokenises the class's source on
- * every call (about 50 µs for a small tool), and even from a resolver made once, reading `logger`
- * through the container's proxy costs a resolution per call (about 700 instructions, half a small call).
- */
-function toolFactory(container: AwilixContainer<HostCradle>): ToolFactory {
-  // PROXY injection: the constructor receives the cradle. A call's cradle holds its `logger` as its one
-  // own field; every other read falls through to the container's cradle, its prototype. Cheaper than
-  // Object.create with a property descriptor per call. A class field, because it is defined on the
-  // object: a plain assignment would reach the cradle's proxy, which refuses writes.
-  class CallCradle {
-    logger: AdminLogger;
-    constructor(logger: AdminLogger) {
-      this.logger = logger;
-    }
-  }
-  Object.setPrototypeOf(CallCradle.prototype, container.cradle as object);
-  return (toolClass, _context, logger) =>
-    new (toolClass as unknown as new (cradle: CallCradle) => AgentTool)(new CallCradle(logger));
-}
-
-/**
- * TUL-011 §2's startup test (`ConfigureServices_WithValidTools_DoesNotThrow`): builds one instance of
- * every registered tool from the real container, so a missing dependency fails at start-up and not on
- * the first call.
- */
-export function checkToolsResolve(
-  container: AwilixContainer<HostCradle>,
-  toolPackages: readonly LoadedToolPackage[],
-): void {
-  for (const toolPackage of toolPackages) {
-    for (const toolClass of toolPackage.tools as readonly AnyAgentToolClass[]) {
-      let tool: AgentTool;
-      try {
-        tool = container.build(toolClass as never) as AgentTool;
-      } catch (error) {
-        // What a constructor throws may be anything (a Proxy whose traps throw): read it only through guards.
-        let missing: string | undefined;
-        try {
-          missing = error instanceof AwilixResolutionError ? /resolve '([^']+)'/.exec(error.message)?.[1] : undefined;
-        } catch {
-          missing = undefined;
-        }
-        const why = missing
-          ? `it needs "${missing}", which nothing provides. Fix: add the package that provides it, or provide it from ${toolPackage.name}'s createDependencies`
-          : `its constructor threw ${describeThrown(error)}`;
-        throw new HostStartupError(
-          `Tool "${toolClass.ToolName}" from "${toolPackage.name}" cannot be created: ${why}.`,
-          { cause: error },
-        );
-      }
-      if (tool.name !== toolClass.ToolName || typeof tool.execute !== 'function') {
-        throw new HostStartupError(
-          `Tool "${toolClass.ToolName}" from "${toolPackage.name}" breaks the contract: its instances report the name "${String(tool.name)}" (it must equal ToolName) or have no execute method.`,
-        );
-      }
-    }
-  }
-}
-
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
-/**
- * `postgres://…?schema=name` keeps the host's tables in that schema, so several deployments (or test
- * runs) can share one database; the parameter is Aptix's, so it is taken off before `pg` sees the URL.
- */
-export function splitSchema(db: string): { url: string; schema?: string } {
-  if (!/^postgres(ql)?:\/\//.test(db)) return { url: db };
-  const parsed = new URL(db);
-  const schema = parsed.searchParams.get('schema');
-  if (schema === null) return { url: db };
-  parsed.searchParams.delete('schema');
-  return { url: parsed.href, schema };
-}
-
-/** A database URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-}
-
 export { ToolPackageError };
+
+export { checkToolsResolve, HostStartupError, redactUrl, splitSchema };
