@@ -337,6 +337,32 @@ describe('key rotation at the issuer', () => {
   });
 });
 
+describe('verified tokens kept between requests', () => {
+  it('a token that verified is refused once the issuer withdrew its key: the keys fetched again drop what was kept', async () => {
+    const old = issuer.key;
+    const token = await craftToken(old, {}, { issuer: issuer.issuer, audience: resource });
+    expect((await hello(token)).status).toBe(200);
+    expect((await hello(token)).status).toBe(200);
+    await issuer.rotate();
+    // A token of the new key makes the host fetch the keys again.
+    expect((await hello(await issuer.clientCredentials(resource, 'tools:hello'))).status).toBe(200);
+    const answer = await hello(token);
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.message).toMatch(/does not publish/);
+  });
+
+  it('a token that verified is refused once it expired, though it was kept', async () => {
+    // exp 7 s ahead: past the host's 5 s clock tolerance, 2 s after exp, the token is refused.
+    const exp = Math.floor(Date.now() / 1000) + 7;
+    const token = await craftToken(issuer.key, {}, { issuer: issuer.issuer, audience: resource, expiresIn: exp });
+    expect((await hello(token)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, (exp + 6) * 1000 - Date.now())));
+    const answer = await hello(token);
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.message).toMatch(/expired/);
+  }, 20_000);
+});
+
 describe('an authorization server that cannot be reached', () => {
   it('answers tokens 503 NOT_READY, saying so without the token, while API keys keep working', async () => {
     const port = await freePort();

@@ -19,6 +19,10 @@ export class AuthorizationServerUnavailable extends Error {
 const FETCH_TIMEOUT_MS = 5_000;
 /** Keys are fetched again at least this often even when every token's key is known (jose's cacheMaxAge). */
 const KEYS_MAX_AGE_MS = 10 * 60_000;
+/** A verified token is taken as verified again, without its signature checked, for at most this long (and never past its exp). */
+const VERIFIED_MAX_AGE_MS = 60_000;
+/** How many verified tokens are kept (the oldest is dropped first); only tokens that verified are kept. */
+const VERIFIED_MAX_ENTRIES = 1_000;
 /** Longest principal claim accepted: it becomes a session's owner, which the store bounds. */
 const MAX_SUBJECT_LENGTH = 200;
 
@@ -28,16 +32,31 @@ const MAX_SUBJECT_LENGTH = 200;
  * resource), `exp` (required) and `nbf`. A token signed with a key not in the cached set makes jose
  * fetch the set again, at most once per cooldown, so a rotation at the issuer is picked up and a flood
  * of unknown kids costs one fetch.
+ *
+ * A token that verified is kept (at most a minute, never past its `exp`), so a client that sends the
+ * same token on every request pays for one signature check, not one per request. What is kept is tied to
+ * the key set it verified against: once the keys are fetched again (a rotation, or their ten-minute
+ * age), every kept token is verified again, so a key the issuer withdrew stops being honoured as it
+ * would without the cache.
  */
 export class TokenVerifier {
   #keys: ReturnType<typeof createRemoteJWKSet> | undefined;
   #finding: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  readonly #verified = new Map<
+    string,
+    { readonly token: VerifiedToken; readonly until: number; readonly keySet: object | undefined }
+  >();
 
   constructor(private readonly config: OAuthConfig) {}
 
   /** The token's principal and scopes, a refusal, or a throw of AuthorizationServerUnavailable. */
   async verify(token: string): Promise<VerifiedToken | TokenRefusal> {
     const keys = await this.#jwks();
+    const kept = this.#verified.get(token);
+    if (kept !== undefined) {
+      if (Date.now() < kept.until && keys.jwks() === kept.keySet) return kept.token;
+      this.#verified.delete(token);
+    }
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -59,7 +78,20 @@ export class TokenVerifier {
     // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(subject))
       return { kind: 'invalid', reason: `the token's "${this.config.principalClaim}" claim holds control characters` };
-    return { subject, scopes: scopesOf(payload[this.config.scopeClaim]) };
+    const verified: VerifiedToken = { subject, scopes: scopesOf(payload[this.config.scopeClaim]) };
+    this.#keep(token, verified, payload.exp, keys.jwks());
+    return verified;
+  }
+
+  #keep(token: string, verified: VerifiedToken, exp: number | undefined, keySet: object | undefined): void {
+    if (exp === undefined || keySet === undefined) return;
+    const until = Math.min(Date.now() + VERIFIED_MAX_AGE_MS, exp * 1000);
+    if (until <= Date.now()) return;
+    if (this.#verified.size >= VERIFIED_MAX_ENTRIES) {
+      const oldest = this.#verified.keys().next();
+      if (oldest.done !== true) this.#verified.delete(oldest.value);
+    }
+    this.#verified.set(token, { token: verified, until, keySet });
   }
 
   #why(error: unknown): string {
