@@ -69,3 +69,18 @@ function wasCancelled(result: InvokeResult<string>): boolean {
     return false;
   }
 }
+
+/**
+ * A render or read that failed, thrown where a framework's idiom is an exception (a LangChain prompt
+ * template or document loader). The message names what is wrong and how to fix it, as the failed
+ * result does; `code` is its stable code (`PROMPT_NOT_FOUND`, `INVALID_ARGUMENTS`, `TIMEOUT`, …).
+ */
+export class AptixUnitError extends Error {
+  override readonly name = 'AptixUnitError';
+  readonly code: string;
+
+  constructor(failure: { readonly code: string; readonly message: string }) {
+    super(failure.message);
+    this.code = failure.code;
+  }
+}

@@ -1,18 +1,16 @@
-import type { AgentSession, AgentSessionManager } from '@aptix/agent-sessions';
+import type { AgentSession } from '@aptix/agent-sessions';
 import {
   decodeArguments,
   evaluateApprovalPolicy,
   ExecutionErrorCode,
   InvokeResult,
   toolGuidanceSection,
-  type AdminLogger,
   type AgentToolExecutionContext,
   type AgentToolExecutor,
   type AgentToolRegistry,
-  type JsonSchema,
   type RegisteredTool,
 } from '@aptix/tool-contract';
-import { toolNamesForMode, toolNotInModeMessage, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import { toolNamesForMode, toolNotInModeMessage } from '@aptix/tool-mode-catalog';
 import { CALL_TOOL, isMetaTool } from '@aptix/tool-search';
 import { AdapterErrorCode, timedOut } from './adapter-errors.js';
 import {
@@ -23,51 +21,10 @@ import {
   metaToolNotOfferedMessage,
   readMetaArguments,
   type Deferral,
-  type DeferredModes,
 } from './deferred-tools.js';
-import { AdapterSetupError, type ToolSource } from './tool-sources.js';
-
-/** The agent session whose mode decides which tools are offered, and where `agent_change_mode` writes. */
-export interface AptixSessionScope {
-  /** Any `AgentSessionManager`: the SQLite or PostgreSQL store of `@aptix/agent-sessions`. */
-  readonly sessionManager: AgentSessionManager;
-  readonly sessionId: string;
-  /** The mode catalog the store was opened with: each mode's tools, and `agent_list_modes`'s answer. */
-  readonly modeCatalog: ModeCatalog;
-}
-
-export interface AptixToolsOptions {
-  /** Tool classes and tool packages (`import * as samples from '@aptix/tool-samples'`), in the order they are offered. */
-  readonly tools: readonly ToolSource[];
-  /** The AdminLogger every tool is built with; contract violations are logged to it too. Default: silent. */
-  readonly logger?: AdminLogger;
-  /** More constructor dependencies by name; they win over the adapter's and the packages' own. */
-  readonly dependencies?: Readonly<Record<string, unknown>>;
-  /** Work in an agent session: offer its current mode's tools, and give the mode tools its store. */
-  readonly session?: AptixSessionScope;
-  /** Put in every call's context (AGN-005 §5: tools echo it in their results). */
-  readonly conversationId?: string;
-  /** The time-out of a call whose tool sets none. Default 30 000 ms (the executor's). */
-  readonly defaultTimeoutMs?: number;
-  /**
-   * Modes too large to list: `true` for every mode (every tool, without a session), or the keys of
-   * some. A deferred mode is offered as `aptix_find_tools` (searches the session's current mode) and
-   * `aptix_call_tool` (runs one of its tools, exactly as a direct call), beside the mode tools; its
-   * guidance says how to find tools instead of holding every guide. Default false.
-   */
-  readonly deferred?: DeferredModes;
-}
-
-/** How a framework should describe one tool to its model. */
-export interface ToolDescription {
-  readonly name: string;
-  readonly description: string;
-  /** Aptix's parameters: the strict-mode view when `strict` is true, the declared schema otherwise. */
-  readonly parameters: JsonSchema;
-  /** Whether strict mode can take this tool (Aptix's strict-mode report, or the tool's own `strict: false`). */
-  readonly strict: boolean;
-  readonly usageMetadata: string;
-}
+import type { AptixSessionScope, CallOptions, ToolDescription } from './aptix-tools-options.js';
+import { AptixUnits } from './aptix-units.js';
+import { AdapterSetupError } from './tool-sources.js';
 
 /** The mode now (undefined without a session), the tools it offers, and what the model is offered of them. */
 interface ModeScope {
@@ -75,14 +32,6 @@ interface ModeScope {
   readonly modeTools: string[];
   readonly deferred: boolean;
   readonly offered: string[];
-}
-
-/** Options of one call. */
-export interface CallOptions {
-  /** The framework's signal: its abort stops the tool. */
-  readonly signal?: AbortSignal | undefined;
-  /** A person approved this call through the framework's own approval step (the Agents SDK's `needsApproval`). */
-  readonly approved?: boolean;
 }
 
 /**
@@ -98,6 +47,8 @@ export class AptixTools {
   readonly registry: AgentToolRegistry;
   readonly executor: AgentToolExecutor;
   readonly session: AptixSessionScope | undefined;
+  /** The prompts and resources given (the packages' and your own), offered in the session's mode. */
+  readonly units: AptixUnits;
   readonly #context: AgentToolExecutionContext;
   readonly #deferral: Deferral | undefined;
 
@@ -108,10 +59,12 @@ export class AptixTools {
     session: AptixSessionScope | undefined,
     conversationId: string | undefined,
     deferral?: Deferral,
+    units?: AptixUnits,
   ) {
     this.registry = registry;
     this.executor = executor;
     this.session = session;
+    this.units = units ?? AptixUnits.none(session);
     this.#context = conversationId === undefined ? {} : { conversationId };
     this.#deferral = deferral;
   }

@@ -1,6 +1,15 @@
-import { AgentToolExecutor, AgentToolRegistry, silentAdminLogger, TOOL_GUIDANCE_TAG } from '@aptix/tool-contract';
+import {
+  AgentToolExecutor,
+  AgentToolRegistry,
+  PromptRegistry,
+  ResourceRegistry,
+  silentAdminLogger,
+  TOOL_GUIDANCE_TAG,
+} from '@aptix/tool-contract';
 import { checkCatalogAgainstRegistry } from '@aptix/tool-mode-catalog';
-import { AptixTools, type AptixToolsOptions } from './aptix-tools.js';
+import { AptixTools } from './aptix-tools.js';
+import type { AptixToolsOptions } from './aptix-tools-options.js';
+import { AptixUnits } from './aptix-units.js';
 import { Deferral } from './deferred-tools.js';
 import { AdapterSetupError, buildTools, flattenSources, preparePackages } from './tool-sources.js';
 
@@ -10,7 +19,7 @@ import { AdapterSetupError, buildTools, flattenSources, preparePackages } from '
  * tool once with those dependencies and the caller's, and, with a session, checks that every tool the
  * catalog names is there.
  *
- * @throws {ToolContractError} a tool breaks the contract.
+ * @throws {ToolContractError} a tool, prompt or resource breaks the contract.
  * @throws {AdapterSetupError} a tool cannot be built, or dependencies clash.
  * @throws {ModeCatalogError} `UNREGISTERED_TOOL`: a mode offers a tool that was not given.
  * @example
@@ -30,8 +39,18 @@ export async function createAptixTools(options: AptixToolsOptions): Promise<Apti
     session === undefined
       ? { logger }
       : { logger, sessionManager: session.sessionManager, modeCatalog: session.modeCatalog };
-  const { dependencies, madeTools } = await preparePackages(packages, provided, options.dependencies ?? {}, logger);
+  const { dependencies, madeTools, prompts, resources } = await preparePackages(
+    packages,
+    provided,
+    options.dependencies ?? {},
+    logger,
+  );
   registry.registerTools(madeTools);
+  // Prompts and resources: the packages' then the caller's, each checked as the host checks them (a ToolContractError names the rule).
+  const promptRegistry = new PromptRegistry({ logger });
+  promptRegistry.registerAll([...prompts, ...(options.prompts ?? [])]);
+  const resourceRegistry = new ResourceRegistry({ logger });
+  resourceRegistry.registerAll([...resources, ...(options.resources ?? [])]);
   for (const tool of registry.list()) {
     if (tool.usageMetadata.includes(`</${TOOL_GUIDANCE_TAG}>`)) {
       throw new AdapterSetupError(
@@ -51,5 +70,8 @@ export async function createAptixTools(options: AptixToolsOptions): Promise<Apti
     createTool: (toolClass) => built.get(toolClass)!,
     ...(options.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.defaultTimeoutMs }),
   });
-  return new AptixTools(registry, executor, session, options.conversationId, deferral);
+  const units = new AptixUnits(promptRegistry, resourceRegistry, session, {
+    ...(options.unitTimeoutMs === undefined ? {} : { timeoutMs: options.unitTimeoutMs }),
+  });
+  return new AptixTools(registry, executor, session, options.conversationId, deferral, units);
 }

@@ -4,14 +4,18 @@
  * fragment. Everything exported here is public API.
  */
 export { createAptixTools } from './create-aptix-tools.js';
+export { AptixTools } from './aptix-tools.js';
+export type { AptixSessionScope, AptixToolsOptions, CallOptions, ToolDescription } from './aptix-tools-options.js';
 export {
-  AptixTools,
-  type AptixSessionScope,
-  type AptixToolsOptions,
-  type CallOptions,
-  type ToolDescription,
-} from './aptix-tools.js';
-export { AdapterErrorCode, AptixToolError, failureText } from './adapter-errors.js';
+  AptixUnits,
+  type PromptDescription,
+  type RenderedPrompt,
+  type ResourceDescription,
+  type UnitRequestOptions,
+  type UnitResult,
+} from './aptix-units.js';
+export { promptMessageParts, resourceParts, type UnitMessage, type UnitPart } from './unit-content.js';
+export { AdapterErrorCode, AptixToolError, AptixUnitError, failureText } from './adapter-errors.js';
 export { META_TOOLS, type DeferredModes } from './deferred-tools.js';
 export {
   AdapterSetupError,

@@ -63,7 +63,7 @@ export function flattenSources(sources: readonly ToolSource[]): {
       );
     }
     const label = `tool package #${index} (${toolPackage.tools.map((tool) => tool.ToolName).join(', ') || 'tools made at start-up'})`;
-    for (const hook of ['createDependencies', 'createTools'] as const) {
+    for (const hook of ['createDependencies', 'createTools', 'createUnits'] as const) {
       if (toolPackage[hook] !== undefined && typeof toolPackage[hook] !== 'function') {
         throw new AdapterSetupError(
           `${label} exports \`${hook}\` but it is not a function. Fix: export a function, or nothing.`,
@@ -87,10 +87,16 @@ export async function preparePackages(
   provided: Record<string, unknown>,
   caller: Readonly<Record<string, unknown>>,
   logger: AdminLogger,
-): Promise<{ dependencies: Record<string, unknown>; madeTools: AnyAgentToolClass[] }> {
+): Promise<{
+  dependencies: Record<string, unknown>;
+  madeTools: AnyAgentToolClass[];
+  prompts: unknown[];
+  resources: unknown[];
+}> {
   const dependencies: Record<string, unknown> = { ...provided };
   const providedBy = new Map<string, string>();
   const madeTools: AnyAgentToolClass[] = [];
+  const units = { prompts: [] as unknown[], resources: [] as unknown[] };
   for (const { label, toolPackage, options } of packages) {
     const host = { logger, options };
     const made = (await toolPackage.createDependencies?.(host)) ?? {};
@@ -117,8 +123,32 @@ export async function preparePackages(
     if (!Array.isArray(tools))
       throw new AdapterSetupError(`${label}: createTools() must return an array of tool classes.`);
     madeTools.push(...tools);
+    await collectUnits(label, toolPackage, host, units);
   }
-  return { dependencies: Object.assign(dependencies, caller), madeTools };
+  return { dependencies: Object.assign(dependencies, caller), madeTools, ...units };
+}
+
+/** A package's prompts and resources: its `prompts` and `resources` exports, then what its `createUnits` makes (checked later by the registries). */
+async function collectUnits(
+  label: string,
+  toolPackage: ToolPackage,
+  host: { logger: AdminLogger; options: Readonly<Record<string, unknown>> },
+  into: { prompts: unknown[]; resources: unknown[] },
+): Promise<void> {
+  const made = (await toolPackage.createUnits?.(host)) ?? {};
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers and tool packages can bring what the type rules out
+  if (made === null || typeof made !== 'object' || Array.isArray(made))
+    throw new AdapterSetupError(`${label}: createUnits() must return { prompts?: [...], resources?: [...] }.`);
+  for (const kind of ['prompts', 'resources'] as const) {
+    for (const list of [toolPackage[kind], made[kind]]) {
+      if (list === undefined) continue;
+      if (!Array.isArray(list))
+        throw new AdapterSetupError(
+          `${label}: its ${kind} (an export, or what createUnits() returned) must be an array, e.g. [MyPrompt].`,
+        );
+      into[kind].push(...(list as unknown[]));
+    }
+  }
 }
 
 /**

@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import { openSqliteSessionStore, type SqliteSessionStore } from '@aptix/agent-sessions/sqlite';
 import type { InvokeResult } from '@aptix/tool-contract';
 import { loadModeCatalog, type ModeCatalog } from '@aptix/tool-mode-catalog';
-import type { AptixSessionScope, AptixTools } from '../aptix-tools.js';
+import type { AptixTools } from '../aptix-tools.js';
+import type { AptixSessionScope } from '../aptix-tools-options.js';
 
 export { docsExample, importDocsExample } from './docs-example.js';
 export { CHART_PDF, ChartTool, contentToolPackage, RED_PIXEL_PNG } from './content-tool.js';
+export { unitPrompts, unitResources, unitsPackage } from './units-package.js';
 
 /** A session store in a scratch folder, and the shipped catalog it was opened with. */
 export interface ScratchSessions {
