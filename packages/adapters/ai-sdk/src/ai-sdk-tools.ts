@@ -1,4 +1,5 @@
 import { AptixToolError, createAptixTools, type AptixTools, type AptixToolsOptions } from '@aptix/adapter-core';
+import { aiSdkUnits, type AiSdkUnits } from './ai-sdk-units.js';
 import { ContentForModel } from './content-output.js';
 import {
   jsonSchema,
@@ -43,6 +44,8 @@ export interface AptixAiSdkTools {
   activeTools(): Promise<string[]>;
   /** The `<tool_guidance>` fragment for the offered tools, for your `system` prompt. */
   guidance(): Promise<string>;
+  /** The packages' prompts as `ModelMessage[]` and resources as message parts, in the session's mode. */
+  readonly units: AiSdkUnits;
   /** The adapter underneath: the registry, the executor and `call`. */
   readonly aptix: AptixTools;
 }
@@ -101,6 +104,7 @@ export async function createAiSdkTools(options: AiSdkToolsOptions): Promise<Apti
     prepareStep: async () => ({ activeTools: await activeTools() }),
     activeTools,
     guidance: () => aptix.guidance(),
+    units: aiSdkUnits(aptix.units),
     aptix,
   };
 }

@@ -7,10 +7,12 @@ export {
   type AptixAiSdkTools,
   type AptixStepSettings,
 } from './ai-sdk-tools.js';
+export { aiSdkUnits, type AiSdkUnits, type ResourcePart } from './ai-sdk-units.js';
 export {
   AdapterErrorCode,
   AdapterSetupError,
   AptixToolError,
   type AptixSessionScope,
+  type UnitResult,
   type ToolSource,
 } from '@aptix/adapter-core';
