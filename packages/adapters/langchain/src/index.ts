@@ -7,10 +7,12 @@ export {
   type AptixLangChainTools,
   type ModelRequestWithTools,
 } from './langchain-tools.js';
+export { AptixPromptTemplate, AptixResourceLoader, promptTemplate } from './langchain-units.js';
 export {
   AdapterErrorCode,
   AdapterSetupError,
   AptixToolError,
+  AptixUnitError,
   type AptixSessionScope,
   type AptixToolsOptions,
   type ToolSource,

@@ -9,6 +9,7 @@ import type { InvokeResult, JsonSchema } from '@aptix/tool-contract';
 import type { CallbackManagerForToolRun } from '@langchain/core/callbacks/manager';
 import { ToolMessage } from '@langchain/core/messages';
 import { StructuredTool, ToolInputParsingException, type ToolRunnableConfig } from '@langchain/core/tools';
+import { AptixResourceLoader, promptTemplate, type AptixPromptTemplate } from './langchain-units.js';
 
 type ToolCallLike = {
   readonly type?: 'tool_call';
@@ -100,7 +101,14 @@ export interface AptixLangChainTools {
   offeredToolNames(): Promise<string[]>;
   /** The `<tool_guidance>` fragment for the offered tools, for your system prompt. */
   guidance(): Promise<string>;
-  /** The adapter underneath: the registry, the executor and `call`. */
+  /**
+   * The packages' prompt `name` as a LangChain chat prompt template (its required arguments are the
+   * input variables): `prompt(name).pipe(model).invoke({ … })`. @throws {AptixUnitError} no such prompt.
+   */
+  prompt(name: string): AptixPromptTemplate;
+  /** A document loader of the packages' resources: the `uris` given, or every fixed one the mode offers. */
+  resourceLoader(uris?: readonly string[]): AptixResourceLoader;
+  /** The adapter underneath: the registry, the executor, `call` and `units` (listing, completions). */
   readonly aptix: AptixTools;
 }
 
@@ -132,6 +140,8 @@ export async function createLangChainTools(options: AptixToolsOptions): Promise<
     },
     offeredToolNames: () => aptix.offeredToolNames(),
     guidance: () => aptix.guidance(),
+    prompt: (name) => promptTemplate(aptix.units, name),
+    resourceLoader: (uris) => new AptixResourceLoader(aptix.units, uris),
     aptix,
   };
 }
