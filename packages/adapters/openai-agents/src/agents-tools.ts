@@ -7,6 +7,7 @@ import {
 } from '@aptix/adapter-core';
 import { ExecutionErrorCode, InvokeResult } from '@aptix/tool-contract';
 import { agentsToolOutput } from './content-output.js';
+import { agentsUnits, type AgentsUnits } from './agents-units.js';
 import { tool, type FunctionTool } from '@openai/agents';
 
 /** A JSON object schema as `tool()` takes it, strict or not (the SDK does not export these types by name). */
@@ -30,6 +31,8 @@ export interface AptixAgentsTools {
   readonly tools: FunctionTool<any, any, any>[];
   /** The `<tool_guidance>` fragment for the tools offered now; call it from `instructions` to follow mode changes. */
   guidance(): Promise<string>;
+  /** The packages' prompts as run input items, and their resources through the SDK's MCP resource methods. */
+  readonly units: AgentsUnits;
   /** The adapter underneath: the registry, the executor and `call`. */
   readonly aptix: AptixTools;
 }
@@ -95,5 +98,5 @@ export async function createAgentsTools(options: AgentsToolsOptions): Promise<Ap
       ? tool({ ...common, parameters: parameters as unknown as StrictParameters, strict: true })
       : tool({ ...common, parameters: parameters as unknown as NonStrictParameters, strict: false });
   });
-  return { tools, guidance: () => aptix.guidance(), aptix };
+  return { tools, guidance: () => aptix.guidance(), units: agentsUnits(aptix.units), aptix };
 }
