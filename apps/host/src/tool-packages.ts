@@ -19,7 +19,7 @@ export interface LoadedToolPackage {
   readonly folder: string;
   /** Its static `tools`, then those its `createTools` made. */
   readonly tools: readonly AnyAgentToolClass[];
-  /** Its `prompts` and `resources` exports, as given (the host checks them against the contract); absent for an isolated package. */
+  /** Its `prompts` and `resources` (exports and `createUnits`), as given: the host checks them against the contract. For an isolated package, proxies that run in its workers. */
   readonly prompts?: readonly unknown[];
   readonly resources?: readonly unknown[];
   /** What its `createDependencies` returned, checked to be a plain object. */

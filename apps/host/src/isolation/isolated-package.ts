@@ -7,6 +7,7 @@ import type { ToolPackageFollower } from '../live-tools.js';
 import type { IsolatedToolMeta } from './protocol.js';
 import { WorkerPool } from './worker-pool.js';
 import { isolatedDynamicPolicy } from './worker-policy.js';
+import { isolatedUnits } from './isolated-units.js';
 
 export interface IsolatedLoadOptions {
   readonly limitMs: number;
@@ -20,7 +21,7 @@ export interface IsolatedLoadOptions {
  * the host registers a proxy class per tool, built from the static side the first worker reported,
  * so the registry's contract check runs on it like on any other tool, and every surface (HTTP, MCP,
  * the CLI, the agent loop) sees the same tool. A call runs in a worker; its time-out and cancellation
- * cross to it.
+ * cross to it. Its prompts and resources are proxies the same way (see isolated-units.ts).
  */
 export async function loadIsolated(
   config: ToolPackageConfig,
@@ -70,6 +71,8 @@ export async function loadIsolated(
     entry,
     folder: ready.folder,
     tools: ready.tools.map(proxyOf),
+    // Proxies whose render, read and completions run in a worker; the host checks them as any package's.
+    ...isolatedUnits(ready, pool),
     dependencies: {},
     isolation: 'worker',
     close: () => pool.close(),

@@ -14,6 +14,7 @@ import type {
   ToolAnnotations,
   ToolInputChannel,
 } from '@aptix/tool-contract';
+import type { IsolatedPromptMeta, IsolatedResourceMeta, UnitHostMessage, UnitWorkerMessage } from './unit-protocol.js';
 
 /** What a worker is started with (its `workerData`). */
 export interface WorkerSetup {
@@ -63,7 +64,9 @@ export type HostMessage =
     }
   | { readonly type: 'cancel'; readonly id: number; readonly timedOut: boolean }
   | { readonly type: 'ping'; readonly seq: number }
-  | { readonly type: 'close' };
+  | { readonly type: 'close' }
+  /** The package's prompts and resources: render, read, complete, watch (see unit-protocol.ts). */
+  | UnitHostMessage;
 
 export type WorkerMessage =
   | { readonly type: 'phase'; readonly phase: 'import' | 'setup' }
@@ -75,6 +78,9 @@ export type WorkerMessage =
       readonly folder: string;
       readonly tools: readonly IsolatedToolMeta[];
       readonly changing?: boolean;
+      /** Its prompts and resources, as checked in the worker (the host checks them again). */
+      readonly prompts?: readonly IsolatedPromptMeta[];
+      readonly resources?: readonly IsolatedResourceMeta[];
     }
   /** The package's whole tool list after it changed (`toolsChanged`), as checked in the worker. */
   | { readonly type: 'tools'; readonly tools: readonly IsolatedToolMeta[] }
@@ -84,6 +90,7 @@ export type WorkerMessage =
   | { readonly type: 'pong'; readonly seq: number }
   | { readonly type: 'policy'; readonly id: number; readonly required: boolean; readonly reason: string }
   | { readonly type: 'closed' }
+  | UnitWorkerMessage
   /**
    * The worker found itself unfit to answer calls (see worker-health.ts): a package changed the built-ins
    * its protocol relies on, or it holds more than its limit outside the heap. `call`: the call whose end

@@ -24,6 +24,7 @@ import { closeModule, importToolPackage, readPackageMeta, resolveEntry, setUpToo
 import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
 import { Outbox } from './outbox.js';
 import { WorkerCalls } from './worker-calls.js';
+import { WorkerUnits } from './worker-units.js';
 import { IDLE_CHECK_MS, WorkerHealth, type Unfit } from './worker-health.js';
 
 const port = parentPort!;
@@ -116,7 +117,9 @@ async function start(): Promise<void> {
       return (tools: ToolList) => follow?.(tools);
     },
   });
-  const { tools, dependencies } = await setUpToolPackage(imported.module, who, host, setup.limitMs);
+  const { tools, dependencies, prompts, resources } = await setUpToolPackage(imported.module, who, host, setup.limitMs);
+  // Checked here as the host checks an in-process package's; the host registers proxies and checks them again.
+  const units = new WorkerUnits(imported.name, prompts, resources, send, logger);
   const cradle = cradleOf(dependencies);
   const registry = new AgentToolRegistry({ logger });
   /** Registers a class and reads its static side for the host; throws a message naming what is wrong. */
@@ -239,6 +242,12 @@ async function start(): Promise<void> {
       case 'cancel':
         calls.cancel(message.id, message.timedOut);
         return;
+      case 'unit':
+      case 'unit-cancel':
+      case 'unit-watch':
+      case 'unit-unwatch':
+        units.handle(message);
+        return;
       case 'policy': {
         // Fails closed on anything it cannot read or that throws (evaluateApprovalPolicy's rules).
         let answer: { required: boolean; reason: string };
@@ -267,6 +276,8 @@ async function start(): Promise<void> {
     folder: imported.folder,
     tools: [...metas.values()].map((entry) => entry.meta),
     changing,
+    prompts: units.prompts(),
+    resources: units.resources(),
   });
 }
 

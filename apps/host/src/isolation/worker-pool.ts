@@ -18,6 +18,8 @@ import {
 } from './pool-worker.js';
 import { contextData, encodeCall, type WorkerMessage, type WorkerSetup } from './protocol.js';
 import { PolicyQuestions, type PolicyAnswer } from './worker-policy.js';
+import { UnitRequests, WorkerUnitError, type UnitChannel } from './isolated-units.js';
+import type { UnitRequest } from './unit-protocol.js';
 import { countWorkerRestart } from '../telemetry/host-metrics.js';
 
 export type ReadyMessage = Extract<WorkerMessage, { type: 'ready' }>;
@@ -41,12 +43,13 @@ export interface WorkerPoolOptions {
  * answer a ping, its thread is stuck (a busy loop) and it is ended and replaced. A worker that runs out
  * of memory, throws an uncaught exception or exits is replaced as well; only the calls it held fail.
  */
-export class WorkerPool extends EventEmitter {
+export class WorkerPool extends EventEmitter implements UnitChannel {
   readonly #options: WorkerPoolOptions;
   readonly #workers = new Set<PoolWorker>();
   readonly #waiting: Array<(worker: PoolWorker | undefined) => void> = [];
   #nextId = 0;
   readonly #policies = new PolicyQuestions();
+  readonly #units = new UnitRequests();
   #closing = false;
   #retryMs = 500;
   /** Workers ended and replaced so far (a gauge for tests and the bench). */
@@ -129,6 +132,40 @@ export class WorkerPool extends EventEmitter {
       () => entry.post({ type: 'policy', id, name, args: JSON.stringify(args), context: contextData(context) }),
       () => entry.checkAlive(this.#options.stuckAfterMs ?? 500, () => this.#end(entry, { kind: 'stuck' })),
     );
+  }
+
+  /**
+   * Runs a prompt's render, a resource's read or a completion in a worker (see isolated-units.ts).
+   * Its signal (the host's time limit, the caller) cancels it there, and a worker that then stays busy is
+   * ended and replaced, as for a tool call. Rejects with what the package's function threw.
+   */
+  request(request: UnitRequest, signal: AbortSignal): Promise<unknown> {
+    const entry = this.#pick();
+    if (entry === undefined)
+      return Promise.reject(
+        new WorkerUnitError(
+          this.#closing ? 'the host is shutting down' : 'no worker of its package is ready now; try again shortly',
+        ),
+      );
+    const id = ++this.#nextId;
+    const onAbort = () => {
+      entry.post({ type: 'unit-cancel', id });
+      entry.checkAlive(this.#options.stuckAfterMs ?? 500, () => this.#end(entry, { kind: 'stuck' }));
+    };
+    const answer = this.#units.open(id, { worker: entry, signal, onAbort });
+    entry.post({ type: 'unit', id, ...request });
+    return answer;
+  }
+
+  /** Watches a subscribable resource in every worker, a fresh one too: a change in any is a change. */
+  watch(name: string, uri: string, changed: () => void): () => void {
+    const id = ++this.#nextId;
+    this.#units.addWatch(id, name, uri, changed);
+    for (const entry of this.#workers) if (entry.state === 'ready') entry.post({ type: 'unit-watch', id, name, uri });
+    return () => {
+      if (!this.#units.removeWatch(id)) return;
+      for (const entry of this.#workers) if (entry.state === 'ready') entry.post({ type: 'unit-unwatch', id });
+    };
   }
 
   /** Lets each ready worker run the package's `close` export (bounded by its time limit), then ends every worker. */
@@ -246,6 +283,7 @@ export class WorkerPool extends EventEmitter {
             clearTimeout(timer);
             entry.state = 'ready';
             this.#retryMs = 500;
+            for (const watch of this.#units.watches()) entry.post({ type: 'unit-watch', ...watch });
             resolve(message);
             this.#drainWaiting();
             // A fresh worker of a package whose tools change may have started with another list.
@@ -271,6 +309,12 @@ export class WorkerPool extends EventEmitter {
             return;
           case 'closed':
             entry.closed?.();
+            return;
+          case 'unit':
+            this.#units.answer(entry, message);
+            return;
+          case 'unit-changed':
+            if (entry.state === 'ready') this.#units.changed(message);
             return;
           case 'unfit':
             this.#unfit(entry, message);
@@ -304,6 +348,7 @@ export class WorkerPool extends EventEmitter {
         for (const [id, pending] of [...entry.pending])
           this.#settle(entry, id, endedResult(pending, ending, specifier, this.#limits, id));
         this.#policies.ended(entry);
+        this.#units.ended(entry, describeEnding(ending));
         if (!wasReady) {
           reject(
             failure ??
