@@ -36,6 +36,11 @@ export interface ToolApproval {
   /** The call's InvokeResult once it ran (or why it was refused), as JSON. */
   readonly result: unknown;
   readonly completedAt: string | null;
+  /**
+   * The W3C `traceparent` of the span that asked (when the asking host traced it): the decision and the
+   * execution, on whichever host they happen, link their spans to it.
+   */
+  readonly traceparent: string | null;
 }
 
 export interface NewToolApproval {
@@ -46,6 +51,8 @@ export interface NewToolApproval {
   readonly requestedBy: string | null;
   /** How long a person has to decide. */
   readonly ttlMs: number;
+  /** The asking span's W3C `traceparent` (`00-<trace id>-<span id>-<flags>`), when the call is traced. */
+  readonly traceparent?: string | null;
 }
 
 export interface ApprovalFilter {

@@ -142,5 +142,44 @@ export function describeApprovalStore(name: string, harness: SessionStoreHarness
       );
       expect(await store.approvals.decide('missing', 'approve', null, null)).toEqual({ kind: 'not_found' });
     });
+
+    it("keeps the asking span's traceparent through every transition, for the host that decides to link to", async () => {
+      const [a, b] = await twoHosts();
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const base = {
+        sessionId: null,
+        toolName: 'testing_issue_refund',
+        arguments: '{}',
+        reason: 'r',
+        requestedBy: null,
+      };
+      const asked = await a.approvals.create({ ...base, ttlMs: 60_000, traceparent });
+      expect(asked.traceparent).toBe(traceparent);
+      expect((await b.approvals.get(asked.id))!.traceparent).toBe(traceparent);
+      const decided = await b.approvals.decide(asked.id, 'approve', 'alice', null);
+      expect(decided).toMatchObject({ kind: 'decided', approval: { traceparent } });
+      expect((await b.approvals.claim(asked.id, 'host-b'))!.traceparent).toBe(traceparent);
+      expect((await b.approvals.complete(asked.id, 'executed', null))!.traceparent).toBe(traceparent);
+      // Untraced callers store none.
+      expect((await a.approvals.create({ ...base, ttlMs: 60_000 })).traceparent).toBeNull();
+      expect((await a.approvals.create({ ...base, ttlMs: 60_000, traceparent: null })).traceparent).toBeNull();
+    });
+
+    it('refuses a traceparent that is not a W3C one, naming the field and the form', async () => {
+      const [store] = await twoHosts();
+      const base = { sessionId: null, toolName: 't', arguments: '{}', reason: 'r', requestedBy: null, ttlMs: 1000 };
+      for (const bad of [
+        'not-a-traceparent',
+        '00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01',
+        `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+        `00-4bf92f3577b34da6a3ce929d0e0e4736-${'0'.repeat(16)}-01`,
+        '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra',
+      ])
+        await expect(store.approvals.create({ ...base, traceparent: bad })).rejects.toMatchObject({
+          code: 'INVALID_ARGUMENT',
+          message: expect.stringContaining('is not a W3C traceparent: give 00-<32 hex digits of trace id>'),
+        });
+      expect(await store.approvals.list({ limit: 1000 })).toEqual([]);
+    });
   });
 }

@@ -94,7 +94,7 @@ describeWithPostgres('PostgreSQL session store', () => {
       try {
         const store = await openPostgresSessionStore({ pool, schema, modes: fixedModes() });
         expect(store.schema).toBe(schema);
-        expect(store.schemaVersion).toBe(8);
+        expect(store.schemaVersion).toBe(9);
         const session = await store.createSession({});
         await store.close();
         expect(pool.ended).toBe(false);

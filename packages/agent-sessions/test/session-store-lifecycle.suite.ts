@@ -58,7 +58,7 @@ function startWorker(config: WorkerConfig): Worker {
 }
 
 /** Every schema version this package knows, in order. */
-const SCHEMA_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8];
+const SCHEMA_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 export function describeSessionStoreLifecycle(name: string, harness: SessionStoreHarness): void {
   describe(`${name}: lifecycle`, () => {
@@ -227,7 +227,7 @@ export function describeSessionStoreLifecycle(name: string, harness: SessionStor
           openSessionStore(database.url, { modes: fixedModes(), ...database.options }),
           'SCHEMA_TOO_NEW',
           'version 99',
-          'up to 8',
+          'up to 9',
           'upgrade @aptix/agent-sessions',
         );
       });

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { context, metrics, ROOT_CONTEXT, SpanKind, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   MeterProvider,
@@ -29,17 +30,48 @@ class Reader extends MetricReader {
   }
 }
 
+/**
+ * The active context kept in an AsyncLocalStorage, as the Node SDK's context manager keeps it (this
+ * package does not depend on the SDK's): spans made inside a span's callback are its children.
+ */
+class AsyncLocalContextManager implements ContextManager {
+  readonly #storage = new AsyncLocalStorage<Context>();
+  active(): Context {
+    return this.#storage.getStore() ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    active: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    return this.#storage.run(active, () => fn.call(thisArg, ...args));
+  }
+  bind<T>(_context: Context, target: T): T {
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.#storage.disable();
+    return this;
+  }
+}
+
 describe('session store writes with an OpenTelemetry SDK registered', () => {
   const spans = new InMemorySpanExporter();
   const reader = new Reader();
   const dir = mkdtempSync(join(tmpdir(), 'aptix-store-otel-'));
   beforeAll(() => {
+    context.setGlobalContextManager(new AsyncLocalContextManager());
     trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
   });
   afterAll(() => {
     trace.disable();
     metrics.disable();
+    context.disable();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -80,5 +112,68 @@ describe('session store writes with an OpenTelemetry SDK registered', () => {
       change_mode: 1,
       'append_conversation_items failed': 1,
     });
+  });
+
+  it("spans the approval and task stores' writes; a sweep's writes only inside a running span", async () => {
+    spans.reset();
+    const store = await openSqliteSessionStore({ filename: join(dir, 'approvals.db'), modes: fixedModes() });
+    const tracer = trace.getTracer('test');
+    try {
+      const asked = await store.approvals.create({
+        sessionId: null,
+        toolName: 'testing_issue_refund',
+        arguments: '{}',
+        reason: 'needs a person',
+        requestedBy: null,
+        ttlMs: 60_000,
+      });
+      await store.approvals.decide(asked.id, 'approve', 'alice', null);
+      await store.approvals.claim(asked.id, 'host-a');
+      await store.approvals.complete(asked.id, 'executed', { successful: true });
+      const task = await store.tasks.create({ owner: null, toolName: 'testing_delay', ttlMs: 60_000 });
+      await store.tasks.change(task.id, { status: 'completed', result: {} }, { from: ['working'] });
+      // The sweep, on its timer: no span of its own, so an idle host sends none.
+      await store.approvals.expireDue();
+      await store.tasks.heartbeat([task.id]);
+      await store.tasks.deleteExpired();
+      // The same sweep inside a span (a request's): its writes are that span's children.
+      await tracer.startActiveSpan('sweep', async (sweep) => {
+        await store.approvals.expireDue();
+        await store.approvals.abandonStale(60_000);
+        sweep.end();
+      });
+    } finally {
+      await store.close();
+    }
+    const finished = spans.getFinishedSpans();
+    expect(finished.map((span) => span.name)).toEqual([
+      'create_approval aptix_sessions',
+      'decide_approval aptix_sessions',
+      'claim_approval aptix_sessions',
+      'complete_approval aptix_sessions',
+      'create_mcp_task aptix_sessions',
+      'change_mcp_task aptix_sessions',
+      'expire_approvals aptix_sessions',
+      'abandon_stale_approvals aptix_sessions',
+      'sweep',
+    ]);
+    const sweep = finished.at(-1)!;
+    for (const write of finished.slice(-3, -1)) {
+      expect(write.parentSpanContext?.spanId).toBe(sweep.spanContext().spanId);
+      expect(write.kind).toBe(SpanKind.CLIENT);
+    }
+    expect(finished[0]!.attributes).toEqual({ 'db.system.name': 'sqlite', 'db.operation.name': 'create_approval' });
+
+    const { resourceMetrics } = await reader.collect();
+    const duration = resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .find((metric) => metric.descriptor.name === 'db.client.operation.duration') as HistogramMetricData;
+    const count = (operation: string) =>
+      duration.dataPoints.find((point) => point.attributes['db.operation.name'] === operation)?.value.count;
+    // Every write is measured, spanned or not.
+    expect(count('expire_approvals')).toBe(2);
+    expect(count('heartbeat_mcp_tasks')).toBe(1);
+    expect(count('delete_expired_mcp_tasks')).toBe(1);
+    expect(count('decide_approval')).toBe(1);
   });
 });

@@ -7,6 +7,8 @@ import {
 import { SessionStoreError } from '../errors.js';
 
 const MAX_TTL_MS = 366 * 24 * 3600 * 1000;
+/** A W3C traceparent of version 00: trace id, parent (span) id and flags, in lowercase hex. */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const MAX_TEXT = 10_000;
 const MAX_ARGUMENTS = 256 * 1024;
 
@@ -33,6 +35,7 @@ export function checkNewApproval(input: NewToolApproval): {
   reason: string;
   requestedBy: string | null;
   ttlMs: number;
+  traceparent: string | null;
 } {
   const toolName = text('toolName', input.toolName, 64, true)!;
   const args = text('arguments', input.arguments, MAX_ARGUMENTS, true)!;
@@ -54,7 +57,21 @@ export function checkNewApproval(input: NewToolApproval): {
     reason: text('reason', input.reason, MAX_TEXT, true)!,
     requestedBy: text('requestedBy', input.requestedBy, 256, false),
     ttlMs: input.ttlMs,
+    traceparent: checkTraceparent(input.traceparent),
   };
+}
+
+/** A traceparent as the store keeps it: version 00 in lowercase hex, ids not all zero (W3C trace context), or null. */
+function checkTraceparent(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string' || !TRACEPARENT.test(value) || /^00-0{32}-|-0{16}-/.test(value))
+    throw new SessionStoreError(
+      'INVALID_ARGUMENT',
+      `traceparent ${JSON.stringify(String(value).slice(0, 64))} is not a W3C traceparent: give ` +
+        '00-<32 hex digits of trace id>-<16 hex digits of span id>-<2 hex digits of flags>, in lowercase, ' +
+        'the ids not all zeros, or null.',
+    );
+  return value;
 }
 
 export function checkNote(note: string | null | undefined): string | null {
@@ -94,6 +111,7 @@ export interface ApprovalRowOf<Time> {
   note: string | null;
   result: unknown;
   completed_at: Time | null;
+  traceparent: string | null;
 }
 
 export function rowToApproval<Time>(
@@ -116,6 +134,7 @@ export function rowToApproval<Time>(
     note: row.note,
     result: row.result === null || row.result === undefined ? null : json(row.result),
     completedAt: row.completed_at === null ? null : time(row.completed_at),
+    traceparent: row.traceparent ?? null,
   };
 }
 

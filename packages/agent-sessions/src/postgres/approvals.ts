@@ -17,11 +17,12 @@ import {
   storableId,
   type ApprovalRowOf,
 } from '../internal/approval-checks.js';
+import { observeWrite, type WriteSpans } from '../internal/store-telemetry.js';
 
 type ApprovalRow = ApprovalRowOf<Date> & QueryResultRow;
 
 const COLUMNS =
-  'id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status, decided_by, decided_at, note, result, completed_at';
+  'id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status, decided_by, decided_at, note, result, completed_at, traceparent';
 
 const toApproval = (row: ApprovalRow): ToolApproval =>
   rowToApproval(
@@ -52,8 +53,15 @@ export class PostgresApprovalStore implements ApprovalStore {
     this.#t = `${quotedSchema}.agent_tool_approvals`;
   }
 
-  async #one(sql: string, params: unknown[]): Promise<ToolApproval | undefined> {
-    const { rows } = await this.#pool.query<ApprovalRow>(sql, params);
+  /** One statement that writes, observed as `operation` when telemetry is on (a sweep's: `nested`). */
+  #write(operation: string, sql: string, params: unknown[], spans?: WriteSpans): Promise<QueryResult<ApprovalRow>> {
+    return observeWrite('postgresql', operation, () => this.#pool.query<ApprovalRow>(sql, params), spans);
+  }
+
+  async #one(sql: string, params: unknown[], write?: string): Promise<ToolApproval | undefined> {
+    const { rows } = await (write === undefined
+      ? this.#pool.query<ApprovalRow>(sql, params)
+      : this.#write(write, sql, params));
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an index or key that is not there reads undefined, which the type (no noUncheckedIndexedAccess) leaves out
     return rows[0] === undefined ? undefined : toApproval(rows[0]);
   }
@@ -61,9 +69,10 @@ export class PostgresApprovalStore implements ApprovalStore {
   async create(input: NewToolApproval): Promise<ToolApproval> {
     const c = checkNewApproval(input);
     return (await this.#one(
-      `INSERT INTO ${this.#t} (id, session_id, tool_name, arguments, reason, requested_by, expires_at, status) ` +
-        `VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp() + make_interval(secs => $7::double precision / 1000), 'pending') RETURNING ${COLUMNS}`,
-      [randomUUID(), c.sessionId, c.toolName, c.arguments, c.reason, c.requestedBy, c.ttlMs],
+      `INSERT INTO ${this.#t} (id, session_id, tool_name, arguments, reason, requested_by, expires_at, status, traceparent) ` +
+        `VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp() + make_interval(secs => $7::double precision / 1000), 'pending', $8) RETURNING ${COLUMNS}`,
+      [randomUUID(), c.sessionId, c.toolName, c.arguments, c.reason, c.requestedBy, c.ttlMs, c.traceparent],
+      'create_approval',
     ))!;
   }
 
@@ -100,6 +109,15 @@ export class PostgresApprovalStore implements ApprovalStore {
   ): Promise<ApprovalDecisionOutcome> {
     const cleanNote = checkNote(note);
     if (!storableId(id)) return { kind: 'not_found' };
+    return observeWrite('postgresql', 'decide_approval', () => this.#decide(id, decision, decidedBy, cleanNote));
+  }
+
+  async #decide(
+    id: string,
+    decision: 'approve' | 'deny',
+    decidedBy: string | null,
+    cleanNote: string | null,
+  ): Promise<ApprovalDecisionOutcome> {
     const expired = await this.#one(
       `UPDATE ${this.#t} SET status = 'expired' WHERE id = $1 AND status = 'pending' AND expires_at <= clock_timestamp() RETURNING ${COLUMNS}`,
       [id],
@@ -113,7 +131,7 @@ export class PostgresApprovalStore implements ApprovalStore {
     if (decided) return { kind: 'decided', approval: decided };
     const current = await this.get(id);
     if (current === undefined) return { kind: 'not_found' };
-    if (current.status === 'pending') return this.decide(id, decision, decidedBy, note); // expired between the two statements
+    if (current.status === 'pending') return this.#decide(id, decision, decidedBy, cleanNote); // expired between the two statements
     return current.status === 'expired'
       ? { kind: 'expired', approval: current }
       : { kind: 'already_decided', approval: current };
@@ -124,16 +142,19 @@ export class PostgresApprovalStore implements ApprovalStore {
     return this.#one(
       `UPDATE ${this.#t} SET status = 'executing', claimed_by = $2, claimed_at = clock_timestamp() WHERE id = $1 AND status = 'approved' RETURNING ${COLUMNS}`,
       [id, claimant],
+      'claim_approval',
     );
   }
 
   async claimOrphaned(olderThanMs: number, claimant: string, limit: number): Promise<ToolApproval[]> {
     // SKIP LOCKED: hosts sweeping at once share the orphans instead of queueing behind each other.
-    const { rows } = await this.#pool.query<ApprovalRow>(
+    const { rows } = await this.#write(
+      'claim_orphaned_approvals',
       `UPDATE ${this.#t} SET status = 'executing', claimed_by = $2, claimed_at = clock_timestamp() WHERE id IN (` +
         `SELECT id FROM ${this.#t} WHERE status = 'approved' AND decided_at <= clock_timestamp() - make_interval(secs => $1::double precision / 1000) ` +
         `ORDER BY decided_at LIMIT $3 FOR UPDATE SKIP LOCKED) AND status = 'approved' RETURNING ${COLUMNS}`,
       [olderThanMs, claimant, limit],
+      'nested',
     );
     return rows.map(toApproval);
   }
@@ -142,21 +163,27 @@ export class PostgresApprovalStore implements ApprovalStore {
     return this.#one(
       `UPDATE ${this.#t} SET status = $2, result = $3::jsonb, completed_at = clock_timestamp() WHERE id = $1 AND status = 'executing' RETURNING ${COLUMNS}`,
       [id, status, JSON.stringify(result ?? null)],
+      'complete_approval',
     );
   }
 
   async abandonStale(olderThanMs: number): Promise<ToolApproval[]> {
-    const { rows } = await this.#pool.query<ApprovalRow>(
+    const { rows } = await this.#write(
+      'abandon_stale_approvals',
       `UPDATE ${this.#t} SET status = 'outcome_unknown', result = $2::jsonb, completed_at = clock_timestamp() ` +
         `WHERE status = 'executing' AND claimed_at <= clock_timestamp() - make_interval(secs => $1::double precision / 1000) RETURNING ${COLUMNS}`,
       [olderThanMs, JSON.stringify(abandonedResult())],
+      'nested',
     );
     return rows.map(toApproval);
   }
 
   async expireDue(): Promise<number> {
-    const { rowCount } = await this.#pool.query(
+    const { rowCount } = await this.#write(
+      'expire_approvals',
       `UPDATE ${this.#t} SET status = 'expired' WHERE status = 'pending' AND expires_at <= clock_timestamp()`,
+      [],
+      'nested',
     );
     return rowCount ?? 0;
   }

@@ -163,5 +163,14 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX agent_audit_records_session ON ${s}.agent_audit_records (session_id, seq);
     `,
   },
+  {
+    version: 9,
+    name: 'approval trace context',
+    // The asking call's W3C traceparent, so the span of a decision or an execution on another host links
+    // to it. Approvals from before it keep NULL. A nullable column without a default: no table rewrite.
+    sql: (s) => `
+      ALTER TABLE ${s}.agent_tool_approvals ADD COLUMN traceparent text;
+    `,
+  },
 ];
 assertMigrationSequence('PostgreSQL', POSTGRES_MIGRATIONS);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { QueryResultRow } from 'pg';
+import type { QueryResult, QueryResultRow } from 'pg';
 import {
   changeColumns,
   checkFrom,
@@ -18,6 +18,7 @@ import {
 } from '../tasks.js';
 import { storableId } from '../internal/approval-checks.js';
 import type { Queries } from './approvals.js';
+import { observeWrite, type WriteSpans } from '../internal/store-telemetry.js';
 
 type TaskRow = McpTaskRowOf<Date> & QueryResultRow;
 
@@ -48,9 +49,21 @@ export class PostgresTaskStore implements McpTaskStore {
     this.#t = `${quotedSchema}.agent_mcp_tasks`;
   }
 
-  async #rows(sql: string, params: readonly unknown[]): Promise<McpTaskRecord[]> {
-    const { rows } = await this.#pool.query<TaskRow>(sql, params);
+  async #rows(sql: string, params: readonly unknown[], write?: string): Promise<McpTaskRecord[]> {
+    const { rows } = await (write === undefined
+      ? this.#pool.query<TaskRow>(sql, params)
+      : this.#write(write, sql, params));
     return rows.map(toTask);
+  }
+
+  /** One statement that writes, observed as `operation` when telemetry is on (a sweep's or a heartbeat's: `nested`). */
+  #write(
+    operation: string,
+    sql: string,
+    params: readonly unknown[],
+    spans?: WriteSpans,
+  ): Promise<QueryResult<TaskRow>> {
+    return observeWrite('postgresql', operation, () => this.#pool.query<TaskRow>(sql, params), spans);
   }
 
   async create(input: NewMcpTask): Promise<McpTaskRecord> {
@@ -58,6 +71,7 @@ export class PostgresTaskStore implements McpTaskStore {
     const [task] = await this.#rows(
       `INSERT INTO ${this.#t} (id, owner, tool_name, status, expires_at) VALUES ($1, $2, $3, 'working', clock_timestamp() + ${ms('$4')}) RETURNING ${COLUMNS}`,
       [randomUUID(), owner, toolName, ttlMs],
+      'create_mcp_task',
     );
     return task!;
   }
@@ -99,6 +113,7 @@ export class PostgresTaskStore implements McpTaskStore {
       await this.#rows(
         `UPDATE ${this.#t} SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING ${COLUMNS}`,
         params,
+        'change_mcp_task',
       )
     )[0];
   }
@@ -110,6 +125,7 @@ export class PostgresTaskStore implements McpTaskStore {
         `UPDATE ${this.#t} SET cancel_requested_at = COALESCE(cancel_requested_at, clock_timestamp()), status_message = $2, updated_at = clock_timestamp(), version = version + 1 ` +
           `WHERE id = $1 AND ${OPEN} RETURNING ${COLUMNS}`,
         [id, taskMessage(statusMessage)],
+        'request_mcp_task_cancel',
       )
     )[0];
   }
@@ -117,9 +133,11 @@ export class PostgresTaskStore implements McpTaskStore {
   async heartbeat(ids: readonly string[]): Promise<McpTaskRecord[]> {
     const wanted = ids.filter(storableId);
     if (wanted.length === 0) return [];
-    await this.#pool.query(
+    await this.#write(
+      'heartbeat_mcp_tasks',
       `UPDATE ${this.#t} SET heartbeat_at = clock_timestamp() WHERE id = ANY($1::text[]) AND ${OPEN}`,
       [wanted],
+      'nested',
     );
     return this.#rows(`SELECT ${COLUMNS} FROM ${this.#t} WHERE id = ANY($1::text[])`, [wanted]);
   }
@@ -132,17 +150,22 @@ export class PostgresTaskStore implements McpTaskStore {
     if (id !== undefined && !storableId(id)) return 0;
     const params: unknown[] = [taskJson('error', failure.error), failure.statusMessage, failure.keepForMs, olderThanMs];
     if (id !== undefined) params.push(id);
-    const { rowCount } = await this.#pool.query(
+    const { rowCount } = await this.#write(
+      'abandon_stale_mcp_tasks',
       `UPDATE ${this.#t} SET status = 'failed', error = $1::jsonb, status_message = $2, input_requests = NULL, updated_at = clock_timestamp(), ` +
         `expires_at = clock_timestamp() + ${ms('$3')}, version = version + 1 WHERE ${OPEN} AND heartbeat_at <= clock_timestamp() - ${ms('$4')}${id === undefined ? '' : ' AND id = $5'}`,
       params,
+      'nested',
     );
     return rowCount ?? 0;
   }
 
   async deleteExpired(): Promise<number> {
-    const { rowCount } = await this.#pool.query(
+    const { rowCount } = await this.#write(
+      'delete_expired_mcp_tasks',
       `DELETE FROM ${this.#t} WHERE NOT ${OPEN} AND expires_at <= clock_timestamp()`,
+      [],
+      'nested',
     );
     return rowCount ?? 0;
   }

@@ -17,6 +17,7 @@ import {
   storableId,
   type ApprovalRowOf,
 } from '../internal/approval-checks.js';
+import { observeWrite } from '../internal/store-telemetry.js';
 
 type ApprovalRow = ApprovalRowOf<string> & { result: string | null };
 
@@ -45,6 +46,16 @@ export class SqliteApprovalStore implements ApprovalStore {
     this.#get = db.prepare<[string], ApprovalRow>('SELECT * FROM agent_tool_approvals WHERE id = ?');
   }
 
+  /** Runs one write (a statement or a transaction), observed as `operation` when telemetry is on. */
+  #write<T>(operation: string, write: () => T): Promise<T> {
+    return observeWrite('sqlite', operation, () => this.#run(write));
+  }
+
+  /** A write of the sweep: spanned only inside a running span (see `WriteSpans`). */
+  #housekeeping<T>(operation: string, write: () => T): Promise<T> {
+    return observeWrite('sqlite', operation, () => this.#run(write), 'nested');
+  }
+
   async create(input: NewToolApproval): Promise<ToolApproval> {
     const checked = checkNewApproval(input);
     const now = Date.now();
@@ -63,12 +74,13 @@ export class SqliteApprovalStore implements ApprovalStore {
       note: null,
       result: null,
       completed_at: null,
+      traceparent: checked.traceparent,
     };
     const insert = this.#db.prepare(
-      'INSERT INTO agent_tool_approvals (id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status) ' +
-        'VALUES (@id, @session_id, @tool_name, @arguments, @reason, @requested_by, @requested_at, @expires_at, @status)',
+      'INSERT INTO agent_tool_approvals (id, session_id, tool_name, arguments, reason, requested_by, requested_at, expires_at, status, traceparent) ' +
+        'VALUES (@id, @session_id, @tool_name, @arguments, @reason, @requested_by, @requested_at, @expires_at, @status, @traceparent)',
     );
-    await this.#run(() => insert.run(row));
+    await this.#write('create_approval', () => insert.run(row));
     return toApproval(row);
   }
 
@@ -102,7 +114,7 @@ export class SqliteApprovalStore implements ApprovalStore {
   ): Promise<ApprovalDecisionOutcome> {
     const cleanNote = checkNote(note);
     if (!storableId(id)) return { kind: 'not_found' };
-    return this.#run(() =>
+    return this.#write('decide_approval', () =>
       this.#db
         .transaction((): ApprovalDecisionOutcome => {
           const now = iso();
@@ -136,12 +148,12 @@ export class SqliteApprovalStore implements ApprovalStore {
     const claim = this.#db.prepare(
       "UPDATE agent_tool_approvals SET status = 'executing', claimed_by = ?, claimed_at = ? WHERE id = ? AND status = 'approved'",
     );
-    const claimed = await this.#run(() => claim.run(claimant, iso(), id));
+    const claimed = await this.#write('claim_approval', () => claim.run(claimant, iso(), id));
     return claimed.changes === 1 ? toApproval((await this.#run(() => this.#get.get(id)))!) : undefined;
   }
 
   async claimOrphaned(olderThanMs: number, claimant: string, limit: number): Promise<ToolApproval[]> {
-    return this.#run(() =>
+    return this.#housekeeping('claim_orphaned_approvals', () =>
       this.#db
         .transaction(() => {
           const now = iso();
@@ -165,12 +177,14 @@ export class SqliteApprovalStore implements ApprovalStore {
     const finish = this.#db.prepare(
       "UPDATE agent_tool_approvals SET status = ?, result = ?, completed_at = ? WHERE id = ? AND status = 'executing'",
     );
-    const done = await this.#run(() => finish.run(status, JSON.stringify(result ?? null), iso(), id));
+    const done = await this.#write('complete_approval', () =>
+      finish.run(status, JSON.stringify(result ?? null), iso(), id),
+    );
     return done.changes === 1 ? toApproval((await this.#run(() => this.#get.get(id)))!) : undefined;
   }
 
   async abandonStale(olderThanMs: number): Promise<ToolApproval[]> {
-    return this.#run(() =>
+    return this.#housekeeping('abandon_stale_approvals', () =>
       this.#db
         .transaction(() => {
           const rows = this.#db
@@ -193,6 +207,6 @@ export class SqliteApprovalStore implements ApprovalStore {
     const expire = this.#db.prepare(
       "UPDATE agent_tool_approvals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ?",
     );
-    return (await this.#run(() => expire.run(iso()))).changes;
+    return (await this.#housekeeping('expire_approvals', () => expire.run(iso()))).changes;
   }
 }

@@ -160,5 +160,14 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX agent_audit_records_session ON agent_audit_records (session_id, seq);
     `,
   },
+  {
+    version: 9,
+    name: 'approval trace context',
+    // The asking call's W3C traceparent, so the span of a decision or an execution on another host links
+    // to it. Approvals from before it keep NULL: nothing to link to.
+    sql: `
+      ALTER TABLE agent_tool_approvals ADD COLUMN traceparent TEXT;
+    `,
+  },
 ];
 assertMigrationSequence('SQLite', SQLITE_MIGRATIONS);

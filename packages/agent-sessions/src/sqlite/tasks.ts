@@ -17,6 +17,7 @@ import {
   type NewMcpTask,
 } from '../tasks.js';
 import { storableId } from '../internal/approval-checks.js';
+import { observeWrite, type WriteSpans } from '../internal/store-telemetry.js';
 
 type TaskRow = McpTaskRowOf<string>;
 
@@ -47,6 +48,11 @@ export class SqliteTaskStore implements McpTaskStore {
     );
   }
 
+  /** Runs one write, observed as `operation` when telemetry is on (a sweep's or a heartbeat's: `nested`). */
+  #write<T>(operation: string, write: () => T, spans?: WriteSpans): Promise<T> {
+    return observeWrite('sqlite', operation, () => this.#run(write), spans);
+  }
+
   async create(input: NewMcpTask): Promise<McpTaskRecord> {
     const { owner, toolName, ttlMs } = checkNewTask(input);
     const now = Date.now();
@@ -71,7 +77,7 @@ export class SqliteTaskStore implements McpTaskStore {
       'INSERT INTO agent_mcp_tasks (id, owner, tool_name, status, input_responses, created_at, updated_at, heartbeat_at, expires_at, version) ' +
         'VALUES (@id, @owner, @tool_name, @status, @input_responses, @created_at, @updated_at, @heartbeat_at, @expires_at, @version)',
     );
-    await this.#run(() => insert.run(row));
+    await this.#write('create_mcp_task', () => insert.run(row));
     return toTask(row);
   }
 
@@ -122,7 +128,7 @@ export class SqliteTaskStore implements McpTaskStore {
     const statement = this.#db.prepare(
       `UPDATE agent_mcp_tasks SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING *`,
     );
-    const row = await this.#run(() => statement.get(...params) as TaskRow | undefined);
+    const row = await this.#write('change_mcp_task', () => statement.get(...params) as TaskRow | undefined);
     return row === undefined ? undefined : toTask(row);
   }
 
@@ -132,7 +138,10 @@ export class SqliteTaskStore implements McpTaskStore {
     const statement = this.#db.prepare(
       `UPDATE agent_mcp_tasks SET cancel_requested_at = COALESCE(cancel_requested_at, ?), status_message = ?, updated_at = ?, version = version + 1 WHERE id = ? AND ${OPEN} RETURNING *`,
     );
-    const row = await this.#run(() => statement.get(now, taskMessage(statusMessage), now, id) as TaskRow | undefined);
+    const row = await this.#write(
+      'request_mcp_task_cancel',
+      () => statement.get(now, taskMessage(statusMessage), now, id) as TaskRow | undefined,
+    );
     return row === undefined ? undefined : toTask(row);
   }
 
@@ -140,17 +149,20 @@ export class SqliteTaskStore implements McpTaskStore {
     const wanted = ids.filter(storableId);
     if (wanted.length === 0) return [];
     const marks = wanted.map(() => '?').join(', ');
-    return this.#run(() =>
-      this.#db
-        .transaction(() => {
-          this.#db
-            .prepare(`UPDATE agent_mcp_tasks SET heartbeat_at = ? WHERE id IN (${marks}) AND ${OPEN}`)
-            .run(iso(), ...wanted);
-          return (
-            this.#db.prepare(`SELECT * FROM agent_mcp_tasks WHERE id IN (${marks})`).all(...wanted) as TaskRow[]
-          ).map(toTask);
-        })
-        .immediate(),
+    return this.#write(
+      'heartbeat_mcp_tasks',
+      () =>
+        this.#db
+          .transaction(() => {
+            this.#db
+              .prepare(`UPDATE agent_mcp_tasks SET heartbeat_at = ? WHERE id IN (${marks}) AND ${OPEN}`)
+              .run(iso(), ...wanted);
+            return (
+              this.#db.prepare(`SELECT * FROM agent_mcp_tasks WHERE id IN (${marks})`).all(...wanted) as TaskRow[]
+            ).map(toTask);
+          })
+          .immediate(),
+      'nested',
     );
   }
 
@@ -174,11 +186,11 @@ export class SqliteTaskStore implements McpTaskStore {
       iso(now - olderThanMs),
       ...(id === undefined ? [] : [id]),
     ];
-    return (await this.#run(() => statement.run(...params))).changes;
+    return (await this.#write('abandon_stale_mcp_tasks', () => statement.run(...params), 'nested')).changes;
   }
 
   async deleteExpired(): Promise<number> {
     const statement = this.#db.prepare(`DELETE FROM agent_mcp_tasks WHERE NOT ${OPEN} AND expires_at <= ?`);
-    return (await this.#run(() => statement.run(iso()))).changes;
+    return (await this.#write('delete_expired_mcp_tasks', () => statement.run(iso()), 'nested')).changes;
   }
 }
