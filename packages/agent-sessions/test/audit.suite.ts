@@ -166,6 +166,37 @@ export function describeAuditStore(name: string, harness: SessionStoreHarness): 
         expect((await refusal(a.audit.prune(retention))).code).toBe('INVALID_ARGUMENT');
     });
 
+    it('writes a batch of any size in its order, every field kept (SQLite: 100 rows per statement, then one by one)', async () => {
+      const [a, b] = await twoHosts();
+      const batch = Array.from({ length: 257 }, (_, i) =>
+        call({
+          at: new Date(Date.UTC(2026, 10, 27, 10, 0, 0, i)).toISOString(),
+          principal: i % 2 === 0 ? `p-${i}` : null,
+          sessionId: i % 3 === 0 ? null : `s-${i}`,
+          tool: `tool-${i}`,
+          argumentsHash: i % 5 === 0 ? null : hash(String(i)),
+          outcome: i % 7 === 0 ? 'TIMEOUT' : 'OK',
+          durationMs: i,
+          traceId: i % 4 === 0 ? null : '0af7651916cd43dd8448eb211c80319c',
+          ...(i % 11 === 0 ? { kind: 'approval_decision', decision: 'approve', approvalId: `ap-${i}` } : {}),
+          ...(i % 13 === 0 ? { kind: 'mode_change', fromMode: 'general', toMode: `m-${i}` } : {}),
+        }),
+      );
+      await a.audit.append(batch);
+      const records = (await readAll(b.audit, { limit: 1000 })).records.reverse();
+      expect(records.map((r) => r.durationMs)).toEqual(batch.map((_, i) => i));
+      records.forEach((record, i) =>
+        expect(record).toEqual({
+          id: record.id,
+          approvalId: null,
+          decision: null,
+          fromMode: null,
+          toMode: null,
+          ...batch[i],
+        }),
+      );
+    });
+
     it('refuses a record it cannot keep whole, and then stores none of its batch', async () => {
       const [a] = await twoHosts();
       const bad: Array<[Partial<NewAuditRecord>, string, RegExp]> = [
