@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSessionStore } from '../src/open.js';
+import { Database } from '../src/sqlite/driver.js';
 import { openSqliteSessionStore, SqliteSessionStore } from '../src/sqlite/index.js';
 import { SQLITE_MIGRATIONS } from '../src/sqlite/migrations.js';
 import { writeSqliteVersion1 } from './fixtures/sqlite-version1.js';
@@ -20,7 +21,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let databases = 0;
 
-function withDatabase<T>(filename: string, read: (db: Database.Database) => T): T {
+function withDatabase<T>(filename: string, read: (db: BetterSqlite3.Database) => T): T {
   const db = new Database(filename, { fileMustExist: true });
   try {
     return read(db);
@@ -30,7 +31,7 @@ function withDatabase<T>(filename: string, read: (db: Database.Database) => T): 
 }
 
 /** Runs the released steps after version 1 up to `version`, as those releases did (released steps are frozen). */
-function applyReleasedSteps(db: Database.Database, version: number): void {
+function applyReleasedSteps(db: BetterSqlite3.Database, version: number): void {
   for (const step of SQLITE_MIGRATIONS.filter((m) => m.version > 1 && m.version <= version)) {
     db.exec(step.sql);
     db.prepare('INSERT INTO agent_sessions_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
@@ -91,7 +92,7 @@ describe('SQLite specifics', () => {
     const store = await openSqliteSessionStore({ filename, modes: fixedModes() });
     try {
       expect(store.filename).toBe(filename);
-      expect(store.schemaVersion).toBe(8);
+      expect(store.schemaVersion).toBe(9);
       expect(existsSync(filename)).toBe(true);
       expect(withDatabase(filename, (db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
     } finally {
@@ -141,8 +142,8 @@ describe('SQLite specifics', () => {
     expect(entries).toEqual([
       {
         level: 'info',
-        fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6, 7, 8] },
-        message: 'Migrated the session database to schema version 8.',
+        fields: { store: 'sqlite', filename, applied: [1, 2, 3, 4, 5, 6, 7, 8, 9] },
+        message: 'Migrated the session database to schema version 9.',
       },
     ]);
   });

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import { SessionStoreError } from '../errors.js';
+import { SqliteError } from './driver.js';
 
 /**
  * How long one attempt may block the thread waiting for another process's lock (SQLite's
@@ -15,8 +15,7 @@ const MAX_BACKOFF_MS = 100;
 
 function isBusy(error: unknown): boolean {
   return (
-    error instanceof Database.SqliteError &&
-    (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'))
+    error instanceof SqliteError && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'))
   );
 }
 

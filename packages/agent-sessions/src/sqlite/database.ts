@@ -1,11 +1,12 @@
 /** Opening a SQLite session database: pragmas, the writability check, migrations, and the statements the store runs. */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { SessionStoreError } from '../errors.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from '../internal/migrations.js';
 import type { ModeChange, SessionStoreLogger } from '../types.js';
 import { BUSY_SLICE_MS, retryWhileBusy } from './busy.js';
+import { Database, SqliteError } from './driver.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 
 export interface SessionRow {
@@ -45,7 +46,7 @@ export function toChange(row: ChangeRow): ModeChange {
 }
 
 export function isForeignKeyViolation(error: unknown): boolean {
-  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+  return error instanceof SqliteError && error.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
 /** What {@link openDatabase} needs. */
@@ -56,7 +57,7 @@ export interface OpenDatabaseOptions {
 }
 
 export interface OpenedDatabase {
-  readonly db: Database.Database;
+  readonly db: BetterSqlite3.Database;
   readonly filename: string;
   readonly schemaVersion: number;
 }
@@ -74,7 +75,7 @@ function notWritable(filename: string, cause: unknown): SessionStoreError {
 }
 
 function isNotWritable(error: unknown): boolean {
-  if (error instanceof Database.SqliteError) return /^SQLITE_(READONLY|CANTOPEN|PERM|AUTH)/.test(error.code);
+  if (error instanceof SqliteError) return /^SQLITE_(READONLY|CANTOPEN|PERM|AUTH)/.test(error.code);
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   return code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
 }
@@ -86,7 +87,7 @@ function isNotWritable(error: unknown): boolean {
  */
 export async function openDatabase(options: OpenDatabaseOptions, logger: SessionStoreLogger): Promise<OpenedDatabase> {
   const filename = options.filename === MEMORY ? MEMORY : resolve(options.filename);
-  let db: Database.Database;
+  let db: BetterSqlite3.Database;
   try {
     if (filename !== MEMORY) mkdirSync(dirname(filename), { recursive: true });
     db = new Database(filename, { timeout: BUSY_SLICE_MS });
@@ -123,7 +124,7 @@ export async function openDatabase(options: OpenDatabaseOptions, logger: Session
  * SQLite's write lock, and the second finds the versions the first recorded. The transaction always
  * writes (a no-op UPDATE of the bookkeeping), so a database that cannot be written fails here, at start-up.
  */
-function migrate(db: Database.Database, filename: string, logger: SessionStoreLogger): number {
+function migrate(db: BetterSqlite3.Database, filename: string, logger: SessionStoreLogger): number {
   return db
     .transaction(() => {
       db.exec(

@@ -35,6 +35,13 @@ import {
   type SessionRow,
 } from './database.js';
 
+/**
+ * The better-sqlite3 `Database` class the store runs on in this process (13 on Node 22.14 and later, 12
+ * before), and which package that is. Open other connections to a store's file in the same process
+ * with it: two copies of SQLite in one process drop each other's locks on a shared file.
+ */
+export { Database as SqliteDatabase, SQLITE_DRIVER, type SqliteDriver } from './driver.js';
+
 export interface SqliteSessionStoreOptions {
   /**
    * The database file, resolved against the working directory; its folder is created when missing.
