@@ -11,7 +11,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ScriptedResponsesServer, call as modelCall, respond } from '@aptix/reasoner/testing';
 import { canonicalJson } from '@aptix/tool-contract';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '@aptix/agent-sessions/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logLine, rawToolsCall, runCli, scratch, startHost, type RunningHost } from './support.js';
 

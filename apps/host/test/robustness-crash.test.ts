@@ -4,7 +4,7 @@
  * changes keeps every acknowledged change after a restart, with the history's chain unbroken.
  * No assertion is about time: waits are bounded only so that a broken host fails instead of hanging.
  */
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '@aptix/agent-sessions/sqlite';
 import { describe, expect, it } from 'vitest';
 import { postJson, storeBackends } from './suites.js';
 import { scratch, startHost, type RunningHost } from './support.js';

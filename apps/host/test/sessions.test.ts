@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '@aptix/agent-sessions/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BIN,

@@ -12,7 +12,7 @@ import { openSessionStore } from '@aptix/agent-sessions/open';
 import type { AgentSession, AgentSessionStore } from '@aptix/agent-sessions';
 import { AgentToolExecutor, AgentToolRegistry, InvokeResult } from '@aptix/tool-contract';
 import { CapturingAdminLogger, testContext } from '@aptix/tool-contract/testing';
-import Database from 'better-sqlite3';
+import { SqliteDatabase as Database } from '@aptix/agent-sessions/sqlite';
 import { Client, escapeIdentifier } from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ModeChangeTool, tools } from '../src/index.js';
