@@ -227,11 +227,13 @@ describe('a host with telemetry on, exporting to an OTLP/HTTP receiver', () => {
       'aptix.approval.decision': 'approve',
       'aptix.approval.outcome': 'decided',
     });
-    const execute = await receiver.span(childOf(decide));
-    expect(execute.name).toBe('aptix.approval.execute');
+    // Its children: the execution, and the store's writes (decide_approval, claim_approval).
+    const execute = await receiver.span((span) => childOf(decide)(span) && span.name === 'aptix.approval.execute');
     expect(execute.attributes['aptix.approval.status']).toBe('executed');
-    const call = await receiver.span(childOf(execute));
-    expect(call.name).toBe('execute_tool testing_issue_refund');
+    await receiver.span((span) => childOf(decide)(span) && span.name === 'decide_approval aptix_sessions');
+    await receiver.span((span) => childOf(execute)(span) && span.name === 'execute_tool testing_issue_refund');
+    // The ask and the execution are linked (the same host here; telemetry-approvals.test.ts: two hosts).
+    expect(execute.links).toEqual([{ traceId: ask.traceId, spanId: ask.spanId }]);
   });
 
   it('serves /metrics in the Prometheus text format to an admin only', async () => {

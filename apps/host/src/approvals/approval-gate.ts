@@ -16,7 +16,7 @@ import {
 import type { ApprovalDecisionOutcome, ApprovalStore, ToolApproval } from '@aptix/agent-sessions';
 import type { Logger } from 'pino';
 import { workerEvaluation } from '../isolation/worker-policy.js';
-import { tracedApproval } from '../telemetry/approval-spans.js';
+import { activeTraceparent, linkToAsker, tracedApproval } from '../telemetry/approval-spans.js';
 
 /** The InvokeResult as callers see it (`result` parsed), the shape stored with an executed approval. */
 export interface PresentedResult {
@@ -188,6 +188,8 @@ export class ApprovalGate {
           reason,
           requestedBy,
           ttlMs: this.#o.ttlMs,
+          // The ask span's context: the decision and the execution, on any host, link to it.
+          traceparent: activeTraceparent(),
         }),
       (span, asked) => span.setAttribute('aptix.approval.id', asked.id),
     );
@@ -215,7 +217,10 @@ export class ApprovalGate {
       'decide',
       { 'aptix.approval.id': id, 'aptix.approval.decision': decision },
       () => this.#decide(id, decision, decidedBy, note, log, principal),
-      (span, outcome) => span.setAttribute('aptix.approval.outcome', outcome.kind),
+      (span, outcome) => {
+        span.setAttribute('aptix.approval.outcome', outcome.kind);
+        if ('approval' in outcome) linkToAsker(span, outcome.approval.traceparent);
+      },
     );
   }
 
@@ -260,6 +265,7 @@ export class ApprovalGate {
       { 'aptix.approval.id': approval.id, 'gen_ai.tool.name': approval.toolName },
       () => this.#execute(approval, log),
       (span, ran) => span.setAttribute('aptix.approval.status', ran.status),
+      approval.traceparent,
     );
   }
 

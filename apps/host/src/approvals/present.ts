@@ -32,7 +32,10 @@ export function pendingApprovalMessage(approval: ToolApproval): string {
   );
 }
 
-/** An approval as the HTTP API and the CLI show it. */
+/**
+ * An approval as the HTTP API and the CLI show it. The asking span's traceparent stays inside: it is
+ * for the spans that link to it (docs/observability.md), and a trace id is in the audit record.
+ */
 export function approvalView(approval: ToolApproval): Record<string, unknown> {
   let args: unknown;
   try {
@@ -40,5 +43,6 @@ export function approvalView(approval: ToolApproval): Record<string, unknown> {
   } catch {
     args = approval.arguments;
   }
-  return { ...approval, arguments: args };
+  const { traceparent: _internal, ...shown } = approval;
+  return { ...shown, arguments: args };
 }
