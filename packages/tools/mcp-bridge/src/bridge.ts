@@ -141,7 +141,7 @@ export class McpBridge {
   /** Closes the connection (a stdio server is stopped); the tools then answer REMOTE_UNAVAILABLE. */
   /** The server's prompts and resources as Aptix units, listed now (see bridged-units.ts). */
   units(): Promise<PackageUnits> {
-    return bridgedUnits(() => this.#connection.client(), this.#options, this.#logger);
+    return bridgedUnits(() => this.#connection.client(), this.#options, this.#logger, this.#connection.watches);
   }
 
   close(): Promise<void> {

@@ -13,6 +13,7 @@ import {
 } from '@aptix/tool-contract';
 import { aptixNames, defaultPrefix } from './naming.js';
 import type { McpBridgeOptions } from './options.js';
+import type { ResourceWatches } from './resource-watches.js';
 
 /** The most prompts, resources and templates one server brings, each; the rest are left out, with a warning. */
 export const MAX_BRIDGED_UNITS = 500;
@@ -24,12 +25,14 @@ const REMOTE_TIMEOUT_MS = 30_000;
  * prefix and modes, each checked against the contract before it is offered (a unit that breaks it is
  * left out with a warning, never stopping the host): `prompts/get`, `resources/read` and
  * `completion/complete` go to the server. Resources keep the server's URIs; their names get the prefix.
- * Subscriptions to a bridged resource are not carried (it is offered without `subscribe`).
+ * A server that declares `resources.subscribe` on a 2025 revision has its resources offered with
+ * `subscribe`: the server is subscribed while someone watches, and its updates are told on.
  */
 export async function bridgedUnits(
   client: () => Client,
   options: McpBridgeOptions,
   logger: AdminLogger,
+  watches?: ResourceWatches,
 ): Promise<PackageUnits> {
   const server = options.name;
   const prefix = options.prefix ?? defaultPrefix(server);
@@ -38,6 +41,14 @@ export async function bridgedUnits(
   const warn = (what: string) =>
     logger.addCustomEvent('warn', '[McpBridge_UnitSkipped]', `MCP server "${server}": ${what}`, [['Server', server]]);
   const modes = options.modes === undefined ? {} : { modes: options.modes };
+  // resources/subscribe is a 2025 method; on 2026-07-28 updates come through subscriptions/listen, not carried yet.
+  const subscribable =
+    watches !== undefined &&
+    capabilities.resources?.subscribe === true &&
+    client().getNegotiatedProtocolVersion()?.startsWith('2025') === true;
+  const subscribe = subscribable
+    ? { subscribe: (uri: string, changed: () => void) => watches.watch(uri, changed) }
+    : {};
 
   const remotePrompts = capabilities.prompts === undefined ? [] : await listAll(client, 'prompts', warn);
   const remoteResources = capabilities.resources === undefined ? [] : await listAll(client, 'resources', warn);
@@ -101,6 +112,7 @@ export async function bridgedUnits(
     ...(remote.description === undefined ? {} : { description: remote.description }),
     mimeType: remote.mimeType ?? 'application/octet-stream',
     ...modes,
+    ...subscribe,
   });
   for (const remote of remoteResources) {
     offer(

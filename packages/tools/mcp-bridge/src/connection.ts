@@ -14,6 +14,7 @@ import type { AdminLogger } from '@aptix/tool-contract';
 import { McpBridgeError } from './codes.js';
 import { countReconnect, tracedRemoteCall, tracingFetch } from './bridge-telemetry.js';
 import { resolveValues, type McpBridgeOptions } from './options.js';
+import { ResourceWatches } from './resource-watches.js';
 import { listTools } from './tool-listing.js';
 
 const CLIENT_INFO = { name: 'aptix-mcp-bridge', version: '0.1.0' };
@@ -58,6 +59,8 @@ export class ServerConnection {
   #relisting = false;
   #relistWanted = false;
   #listings = 0;
+  /** Subscriptions to the server's resources, carried over reconnects. */
+  readonly watches: ResourceWatches;
 
   constructor(
     options: McpBridgeOptions,
@@ -67,6 +70,14 @@ export class ServerConnection {
     this.#options = options;
     this.#logger = logger;
     this.#onTools = onTools;
+    this.watches = new ResourceWatches((uri, error) =>
+      logger.addCustomEvent(
+        'warn',
+        '[McpBridge_SubscribeFailed]',
+        `MCP server "${options.name}" refused a subscription to ${uri}: ${reason(error)}.`,
+        [['Server', options.name]],
+      ),
+    );
   }
 
   /** Where the server is, for messages: the command or the URL (never a header or an environment value). */
@@ -161,6 +172,7 @@ export class ServerConnection {
     this.#generation++;
     const old = this.#client;
     this.#client = undefined;
+    this.watches.detach();
     this.#logger.addCustomEvent(
       'warn',
       '[McpBridge_ConnectionLost]',
@@ -178,6 +190,7 @@ export class ServerConnection {
     if (this.#relistTimer !== undefined) clearTimeout(this.#relistTimer);
     const client = this.#client;
     this.#client = undefined;
+    this.watches.detach();
     await client?.close().catch(() => undefined);
   }
 
@@ -261,6 +274,7 @@ export class ServerConnection {
       this.#listings++;
       if (generation !== this.#generation) throw new Error('the bridge was closed while connecting');
       this.#client = client;
+      this.watches.attach(client);
       return tools;
     } catch (error) {
       await client.close().catch(() => undefined);
