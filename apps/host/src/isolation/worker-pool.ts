@@ -1,15 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ExecutionErrorCode, InvokeResult, type AgentToolExecutionContext } from '@aptix/tool-contract';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
 import {
   describeEnding,
   endedResult,
-  logWorkerEntry,
-  PoolWorker,
-  WORKER_BOOT_MS,
-  workerEntry,
+  type PoolWorker,
   readCallMessage,
   takeUnstarted,
   unfitEnding,
@@ -21,8 +17,9 @@ import { PolicyQuestions, type PolicyAnswer } from './worker-policy.js';
 import { UnitRequests, WorkerUnitError, type UnitChannel } from './isolated-units.js';
 import type { UnitRequest } from './unit-protocol.js';
 import { countWorkerRestart } from '../telemetry/host-metrics.js';
+import { startWorker, type ReadyMessage, type WorkerLife } from './worker-start.js';
 
-export type ReadyMessage = Extract<WorkerMessage, { type: 'ready' }>;
+export type { ReadyMessage } from './worker-start.js';
 
 export interface WorkerPoolOptions {
   /** The package as the configuration names it, for messages. */
@@ -227,143 +224,75 @@ export class WorkerPool extends EventEmitter implements UnitChannel {
   }
 
   #spawn(): Promise<ReadyMessage> {
-    const { setup, resourceLimits, specifier, logger } = this.#options;
-    const worker = new Worker(workerEntry(), { workerData: setup, resourceLimits, stdout: false, stderr: false });
-    worker.unref();
-    const entry = new PoolWorker(worker);
-    this.#workers.add(entry);
-    const who = `Tool package "${specifier}" (isolation: "worker")`;
-    return new Promise<ReadyMessage>((resolve, reject) => {
-      let failure: Error | undefined;
-      // The worker's own limits catch what waits; this one catches synchronous code that never returns.
-      // Until the worker says it begins the import, the time is Node's and the host's own (starting a thread, loading the contract).
-      let phase: 'boot' | 'import' | 'setup' = 'boot';
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const arm = () => {
-        if (timer !== undefined) clearTimeout(timer);
-        timer = setTimeout(
-          () => {
-            const what =
-              phase === 'boot'
-                ? 'starting its worker thread'
-                : phase === 'import'
-                  ? 'importing'
-                  : 'its createDependencies()/createTools()';
-            failure = new Error(
-              `${who} did not finish ${what} within ${setup.limitMs} ms, so its worker was ended. Fix: find what it waits for or computes; if it is only slow, raise its startupTimeoutMs.`,
-            );
-            void worker.terminate();
-          },
-          phase === 'boot' ? setup.limitMs + WORKER_BOOT_MS : setup.limitMs + 250,
-        );
-      };
-      arm();
-      worker.on('message', (raw: unknown) => {
-        // A call's messages are strings (see protocol.ts), several in an array when they were sent together;
-        // everything else is rare and an object.
-        if (typeof raw === 'string') return this.#onCallMessage(entry, raw);
-        if (Array.isArray(raw)) {
-          for (const item of raw as unknown[]) if (typeof item === 'string') this.#onCallMessage(entry, item);
-          return;
-        }
-        const message = raw as WorkerMessage;
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- checked at run time: JavaScript callers, tool packages and parsed input can bring what the type rules out
-        if (message === null || typeof message !== 'object') return;
-        switch (message.type) {
-          case 'phase':
-            phase = message.phase === 'import' ? 'import' : 'setup';
-            arm();
-            return;
-          case 'failed':
-            failure = new Error(typeof message.message === 'string' ? message.message : `${who} failed to start.`);
-            void worker.terminate();
-            return;
-          case 'ready':
-            if (entry.state !== 'starting') return;
-            clearTimeout(timer);
-            entry.state = 'ready';
-            this.#retryMs = 500;
-            for (const watch of this.#units.watches()) entry.post({ type: 'unit-watch', ...watch });
-            resolve(message);
-            this.#drainWaiting();
-            // A fresh worker of a package whose tools change may have started with another list.
-            if (message.changing === true && Array.isArray(message.tools)) this.emit('tools', message.tools);
-            return;
-          case 'tools':
-            // The package's new list (toolsChanged), checked by the host as any tool list is.
-            if (entry.state === 'ready' && Array.isArray(message.tools)) this.emit('tools', message.tools);
-            return;
-          case 'result':
-            // Checked again by the host's executor (result text, content blocks, output schema).
-            if (typeof message.id === 'number') this.#settle(entry, message.id, message.result);
-            return;
-          case 'policy':
-            this.#policies.answer(entry, message);
-            return;
-          case 'pong':
-            entry.pong();
-            this.#drainWaiting();
-            return;
-          case 'log':
-            logWorkerEntry(logger, specifier, message);
-            return;
-          case 'closed':
-            entry.closed?.();
-            return;
-          case 'unit':
-            this.#units.answer(entry, message);
-            return;
-          case 'unit-changed':
-            if (entry.state === 'ready') this.#units.changed(message);
-            return;
-          case 'unfit':
-            this.#unfit(entry, message);
-            return;
-        }
-      });
-      worker.on('error', (error: Error & { code?: string }) => {
-        entry.ending ??=
-          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? { kind: 'memory' }
-            : { kind: 'crash', detail: 'an uncaught exception' };
-        logger.error(
-          { toolPackage: specifier, code: error.code },
-          `isolated tool package ${specifier}: its worker ${entry.ending.kind === 'memory' ? 'ran out of memory' : `stopped on an uncaught exception: ${error.message}`}`,
-        );
-      });
-      worker.on('exit', (code) => {
-        clearTimeout(timer);
-        const wasReady = entry.state === 'ready';
-        entry.state = 'ended';
-        this.#workers.delete(entry);
-        const ending = entry.ending ?? { kind: 'crash', detail: `exit code ${code}` };
-        const replacing = wasReady && !this.#closing;
-        // Said before the calls it ended are answered, so whoever reads the log learns of the
-        // replacement no later than the callers learn of the crash.
-        if (replacing)
-          logger.warn(
-            { toolPackage: specifier, reason: ending.kind },
-            `isolated tool package ${specifier}: replacing a worker that ${describeEnding(ending)}`,
-          );
-        for (const [id, pending] of [...entry.pending])
-          this.#settle(entry, id, endedResult(pending, ending, specifier, this.#limits, id));
-        this.#policies.ended(entry);
-        this.#units.ended(entry, describeEnding(ending));
-        if (!wasReady) {
-          reject(
-            failure ??
-              new Error(
-                `${who} failed to start: its worker exited (code ${code}) before it was ready${entry.ending?.kind === 'memory' ? ', out of memory' : ''}.`,
-              ),
-          );
-          return;
-        }
-        if (!replacing) return;
-        this.replacements++;
-        countWorkerRestart(specifier, ending.kind);
-        this.#replace();
-      });
+    const { entry, ready } = startWorker(this.#options, {
+      ready: (entry, message) => {
+        this.#retryMs = 500;
+        for (const watch of this.#units.watches()) entry.post({ type: 'unit-watch', ...watch });
+        this.#drainWaiting();
+        // A fresh worker of a package whose tools change may have started with another list.
+        if (message.changing === true && Array.isArray(message.tools)) this.emit('tools', message.tools);
+      },
+      callMessage: (entry, wire) => this.#onCallMessage(entry, wire),
+      message: (entry, message) => this.#onMessage(entry, message),
+      exited: (entry, ending, wasReady) => this.#onExit(entry, ending, wasReady),
     });
+    this.#workers.add(entry);
+    return ready;
+  }
+
+  /** A started worker's message other than a call's (see worker-start.ts for the start-up's own). */
+  #onMessage(entry: PoolWorker, message: Parameters<WorkerLife['message']>[1]): void {
+    switch (message.type) {
+      case 'tools':
+        // The package's new list (toolsChanged), checked by the host as any tool list is.
+        if (entry.state === 'ready' && Array.isArray(message.tools)) this.emit('tools', message.tools);
+        return;
+      case 'result':
+        // Checked again by the host's executor (result text, content blocks, output schema).
+        if (typeof message.id === 'number') this.#settle(entry, message.id, message.result);
+        return;
+      case 'policy':
+        this.#policies.answer(entry, message);
+        return;
+      case 'pong':
+        entry.pong();
+        this.#drainWaiting();
+        return;
+      case 'closed':
+        entry.closed?.();
+        return;
+      case 'unit':
+        this.#units.answer(entry, message);
+        return;
+      case 'unit-changed':
+        if (entry.state === 'ready') this.#units.changed(message);
+        return;
+      case 'unfit':
+        this.#unfit(entry, message);
+        return;
+    }
+  }
+
+  /** A worker's thread exited: the calls, questions and requests it held fail, and a worker that was ready is replaced. */
+  #onExit(entry: PoolWorker, ending: Ending, wasReady: boolean): void {
+    const { logger, specifier } = this.#options;
+    this.#workers.delete(entry);
+    const replacing = wasReady && !this.#closing;
+    // Said before the calls it ended are answered, so whoever reads the log learns of the
+    // replacement no later than the callers learn of the crash.
+    if (replacing)
+      logger.warn(
+        { toolPackage: specifier, reason: ending.kind },
+        `isolated tool package ${specifier}: replacing a worker that ${describeEnding(ending)}`,
+      );
+    for (const [id, pending] of [...entry.pending])
+      this.#settle(entry, id, endedResult(pending, ending, specifier, this.#limits, id));
+    this.#policies.ended(entry);
+    this.#units.ended(entry, describeEnding(ending));
+    if (!replacing) return;
+    this.replacements++;
+    countWorkerRestart(specifier, ending.kind);
+    this.#replace();
   }
 
   get #limits(): WorkerLimits {
