@@ -1,4 +1,4 @@
-import type { Attributes, Histogram, Span, UpDownCounter } from '@opentelemetry/api';
+import type { Attributes, Histogram, ObservableResult, Span } from '@opentelemetry/api';
 import type { AgentToolExecutionContext } from './agent-tool.js';
 import type { InvokeResult } from './invoke-result.js';
 import {
@@ -19,18 +19,62 @@ export const DURATION_BUCKETS_S = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
 ] as const;
 
-const instruments = meterInstruments(SCOPE, (meter) => ({
-  duration: meter.createHistogram('aptix.tool.call.duration', {
-    description:
-      'Duration of tool calls run by the executor, by tool (gen_ai.tool.name) and outcome (error.type on failure).',
-    unit: 's',
-    advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_S] },
-  }) as Histogram,
-  active: meter.createUpDownCounter('aptix.tool.calls.active', {
-    description: 'Tool calls the executor is running now, by tool.',
-    unit: '{call}',
-  }) as UpDownCounter,
-}));
+/** A tool's calls in flight, and the attributes its metric points carry, made once. */
+interface ToolSeries {
+  inFlight: number;
+  readonly tool: Attributes;
+  readonly ok: Attributes;
+  readonly failed: Map<string, Attributes>;
+}
+
+/** Distinct tool names given their own series; calls of names past it share `_OTHER` (names come from callers). */
+const MAX_SERIES = 1000;
+const series = new Map<string, ToolSeries>();
+
+function seriesOf(name: string): ToolSeries {
+  let found = series.get(name);
+  if (found === undefined) {
+    const key = series.size < MAX_SERIES ? name : '_OTHER';
+    found = series.get(key) ?? {
+      inFlight: 0,
+      tool: { 'gen_ai.tool.name': key },
+      ok: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': key },
+      failed: new Map(),
+    };
+    series.set(key, found);
+  }
+  return found;
+}
+
+function failedAttributes(tool: ToolSeries, code: string): Attributes {
+  let attributes = tool.failed.get(code);
+  if (attributes === undefined) {
+    attributes = { ...tool.ok, 'error.type': code };
+    if (tool.failed.size < 64) tool.failed.set(code, attributes);
+  }
+  return attributes;
+}
+
+const instruments = meterInstruments(SCOPE, (meter) => {
+  // Calls in flight are counted in memory and read when metrics are collected: a synchronous
+  // up-down counter would cost every call two more records (each hashes its attributes once per reader).
+  meter
+    .createObservableUpDownCounter('aptix.tool.calls.active', {
+      description: 'Tool calls the executor is running now, by tool.',
+      unit: '{call}',
+    })
+    .addCallback((result: ObservableResult) => {
+      for (const tool of series.values()) result.observe(tool.inFlight, tool.tool);
+    });
+  return {
+    duration: meter.createHistogram('aptix.tool.call.duration', {
+      description:
+        'Duration of tool calls run by the executor, by tool (gen_ai.tool.name) and outcome (error.type on failure).',
+      unit: 's',
+      advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_S] },
+    }) as Histogram,
+  };
+});
 
 /** True when a call should be observed: an SDK records spans or metrics. Two global reads when both are off. */
 export function toolCallObserved(): boolean {
@@ -58,18 +102,16 @@ export function observeToolCall(
   run: () => Promise<InvokeResult<string>>,
 ): Promise<InvokeResult<string>> {
   const metrics = instruments();
-  const toolAttributes: Attributes = { 'gen_ai.tool.name': call.name };
+  const tool = metrics === undefined ? undefined : seriesOf(call.name);
   const started = performance.now();
-  metrics?.active.add(1, toolAttributes);
+  if (tool !== undefined) tool.inFlight++;
   const measured = (result: InvokeResult<string>): void => {
-    if (metrics === undefined) return;
-    metrics.active.add(-1, toolAttributes);
+    if (metrics === undefined || tool === undefined) return;
+    tool.inFlight--;
     const code = outcomeCode(result);
     metrics.duration.record(
       (performance.now() - started) / 1000,
-      code === undefined
-        ? { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name }
-        : { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'error.type': code },
+      code === undefined ? tool.ok : failedAttributes(tool, code),
     );
   };
   if (!tracingEnabled()) {

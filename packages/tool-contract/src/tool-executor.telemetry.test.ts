@@ -153,5 +153,14 @@ describe('AgentToolExecutor with an OpenTelemetry SDK registered', () => {
     expect(duration.dataPoints.every((point) => point.attributes['gen_ai.tool.name'] === 'test_echo')).toBe(true);
     const active = await metric(reader, 'aptix.tool.calls.active');
     expect(active!.dataPoints.map((point) => point.value)).toEqual([0]);
+    // Read while two calls wait in the tool: both count, then neither.
+    const running = [exec.execute('test_echo', '{"text":"a"}'), exec.execute('test_echo', '{"text":"b"}')];
+    const during = await metric(reader, 'aptix.tool.calls.active');
+    await Promise.all(running);
+    expect(during!.dataPoints.map((point) => point.value)).toEqual([2]);
+    const after = await metric(reader, 'aptix.tool.calls.active');
+    expect(after!.dataPoints.map((point) => [point.value, point.attributes])).toEqual([
+      [0, { 'gen_ai.tool.name': 'test_echo' }],
+    ]);
   });
 });

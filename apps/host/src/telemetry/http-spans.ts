@@ -1,10 +1,35 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+} from '@opentelemetry/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 
 const tracer = trace.getTracer('@aptix/host');
 const REQUEST_CONTEXT = Symbol('aptix.otel.context');
 
 type TracedRequest = FastifyRequest & { [REQUEST_CONTEXT]?: Context };
+
+/** The headers the registered propagators read (`traceparent`, `tracestate`, `baggage`), read once. */
+let propagationFields: readonly string[] | undefined;
+
+/**
+ * The caller's context from the request's headers. Most requests carry none of the headers the
+ * propagators read, and then none of them needs to run (each would look its header up and give the
+ * root context back).
+ */
+function callerContext(headers: FastifyRequest['headers']): Context {
+  // Kept once a propagator is registered (before it, there are none to read).
+  const fields = propagationFields ?? propagation.fields().map((field) => field.toLowerCase());
+  if (fields.length > 0) propagationFields = fields;
+  for (const field of fields) if (headers[field] !== undefined) return propagation.extract(ROOT_CONTEXT, headers);
+  return ROOT_CONTEXT;
+}
 
 /**
  * A server span per HTTP request (the stable HTTP semantic conventions), child of the caller's W3C
@@ -28,21 +53,20 @@ export function registerHttpTracing(app: FastifyInstance): void {
     } as RouteHandlerMethod;
   });
   app.addHook('onRequest', (request, reply, done) => {
-    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const parent = callerContext(request.headers);
     const route = request.routeOptions.url;
+    const query = request.url.indexOf('?');
+    const attributes: Attributes = {
+      'http.request.method': request.method,
+      'url.path': query === -1 ? request.url : request.url.slice(0, query),
+      'url.scheme': request.protocol,
+      'network.protocol.version': request.raw.httpVersion,
+      'aptix.request.id': request.id,
+    };
+    if (route !== undefined) attributes['http.route'] = route;
     const span = tracer.startSpan(
       route === undefined ? request.method : `${request.method} ${route}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': request.method,
-          'url.path': request.url.split('?', 1)[0]!,
-          'url.scheme': request.protocol,
-          ...(route === undefined ? {} : { 'http.route': route }),
-          'network.protocol.version': request.raw.httpVersion,
-          'aptix.request.id': request.id,
-        },
-      },
+      { kind: SpanKind.SERVER, attributes },
       parent,
     );
     (request as TracedRequest)[REQUEST_CONTEXT] = trace.setSpan(parent, span);
