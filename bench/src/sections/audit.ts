@@ -1,20 +1,26 @@
 /**
- * 3d. The audit trail (issue 34): the invoke route of a host with the audit trail off against the same
- * host recording every call (testing_ping_pong declares no readOnlyHint, so it counts as a tool that
- * changes something), on SQLite. Records wait in memory and are written in batches off the call path;
- * after the load, the trail is read back over GET /v1/audit to prove the host wrote what it was asked to.
+ * 3d. The audit trail (issue 34): the invoke route of a write tool on a host with the audit trail off
+ * against the same host recording every call, on SQLite. The tool is testing_calculator, which declares
+ * no readOnlyHint, so it counts as a tool that changes something (testing_ping_pong is read-only, and
+ * its calls are not recorded by default). Records wait in memory and are written in batches off the
+ * call path; after the load, the trail is read back over GET /v1/audit to prove the host wrote what it
+ * was asked to.
  */
 import { APTIX_BIN } from '../paths.js';
 import { freePort, startServer, type Server } from '../processes.js';
 import type { Row } from '../report.js';
-import { alternate, EXPECTED, INVOKE_BODY, type HttpOptions } from './http.js';
+import { alternate, type HttpOptions } from './http.js';
 
 const SECTION = '3d. Audit trail (autocannon, 10 connections, same machine)';
-const ROUTE = '/v1/tools/testing_ping_pong/invoke';
+const TOOL = 'testing_calculator';
+const ROUTE = `/v1/tools/${TOOL}/invoke`;
+const BODY = JSON.stringify({ arguments: { operation: 'multiply', a: 6, b: 7 } });
+const EXPECTED =
+  '{"successful":true,"result":{"value":42,"expression":"6 * 7 = 42","sessionId":null,"conversationId":null},"errors":[]}';
 
 /** The number of records the host's trail holds: the newest record's id (ids count up from 1; nothing is pruned here). */
 async function recordsWritten(url: string): Promise<number> {
-  const response = await fetch(`${url}/v1/audit?limit=1&tool=testing_ping_pong`);
+  const response = await fetch(`${url}/v1/audit?limit=1&tool=${TOOL}`);
   const page = (await response.json()) as { records: Array<{ id: string; argumentsHash: string | null }> };
   if (response.status !== 200 || page.records[0]?.argumentsHash == null)
     throw new Error(`GET /v1/audit answered ${response.status} without the calls' records`);
@@ -36,7 +42,7 @@ export async function auditSection(options: HttpOptions, log: (line: string) => 
     };
     const off = await start('audit-off', 'off');
     const on = await start('audit-on', 'on');
-    const invoke = { method: 'POST', headers: { 'content-type': 'application/json' }, body: INVOKE_BODY };
+    const invoke = { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY };
     for (const server of [off, on]) {
       const answer = await fetch(`${server.url}${ROUTE}`, invoke);
       const text = await answer.text();
