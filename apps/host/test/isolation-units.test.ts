@@ -7,49 +7,29 @@
  * busy worker is replaced), and what cannot cross from a worker is a clear error.
  */
 import { join } from 'node:path';
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HOST_ROOT, startHostWithConfig, type RunningHost } from './support.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  configuredHostForSuite,
+  FIXTURE_GREETING_LISTED,
+  connectV1,
+  connectV2,
+  FIRST_PARTY,
+  hearsCounterUpdates,
+  readsFixtureDocuments,
+} from './mcp-host.js';
+import { HOST_ROOT } from './support.js';
 
 const PACKAGE = join(HOST_ROOT, 'test', 'fixtures', 'isolated-units');
 
-let host: RunningHost;
-let cleanup = () => undefined as void;
-beforeAll(async () => {
-  const started = await startHostWithConfig({
-    toolPackages: [
-      '@aptix/tool-samples',
-      '@aptix/tool-mode-catalog',
-      '@aptix/tool-mode-change',
-      { package: PACKAGE, isolation: 'worker', workers: 2 },
-    ],
+const suite = configuredHostForSuite(
+  {
+    toolPackages: [...FIRST_PARTY, { package: PACKAGE, isolation: 'worker', workers: 2 }],
     unitTimeoutMs: 300,
-  });
-  host = started.host;
-  cleanup = () => started.space.cleanup();
-}, 60_000);
-afterAll(async () => {
-  await host?.stop();
-  cleanup();
-});
-
-async function v1(): Promise<V1Client> {
-  const client = new V1Client({ name: 'aptix-isolation-units-v1', version: '1' });
-  await client.connect(new V1Transport(new URL(`${host.url}/mcp`)));
-  return client;
-}
-
-async function v2(): Promise<Client> {
-  const client = new Client(
-    { name: 'aptix-isolation-units-v2', version: '1' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`)));
-  return client;
-}
+  },
+  60_000,
+);
+const v1 = () => connectV1(`${suite.host.url}/mcp`, 'aptix-isolation-units-v1');
+const v2 = () => connectV2(`${suite.host.url}/mcp`, 'aptix-isolation-units-v2');
 
 const textOf = (message: { content: unknown }) => (message.content as { text: string }).text;
 
@@ -63,15 +43,7 @@ describe('an isolated package offers its prompts and resources', () => {
         completions: {},
       });
       const prompts = (await client.listPrompts()).prompts;
-      expect(prompts.find((prompt) => prompt.name === 'fixture_greeting')).toEqual({
-        name: 'fixture_greeting',
-        title: 'Greeting',
-        description: 'Asks for a greeting of someone, in a style.',
-        arguments: [
-          { name: 'name', description: 'Who to greet.', required: true },
-          { name: 'style', description: 'The style.', required: false },
-        ],
-      });
+      expect(prompts.find((prompt) => prompt.name === 'fixture_greeting')).toEqual(FIXTURE_GREETING_LISTED);
       // The package's modes hold in a worker too.
       expect(prompts.map((prompt) => prompt.name)).not.toContain('fixture_diagnostics_only');
 
@@ -91,20 +63,8 @@ describe('an isolated package offers its prompts and resources', () => {
       );
       const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
       expect(templates).toContain('fixture://users/{id}');
-      expect((await client.readResource({ uri: 'fixture://docs/readme' })).contents).toEqual([
-        { uri: 'fixture://docs/readme', mimeType: 'text/markdown', text: '# Readme\n\nHello.' },
-      ]);
       // Bytes cross from the worker as bytes, and go out as base64.
-      expect((await client.readResource({ uri: 'fixture://logo.png' })).contents).toEqual([
-        { uri: 'fixture://logo.png', mimeType: 'image/png', blob: 'iVBORw==' },
-      ]);
-      expect((await client.readResource({ uri: 'fixture://users/ada%20l' })).contents).toEqual([
-        {
-          uri: 'fixture://users/ada%20l',
-          mimeType: 'application/json',
-          text: '{"uri":"fixture://users/ada%20l","id":"ada l"}',
-        },
-      ]);
+      await readsFixtureDocuments(client);
       // A complete function runs in the worker; a union of literals completes from the schema.
       const users = await client.complete({
         ref: { type: 'ref/resource', uri: 'fixture://users/{id}' },
@@ -150,25 +110,9 @@ describe('an isolated package offers its prompts and resources', () => {
 
   it('hears a subscribed resource change that a tool call makes in a worker', async () => {
     const client = await v1();
-    const heard: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      heard.push(notification.params.uri);
-    });
     try {
-      await client.subscribeResource({ uri: 'fixture://counter' });
-      await expect(client.subscribeResource({ uri: 'fixture://docs/readme' })).rejects.toThrow(
-        /declares no subscribe hook/,
-      );
-      await client.callTool({ name: 'fixture_bump', arguments: {} });
-      await vi.waitFor(async () => {
-        // The update rides on the session's next request.
-        await client.readResource({ uri: 'fixture://counter' });
-        expect(heard).toEqual(['fixture://counter']);
-      });
-      await client.unsubscribeResource({ uri: 'fixture://counter' });
-      await client.callTool({ name: 'fixture_bump', arguments: {} });
-      await client.readResource({ uri: 'fixture://counter' });
-      expect(heard).toEqual(['fixture://counter']);
+      // The bump runs in a worker thread: its change is heard on one of the session's next requests.
+      await hearsCounterUpdates(client, true);
     } finally {
       await client.close();
     }
@@ -180,10 +124,10 @@ describe('an isolated package offers its prompts and resources', () => {
       await expect(client.getPrompt({ name: 'fixture_spins' })).rejects.toThrow(
         /Prompt "fixture_spins" did not answer within 300 ms/,
       );
-      await vi.waitFor(() => expect(host.output()).toMatch(/replacing a worker that stayed busy/), {
+      await vi.waitFor(() => expect(suite.host.output()).toMatch(/replacing a worker that stayed busy/), {
         timeout: 10_000,
       });
-      await vi.waitFor(() => expect(host.output()).toMatch(/a fresh worker is ready/), { timeout: 30_000 });
+      await vi.waitFor(() => expect(suite.host.output()).toMatch(/a fresh worker is ready/), { timeout: 30_000 });
       const got = await client.getPrompt({ name: 'fixture_greeting', arguments: { name: 'Alan' } });
       expect(textOf(got.messages[0]!)).toBe('Greet Alan in a casual style.');
     } finally {

@@ -6,30 +6,22 @@
  */
 import { join } from 'node:path';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_ROOT, startHostWithConfig, type RunningHost } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { configuredHostForSuite, connectV1, FIRST_PARTY } from './mcp-host.js';
+import { HOST_ROOT } from './support.js';
 
 const PACKAGE = join(HOST_ROOT, 'test', 'fixtures', 'asking-tools');
-const FIRST_PARTY = ['@aptix/tool-samples', '@aptix/tool-mode-catalog', '@aptix/tool-mode-change'];
 
 type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
 
-let host: RunningHost;
-let cleanup: () => void = () => undefined;
-beforeAll(async () => {
-  const started = await startHostWithConfig({
+const suite = configuredHostForSuite(
+  {
     toolPackages: [...FIRST_PARTY, PACKAGE],
     modes: { extend: { general: ['ask_name_and_colour', 'ask_forever'] } },
-  });
-  host = started.host;
-  cleanup = () => started.space.cleanup();
-}, 60_000);
-afterAll(async () => {
-  await host?.stop();
-  cleanup();
-});
+  },
+  60_000,
+);
 
 /** A v1 client; with `answer`, it declares elicitation and answers each question (and records it). */
 async function legacyClient(answer?: (message: string, schema: unknown) => Answer): Promise<LegacyClient> {
@@ -43,8 +35,7 @@ async function legacyClient(answer?: (message: string, schema: unknown) => Answe
       async (request) =>
         answer(request.params.message, (request.params as { requestedSchema?: unknown }).requestedSchema) as never,
     );
-  await client.connect(new LegacyTransport(new URL(`${host.url}/mcp`)));
-  return client;
+  return connectV1(`${suite.host.url}/mcp`, client);
 }
 
 const textOf = (result: object) =>

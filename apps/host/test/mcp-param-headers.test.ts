@@ -5,11 +5,9 @@
  * whatever a gateway in front made of it. 2025-era clients are not asked for the header.
  */
 import { join } from 'node:path';
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_ROOT, startHostWithConfig, type RunningHost } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { configuredHostForSuite, connectV1, connectV2, FIRST_PARTY } from './mcp-host.js';
+import { HOST_ROOT } from './support.js';
 
 const FIXTURES = join(HOST_ROOT, 'test', 'fixtures');
 const ENVELOPE = {
@@ -18,31 +16,14 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
 };
 
-let host: RunningHost;
-let cleanup: () => void;
-beforeAll(async () => {
-  const started = await startHostWithConfig({
-    toolPackages: [
-      '@aptix/tool-samples',
-      '@aptix/tool-mode-catalog',
-      '@aptix/tool-mode-change',
-      join(FIXTURES, 'routed-tools'),
-    ],
-  });
-  host = started.host;
-  cleanup = () => started.space.cleanup();
-});
-afterAll(async () => {
-  await host?.stop();
-  cleanup?.();
-});
+const suite = configuredHostForSuite({ toolPackages: [...FIRST_PARTY, join(FIXTURES, 'routed-tools')] });
 
 /** A 2026-07-28 tools/call as a client or a gateway would send it, with these extra headers. */
 async function rawCall(
   args: Record<string, unknown>,
   headers: Record<string, string>,
 ): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${host.url}/mcp`, {
+  const response = await fetch(`${suite.host.url}/mcp`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -73,7 +54,7 @@ const refusedBeforeRunning = (answer: { status: number; body: any }, header: str
   expect(answer.body.error.data).toEqual({ mismatch: { header, body: expect.any(String) } });
 };
 const ranFor = (orderId: string) =>
-  host.logs.filter((line) => line.tag === '[routed_lookup_Ran]' && line.OrderId === orderId).length;
+  suite.host.logs.filter((line) => line.tag === '[routed_lookup_Ran]' && line.OrderId === orderId).length;
 
 /** Log lines arrive a little after the answers: a valid call's line, once seen, shows the earlier ones are in too. */
 async function expectNeverRan(orderIds: readonly string[]): Promise<void> {
@@ -87,8 +68,7 @@ async function expectNeverRan(orderIds: readonly string[]): Promise<void> {
 
 describe('Mcp-Param headers (SEP-2243)', () => {
   it('lists the annotation, and the v2 SDK client sends the headers itself: the call runs', async () => {
-    const client = new ModernClient({ name: 'aptix-test-v2', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new ModernTransport(new URL(`${host.url}/mcp`)));
+    const client = await connectV2(`${suite.host.url}/mcp`, 'aptix-test-v2', 'auto');
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const tool = (await client.listTools()).tools.find((listed) => listed.name === 'routed_lookup')!;
@@ -186,8 +166,7 @@ describe('Mcp-Param headers (SEP-2243)', () => {
   });
 
   it('asks 2025-era clients, which know no such headers, for nothing', async () => {
-    const client = new LegacyClient({ name: 'aptix-test-v1', version: '1' });
-    await client.connect(new LegacyTransport(new URL(`${host.url}/mcp`)));
+    const client = await connectV1(`${suite.host.url}/mcp`, 'aptix-test-v1');
     try {
       const result = await client.callTool({ name: 'routed_lookup', arguments: { region: 'eu', orderId: 'A-3' } });
       expect(result.isError).toBeFalsy();

@@ -3,43 +3,21 @@
  * read and completed by the real v1 SDK client (2025 revisions) and the v2 client (2026-07-28), with
  * the modes deciding what is seen, subscriptions that hear changes, and every hostile unit bounded.
  */
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startHostWithConfig, type RunningHost } from './support.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  configuredHostForSuite,
+  FIXTURE_GREETING_LISTED,
+  connectV1,
+  connectV2,
+  hearsCounterUpdates,
+  readsFixtureDocuments,
+} from './mcp-host.js';
 import { UNIT_PACKAGES } from './unit-fixture.js';
 
-let host: RunningHost;
-let cleanup = () => undefined as void;
-beforeAll(async () => {
-  const started = await startHostWithConfig({
-    toolPackages: UNIT_PACKAGES,
-    unitTimeoutMs: 300,
-  });
-  host = started.host;
-  cleanup = () => started.space.cleanup();
-});
-afterAll(async () => {
-  await host?.stop();
-  cleanup();
-});
-
-async function v1(path = '/mcp'): Promise<V1Client> {
-  const client = new V1Client({ name: 'aptix-test-v1', version: '1' });
-  await client.connect(new V1Transport(new URL(`${host.url}${path}`)));
-  return client;
-}
-
-async function v2(path = '/mcp'): Promise<Client> {
-  const client = new Client(
-    { name: 'aptix-test-v2', version: '1' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}${path}`)));
-  return client;
-}
+const suite = configuredHostForSuite({ toolPackages: UNIT_PACKAGES, unitTimeoutMs: 300 });
+const v1 = (path = '/mcp') => connectV1(`${suite.host.url}${path}`, 'aptix-test-v1');
+const v2 = (path = '/mcp') => connectV2(`${suite.host.url}${path}`, 'aptix-test-v2');
 
 type AnyClient = Pick<
   Client,
@@ -61,15 +39,7 @@ async function servesUnits(client: AnyClient): Promise<void> {
   });
   const prompts = (await client.listPrompts()).prompts;
   const greeting = prompts.find((prompt) => prompt.name === 'fixture_greeting');
-  expect(greeting).toEqual({
-    name: 'fixture_greeting',
-    title: 'Greeting',
-    description: 'Asks for a greeting of someone, in a style.',
-    arguments: [
-      { name: 'name', description: 'Who to greet.', required: true },
-      { name: 'style', description: 'The style.', required: false },
-    ],
-  });
+  expect(greeting).toEqual(FIXTURE_GREETING_LISTED);
   // Every mode's guidance is a prompt; a package's prompt for another mode is not seen here.
   expect(prompts.map((prompt) => prompt.name)).toEqual(
     expect.arrayContaining(['mode_general', 'mode_ddr_authoring', 'mode_tool_diagnostics']),
@@ -102,19 +72,7 @@ async function servesUnits(client: AnyClient): Promise<void> {
   const templates = (await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate);
   expect(templates).toEqual(expect.arrayContaining(['fixture://users/{id}', 'aptix://tools/{name}/guide']));
 
-  expect((await client.readResource({ uri: 'fixture://docs/readme' })).contents).toEqual([
-    { uri: 'fixture://docs/readme', mimeType: 'text/markdown', text: '# Readme\n\nHello.' },
-  ]);
-  expect((await client.readResource({ uri: 'fixture://logo.png' })).contents).toEqual([
-    { uri: 'fixture://logo.png', mimeType: 'image/png', blob: 'iVBORw==' },
-  ]);
-  expect((await client.readResource({ uri: 'fixture://users/ada%20l' })).contents).toEqual([
-    {
-      uri: 'fixture://users/ada%20l',
-      mimeType: 'application/json',
-      text: '{"uri":"fixture://users/ada%20l","id":"ada l"}',
-    },
-  ]);
+  await readsFixtureDocuments(client);
   const guide = (await client.readResource({ uri: 'aptix://tools/fixture_bump/guide' })).contents[0] as {
     text: string;
   };
@@ -215,23 +173,9 @@ describe('a 2025 client (the v1 SDK)', () => {
 
   it('hears notifications/resources/updated for a subscribed resource, and nothing after unsubscribing', async () => {
     const client = await v1();
-    const heard: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      heard.push(notification.params.uri);
-    });
     try {
-      await client.subscribeResource({ uri: 'fixture://counter' });
-      await expect(client.subscribeResource({ uri: 'fixture://docs/readme' })).rejects.toThrow(
-        /declares no subscribe hook/,
-      );
-      await client.callTool({ name: 'fixture_bump', arguments: {} });
-      // Streamable HTTP here has no standalone stream: the update rides on the session's next request.
-      await client.readResource({ uri: 'fixture://counter' });
-      expect(heard).toEqual(['fixture://counter']);
-      await client.unsubscribeResource({ uri: 'fixture://counter' });
-      await client.callTool({ name: 'fixture_bump', arguments: {} });
-      await client.readResource({ uri: 'fixture://counter' });
-      expect(heard).toEqual(['fixture://counter']);
+      // In process, the update rides on the very next request.
+      await hearsCounterUpdates(client);
     } finally {
       await client.close();
     }
