@@ -40,11 +40,17 @@ function key(field: string, value: unknown, max: number, nullable: boolean): str
   return value;
 }
 
+/** The last time {@link auditTime} let through as it was: records of one batch often share it. */
+let lastTime = '';
+
 /** A time as the stores keep it, or a refusal naming the field. */
 export function auditTime(field: string, value: string): string {
+  if (value === lastTime) return value;
   // The form the stores write (a host's own clock, `toISOString()`) needs no round trip.
-  if (typeof value === 'string' && value.length === 24 && ISO.test(value) && !Number.isNaN(Date.parse(value)))
+  if (typeof value === 'string' && value.length === 24 && ISO.test(value) && !Number.isNaN(Date.parse(value))) {
+    lastTime = value;
     return value;
+  }
   const ms = typeof value === 'string' && value.length <= 40 ? Date.parse(value) : Number.NaN;
   const iso = Number.isNaN(ms) ? '' : new Date(ms).toISOString();
   if (!ISO.test(iso))
