@@ -5,11 +5,12 @@
 #
 #   scripts/test-on-node.sh 22|24 [more nx run-many options, e.g. --projects=@aptix/host]
 #
-# better-sqlite3 (the session store's driver, a native addon) is built from source for that Node, with
-# its headers from e2e/runtimes (node-gyp cannot download headers here), and kept beside the other
-# builds in the package's lib/binding/node-v<ABI>-<platform>-<arch>/, where the package's loader looks
-# for the running Node's ABI: every Node then loads its own build, in every process the tests start.
-# Why not node:sqlite: see the comment in .ci/run.
+# The session store's driver needs no build here: on Node-API 10 (Node 22.14 and later) the store runs on
+# better-sqlite3 13 (the npm alias better-sqlite3-13, a Node-API addon whose npm package ships its
+# binaries; the workspace root lists it as a dev dependency, since npm ci on Node 20 skips the store's
+# optional one by its engines), and better-sqlite3 12 (built from source by npm ci for Node 20) is never
+# loaded; a process that loaded it anyway would fail loudly (its build is for Node 20's ABI). This used
+# to build 12 from source for each runtime (2 to 3 minutes each on 2 cores). Why: the comment in .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,50 +26,23 @@ esac
 runtime="$PWD/e2e/runtimes/node_modules/node$major"
 if [ ! -x "$runtime/bin/node" ]; then npm run runtimes --silent; fi
 node_bin="$runtime/bin/node"
-addon="$PWD/node_modules/better-sqlite3"
-if [ ! -f "$addon/package.json" ]; then
-  echo "node_modules/better-sqlite3 is missing: run npm ci first." >&2
+if [ ! -f node_modules/better-sqlite3-13/package.json ]; then
+  echo "node_modules/better-sqlite3-13 is missing: run npm ci first (the workspace root lists it as a dev dependency)." >&2
+  exit 1
+fi
+# The store's driver on this Node: 13 where the runtime has Node-API 10, and its binary loads here.
+if ! "$node_bin" -e '
+  if (Number(process.versions.napi) < 10) throw new Error(`Node-API ${process.versions.napi}: better-sqlite3 13 needs 10`);
+  const Database = require("better-sqlite3-13");
+  new Database(":memory:").prepare("SELECT 1").get();
+  console.log(`--- session store driver: better-sqlite3 ${require("better-sqlite3-13/package.json").version} (Node-API ${process.versions.napi})`);
+'; then
+  echo "better-sqlite3 13 does not load on node $("$node_bin" --version): the session store cannot run on it." >&2
   exit 1
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/aptix-node$major-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-
-# Where better-sqlite3's loader (the `bindings` package) looks for the build of the Node that runs it.
-slot() { "$1" -p '`lib/binding/node-v${process.versions.modules}-${process.platform}-${process.arch}`'; }
-loads() { "$1" -e 'process.dlopen({ exports: {} }, process.argv[1])' "$2" 2>/dev/null; }
-
-# npm ci built the addon into build/Release, for the Node that ran it. The loader tries build/Release
-# before lib/binding/ and stops at an addon of another ABI there, so that build moves to its own ABI's
-# slot first (where that Node still finds it).
-installed="$addon/build/Release/better_sqlite3.node"
-if [ -f "$installed" ]; then
-  if ! loads node "$installed"; then
-    echo "node_modules/better-sqlite3/build/Release was not built for $(node --version), the node on PATH: run npm rebuild better-sqlite3 with the Node that installed the workspace." >&2
-    exit 1
-  fi
-  mkdir -p "$addon/$(slot node)"
-  mv "$installed" "$addon/$(slot node)/"
-fi
-
-target="$addon/$(slot "$node_bin")/better_sqlite3.node"
-if ! loads "$node_bin" "$target"; then
-  echo "--- building better-sqlite3 $("$node_bin" -p "require('$addon/package.json').version") for node $("$node_bin" --version) (headers from e2e/runtimes)"
-  started=$SECONDS
-  mkdir "$work/better-sqlite3"
-  tar -C "$addon" --exclude=./build --exclude=./lib/binding -cf - . | tar -C "$work/better-sqlite3" -xf -
-  # The package's own build script (node-gyp rebuild --release), run by this Node, with its headers:
-  # the machine's npm config may name another Node's (nodedir).
-  if ! (cd "$work/better-sqlite3" && PATH="$runtime/bin:$PATH" npm_config_nodedir="$runtime" JOBS=max \
-    npm run build-release >"$work/build.log" 2>&1); then
-    tail -n 40 "$work/build.log" >&2
-    exit 1
-  fi
-  mkdir -p "$(dirname "$target")"
-  cp "$work/better-sqlite3/build/Release/better_sqlite3.node" "$target"
-  loads "$node_bin" "$target"
-  echo "--- built in $((SECONDS - started)) s"
-fi
 
 # `node` on PATH is this runtime, for nx, npm, vitest and every child they start by name. Its folder is
 # outside node_modules: the e2e suite drops PATH entries under node_modules from its children's PATH.
