@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// Session write and read rates of better-sqlite3 and node:sqlite on the Node.js that runs this script,
-// on the session store's own schema (packages/agent-sessions' SQLite migrations, from its dist) and its
-// own statements and pragmas. It measured the choice `.ci/run` made for Node 22 and 24 (issue 36):
-// keep better-sqlite3 and build it per runtime, or move the store to node:sqlite where it exists.
+// Session write and read rates of the SQLite drivers the session store could run on, on the Node.js that
+// runs this script: better-sqlite3 12 (the store's driver on Node 20), better-sqlite3 13 (the npm alias
+// better-sqlite3-13, the store's driver where Node has Node-API 10) and node:sqlite (Node 22 and later).
+// It runs the store's own schema (packages/agent-sessions' SQLite migrations, from its dist), statements
+// and pragmas. It measured the choice for Node 22 and 24 (issue 36, the comment in .ci/run).
 //
-//   <node> scripts/sqlite-drivers.mjs [path/to/better_sqlite3.node built for that node]
+//   <node> scripts/sqlite-drivers.mjs [--only=better-sqlite3-12,better-sqlite3-13,node:sqlite] [--rounds=5]
+//                                     [path/to/better_sqlite3.node: 12 built for that node]
 //
-// Both drivers run the same work on files of their own, in alternating rounds; the figure is the median.
+// Each driver runs the same work on files of its own, in alternating rounds; the figure is the median.
+// A driver this Node cannot run is left out (13 needs Node-API 10, node:sqlite Node 22; 12 needs a build
+// for this Node's ABI: npm ci builds it for the Node that installed, pass another build's path).
 // On Node 24.19+ with better-sqlite3 12 this script may abort ("Assertion failed: (env) != nullptr" in
-// Statement::~Statement): the driver's known crash there when a statement is garbage-collected.
+// Statement::~Statement): 12's known crash there when a statement is garbage-collected (#1515).
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,41 +20,56 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { SQLITE_MIGRATIONS } = await import('../packages/agent-sessions/dist/sqlite/migrations.js');
-const BetterSqlite = require('better-sqlite3');
-const { DatabaseSync } = await import('node:sqlite');
-const nativeBinding = process.argv[2];
+const args = process.argv.slice(2);
+const nativeBinding = args.find((arg) => arg.endsWith('.node'));
+const only = args
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 
 const SESSIONS = 1_000;
 const WRITES = 5_000;
 const READS = 50_000;
-const ROUNDS = 5;
+const ROUNDS = Number(args.find((arg) => arg.startsWith('--rounds='))?.slice('--rounds='.length) ?? 5);
 
-/** The two drivers behind one small face: exec, prepare(run/get/all), and an IMMEDIATE transaction. */
-const drivers = {
-  'better-sqlite3': (file) => {
-    const db = new BetterSqlite(file, { timeout: 10, ...(nativeBinding ? { nativeBinding } : {}) });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    return { db, immediate: (fn) => db.transaction(fn).immediate(), close: () => db.close() };
-  },
-  'node:sqlite': (file) => {
-    const db = new DatabaseSync(file, { timeout: 10 });
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
-    const immediate = (fn) => {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const result = fn();
-        db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        if (db.isTransaction) db.exec('ROLLBACK');
-        throw error;
-      }
-    };
-    return { db, immediate, close: () => db.close() };
-  },
+/** better-sqlite3 12 or 13 behind the face below: the API is the same. */
+const betterSqlite = (BetterSqlite, options) => (file) => {
+  const db = new BetterSqlite(file, { timeout: 10, ...options });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  return { db, immediate: (fn) => db.transaction(fn).immediate(), close: () => db.close() };
 };
+
+/** node:sqlite where this Node has it (22 and later), else undefined. */
+const DatabaseSync = process.getBuiltinModule?.('node:sqlite')?.DatabaseSync;
+
+/** The drivers behind one small face: exec, prepare(run/get/all), and an IMMEDIATE transaction. */
+const available = {
+  'better-sqlite3-12': betterSqlite(require('better-sqlite3'), nativeBinding ? { nativeBinding } : {}),
+  ...(Number(process.versions.napi) >= 10
+    ? { 'better-sqlite3-13': betterSqlite(require('better-sqlite3-13'), {}) }
+    : {}),
+  ...(DatabaseSync ? { 'node:sqlite': nodeSqlite } : {}),
+};
+const drivers = Object.fromEntries(Object.entries(available).filter(([name]) => !only || only.includes(name)));
+
+function nodeSqlite(file) {
+  const db = new DatabaseSync(file, { timeout: 10 });
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
+  const immediate = (fn) => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  };
+  return { db, immediate, close: () => db.close() };
+}
 
 function run(name, dir) {
   const file = join(dir, `${name.replace(/\W/g, '-')}.db`);
