@@ -114,7 +114,12 @@ export async function openSessionStore(url: string, options: OpenSessionStoreOpt
   const location = parseSessionStoreUrl(url);
   if (location.kind === 'sqlite') {
     const { openSqliteSessionStore } = await import('./sqlite/index.js').catch((error: unknown) => {
-      throw explainDriverImportFailure(error, 'better-sqlite3', '^12.11.1');
+      // The release that runs on this Node (sqlite/driver.ts): 13 where Node has Node-API 10, 12 before it.
+      throw explainDriverImportFailure(
+        error,
+        'better-sqlite3',
+        Number(process.versions.napi) >= 10 ? '^13.2.0' : '^12.11.1',
+      );
     });
     return openSqliteSessionStore({
       filename: location.filename,
