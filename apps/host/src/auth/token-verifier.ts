@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, errors, jwksCache, jwtVerify, type JWKSCacheInput, type JWTPayload } from 'jose';
 import type { OAuthConfig } from './oauth-config.js';
 
 /** A verified token: its principal's claim value and its granted scopes. */
@@ -42,6 +42,11 @@ const MAX_SUBJECT_LENGTH = 200;
 export class TokenVerifier {
   #keys: ReturnType<typeof createRemoteJWKSet> | undefined;
   #finding: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  /**
+   * jose's record of the key set it holds (its `jwksCache` option): jose puts each key set it fetches
+   * here, as a new object, so the object's identity says which fetch a kept token was verified against.
+   */
+  readonly #keySet: JWKSCacheInput = {};
   readonly #verified = new Map<
     string,
     { readonly token: VerifiedToken; readonly until: number; readonly keySet: object | undefined }
@@ -54,7 +59,7 @@ export class TokenVerifier {
     const keys = await this.#jwks();
     const kept = this.#verified.get(token);
     if (kept !== undefined) {
-      if (Date.now() < kept.until && keys.jwks() === kept.keySet) return kept.token;
+      if (Date.now() < kept.until && this.#keySet.jwks === kept.keySet) return kept.token;
       this.#verified.delete(token);
     }
     let payload: JWTPayload;
@@ -79,7 +84,7 @@ export class TokenVerifier {
     if (/[\u0000-\u001f\u007f]/.test(subject))
       return { kind: 'invalid', reason: `the token's "${this.config.principalClaim}" claim holds control characters` };
     const verified: VerifiedToken = { subject, scopes: scopesOf(payload[this.config.scopeClaim]) };
-    this.#keep(token, verified, payload.exp, keys.jwks());
+    this.#keep(token, verified, payload.exp, this.#keySet.jwks);
     return verified;
   }
 
@@ -130,6 +135,7 @@ export class TokenVerifier {
           timeoutDuration: FETCH_TIMEOUT_MS,
           cooldownDuration: this.config.jwksCooldownSeconds * 1000,
           cacheMaxAge: KEYS_MAX_AGE_MS,
+          [jwksCache]: this.#keySet,
         });
         return this.#keys;
       })
