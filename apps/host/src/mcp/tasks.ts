@@ -82,10 +82,10 @@ export function tasksOf(host: AptixHost): McpTasks {
       cancelGraceMs: config.toolCancelGraceMs,
       // A task follows its session's owner (task-runner.ts); besides the owner, a principal configured
       // with `sessions: "all"` sees it. A key without an entry sees its own tasks, as before principals.
-      maySee: (owner, actor) => {
+      maySee: (_owner, actor) => {
         if (actor === undefined) return false;
         const permissions = host.permissions.of(actor);
-        return permissions !== Permissions.ALL && permissions.allSessions && permissions.maySee(owner);
+        return permissions !== Permissions.ALL && permissions.allSessions;
       },
       logger: pino,
     });
