@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeOtlpProtobuf } from './otlp-protobuf.js';
 
 /** One span as an OTLP/HTTP JSON export carries it, with its attributes flattened. */
 export interface ReceivedSpan {
@@ -38,26 +39,40 @@ function flatten(attributes: OtlpAttributes): Record<string, unknown> {
 }
 
 /**
- * A small OTLP/HTTP receiver on loopback (JSON encoding, what `@opentelemetry/exporter-*-otlp-http`
- * send): the host under test exports to it over real HTTP, as it would to a collector.
+ * A small OTLP/HTTP receiver on loopback, for both encodings (http/protobuf, the host's default, and
+ * http/json): the host under test exports to it over real HTTP, as it would to a collector. Protobuf
+ * bodies are decoded into the JSON encoding's shape, so the tests read either the same way.
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
   readonly points: ReceivedPoint[] = [];
+  /** Each export received, in order: its path and content type. */
+  readonly exports: Array<{ readonly path: string | undefined; readonly type: string }> = [];
   #server: Server | undefined;
   url = '';
 
   async start(): Promise<this> {
     this.#server = createServer((request, response) => {
-      let body = '';
-      request.setEncoding('utf8');
-      request.on('data', (chunk: string) => (body += chunk));
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         try {
-          const data = JSON.parse(body) as Record<string, unknown>;
-          if (request.url === '/v1/traces') this.#traces(data);
-          else if (request.url === '/v1/metrics') this.#metrics(data);
-          response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+          const type = request.headers['content-type'] ?? '';
+          this.exports.push({ path: request.url, type });
+          const body = Buffer.concat(chunks);
+          const protobuf = type === 'application/x-protobuf';
+          const signal =
+            request.url === '/v1/traces' ? 'traces' : request.url === '/v1/metrics' ? 'metrics' : undefined;
+          if (signal !== undefined) {
+            const data = protobuf
+              ? decodeOtlpProtobuf(signal, body)
+              : (JSON.parse(body.toString('utf8')) as Record<string, unknown>);
+            if (signal === 'traces') this.#traces(data);
+            else this.#metrics(data);
+          }
+          // An empty ExportServiceResponse, in the request's encoding.
+          if (protobuf) response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+          else response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         } catch {
           response.writeHead(400).end();
         }

@@ -1,12 +1,15 @@
 import { diag, DiagLogLevel, metrics, trace } from '@opentelemetry/api';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type MetricReader,
+  type PushMetricExporter,
+} from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import type { Logger } from 'pino';
-import type { TelemetryConfig } from './telemetry-config.js';
+import type { OtlpProtocol, TelemetryConfig } from './telemetry-config.js';
 
 /**
  * The OpenTelemetry SDK of a serving host, registered globally so that every package's
@@ -14,8 +17,13 @@ import type { TelemetryConfig } from './telemetry-config.js';
  * without it registers nothing, and the packages' instrumentation stays a no-op.
  *
  * The trace and metrics SDKs with the OTLP/HTTP exporters, not `@opentelemetry/sdk-node`: sdk-node
- * brings the logs SDK, gRPC and protobuf exporters and the auto-instrumentation machinery, none of
- * which the host uses (the packages instrument themselves).
+ * brings the logs SDK, the gRPC exporters and the auto-instrumentation machinery, none of which the
+ * host uses (the packages instrument themselves).
+ *
+ * The exporters encode in protobuf unless the configuration asks for JSON (`otlpProtocol`,
+ * OTEL_EXPORTER_OTLP_PROTOCOL): with a span per request and per call, the encoding is the largest
+ * part of what tracing costs the host, and protobuf costs less than half of JSON per span (bench 3c,
+ * docs/observability.md). Only the chosen encoding's exporter is loaded.
  */
 export interface RunningTelemetry {
   readonly config: TelemetryConfig;
@@ -49,7 +57,9 @@ export async function startTelemetry(
 
   const tracerProvider = new NodeTracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(url('traces')))],
+    spanProcessors: config.traces
+      ? [new BatchSpanProcessor(await traceExporter(config.otlpProtocol.traces, url('traces')))]
+      : [],
   });
   // The AsyncLocalStorage context manager and the W3C trace-context and baggage propagators
   // (OTEL_TRACES_SAMPLER honoured). With traces off nothing is registered, so no span is ever made.
@@ -60,7 +70,7 @@ export async function startTelemetry(
     const interval = config.metricsIntervalMs ?? envInterval();
     readers.push(
       new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter(url('metrics')),
+        exporter: await metricExporter(config.otlpProtocol.metrics, url('metrics')),
         ...(interval === undefined
           ? {}
           : { exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }),
@@ -106,6 +116,12 @@ export async function startTelemetry(
         },
         { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
       );
+      if (config.unsupportedProtocol !== undefined)
+        log.warn(
+          `OTLP protocol "${config.unsupportedProtocol}" (OTEL_EXPORTER_OTLP_*PROTOCOL) is not supported: ` +
+            'exporting http/protobuf instead. Fix: point the endpoint at an OTLP/HTTP receiver and set ' +
+            'the variable to http/protobuf or http/json.',
+        );
     },
     async shutdown(timeoutMs = 2_000) {
       if (running === telemetry) running = undefined;
@@ -121,6 +137,24 @@ export async function startTelemetry(
   };
   running = telemetry;
   return telemetry;
+}
+
+/** The trace exporter of `protocol`, its package loaded only when chosen. */
+async function traceExporter(protocol: OtlpProtocol, options: { url?: string }): Promise<SpanExporter> {
+  const { OTLPTraceExporter } =
+    protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
+  return new OTLPTraceExporter(options);
+}
+
+/** The metric exporter of `protocol`, likewise. */
+async function metricExporter(protocol: OtlpProtocol, options: { url?: string }): Promise<PushMetricExporter> {
+  const { OTLPMetricExporter } =
+    protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-metrics-otlp-http')
+      : await import('@opentelemetry/exporter-metrics-otlp-proto');
+  return new OTLPMetricExporter(options);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -31,6 +31,14 @@ export const TelemetryConfigFile = Type.Object(
           'variables), else http://localhost:4318.',
       }),
     ),
+    otlpProtocol: Type.Optional(
+      Type.Union([Type.Literal('http/protobuf'), Type.Literal('http/json')], {
+        description:
+          'The OTLP/HTTP encoding: http/protobuf (the OpenTelemetry default, and the cheaper one for the ' +
+          'host to make) or http/json. Default: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or ' +
+          'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL for each signal, else OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf.',
+      }),
+    ),
     serviceName: Type.Optional(
       Type.String({
         minLength: 1,
@@ -82,12 +90,22 @@ export const TelemetryConfigFile = Type.Object(
 );
 export type TelemetryConfigFile = Static<typeof TelemetryConfigFile>;
 
+/** The OTLP/HTTP encodings the host can export in (no gRPC). */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
 /** The resolved telemetry settings; `undefined` in AptixConfig when telemetry is off. */
 export interface TelemetryConfig {
   readonly traces: boolean;
   readonly metrics: boolean;
   /** Base URL of the OTLP receiver when the file names one; otherwise the exporters read OTEL_EXPORTER_OTLP_* themselves. */
   readonly otlpEndpoint: string | undefined;
+  /** The encoding of each signal's OTLP export. */
+  readonly otlpProtocol: { readonly traces: OtlpProtocol; readonly metrics: OtlpProtocol };
+  /**
+   * An OTEL_EXPORTER_OTLP_*PROTOCOL value the host cannot honour (`grpc`): it exports http/protobuf
+   * instead and says so in its log at start.
+   */
+  readonly unsupportedProtocol: string | undefined;
   readonly serviceName: string | undefined;
   readonly metricsIntervalMs: number | undefined;
   /** `'route'`: GET /metrics on the host; `{ port, host }`: a port of its own; undefined: no Prometheus format. */
@@ -107,10 +125,14 @@ export function resolveTelemetryConfig(
   const enabled = onOff(nonEmpty(env.APTIX_TELEMETRY), 'APTIX_TELEMETRY') ?? file?.enabled ?? false;
   if (!enabled || nonEmpty(env.OTEL_SDK_DISABLED)?.toLowerCase() === 'true') return undefined;
   const prometheus = file?.prometheus;
+  const traces = otlpProtocol(file?.otlpProtocol, env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, env);
+  const metrics = otlpProtocol(file?.otlpProtocol, env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, env);
   return {
     traces: (file?.traces ?? true) && !exporterNone(env.OTEL_TRACES_EXPORTER),
     metrics: (file?.metrics ?? true) && !exporterNone(env.OTEL_METRICS_EXPORTER),
     otlpEndpoint: file?.otlpEndpoint?.replace(/\/+$/, ''),
+    otlpProtocol: { traces: traces.protocol, metrics: metrics.protocol },
+    unsupportedProtocol: traces.unsupported ?? metrics.unsupported,
     serviceName: file?.serviceName,
     metricsIntervalMs: file?.metricsIntervalMs,
     prometheus:
@@ -125,6 +147,25 @@ export function resolveTelemetryConfig(
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * A signal's OTLP encoding: the file's field, else the signal's own variable, else the general one, else
+ * http/protobuf (the OpenTelemetry default). A variable naming an encoding the host lacks (`grpc`) is
+ * reported and http/protobuf is used.
+ */
+function otlpProtocol(
+  field: OtlpProtocol | undefined,
+  signalVariable: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { protocol: OtlpProtocol; unsupported?: string } {
+  if (field !== undefined) return { protocol: field };
+  const named = nonEmpty(signalVariable) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL);
+  if (named === undefined) return { protocol: 'http/protobuf' };
+  const word = named.toLowerCase();
+  return word === 'http/json' || word === 'http/protobuf'
+    ? { protocol: word }
+    : { protocol: 'http/protobuf', unsupported: named };
 }
 
 function exporterNone(value: string | undefined): boolean {
