@@ -13,7 +13,11 @@ import type { AuditConfig } from './audit-config.js';
 
 /** The tool whose successful calls are mode changes (TUL-007). */
 export const MODE_CHANGE_TOOL = 'agent_change_mode';
-/** Records written per transaction: a SQLite batch blocks the thread while it runs, so batches stay short. */
+/**
+ * Records written per transaction. On a SQLite file the store writes them on its audit writer thread;
+ * on SQLite in memory (or `auditWriter: 'inline'`) a batch blocks the event loop while it runs, so
+ * batches stay short.
+ */
 const BATCH = 100;
 /** Records held while the store fails; past it the oldest are dropped, and the drop is logged. */
 const MAX_QUEUED = 50_000;
@@ -120,6 +124,9 @@ export class AuditTrail {
   #writing: Promise<void> = Promise.resolve();
   /** A write queued behind the running one, not started yet. */
   #queued: Promise<void> | undefined;
+  /** Whether the queued write also takes a last, partial batch (a flush), or only full ones. */
+  #queuedTakesAll = false;
+  #closing = false;
   #closed = false;
   #dropped = 0;
 
@@ -195,26 +202,43 @@ export class AuditTrail {
       this.#dropped += this.#queue.length - MAX_QUEUED;
       this.#queue.splice(0, this.#queue.length - MAX_QUEUED);
     }
-    if (this.#queue.length >= BATCH) void this.flush();
-    else this.#timer ??= setTimeout(() => void this.flush(), this.#config.flushIntervalMs).unref();
+    if (this.#queue.length >= BATCH) void this.#write(false);
+    else this.#armTimer();
+  }
+
+  /** The timer that writes a partial batch at most `flushIntervalMs` after its first record. */
+  #armTimer(): void {
+    this.#timer ??= setTimeout(() => void this.flush(), this.#config.flushIntervalMs).unref();
   }
 
   /** Writes every record waiting, one batch after another; resolves when they are written or the store failed (logged). */
   flush(): Promise<void> {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    // One write waits behind the running one at most: it takes every record queued by the time it starts.
+    return this.#write(true);
+  }
+
+  /**
+   * Queues a write behind the running one. One write waits at most: it takes the records queued by the
+   * time it starts, in full batches, and with `all` the last partial batch too. Without it a partial
+   * batch waits for the timer: under load, a write that took every record at once would go on writing
+   * a few records per transaction (what came in during the last one), each paying a commit.
+   */
+  #write(all: boolean): Promise<void> {
+    if (all) this.#queuedTakesAll = true;
     if (this.#queued !== undefined) return this.#queued;
     const queued = this.#writing.then(() => {
       this.#queued = undefined;
-      return this.#writeAll();
+      const takesAll = this.#queuedTakesAll;
+      this.#queuedTakesAll = false;
+      return this.#writeAll(takesAll);
     });
     this.#queued = queued;
     this.#writing = queued;
     return queued;
   }
 
-  async #writeAll(): Promise<void> {
+  async #writeAll(all: boolean): Promise<void> {
     if (this.#dropped > 0) {
       this.#logger.error(
         { dropped: this.#dropped },
@@ -222,8 +246,11 @@ export class AuditTrail {
       );
       this.#dropped = 0;
     }
-    while (this.#queue.length > 0) {
+    // The records owed a write now: with `all`, every one waiting when it starts (every one when closing).
+    let owed = all ? this.#queue.length : 0;
+    while (this.#queue.length >= BATCH || (this.#queue.length > 0 && (owed > 0 || this.#closing))) {
       const batch = this.#queue.splice(0, BATCH);
+      owed -= batch.length;
       try {
         await this.#store().append(batch);
       } catch (error) {
@@ -244,6 +271,7 @@ export class AuditTrail {
       // Calls waiting for the thread run between two batches (SQLite writes block it while they run).
       if (this.#queue.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    if (this.#queue.length > 0 && !this.#closed) this.#armTimer();
   }
 
   /** Prunes what the retention no longer keeps now and every `pruneIntervalMs`, until `close()`. */
@@ -268,6 +296,7 @@ export class AuditTrail {
   async close(): Promise<void> {
     if (this.#pruner !== undefined) clearInterval(this.#pruner);
     this.#pruner = undefined;
+    this.#closing = true;
     await this.flush();
     this.#closed = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);

@@ -13,7 +13,8 @@ export const BUSY_SLICE_MS = 10;
 /** The longest pause between two attempts. */
 const MAX_BACKOFF_MS = 100;
 
-function isBusy(error: unknown): boolean {
+/** SQLite answered "busy" or "locked": another connection holds the lock. */
+export function isBusy(error: unknown): boolean {
   return (
     error instanceof SqliteError && (error.code.startsWith('SQLITE_BUSY') || error.code.startsWith('SQLITE_LOCKED'))
   );
@@ -55,12 +56,7 @@ async function retryAfterBusy<T>(operation: () => T, retry: BusyRetry, deadline:
   for (;;) {
     const left = deadline - performance.now();
     if (left <= 0) {
-      throw new SessionStoreError(
-        'DATABASE_LOCKED',
-        `The ${retry.location} is locked: another process held its lock for longer than busyTimeoutMs (${retry.waitMs} ms). Nothing was written; ` +
-          'try again, and check for another program (a backup, an sqlite3 shell) keeping a transaction open on the file.',
-        { cause: lastBusy },
-      );
+      throw databaseLocked(retry.location, retry.waitMs, lastBusy);
     }
     await sleep(Math.min(pause, left), undefined, { signal: retry.signal }).catch(() => undefined);
     pause = Math.min(pause * 2, MAX_BACKOFF_MS);
@@ -72,6 +68,16 @@ async function retryAfterBusy<T>(operation: () => T, retry: BusyRetry, deadline:
       lastBusy = error;
     }
   }
+}
+
+/** The refusal of a write that waited `waitMs` for another connection's lock. */
+export function databaseLocked(location: string, waitMs: number, cause: unknown): SessionStoreError {
+  return new SessionStoreError(
+    'DATABASE_LOCKED',
+    `The ${location} is locked: another process held its lock for longer than busyTimeoutMs (${waitMs} ms). Nothing was written; ` +
+      'try again, and check for another program (a backup, an sqlite3 shell) keeping a transaction open on the file.',
+    { cause },
+  );
 }
 
 function cancelled(retry: BusyRetry): SessionStoreError {

@@ -60,6 +60,8 @@ export interface OpenedDatabase {
   readonly db: BetterSqlite3.Database;
   readonly filename: string;
   readonly schemaVersion: number;
+  /** `wal` unless SQLite refused WAL mode (a network file system) or the database is in memory. */
+  readonly journalMode: string;
 }
 
 /** The refusal of a database this process cannot write, with what to do about it. */
@@ -112,7 +114,7 @@ export async function openDatabase(options: OpenDatabaseOptions, logger: Session
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     const schemaVersion = await retryWhileBusy(() => migrate(db, filename, logger), retry);
-    return { db, filename, schemaVersion };
+    return { db, filename, schemaVersion, journalMode: String(journalMode) };
   } catch (error) {
     db.close();
     throw isNotWritable(error) ? notWritable(filename, error) : error;

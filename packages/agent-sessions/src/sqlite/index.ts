@@ -26,8 +26,10 @@ import { MIGRATIONS_TABLE } from '../internal/migrations.js';
 import { SqliteApprovalStore } from './approvals.js';
 import { SqliteTaskStore } from './tasks.js';
 import { SqliteAuditStore } from './audit.js';
+import { AuditWriterThread } from './audit-writer.js';
 import {
   isForeignKeyViolation,
+  MEMORY,
   openDatabase,
   toChange,
   type ChangeRow,
@@ -60,6 +62,14 @@ export interface SqliteSessionStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Bounds on the strings it stores and the history pages it returns. */
   readonly limits?: SessionStoreLimits;
+  /**
+   * Where the audit trail's batches and prunes are written. `worker` (the default): on a worker thread
+   * with a connection of its own to the same file, off the event loop; `inline`: on the store's own
+   * connection, holding the event loop while each runs. A database in memory, or one SQLite keeps out
+   * of WAL mode (where a second connection's writes would block the store's reads), is always written
+   * inline.
+   */
+  readonly auditWriter?: 'worker' | 'inline';
 }
 
 /** Every statement the store runs, prepared once after the migrations. */
@@ -152,20 +162,25 @@ export class SqliteSessionStore extends SessionStoreBase {
   /** The audit trail, in the same database. */
   readonly audit: SqliteAuditStore;
   readonly #busyTimeoutMs: number;
+  readonly #auditWriter: AuditWriterThread | undefined;
 
   private constructor(
     modes: ModeDirectory,
     opened: OpenedDatabase,
     busyTimeoutMs: number,
-    limits: SessionStoreLimits | undefined,
+    options: SqliteSessionStoreOptions,
   ) {
-    super(modes, `SQLite database ${opened.filename}`, limits);
+    super(modes, `SQLite database ${opened.filename}`, options.limits);
     this.filename = opened.filename;
     this.schemaVersion = opened.schemaVersion;
     this.#db = opened.db;
     this.approvals = new SqliteApprovalStore(opened.db, (operation) => this.#run(operation));
     this.tasks = new SqliteTaskStore(opened.db, (operation) => this.#run(operation));
-    this.audit = new SqliteAuditStore(opened.db, (operation) => this.#run(operation));
+    this.#auditWriter =
+      (options.auditWriter ?? 'worker') === 'worker' && opened.filename !== MEMORY && opened.journalMode === 'wal'
+        ? new AuditWriterThread({ filename: opened.filename, busyTimeoutMs, location: this.location })
+        : undefined;
+    this.audit = new SqliteAuditStore(opened.db, (operation) => this.#run(operation), this.#auditWriter);
     this.#sql = prepareStatements(opened.db);
     this.#busyTimeoutMs = busyTimeoutMs;
   }
@@ -175,7 +190,7 @@ export class SqliteSessionStore extends SessionStoreBase {
     const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
     const opened = await openDatabase({ filename: options.filename, busyTimeoutMs }, options.logger ?? silentLogger);
     try {
-      return new SqliteSessionStore(options.modes, opened, busyTimeoutMs, options.limits);
+      return new SqliteSessionStore(options.modes, opened, busyTimeoutMs, options);
     } catch (error) {
       opened.db.close();
       throw error;
@@ -370,7 +385,9 @@ export class SqliteSessionStore extends SessionStoreBase {
     await this.#run(() => this.#sql.probe.get(), signal);
   }
 
+  /** Writes what the audit writer thread holds and ends it, then closes the connection. */
   protected async release(): Promise<void> {
+    await this.#auditWriter?.close();
     this.#db.close();
   }
 }
