@@ -3,6 +3,7 @@ import { describeThrown, type AdminLogger, type ToolPackageHost } from '@aptix/t
 import type { AptixConfig } from './config.js';
 import { loadIsolated } from './isolation/isolated-package.js';
 import type { LiveTools } from './live-tools.js';
+import { UnitFollower } from './live-units.js';
 import { loadInProcess, type LoadedToolPackage } from './tool-packages.js';
 
 /** What loading the tool packages reads of the configuration. */
@@ -13,6 +14,8 @@ export type ToolPackagesSettings = Pick<
 
 /**
  * Loads every configured package, in order: in process, or in worker threads for `isolation: "worker"`.
+ * A package loaded in process may follow its tools (`toolsChanged`, with `live`) and its prompts and
+ * resources (`unitsChanged`; see live-units.ts); one in a worker follows its tools only.
  * Each gets its time limit for its import and for its createDependencies and createTools. An
  * `optional` package that fails is skipped with an error in the log; any other stops start-up.
  */
@@ -53,8 +56,12 @@ export async function loadToolPackages(
             enumerable: true,
             get: () => (follower.watched(), follower.toolsChanged),
           });
+        // Prompts and resources alike: a package that takes unitsChanged makes MCP declare listChanged for them.
+        const units = new UnitFollower(logger);
+        Object.defineProperty(host, 'unitsChanged', { enumerable: true, get: () => units.watch() });
         const toolPackage = await loadInProcess(entry, config.baseDir, host, limitMs);
         follower?.loaded(toolPackage);
+        units.loaded(toolPackage);
         loaded.push(toolPackage);
       } catch (error) {
         if (!entry.optional) throw error;

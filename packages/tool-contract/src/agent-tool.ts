@@ -132,6 +132,23 @@ export interface ToolPackageHost {
    * the package's tools may change: MCP 2026-07-28 listings then promise no caching.
    */
   readonly toolsChanged?: (tools: ToolList) => void;
+  /**
+   * For a package whose prompts or resources change while the host runs (a bridged MCP server sends
+   * `notifications/prompts/list_changed` or `notifications/resources/list_changed`): call it with the
+   * package's whole list of the kind that changed, as `createUnits` returns them; a kind left out
+   * (`{ prompts }` alone) stays as it is. One hook for both kinds, not one each: it takes the shape
+   * `createUnits` returns, so a package reports what it would have returned at start-up, and a change
+   * that touches both kinds (a prompt that names a resource) is applied in one step. The host applies
+   * a list in one synchronous step, checked against the contract as at start-up: a unit that fails is
+   * logged with the reason and not offered (the rest are); a name or URI another package (or the host)
+   * holds is refused the same way; a unit no longer listed stops being offered, and a get or read of it
+   * says so; MCP clients are told (`list_changed`). Give the same object for a unit that did not change:
+   * a new object is a new definition (a watched resource's subscription then moves to its `subscribe`).
+   * Absent when the host cannot follow changes (a package run in worker isolation): the package then
+   * keeps its start-up units. Reading it tells the host the package's units may change: its MCP
+   * capabilities then declare `listChanged` for prompts and resources.
+   */
+  readonly unitsChanged?: (units: PackageUnits) => void;
 }
 
 /**

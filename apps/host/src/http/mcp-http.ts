@@ -34,6 +34,7 @@ import { paramHeaderRejection } from '../mcp/param-headers.js';
 import { ResumableStreams } from '../mcp/resumable-streams.js';
 import type { ResumableStreamsOptions } from '../mcp/stream-table.js';
 import { watchListenRequest } from '../mcp/unit-subscriptions.js';
+import { followForListeners } from '../mcp/unit-notifications.js';
 import { hostUnits, unitScope } from '../units/unit-scope.js';
 
 export { AGENT_SESSION_HEADER } from '../mcp/http-scopes.js';
@@ -110,11 +111,9 @@ export function registerMcpRoutes(
     },
     { legacy: 'reject', onerror, maxRequestBodySize },
   );
-  // 2026-07-28 clients listening on subscriptions/listen hear when the tools change while the host runs.
-  const stopFollowingTools = host.onToolsChanged(() => modern.notify.toolsChanged());
-  // ...and of the resources they subscribed to (resourceSubscriptions; see unit-subscriptions.ts).
+  // 2026-07-28 clients listening on subscriptions/listen hear of list changes and resource updates.
+  const stopFollowing = followForListeners(host, modern.notify);
   const units = hostUnits(host);
-  const stopFollowingResources = units?.watches.onUpdated((uri) => modern.notify.resourceUpdated(uri));
 
   const serveLegacySession = async (request: Request, session: LegacySession, body: unknown): Promise<Response> => {
     const id = requestId(body);
@@ -465,8 +464,7 @@ export function registerMcpRoutes(
       relay.clear();
       sessions.clear();
       streams.clear();
-      stopFollowingTools();
-      stopFollowingResources?.();
+      stopFollowing();
       units?.watches.close();
       stopObserving();
       await modern.close();

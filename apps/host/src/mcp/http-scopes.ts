@@ -65,6 +65,26 @@ export class SessionScope implements McpScope {
     return this.#sessions.rebind(this.#session, agentSessionId);
   }
 
+  /**
+   * The prompt and resource revisions the session last listed (see unit-notifications.ts): read and
+   * written on the session itself, since an answer streamed by the SDK may outlive keep().
+   */
+  get promptsRevision(): number | undefined {
+    return this.#session.promptsRevision;
+  }
+
+  set promptsRevision(revision: number | undefined) {
+    this.#session.promptsRevision = revision;
+  }
+
+  get resourcesRevision(): number | undefined {
+    return this.#session.resourcesRevision;
+  }
+
+  set resourcesRevision(revision: number | undefined) {
+    this.#session.resourcesRevision = revision;
+  }
+
   /** The MCP session's id: its resource subscriptions are kept by it (see unit-subscriptions.ts). */
   get mcpSessionId(): string {
     return this.#session.id;
@@ -87,7 +107,7 @@ export class SessionScope implements McpScope {
     return (this.#session.sseHeaders = Object.freeze({ ...SSE_HEADERS, ...agentHeader(this) }));
   }
 
-  /** Keeps what the request changed (the log level, the tools revision it listed) on the session, for its next requests. */
+  /** Keeps what the request changed (the log level, the revisions it listed) on the session, for its next requests. */
   keep(): void {
     if (this.logLevel !== undefined) this.#session.logLevel = this.logLevel;
     if (this.toolsRevision !== undefined) this.#session.toolsRevision = this.toolsRevision;

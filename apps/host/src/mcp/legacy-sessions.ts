@@ -12,6 +12,9 @@ export interface LegacySession {
   clientCapabilities?: ClientCapabilities;
   /** The host's tool revision when this session last listed the tools (see McpScope.toolsRevision). */
   toolsRevision?: number;
+  /** The same for prompts and resources (see McpScope.promptsRevision). */
+  promptsRevision?: number;
+  resourcesRevision?: number;
   /** The headers of its event-stream answers (they name the agent session), made once and reused by every answer while the binding holds. */
   sseHeaders?: Readonly<Record<string, string>>;
   lastSeen: number;

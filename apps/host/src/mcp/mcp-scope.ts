@@ -32,6 +32,13 @@ export interface McpScope {
    */
   toolsRevision?: number;
   /**
+   * 2025 sessions: the host's prompt (resource) revision when the session last listed them (kept by
+   * the caller across requests). When a package changed them since, the next request's stream carries
+   * `notifications/prompts/list_changed` (`resources/list_changed`); see unit-notifications.ts.
+   */
+  promptsRevision?: number;
+  resourcesRevision?: number;
+  /**
    * The server instance lives as long as its connection (stdio): it announces `list_changed` the
    * moment the tools change, rather than on the next request.
    */

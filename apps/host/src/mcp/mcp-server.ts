@@ -4,6 +4,7 @@ import type { AptixHost } from '../aptix-host.js';
 import { LEGACY_TASKS_CAPABILITY, registerLegacyTaskMethods, registerTaskMethods, TASKS_EXTENSION } from './tasks.js';
 import { ScopeHandlers } from './scope-handlers.js';
 import { registerUnitMethods, unitCapabilities } from './unit-handlers.js';
+import { followUnitChanges } from './unit-notifications.js';
 import type { McpScope } from './mcp-scope.js';
 
 export { MODE_CHANGE_TOOL } from './scope-handlers.js';
@@ -86,6 +87,7 @@ export function createMcpServer(host: AptixHost, scope: McpScope, version: strin
 
   server.setRequestHandler('tools/call', (request, ctx) => handlers.callTool(request, ctx));
   registerUnitMethods(server, host, scope);
+  followUnitChanges(host, scope, server);
 
   if (scope.era === 'modern') registerTaskMethods(server, host, scope.actor);
   else registerLegacyTaskMethods(server, host, scope.actor);

@@ -44,6 +44,7 @@ import {
   type ModernCall,
 } from './approval-elicitation.js';
 import type { McpScope } from './mcp-scope.js';
+import { announceUnitChanges } from './unit-notifications.js';
 import {
   afterChangeGuidance,
   CALL_TOOL,
@@ -140,6 +141,9 @@ export class ScopeHandlers {
       scope.toolsRevision = host.toolsRevision;
       await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' }).catch(() => undefined);
     }
+    // ...and of prompts and resources that changed since it listed them (nothing to do, and no await, for the others).
+    if (scope.era === 'legacy' && (scope.promptsRevision !== undefined || scope.resourcesRevision !== undefined))
+      await announceUnitChanges(host, scope, ctx);
     if (scope.era === 'modern' && scope.agentSessionId === undefined) {
       const offered = await host.toolNames({ mode: scope.listMode });
       if (!offered.includes(name))

@@ -14,17 +14,20 @@ import { promptListing, resourceListing, templateListing } from '../units/unit-l
 import type { McpScope } from './mcp-scope.js';
 import { legacySubscriptions } from './unit-subscriptions.js';
 import { getPrompt } from './prompt-input.js';
+import { announceUnitChanges, listedUnits } from './unit-notifications.js';
 
 /** The capabilities for prompts, resources and completions: advertised only when the host has some to serve. */
 export function unitCapabilities(host: AptixHost): ServerCapabilities {
   const units = hostUnits(host);
   if (units === undefined) return {};
-  const prompts = units.prompts.size > 0;
-  const resources = units.resources.size > 0;
+  // A package that follows its units (a bridged MCP server) may add the first of a kind later.
+  const listChanged = units.mayChange;
+  const prompts = units.prompts.size > 0 || listChanged;
+  const resources = units.resources.size > 0 || listChanged;
   return {
-    ...(prompts ? { prompts: { listChanged: false } } : {}),
+    ...(prompts ? { prompts: { listChanged } } : {}),
     // 2025 revisions: resources/subscribe; 2026-07-28: resourceSubscriptions on subscriptions/listen.
-    ...(resources ? { resources: { subscribe: units.subscribable, listChanged: false } } : {}),
+    ...(resources ? { resources: { subscribe: units.subscribable, listChanged } } : {}),
     ...(prompts || units.resources.templates().length > 0 ? { completions: {} } : {}),
   };
 }
@@ -66,11 +69,14 @@ export function registerUnitMethods(server: Server, host: AptixHost, scope: McpS
   const subscriptions = scope.era === 'legacy' ? legacySubscriptions(units, server, scope) : undefined;
   const prepare = async (ctx: ServerContext) => {
     await subscriptions?.deliver(ctx);
+    await announceUnitChanges(host, scope, ctx);
     return scopeOf(host, scope);
   };
-  if (units.prompts.size > 0) {
+  const { prompts, resources } = unitCapabilities(host);
+  if (prompts !== undefined) {
     server.setRequestHandler('prompts/list', async (_request, ctx) => {
       const seen = await prepare(ctx);
+      listedUnits(host, scope, 'prompt');
       return {
         prompts: units.promptsIn(seen).map(promptListing),
       };
@@ -84,9 +90,10 @@ export function registerUnitMethods(server: Server, host: AptixHost, scope: McpS
       return rendered.value as never;
     });
   }
-  if (units.resources.size === 0) return registerCompletion(server, units, host, scope, prepare);
+  if (resources === undefined) return registerCompletion(server, units, host, scope, prepare);
   server.setRequestHandler('resources/list', async (_request, ctx) => {
     const seen = await prepare(ctx);
+    listedUnits(host, scope, 'resource');
     return {
       resources: units
         .resourcesIn(seen)
@@ -95,6 +102,7 @@ export function registerUnitMethods(server: Server, host: AptixHost, scope: McpS
   });
   server.setRequestHandler('resources/templates/list', async (_request, ctx) => {
     const seen = await prepare(ctx);
+    listedUnits(host, scope, 'resource');
     return {
       resourceTemplates: units.templatesIn(seen).map(templateListing),
     };

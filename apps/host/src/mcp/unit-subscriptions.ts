@@ -32,7 +32,13 @@ function sessionsOf(units: HostUnits): Map<string, SessionSubscriptions> {
     const created = new Map<string, SessionSubscriptions>();
     byHost.set(units, (sessions = created));
     units.watches.onUpdated((uri) => {
-      for (const session of created.values()) if (session.releases.has(uri)) session.updated.add(uri);
+      const ended = !units.watches.watching(uri);
+      for (const session of created.values()) {
+        if (!session.releases.has(uri)) continue;
+        session.updated.add(uri);
+        // The resource was withdrawn (see UnitWatches.refresh): the last update goes out, the subscription ends.
+        if (ended) session.releases.delete(uri);
+      }
     });
   }
   return sessions;
@@ -73,8 +79,9 @@ export function legacySubscriptions(
   if (scope.longLived === true) {
     const session: SessionSubscriptions = { releases: new Map(), updated: new Set(), lastSeen: 0 };
     const stop = units.watches.onUpdated((uri) => {
-      if (session.releases.has(uri))
-        server.notification({ method: 'notifications/resources/updated', params: { uri } }).catch(() => undefined);
+      if (!session.releases.has(uri)) return;
+      server.notification({ method: 'notifications/resources/updated', params: { uri } }).catch(() => undefined);
+      if (!units.watches.watching(uri)) session.releases.delete(uri); // withdrawn: the subscription ends
     });
     const closed = server.onclose;
     server.onclose = () => {

@@ -1,10 +1,8 @@
 import {
   completeUnit,
   describeThrown,
-  PromptRegistry,
   readResource,
   renderPrompt,
-  ResourceRegistry,
   ToolContractError,
   UnitErrorCode,
   type AgentToolRegistry,
@@ -20,6 +18,10 @@ import { closest } from '../http/validation-messages.js';
 import type { LoadedToolPackage } from '../tool-packages.js';
 import { builtinResources, modePromptName, modePrompts, TOOL_GUIDE_RESOURCE } from './builtin-units.js';
 import { UnitWatches } from './unit-watches.js';
+import { UnitTable } from './unit-table.js';
+import type { ResourceView, UnitView } from './unit-view.js';
+import { notFound } from './unit-not-found.js';
+import { unitFollowerOf, type UnitFollower, type UnitKind } from '../live-units.js';
 
 /** Who asks, and in which mode: what decides the prompts and resources a request sees. */
 export interface UnitScope {
@@ -43,7 +45,7 @@ export interface UnitModeSettings {
   readonly timeoutMs?: number;
 }
 
-type Kind = 'prompt' | 'resource';
+type Kind = UnitKind;
 const key = (kind: Kind, name: string) => `${kind}\u0000${name}`;
 
 /**
@@ -51,22 +53,51 @@ const key = (kind: Kind, name: string) => `${kind}\u0000${name}`;
  * starts, like tools) and the built-in ones (each mode's guidance as `mode_<key>`, each tool's usage
  * guide at `aptix://tools/<name>/guide`, the catalog at `aptix://modes`). Modes decide what a request
  * sees: a unit's declared `modes` plus those the configuration adds, or every mode when neither names one.
+ * A package that takes `ToolPackageHost.unitsChanged` changes its units while the host runs (see
+ * unit-table.ts): a get or read of one it withdrew says so.
  */
 export class HostUnits {
-  readonly prompts = new PromptRegistry();
-  readonly resources = new ResourceRegistry();
-  /** Unit → the modes that offer it; absent: every mode. */
-  readonly #modes = new Map<string, ReadonlySet<string>>();
-  /** Unit → the package that declared it (built-ins have none). */
-  readonly #packageOf = new Map<string, string>();
+  readonly #table: UnitTable;
+  /** Unit → the modes the configuration adds it to (`promptModes`, `resourceModes`). */
+  readonly #configured = new Map<string, Set<string>>();
+  readonly #followers: UnitFollower[] = [];
   readonly watches: UnitWatches;
 
-  private constructor(private readonly settings: UnitModeSettings) {
+  private constructor(
+    private readonly settings: UnitModeSettings,
+    catalog: ModeCatalog,
+  ) {
+    this.#table = new UnitTable(catalog);
     this.watches = new UnitWatches((uri) => this.resources.resolve(uri)?.resource);
+  }
+
+  /** The prompts served now, every package's and the built-ins (a package's change swaps in its own registry). */
+  get prompts(): UnitView<RegisteredPrompt> {
+    return this.#table.prompts;
+  }
+
+  get resources(): ResourceView {
+    return this.#table.resources;
+  }
+
+  /** Whether a package may change its prompts or resources while the host runs (then MCP declares `listChanged`). */
+  get mayChange(): boolean {
+    return this.#followers.some((follower) => follower.watched);
+  }
+
+  /** Counts the changes to a kind's units while the host runs (2025 sessions compare it to tell clients). */
+  revision(kind: Kind): number {
+    return this.#table.revision(kind);
+  }
+
+  /** Calls `listener` with the kinds that changed, after each change; returns the function that stops it. */
+  onChange(listener: (kinds: readonly Kind[]) => void): () => void {
+    return this.#table.onChange(listener);
   }
 
   /**
    * Registers every package's prompts and resources, then the built-in ones, and applies the modes.
+   * From then on, the packages that follow their units change them here (see unit-table.ts).
    * @throws {Error} naming the package, the unit and the broken rule; or the configuration's unknown names.
    */
   static compose(
@@ -75,19 +106,9 @@ export class HostUnits {
     catalog: ModeCatalog,
     settings: UnitModeSettings = {},
   ): { units: HostUnits; warnings: string[] } {
-    const units = new HostUnits(settings);
+    const units = new HostUnits(settings, catalog);
+    const table = units.#table;
     const warnings: string[] = [];
-    const declared = (kind: Kind, name: string, modes: readonly string[] | undefined, owner: string) => {
-      if (modes === undefined) return;
-      const known = modes.filter((mode) => {
-        if (catalog.getMode(mode) !== undefined) return true;
-        warnings.push(
-          `${owner}: ${kind} "${name}" asks to join mode "${mode}", which this host does not have; it joins the others.`,
-        );
-        return false;
-      });
-      units.#modes.set(key(kind, name), new Set(known));
-    };
     for (const toolPackage of toolPackages) {
       const owner = `Tool package "${toolPackage.name}"`;
       for (const [kind, list] of [
@@ -95,9 +116,8 @@ export class HostUnits {
         ['resource', toolPackage.resources ?? []],
       ] as const) {
         for (const candidate of list) {
-          let unit: RegisteredPrompt | RegisteredResource;
           try {
-            unit = kind === 'prompt' ? units.prompts.register(candidate) : units.resources.register(candidate);
+            table.addPackageUnit(kind, candidate, toolPackage, (text) => warnings.push(text));
           } catch (error) {
             if (error instanceof ToolContractError)
               throw new Error(`${owner} has a ${kind} that breaks the contract (${error.code}): ${error.message}`, {
@@ -105,20 +125,29 @@ export class HostUnits {
               });
             throw new Error(`${owner} has a ${kind} the host cannot read: ${describeThrown(error)}`, { cause: error });
           }
-          units.#packageOf.set(key(kind, unit.name), toolPackage.name);
-          declared(kind, unit.name, unit.modes, owner);
         }
       }
     }
-    for (const prompt of modePrompts(catalog)) units.prompts.register(prompt);
+    for (const prompt of modePrompts(catalog)) table.addBuiltin('prompt', prompt);
     const skipped = catalog.modes.filter((mode) => modePromptName(mode.key) === undefined).map((mode) => mode.key);
     if (skipped.length > 0)
       warnings.push(
         `Modes ${skipped.join(', ')} have no mode_<key> prompt: the name would pass the name rule's 64 characters.`,
       );
-    for (const resource of builtinResources(registry, catalog)) units.resources.register(resource);
+    for (const resource of builtinResources(registry, catalog)) table.addBuiltin('resource', resource);
     units.#configure('prompt', settings.promptModes, catalog);
     units.#configure('resource', settings.resourceModes, catalog);
+    table.started();
+    // From here on, a package's changed units apply (the ones reported during start-up first).
+    for (const toolPackage of toolPackages) {
+      const follower = unitFollowerOf(toolPackage);
+      if (follower === undefined) continue;
+      units.#followers.push(follower);
+      follower.attach((reported) => {
+        const changed = table.change(toolPackage, reported, follower.logger);
+        if (changed.includes('resource')) units.watches.refresh();
+      });
+    }
     return { units, warnings };
   }
 
@@ -137,17 +166,23 @@ export class HostUnits {
             `${where} adds ${kind} "${name}" to mode "${mode}", but no package offers a ${kind} of that name.${guess === undefined ? '' : ` Did you mean "${guess}"?`} Fix: correct the name there.`,
           );
         }
-        const modes = new Set(this.#modes.get(key(kind, name)) ?? []);
+        const modes = this.#configured.get(key(kind, name)) ?? new Set<string>();
         modes.add(mode);
-        this.#modes.set(key(kind, name), modes);
+        this.#configured.set(key(kind, name), modes);
       }
     }
   }
 
   #visible(kind: Kind, name: string, scope: UnitScope): boolean {
-    const modes = this.#modes.get(key(kind, name));
-    if (modes !== undefined && !modes.has(scope.mode)) return false;
-    const owner = this.#packageOf.get(key(kind, name));
+    const declared = this.#table.declared.get(key(kind, name));
+    const configured = this.#configured.get(key(kind, name));
+    if (
+      (declared !== undefined || configured !== undefined) &&
+      !declared?.has(scope.mode) &&
+      !configured?.has(scope.mode)
+    )
+      return false;
+    const owner = this.#table.packageOf(kind, name);
     if (owner !== undefined) return scope.mayUse(name, owner);
     // Built-ins: a mode's guidance for a principal that may use the mode; guides follow their tools.
     if (kind === 'prompt' && name.startsWith('mode_')) return scope.mayUseMode(name.slice('mode_'.length));
@@ -194,7 +229,7 @@ export class HostUnits {
   }
 
   /** What serves `uri` for this scope: a resource it sees (a tool guide only of a tool it sees). */
-  resolve(uri: string, scope: UnitScope): ReturnType<ResourceRegistry['resolve']> {
+  resolve(uri: string, scope: UnitScope): ReturnType<ResourceView['resolve']> {
     const found = this.resources.resolve(uri);
     if (found === undefined || !this.#visible('resource', found.resource.name, scope)) return undefined;
     if (found.resource.name === TOOL_GUIDE_RESOURCE && !scope.toolNames.includes(found.variables.name!))
@@ -267,20 +302,6 @@ export class HostUnits {
   }
 
   #notFound(kind: Kind, name: string, scope: UnitScope): { ok: false; code: UnitErrorCode; message: string } {
-    const shown = JSON.stringify(String(name).slice(0, 200));
-    if (kind === 'prompt') {
-      const names = this.promptsIn(scope).map((prompt) => prompt.name);
-      const guess = closest(String(name), names);
-      return {
-        ok: false,
-        code: UnitErrorCode.PROMPT_NOT_FOUND,
-        message: `Unknown prompt: ${shown} in mode "${scope.mode}".${guess === undefined ? '' : ` Did you mean "${guess}"?`} Prompts: ${names.join(', ') || 'none'}.`,
-      };
-    }
-    return {
-      ok: false,
-      code: UnitErrorCode.RESOURCE_NOT_FOUND,
-      message: `Unknown resource: ${shown} in mode "${scope.mode}". List them with resources/list and resources/templates/list (GET /v1/resources).`,
-    };
+    return notFound(kind, name, scope, this.#table.retired, () => this.promptsIn(scope).map((prompt) => prompt.name));
   }
 }

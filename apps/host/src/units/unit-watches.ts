@@ -8,7 +8,7 @@ import type { RegisteredResource } from '@aptix/tool-contract';
  * turn of the event loop, however often the package calls `changed()` in it.
  */
 export class UnitWatches {
-  readonly #watched = new Map<string, { count: number; stop: (() => void) | undefined }>();
+  readonly #watched = new Map<string, Watch>();
   readonly #listeners = new Set<(uri: string) => void>();
   /** URIs whose change is told on the next turn of the event loop: a package calling changed() in a loop sends one notification, not thousands. */
   readonly #pending = new Set<string>();
@@ -26,33 +26,52 @@ export class UnitWatches {
       };
     let entry = this.#watched.get(uri);
     if (entry === undefined) {
-      let stop: unknown;
-      try {
-        stop = resource.resource.subscribe!(uri, () => this.#changed(uri));
-      } catch (error) {
-        return {
-          error: `Resource "${resource.name}" could not start watching ${uri}: ${error instanceof Error ? error.message : String(error)}.`,
-        };
-      }
-      entry = { count: 0, stop: typeof stop === 'function' ? (stop as () => void) : undefined };
+      const started = this.#start(resource, uri);
+      if ('error' in started) return started;
+      entry = { count: 0, stop: started.stop, source: resource.resource };
       this.#watched.set(uri, entry);
     }
     entry.count++;
+    const watch = entry;
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
-        const current = this.#watched.get(uri);
-        if (current === undefined || --current.count > 0) return;
+        // A watch that ended (its resource was withdrawn) is not the one a later subscriber started.
+        if (this.#watched.get(uri) !== watch || --watch.count > 0) return;
         this.#watched.delete(uri);
-        try {
-          current.stop?.();
-        } catch {
-          // A hook that fails to stop cannot be helped; the host stops listening anyway.
-        }
+        stopQuietly(watch.stop);
       },
     };
+  }
+
+  /** Whether `uri` is watched now (a watch ends when its resource is withdrawn). */
+  watching(uri: string): boolean {
+    return this.#watched.has(uri);
+  }
+
+  /**
+   * The resources changed while the host runs (a package's `unitsChanged`): a watched URI now served
+   * by another definition moves to that definition's `subscribe` (started before the old one stops, so
+   * a package counting its watchers sees no gap). A URI no longer served, or served by a resource that
+   * cannot be subscribed to, ends its watch: its subscribers hear one last update, and a read then
+   * says the resource was withdrawn. A client that wants it again subscribes again.
+   */
+  refresh(): void {
+    for (const [uri, entry] of [...this.#watched]) {
+      const now = this.resolve(uri);
+      if (now !== undefined && now.resource === entry.source) continue;
+      const started = now !== undefined && now.subscribable ? this.#start(now, uri) : undefined;
+      stopQuietly(entry.stop);
+      if (started !== undefined && 'stop' in started) {
+        entry.stop = started.stop;
+        entry.source = now!.resource;
+        continue;
+      }
+      this.#watched.delete(uri);
+      this.#tell(uri);
+    }
   }
 
   /** Calls `listener` with each URI that changed; returns what stops it. */
@@ -65,11 +84,19 @@ export class UnitWatches {
   close(): void {
     for (const [uri, entry] of this.#watched) {
       this.#watched.delete(uri);
-      try {
-        entry.stop?.();
-      } catch {
-        // see release
-      }
+      stopQuietly(entry.stop);
+    }
+  }
+
+  /** Runs the resource's subscribe hook for `uri`: what stops it, or why it could not start. */
+  #start(resource: RegisteredResource, uri: string): { stop: (() => void) | undefined } | { error: string } {
+    try {
+      const stop: unknown = resource.resource.subscribe!(uri, () => this.#changed(uri));
+      return { stop: typeof stop === 'function' ? (stop as () => void) : undefined };
+    } catch (error) {
+      return {
+        error: `Resource "${resource.name}" could not start watching ${uri}: ${error instanceof Error ? error.message : String(error)}.`,
+      };
     }
   }
 
@@ -90,5 +117,20 @@ export class UnitWatches {
         // One surface's failure does not keep the others from hearing.
       }
     }
+  }
+}
+
+interface Watch {
+  count: number;
+  stop: (() => void) | undefined;
+  /** The definition whose `subscribe` runs for it. */
+  source: RegisteredResource['resource'];
+}
+
+function stopQuietly(stop: (() => void) | undefined): void {
+  try {
+    stop?.();
+  } catch {
+    // A hook that fails to stop cannot be helped; the host stops listening anyway.
   }
 }

@@ -10,7 +10,8 @@ import {
 import { bridgedUnits } from './bridged-units.js';
 import { bridgedToolClass, type BridgedToolClass, type BridgeRuntime, type RemoteToolStatus } from './bridged-tool.js';
 import { McpBridgeError } from './codes.js';
-import { ServerConnection } from './connection.js';
+import { reason, ServerConnection } from './connection.js';
+import { LiveUnitList } from './live-units.js';
 import { convertInputSchema } from './convert-schema.js';
 import { describeChange, LiveToolList } from './live-list.js';
 import { aptixNames, defaultPrefix } from './naming.js';
@@ -67,6 +68,9 @@ export class McpBridge {
   readonly #onToolsChanged: ((tools: readonly BridgedToolClass[]) => void) | undefined;
   /** What is offered now, by remote name, and how a new list changes it (when a host follows changes). */
   readonly #live: LiveToolList;
+  /** The prompts and resources offered now, when a host follows them. */
+  readonly #liveUnits = new LiveUnitList();
+  #unitListings = 0;
 
   private constructor(
     options: McpBridgeOptions,
@@ -138,12 +142,67 @@ export class McpBridge {
     return this.#status.get(remoteName) ?? { kind: 'gone' };
   }
 
-  /** Closes the connection (a stdio server is stopped); the tools then answer REMOTE_UNAVAILABLE. */
   /** The server's prompts and resources as Aptix units, listed now (see bridged-units.ts). */
-  units(): Promise<PackageUnits> {
-    return bridgedUnits(() => this.#connection.client(), this.#options, this.#logger, this.#connection.watches);
+  async units(): Promise<PackageUnits> {
+    const units = await bridgedUnits(
+      () => this.#connection.client(),
+      this.#options,
+      this.#logger,
+      this.#connection.watches,
+    );
+    this.#liveUnits.offer(units);
+    return units;
   }
 
+  /** How many times the server's prompts and resources were listed again after start-up (for operators and tests). */
+  get unitListings(): number {
+    return this.#unitListings;
+  }
+
+  /**
+   * Follows the server's prompts and resources for a host that takes them (`ToolPackageHost.unitsChanged`):
+   * after prompts/list_changed or resources/list_changed (and a reconnect) they are listed again, paced
+   * as the tools are, and `report` gets the whole new lists when what is offered changed.
+   */
+  followUnits(report: (units: PackageUnits) => void): void {
+    this.#connection.followUnits(async () => {
+      const server = this.#options.name;
+      let units: PackageUnits;
+      try {
+        units = await bridgedUnits(
+          () => this.#connection.client(),
+          this.#options,
+          this.#later,
+          this.#connection.watches,
+        );
+      } catch (error) {
+        this.#later.addCustomEvent(
+          'warn',
+          '[McpBridge_UnitRelistFailed]',
+          `MCP server "${server}" said its prompts or resources changed, but listing them failed: ${reason(error)}. They stay as they were.`,
+          [['Server', server]],
+        );
+        return;
+      } finally {
+        this.#unitListings++;
+      }
+      const changed = this.#liveUnits.follow(units);
+      if (changed === undefined) return;
+      this.#later.addCustomEvent(
+        'info',
+        '[McpBridge_UnitsChanged]',
+        `MCP server "${server}" changed its prompts or resources: ${changed.prompts.length} prompts and ${changed.resources.length} resources are offered now.`,
+        [['Server', server]],
+      );
+      try {
+        report(changed);
+      } catch (error) {
+        this.#later.addException('[McpBridge_UnitsChangedHandler__Exception]', error, [['Server', server]]);
+      }
+    });
+  }
+
+  /** Closes the connection (a stdio server is stopped); the tools then answer REMOTE_UNAVAILABLE. */
   close(): Promise<void> {
     this.#later.flush();
     return this.#connection.close();

@@ -1,6 +1,7 @@
 import type { Client, Prompt, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import { Type, type TSchema } from 'typebox';
 import {
+  canonicalJson,
   inspectPrompt,
   inspectResource,
   type AdminLogger,
@@ -19,6 +20,14 @@ import type { ResourceWatches } from './resource-watches.js';
 export const MAX_BRIDGED_UNITS = 500;
 /** Completions a bridged prompt or template asks the server for wait this long at most. */
 const REMOTE_TIMEOUT_MS = 30_000;
+
+/** What each bridged unit was built from, as canonical JSON: listed again unchanged, a unit keeps its object (see live-units.ts). */
+const sources = new WeakMap<object, string>();
+
+/** What a bridged unit was built from (its remote definition, its name, and how it completes and subscribes). */
+export function unitSource(unit: DefinedPrompt | DefinedResource): string | undefined {
+  return sources.get(unit);
+}
 
 /**
  * A remote MCP server's prompts, resources and resource templates as Aptix units, under the bridge's
@@ -90,7 +99,10 @@ export async function bridgedUnits(
     };
     const { violations } = inspectPrompt(candidate);
     if (violations.length > 0) warn(`its prompt "${remote.name}" is not offered: ${violations[0]!.message}`);
-    else prompts.push(candidate);
+    else {
+      sources.set(candidate, canonicalJson({ remote, name, completes, modes: options.modes ?? null }));
+      prompts.push(candidate);
+    }
   }
 
   const resourceNames = aptixNames(prefix, [
@@ -100,10 +112,14 @@ export async function bridgedUnits(
   const read = async (uri: string, signal: AbortSignal) =>
     (await client().readResource({ uri }, { signal, timeout: REMOTE_TIMEOUT_MS })).contents as ResourceContents[];
   const resources: DefinedResource[] = [];
-  const offer = (candidate: DefinedResource, remoteName: string) => {
+  const offer = (candidate: DefinedResource, remote: Resource | ResourceTemplate) => {
     const { violations } = inspectResource(candidate);
-    if (violations.length > 0) warn(`its resource "${remoteName}" is not offered: ${violations[0]!.message}`);
-    else resources.push(candidate);
+    if (violations.length > 0) warn(`its resource "${remote.name}" is not offered: ${violations[0]!.message}`);
+    else {
+      const built = { remote, name: candidate.name, completes, subscribable, modes: options.modes ?? null };
+      sources.set(candidate, canonicalJson(built));
+      resources.push(candidate);
+    }
   };
   const fields = (remote: Resource | ResourceTemplate) => ({
     kind: 'resource' as const,
@@ -121,7 +137,7 @@ export async function bridgedUnits(
         uri: remote.uri,
         read: (_request, context) => read(remote.uri, context.signal),
       },
-      remote.name,
+      remote,
     );
   }
   for (const remote of remoteTemplates) {
@@ -149,7 +165,7 @@ export async function bridgedUnits(
             }
           : {}),
       },
-      remote.name,
+      remote,
     );
   }
   return { prompts, resources };

@@ -16,6 +16,7 @@ import { countReconnect, tracedRemoteCall, tracingFetch } from './bridge-telemet
 import { resolveValues, type McpBridgeOptions } from './options.js';
 import { ResourceWatches } from './resource-watches.js';
 import { listTools } from './tool-listing.js';
+import { RelistPacer } from './relist-pacer.js';
 
 const CLIENT_INFO = { name: 'aptix-mcp-bridge', version: '0.1.0' };
 /** Per step (connect, then list), so both fit the host's default start-up limit of a package (10 s). */
@@ -23,12 +24,6 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const DEFAULT_INITIAL_DELAY_MS = 250;
 const DEFAULT_MAX_DELAY_MS = 30_000;
 const MAX_STDERR_LINE = 2_000;
-/**
- * The least time between two listings after `tools/list_changed`. Notifications that arrive meanwhile
- * are folded into the next listing, so a server that floods them costs a few listings a second, never
- * one each, and a steady stream of them cannot put the listing off for ever (as a debounce would).
- */
-const RELIST_SPACING_MS = 250;
 /** setTimeout's largest delay; a larger one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -55,9 +50,16 @@ export class ServerConnection {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #pid: number | undefined;
   /** Relisting after tools/list_changed: one at a time, spaced, with later notifications folded in. */
-  #relistTimer: ReturnType<typeof setTimeout> | undefined;
-  #relisting = false;
-  #relistWanted = false;
+  readonly #tools = new RelistPacer(
+    () => this.#relist(),
+    () => this.#state === 'connected',
+  );
+  /** The same after prompts/list_changed or resources/list_changed, once a host follows the units. */
+  readonly #units = new RelistPacer(
+    () => this.#onUnits?.() ?? Promise.resolve(),
+    () => this.#state === 'connected',
+  );
+  #onUnits: (() => Promise<void>) | undefined;
   #listings = 0;
   /** Subscriptions to the server's resources, carried over reconnects. */
   readonly watches: ResourceWatches;
@@ -187,7 +189,8 @@ export class ServerConnection {
     this.#state = 'closed';
     this.#generation++;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (this.#relistTimer !== undefined) clearTimeout(this.#relistTimer);
+    this.#tools.cancel();
+    this.#units.cancel();
     const client = this.#client;
     this.#client = undefined;
     this.watches.detach();
@@ -222,6 +225,8 @@ export class ServerConnection {
       this.#attempts = 0;
       this.#lastError = '';
       await this.#onTools(tools);
+      // The server may have changed its prompts and resources while it was away.
+      if (this.#onUnits !== undefined) this.#units.soon();
     } catch (error) {
       if (this.#state !== 'reconnecting') return;
       this.#lastError = reason(error);
@@ -244,14 +249,17 @@ export class ServerConnection {
       versionNegotiation: { mode: protocol === '2026-07-28' ? { pin: protocol } : protocol },
       listChanged: {
         tools: {
-          // The bridge lists by itself (see #relistSoon): the SDK's own refresh debounces, so a steady
+          // The bridge lists by itself (see relist-pacer.ts): the SDK's own refresh debounces, so a steady
           // flood would put it off for ever, and two of its refreshes can overlap and land out of order.
           autoRefresh: false,
           debounceMs: 0,
           onChanged: () => {
-            if (generation === this.#generation) this.#relistSoon();
+            if (generation === this.#generation) this.#tools.soon();
           },
         },
+        // Prompts and resources the same way, for a host that follows them (see followUnits).
+        prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#unitsChanged(generation) },
+        resources: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#unitsChanged(generation) },
       },
     });
     client.onclose = () => {
@@ -284,23 +292,24 @@ export class ServerConnection {
 
   /** Lists the tools again soon, as after tools/list_changed. */
   relist(): void {
-    if (this.#state === 'connected') this.#relistSoon();
+    if (this.#state === 'connected') this.#tools.soon();
   }
 
-  /** Lists the tools again soon: at most one listing at a time, at least RELIST_SPACING_MS apart. */
-  #relistSoon(): void {
-    this.#relistWanted = true;
-    if (this.#relisting || this.#relistTimer !== undefined) return;
-    this.#relistTimer = setTimeout(() => void this.#relist(), RELIST_SPACING_MS);
-    this.#relistTimer.unref();
+  /**
+   * Follows the server's prompts and resources: after prompts/list_changed or resources/list_changed
+   * (and after a reconnect), `relist` runs, paced as the tool listing is.
+   */
+  followUnits(relist: () => Promise<void>): void {
+    this.#onUnits = relist;
+  }
+
+  #unitsChanged(generation: number): void {
+    if (generation === this.#generation && this.#onUnits !== undefined) this.#units.soon();
   }
 
   async #relist(): Promise<void> {
-    this.#relistTimer = undefined;
     const client = this.#client;
-    if (this.#state !== 'connected' || client === undefined) return; // a reconnect lists the tools anyway
-    this.#relistWanted = false;
-    this.#relisting = true;
+    if (client === undefined) return; // a reconnect lists the tools anyway
     const generation = this.#generation;
     try {
       // `refresh`: a 2026-07-28 server's cache hint must not hide the change it just announced.
@@ -318,10 +327,6 @@ export class ServerConnection {
           `MCP server "${this.#options.name}" said its tools changed, but listing them failed: ${reason(error)}.`,
           [['Server', this.#options.name]],
         );
-    } finally {
-      this.#relisting = false;
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the await before it may have changed this; narrowing does not see across an await
-      if (this.#relistWanted && this.#state === 'connected') this.#relistSoon();
     }
   }
 

@@ -53,10 +53,17 @@ const byHost = new WeakMap<ToolPackageHost, McpBridge>();
 /**
  * The server's prompts and resources, under the same prefix and modes as its tools: the host calls it
  * after {@link createTools} for the same entry. A unit that breaks the contract is left out with a warning.
+ * A host that follows changes (`host.unitsChanged`) gets the server's later lists, after its
+ * prompts/list_changed or resources/list_changed.
  */
 export async function createUnits(host: ToolPackageHost): Promise<PackageUnits> {
   const bridge = byHost.get(host);
-  return bridge === undefined ? {} : bridge.units();
+  if (bridge === undefined) return {};
+  const units = await bridge.units();
+  // A host that follows unit changes gets the server's later prompts and resources too.
+  const unitsChanged = host.unitsChanged;
+  if (typeof unitsChanged === 'function') bridge.followUnits((changed) => unitsChanged(changed));
+  return units;
 }
 
 /**

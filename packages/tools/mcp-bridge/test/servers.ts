@@ -25,6 +25,8 @@ export const FILESYSTEM = packageMain('@modelcontextprotocol/server-filesystem')
 export const CHANGING = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'changing-server.mjs');
 /** A server on the v2 server SDK whose tools a test changes on command, over stdio or Streamable HTTP. */
 export const LIVE = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'live-server.mjs');
+/** A server on the v2 server SDK whose prompts and resources a test changes on command, over stdio. */
+export const UNITS = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'units-server.mjs');
 /** A server on the v2 server SDK whose tools answer images, audio and embedded documents. */
 export const CONTENT = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'content-server.mjs');
 /** A server written without an SDK that answers content no SDK-built server sends (bad base64, huge images…). */
