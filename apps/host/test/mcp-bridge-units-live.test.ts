@@ -2,9 +2,11 @@
  * A bridged server's prompts and resources that change while the host runs: a real `aptix serve`
  * bridging an MCP server on the official v2 server SDK (McpServer over stdio) that adds a prompt and
  * removes a resource on command. Real SDK clients of both generations see the notification and the new
- * lists: a 2025 session on its next request's stream, a 2026-07-28 client on subscriptions/listen.
+ * lists: a 2025 session on its next request's stream (at once over stdio), a 2026-07-28 client on
+ * subscriptions/listen.
  * Beside it, a hostile server that floods list_changed and answers huge and malformed lists.
  */
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
@@ -14,7 +16,8 @@ import {
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it, vi } from 'vitest';
-import { configuredHostForSuite, connectV1, connectV2, FIRST_PARTY } from './mcp-host.js';
+import { configuredHostForSuite, connectStdio, connectV1, connectV2, FIRST_PARTY } from './mcp-host.js';
+import { scratch } from './support.js';
 
 const require = createRequire(import.meta.url);
 const fixtures = join(dirname(require.resolve('@aptix/tool-mcp-bridge/package.json')), 'test', 'fixtures');
@@ -150,4 +153,32 @@ describe("a bridged server's prompts and resources that change while the host ru
       await client.close();
     }
   });
+});
+
+describe('over stdio (aptix mcp, a 2025 connection)', () => {
+  it('sends prompts/list_changed and resources/list_changed the moment the bridged server changes them', async () => {
+    const space = scratch();
+    const file = join(space.dir, 'aptix.config.json');
+    writeFileSync(file, JSON.stringify({ toolPackages: [...FIRST_PARTY, bridge('units', 'units-server.mjs')] }));
+    const client = new V1Client({ name: 'units-live-stdio', version: '1' });
+    const heard: string[] = [];
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => void heard.push('prompts'));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void heard.push('resources'));
+    await connectStdio(client, file, space.db);
+    try {
+      expect(client.getServerCapabilities()?.prompts?.listChanged).toBe(true);
+      await client.callTool({ name: 'units_control', arguments: { action: 'add_prompt', name: 'briefing' } });
+      await client.callTool({ name: 'units_control', arguments: { action: 'remove_resource', name: 'extra' } });
+      // No further request: the connection's server sends them by itself.
+      await vi.waitFor(() => expect(heard).toEqual(expect.arrayContaining(['prompts', 'resources'])), {
+        timeout: 15_000,
+        interval: 20,
+      });
+      expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain('units_briefing');
+      expect((await client.listResources()).resources.map((resource) => resource.uri)).not.toContain('units://extra');
+    } finally {
+      await client.close();
+      space.cleanup();
+    }
+  }, 90_000);
 });

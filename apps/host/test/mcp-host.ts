@@ -5,11 +5,12 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
-import { startHostWithConfig, type RunningHost } from './support.js';
+import { BIN, HOST_ROOT, startHostWithConfig, type RunningHost } from './support.js';
 
 /** The first-party packages every configured test host loads. */
 export const FIRST_PARTY: readonly string[] = [
@@ -59,6 +60,20 @@ export async function connectV1(url: string, client: V1Client | string): Promise
   const connected = typeof client === 'string' ? new V1Client({ name: client, version: '1' }) : client;
   await connected.connect(new V1Transport(new URL(url)));
   return connected;
+}
+
+/** A v1 SDK client connected over stdio to `aptix mcp` with this configuration file and store (a 2025 connection). */
+export async function connectStdio(client: V1Client, file: string, db: string): Promise<V1Client> {
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, '--config', file, 'mcp'],
+      cwd: HOST_ROOT,
+      env: { ...process.env, APTIX_DB: db, LOG_LEVEL: 'warn' } as Record<string, string>,
+      stderr: 'pipe',
+    }),
+  );
+  return client;
 }
 
 /** A v2 SDK client connected to `url`, pinned to 2026-07-28 unless told to negotiate (`'auto'`). */

@@ -5,10 +5,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BIN, HOST_ROOT, scratch, startHostWithConfig, type RunningHost } from './support.js';
+import { connectStdio } from './mcp-host.js';
+import { scratch, startHostWithConfig, type RunningHost } from './support.js';
 import { UNIT_PACKAGES } from './unit-fixture.js';
 
 const PACKAGES = UNIT_PACKAGES;
@@ -18,16 +18,7 @@ describe('over stdio (aptix mcp)', () => {
     const space = scratch();
     const file = join(space.dir, 'aptix.config.json');
     writeFileSync(file, JSON.stringify({ toolPackages: PACKAGES }));
-    const client = new Client({ name: 'aptix-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, '--config', file, 'mcp'],
-        cwd: HOST_ROOT,
-        env: { ...process.env, APTIX_DB: space.db, LOG_LEVEL: 'warn' } as Record<string, string>,
-        stderr: 'pipe',
-      }),
-    );
+    const client = await connectStdio(new Client({ name: 'aptix-test', version: '1.0.0' }), file, space.db);
     const heard: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       heard.push(notification.params.uri);
