@@ -18,7 +18,7 @@ import type { OtlpProtocol, TelemetryConfig } from './telemetry-config.js';
  *
  * The trace and metrics SDKs with the OTLP/HTTP exporters, not `@opentelemetry/sdk-node`: sdk-node
  * brings the logs SDK, the gRPC exporters and the auto-instrumentation machinery, none of which the
- * host uses (the packages instrument themselves).
+ * host uses (the packages instrument themselves). Metrics have one reader (see `metricReaders`).
  *
  * The exporters encode in protobuf unless the configuration asks for JSON (`otlpProtocol`,
  * OTEL_EXPORTER_OTLP_PROTOCOL): with a span per request and per call, the encoding is the largest
@@ -65,33 +65,7 @@ export async function startTelemetry(
   // (OTEL_TRACES_SAMPLER honoured). With traces off nothing is registered, so no span is ever made.
   if (config.traces) tracerProvider.register();
 
-  const readers: MetricReader[] = [];
-  if (config.metrics) {
-    const interval = config.metricsIntervalMs ?? envInterval();
-    readers.push(
-      new PeriodicExportingMetricReader({
-        exporter: await metricExporter(config.otlpProtocol.metrics, url('metrics')),
-        ...(interval === undefined
-          ? {}
-          : { exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }),
-      }),
-    );
-  }
-  let prometheus: PrometheusExporter | undefined;
-  if (config.prometheus !== undefined) {
-    const own = config.prometheus === 'route' ? undefined : config.prometheus;
-    prometheus = await new Promise<PrometheusExporter>((resolve, reject) => {
-      const exporter: PrometheusExporter = new PrometheusExporter(
-        own === undefined ? { preventServerStart: true } : { port: own.port, host: own.host },
-        (error) =>
-          error
-            ? reject(new Error(`The Prometheus port ${own?.host}:${own?.port} cannot be opened: ${error.message}`))
-            : resolve(exporter),
-      );
-      if (own === undefined) resolve(exporter);
-    });
-    readers.push(prometheus);
-  }
+  const { readers, prometheus, stopPush } = await metricReaders(config, url('metrics'));
   const meterProvider = new MeterProvider({ resource, readers });
   metrics.setGlobalMeterProvider(meterProvider);
 
@@ -127,7 +101,7 @@ export async function startTelemetry(
       if (running === telemetry) running = undefined;
       // An unreachable endpoint must not hold the host's shutdown for the exporters' own time-outs.
       await Promise.race([
-        Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]),
+        Promise.allSettled([tracerProvider.shutdown(), stopPush().then(() => meterProvider.shutdown())]),
         new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
       ]);
       trace.disable();
@@ -137,6 +111,76 @@ export async function startTelemetry(
   };
   running = telemetry;
   return telemetry;
+}
+
+interface MetricReaders {
+  readonly readers: MetricReader[];
+  readonly prometheus: PrometheusExporter | undefined;
+  /** Stops the OTLP push of a host that serves /metrics too, after a last push. */
+  readonly stopPush: () => Promise<void>;
+}
+
+/**
+ * One metric reader: the SDK hashes a record's attributes once per reader, so a host exporting OTLP and
+ * serving /metrics with two readers paid twice for every tool call. With both, the Prometheus reader is
+ * the only one, and the OTLP push exports what it collects, on the same interval as the SDK's periodic
+ * reader (both cumulative, the temporality OTLP exporters ask for by default).
+ */
+async function metricReaders(config: TelemetryConfig, options: { url?: string }): Promise<MetricReaders> {
+  const interval = config.metricsIntervalMs ?? envInterval();
+  const exporter = config.metrics ? await metricExporter(config.otlpProtocol.metrics, options) : undefined;
+  let prometheus: PrometheusExporter | undefined;
+  if (config.prometheus !== undefined) {
+    const own = config.prometheus === 'route' ? undefined : config.prometheus;
+    prometheus = await new Promise<PrometheusExporter>((resolve, reject) => {
+      const made: PrometheusExporter = new PrometheusExporter(
+        own === undefined ? { preventServerStart: true } : { port: own.port, host: own.host },
+        (error) =>
+          error
+            ? reject(new Error(`The Prometheus port ${own?.host}:${own?.port} cannot be opened: ${error.message}`))
+            : resolve(made),
+      );
+      if (own === undefined) resolve(made);
+    });
+  }
+  if (exporter === undefined)
+    return { readers: prometheus === undefined ? [] : [prometheus], prometheus, stopPush: async () => {} };
+  if (prometheus === undefined) {
+    const reader = new PeriodicExportingMetricReader({
+      exporter,
+      ...(interval === undefined
+        ? {}
+        : { exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }),
+    });
+    return { readers: [reader], prometheus, stopPush: async () => {} };
+  }
+  const source = prometheus;
+  let pushing: Promise<void> | undefined;
+  const push = (): Promise<void> =>
+    (pushing ??= source
+      .collect()
+      .then(
+        ({ resourceMetrics, errors }) =>
+          new Promise<void>((resolve) => {
+            for (const error of errors) diag.warn('collecting metrics failed', error);
+            exporter.export(resourceMetrics, (result) => {
+              if (result.error !== undefined) diag.warn('exporting metrics failed', result.error);
+              resolve();
+            });
+          }),
+      )
+      .catch((error: unknown) => diag.warn('exporting metrics failed', error))
+      .finally(() => (pushing = undefined)));
+  const timer = setInterval(push, interval ?? 60_000).unref();
+  return {
+    readers: [prometheus],
+    prometheus,
+    stopPush: async () => {
+      clearInterval(timer);
+      await push();
+      await exporter.shutdown();
+    },
+  };
 }
 
 /** The trace exporter of `protocol`, its package loaded only when chosen. */
