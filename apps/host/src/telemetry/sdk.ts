@@ -171,7 +171,7 @@ async function metricReaders(config: TelemetryConfig, options: { url?: string })
       )
       .catch((error: unknown) => diag.warn('exporting metrics failed', error))
       .finally(() => (pushing = undefined)));
-  const timer = setInterval(push, interval ?? 60_000).unref();
+  const timer = setInterval(() => void push(), interval ?? 60_000).unref();
   return {
     readers: [prometheus],
     prometheus,
