@@ -7,6 +7,7 @@ import {
   type ToolList,
 } from '@aptix/tool-contract';
 import { ALWAYS_OFFERED_TOOLS, MODE_KEY_PATTERN, type ModeCatalog } from '@aptix/tool-mode-catalog';
+import { ChangeBell } from './change-bell.js';
 import type { LoadedToolPackage } from './tool-packages.js';
 
 const MODE_KEY = new RegExp(MODE_KEY_PATTERN);
@@ -48,7 +49,7 @@ interface Followed {
  *   refused the same way (DUPLICATE_TOOL): a package can never take over a tool it does not own;
  * - it joins the modes its class declares (`static Modes`) that the catalog has;
  * - a class no longer listed stops being offered; calls by its name get a message saying why;
- * - listeners (MCP sessions) are told, and caches keyed on the registry's revision drop.
+ * - listeners (MCP sessions) are told when the turn ends (ChangeBell), and caches keyed on the registry's revision drop.
  */
 export class LiveTools {
   readonly #followed = new Set<Followed>();
@@ -56,7 +57,9 @@ export class LiveTools {
   readonly #joins = new Map<string, readonly string[]>();
   /** Tool name → why it is no longer offered. */
   readonly #retired = new Map<string, string>();
-  readonly #listeners = new Set<() => void>();
+  readonly #bell = new ChangeBell<'tool'>((error) =>
+    this.#target?.logger.error({ err: error }, 'a listener to tool changes failed'),
+  );
   /** Names the catalog gives that no package offered at start-up: a live package may offer them later. */
   #awaited: ReadonlySet<string> = new Set();
   #target: LiveToolsTarget | undefined;
@@ -142,10 +145,12 @@ export class LiveTools {
     return this.#retired.get(name);
   }
 
-  /** Called after each change; returns the function that stops it. */
+  /**
+   * Called after changes, once the turn of the event loop in which they happened ends (at most ten times
+   * a second: see ChangeBell); returns the function that stops it.
+   */
   onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#bell.listen(() => listener());
   }
 
   #apply(followed: Followed, tools: ToolList): void {
@@ -223,13 +228,7 @@ export class LiveTools {
     }
     if (!changed) return;
     this.#changed = true;
-    for (const listener of this.#listeners) {
-      try {
-        listener();
-      } catch (error) {
-        logger.error({ err: error }, 'a listener to tool changes failed');
-      }
-    }
+    this.#bell.ring(['tool']);
   }
 
   /** Registers and builds a class; the reason it cannot be offered, or undefined when it is. */

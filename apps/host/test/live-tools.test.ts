@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentToolRegistry, type AnyAgentToolClass } from '@aptix/tool-contract';
 import { loadModeCatalog } from '@aptix/tool-mode-catalog';
 import { CalculatorTool, DelayTool, PingPongTool } from '@aptix/tool-samples';
+import { MIN_GAP_MS } from '../src/change-bell.js';
 import { HostPermissions } from '../src/host-permissions.js';
 import { LiveTools } from '../src/live-tools.js';
 import { PrincipalTable } from '../src/permissions.js';
@@ -35,6 +36,9 @@ function joining(base: typeof DelayTool, modes: unknown): AnyAgentToolClass {
     static readonly Modes = modes as readonly string[];
   };
 }
+
+/** Lets the change bell ring: it tells at the end of the turn, and at most once per MIN_GAP_MS. */
+const told = () => new Promise((resolve) => setTimeout(resolve, MIN_GAP_MS + 10));
 
 async function harness() {
   const lines: Array<{ level: number; msg: string }> = [];
@@ -75,16 +79,49 @@ describe('LiveTools: tool lists that change while the host runs', () => {
     expect(h.live.offered('general')).toContain('testing_delay');
     expect(h.live.offered('ddr_authoring')).not.toContain('testing_delay');
     expect(h.lines.some((line) => line.msg.includes('joins modes this host does not have (no_such_mode)'))).toBe(true);
+    expect(notified).toBe(0); // told when the turn ends
+    await told();
     expect(notified).toBe(1);
 
     h.host.toolsChanged([CalculatorTool, joining(DelayTool, ['general'])].slice(0, 1));
     expect(h.registry.has('testing_delay')).toBe(false);
     expect(h.live.offered('general')).not.toContain('testing_delay');
     expect(h.live.retired('testing_delay')).toContain('is no longer offered');
+    await told();
     expect(notified).toBe(2);
     // The same list again changes nothing and tells no one.
     h.host.toolsChanged([CalculatorTool]);
+    await told();
     expect(notified).toBe(2);
+  });
+
+  it('tells its listeners once for a package that reports 10,000 lists in one turn, and applies the last', async () => {
+    const h = await harness();
+    let notified = 0;
+    h.live.onChange(() => void notified++);
+    const withDelay = [CalculatorTool, joining(DelayTool, ['general'])];
+    for (let i = 0; i < 10_000; i++) h.host.toolsChanged(i % 2 === 0 ? withDelay : [CalculatorTool]);
+    expect(h.registry.has('testing_delay')).toBe(false); // the last list (odd) has no delay tool
+    await told();
+    expect(notified).toBe(1);
+  });
+
+  it('tells its listeners at most once per 100 ms for a package that reports a new list in every turn', async () => {
+    const h = await harness();
+    let notified = 0;
+    h.live.onChange(() => void notified++);
+    const withDelay = [CalculatorTool, joining(DelayTool, ['general'])];
+    const started = Date.now();
+    let reports = 0;
+    while (Date.now() - started < 500) {
+      h.host.toolsChanged(reports++ % 2 === 0 ? withDelay : [CalculatorTool]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await told();
+    const elapsed = Date.now() - started;
+    expect(reports).toBeGreaterThan(20); // many turns, each with a change
+    expect(notified).toBeGreaterThan(0);
+    expect(notified).toBeLessThanOrEqual(Math.ceil(elapsed / MIN_GAP_MS) + 1);
   });
 
   it("a tool a package adds while the host runs belongs to that package, for a principal's packages permission", async () => {

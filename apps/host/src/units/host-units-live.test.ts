@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { AgentToolRegistry, definePrompt, defineResource, type PackageUnits } from '@aptix/tool-contract';
 import { loadModeCatalogSync } from '@aptix/tool-mode-catalog';
 import { describe, expect, it } from 'vitest';
+import { MIN_GAP_MS } from '../change-bell.js';
 import { UnitFollower } from '../live-units.js';
 import type { LoadedToolPackage } from '../tool-packages.js';
 import { HostUnits, type UnitScope } from './host-units.js';
@@ -55,6 +56,9 @@ function harness(first: PackageUnits, other: PackageUnits = {}) {
   return { units, report, follower, scope, heard, names, lines, messages: () => lines.map((line) => line.msg) };
 }
 
+/** Lets the change bell ring: it tells at the end of the turn, and at most once per MIN_GAP_MS. */
+const told = () => new Promise((resolve) => setTimeout(resolve, MIN_GAP_MS + 10));
+
 const prompt = (name: string) => definePrompt({ name, description: `The prompt ${name}.`, render: () => `${name}!` });
 const resource = (name: string, extra: object = {}) =>
   defineResource({ name, uri: `acme://${name}`, mimeType: 'text/plain', read: () => `${name} read`, ...extra });
@@ -74,6 +78,8 @@ describe('a package that changes its prompts and resources while the host runs',
     expect(names().prompts).toEqual(expect.arrayContaining(['acme_greet', 'acme_briefing']));
     expect(names().resources).toContain('acme://acme_notes');
     expect(names().resources).not.toContain('acme://acme_extra');
+    expect(heard).toEqual([]); // told when the turn ends
+    await told();
     expect(heard).toEqual([['prompt', 'resource']]);
     expect(units.revision('prompt')).toBe(before.prompts + 1);
     expect(units.revision('resource')).toBe(before.resources + 1);
@@ -94,10 +100,12 @@ describe('a package that changes its prompts and resources while the host runs',
           .map((p) => p.prompt),
       ],
     });
+    await told();
     expect(heard).toHaveLength(1);
     // A kind left out stays as it is.
     report({ prompts: [greet] });
     expect(names().resources).toContain('acme://acme_notes');
+    await told();
     expect(heard.at(-1)).toEqual(['prompt']);
     const withdrawn = await units.render('acme_briefing', {}, scope);
     expect(withdrawn.ok ? '' : withdrawn.message).toContain(
@@ -155,7 +163,20 @@ describe('a package that changes its prompts and resources while the host runs',
     ).toHaveLength(0);
   });
 
-  it('a report the host cannot read is logged and changes nothing; the host keeps serving', () => {
+  it('a package reporting 10,000 lists in one turn: the last applies, listeners hear once', async () => {
+    const greet = prompt('acme_greet');
+    const briefing = prompt('acme_briefing');
+    const { report, names, heard } = harness({ prompts: [greet] });
+    for (let i = 0; i < 10_000; i++) report({ prompts: i % 2 === 0 ? [greet, briefing] : [greet] });
+    report({ prompts: [briefing], resources: [resource('acme_notes')] });
+    expect(names().prompts).toContain('acme_briefing');
+    expect(names().prompts).not.toContain('acme_greet');
+    expect(names().resources).toContain('acme://acme_notes');
+    await told();
+    expect(heard).toEqual([['prompt', 'resource']]);
+  });
+
+  it('a report the host cannot read is logged and changes nothing; the host keeps serving', async () => {
     const { report, names, messages, heard } = harness({ prompts: [prompt('acme_greet')] });
     const before = names();
     for (const garbage of [
@@ -170,6 +191,7 @@ describe('a package that changes its prompts and resources while the host runs',
     ])
       expect(() => report(garbage as never)).not.toThrow();
     expect(names()).toEqual(before);
+    await told();
     expect(heard).toEqual([]);
     expect(
       messages().filter((line) => line.includes('reported changed prompts or resources the host cannot read')),

@@ -16,6 +16,7 @@ import {
   type RetiredUnit,
   type UnitKind,
 } from '../live-units.js';
+import { ChangeBell } from '../change-bell.js';
 import type { LoadedToolPackage } from '../tool-packages.js';
 import { ResourceView, UnitView } from './unit-view.js';
 
@@ -57,7 +58,11 @@ export class UnitTable {
   readonly #offered = new Map<LoadedToolPackage, Offered>();
   readonly retired = new RetiredUnits();
   readonly #revisions: Record<UnitKind, number> = { prompt: 0, resource: 0 };
-  readonly #listeners = new Set<(kinds: readonly UnitKind[]) => void>();
+  /** The logger of the last change, for a listener that fails when the bell rings after it. */
+  #logger: Logger | undefined;
+  readonly #bell = new ChangeBell<UnitKind>((error) =>
+    this.#logger?.error({ err: error }, 'a listener to prompt and resource changes failed'),
+  );
   /** Every owner's units in one registry of each kind, while the host starts: clashes throw as they always did. */
   #startUp: Held | undefined = { prompt: new PromptRegistry(), resource: new ResourceRegistry() };
 
@@ -94,16 +99,18 @@ export class UnitTable {
     this.#heldBy('host')[kind].register(candidate);
   }
 
-  /** Calls `listener` with the kinds that changed, after each change; returns the function that stops it. */
+  /**
+   * Calls `listener` with the kinds that changed, once the turn of the event loop in which they changed
+   * ends (at most ten times a second: see ChangeBell); returns the function that stops it.
+   */
   onChange(listener: (kinds: readonly UnitKind[]) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#bell.listen(listener);
   }
 
   /**
    * A package's new lists: each kind given is checked (the contract, and names and addresses others
    * hold) and, when what is offered changes, the package's registry of that kind is built again and
-   * swapped in. Returns the kinds that changed; listeners have heard of them.
+   * swapped in. Returns the kinds that changed; listeners hear of them when the turn ends.
    */
   change(toolPackage: LoadedToolPackage, reported: unknown, logger: Logger): UnitKind[] {
     const offered = this.#offered.get(toolPackage) ?? { prompt: [], resource: [], refused: new Map<string, string>() };
@@ -132,14 +139,8 @@ export class UnitTable {
       this.#revisions[kind]++;
       changed.push(kind);
     }
-    if (changed.length > 0)
-      for (const listener of this.#listeners) {
-        try {
-          listener(changed);
-        } catch (error) {
-          logger.error({ err: error }, 'a listener to prompt and resource changes failed');
-        }
-      }
+    this.#logger = logger;
+    this.#bell.ring(changed);
     return changed;
   }
 
