@@ -249,13 +249,14 @@ async function composeWith(
         historyPageSize,
         maxHistoryPageSize,
         sqliteBusyTimeoutMs,
+        sqliteAuditWriter,
         postgres: timeouts,
       } = config.sessions;
       const storeOptions: OpenSessionStoreOptions = {
         modes: modeCatalog,
         logger,
         limits: { maxReasonLength, maxKeyLength, defaultHistoryPageSize: historyPageSize, maxHistoryPageSize },
-        sqlite: { busyTimeoutMs: sqliteBusyTimeoutMs },
+        sqlite: { busyTimeoutMs: sqliteBusyTimeoutMs, auditWriter: sqliteAuditWriter },
         postgres: { ...(schema ? { schema } : {}), timeouts },
       };
       container.register('sessionManager', asValue(await openSessionStore(url, storeOptions)));

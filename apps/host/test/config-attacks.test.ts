@@ -103,3 +103,26 @@ describe('audit retention', () => {
     expect(run.code).toBe(0);
   });
 });
+
+describe('a field that takes one of a few values', () => {
+  it.each([
+    ['sessions', 'sqliteAuditWriter', 'thread', '"worker", "inline"'],
+    ['sessions', 'sqliteAuditWriter', 5, '"worker", "inline"'],
+    ['telemetry', 'otlpProtocol', 'grpc', '"http/protobuf", "http/json"'],
+    ['telemetry', 'otlpProtocol', 'HTTP/JSON', '"http/protobuf", "http/json"'],
+  ])('%s.%s of %j is refused once, with the values to choose from', async (section, field, value, choices) => {
+    const run = await check({ [section]: { [field]: value } });
+    expect(run.code).not.toBe(0);
+    expect(run.text).toContain(`${section}.${field} must be one of ${choices} (it is ${JSON.stringify(value)})`);
+    expect(run.text).not.toContain('must be equal to constant');
+  });
+
+  it('a huge value is named cut short', async () => {
+    const run = await check({ sessions: { sqliteAuditWriter: 'x'.repeat(100_000) } });
+    expect(run.code).not.toBe(0);
+    expect(run.text).toContain(
+      `sessions.sqliteAuditWriter must be one of "worker", "inline" (it is "${'x'.repeat(39)}…)`,
+    );
+    expect(run.text.length).toBeLessThan(2_000);
+  });
+});

@@ -28,7 +28,11 @@ export interface OpenSessionStoreOptions {
   /** Bounds on the strings a store persists and the history pages it returns (both stores). */
   readonly limits?: SessionStoreLimits;
   /** Used for `sqlite:` URLs only: how long a call waits for another process's lock (default 5000 ms, without blocking). */
-  readonly sqlite?: { readonly busyTimeoutMs?: number };
+  readonly sqlite?: {
+    readonly busyTimeoutMs?: number;
+    /** Where audit batches are written: on a thread of their own (`worker`, the default) or on the store's connection (`inline`). */
+    readonly auditWriter?: 'worker' | 'inline';
+  };
   /** Used for `postgres:` URLs only: the schema holding the tables (default `public`), the pool size (default 10) and the time-outs. */
   readonly postgres?: { readonly schema?: string; readonly poolSize?: number; readonly timeouts?: PostgresTimeouts };
 }
@@ -126,6 +130,7 @@ export async function openSessionStore(url: string, options: OpenSessionStoreOpt
       modes: options.modes,
       logger: options.logger,
       busyTimeoutMs: options.sqlite?.busyTimeoutMs,
+      auditWriter: options.sqlite?.auditWriter,
       limits: options.limits,
     });
   }

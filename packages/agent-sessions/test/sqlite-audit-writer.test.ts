@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { NewAuditRecord } from '../src/audit.js';
 import { SessionStoreError } from '../src/errors.js';
+import { openSessionStore } from '../src/open.js';
 import { Database } from '../src/sqlite/driver.js';
 import { openSqliteSessionStore, type SqliteSessionStore } from '../src/sqlite/index.js';
 import { startFixture, type Child } from './fixtures/child.js';
@@ -110,6 +111,18 @@ describe('SQLite audit writer thread', () => {
     expect(inline.store.audit.writer).toBeUndefined();
     await inline.store.audit.append(records('inline', 3));
     expect(readBack(inline.filename, 'inline')).toHaveLength(3);
+  });
+
+  it("takes the choice through openSessionStore's sqlite options (the host's sessions.sqliteAuditWriter)", async () => {
+    for (const auditWriter of ['inline', 'worker', undefined] as const) {
+      const filename = join(root, `db-${++files}`, 'aptix.db');
+      const store = (await openSessionStore(`sqlite:${filename}`, {
+        modes: fixedModes(),
+        sqlite: { auditWriter },
+      })) as SqliteSessionStore;
+      stores.push(store);
+      expect(store.audit.writer === undefined).toBe(auditWriter === 'inline');
+    }
   });
 
   it('rejects the writes a thread held when it crashes, without harm to this process, and starts a new thread for the next write', async () => {
