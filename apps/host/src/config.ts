@@ -10,14 +10,16 @@ import {
   DEFAULT_UNIT_TIMEOUT_MS,
 } from '@aptix/tool-contract';
 import { DEFAULT_STARTUP_TIMEOUT_MS, normaliseToolPackages, type ToolPackageConfig } from './tool-package-config.js';
-import { ConfigError, parseConfigFile, type AptixConfigFile } from './config-file.js';
+import { ConfigError, type AptixConfigFile } from './config-file.js';
+import { parseConfigFile } from './config-file-parse.js';
 import { DEFAULT_HEAP_GROWTH_PERCENT } from './heap-policy.js';
 import type { PrincipalEntry } from './permissions.js';
 import { resolveOAuthConfig, type OAuthConfig } from './auth/oauth-config.js';
 import { resolveAuditConfig, type AuditConfig } from './audit/audit-config.js';
 import { resolveTelemetryConfig, type TelemetryConfig } from './telemetry/telemetry-config.js';
 
-export { AptixConfigFile, ConfigError, parseConfigFile } from './config-file.js';
+export { AptixConfigFile, ConfigError } from './config-file.js';
+export { parseConfigFile } from './config-file-parse.js';
 
 /** The first-party tool packages a host loads when the configuration names none. */
 export const DEFAULT_TOOL_PACKAGES = [
