@@ -60,7 +60,7 @@ function formatGoal(goal: Goal | undefined): string {
     case 'ratio-at-least':
       return `≥ ${goal.value}×`;
     case 'ratio-at-most':
-      return `≤ ${goal.value}×`;
+      return `≤ ${Number(goal.value.toFixed(2))}×`;
     case 'at-most':
       return `< ${goal.value} ${goal.unit}`;
     case 'at-least':
