@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Intrinsics, probeIntrinsics } from './intrinsics.js';
-import { WorkerHealth } from './worker-health.js';
+import { WorkerHealth, type Unfit } from './worker-health.js';
 
 /** Changes a built-in, sees what the checks say, and puts it back before anything else runs. */
 function whileChanged(change: () => () => void): { probe: string | undefined; full: string | undefined } {
@@ -96,15 +96,16 @@ describe('the built-ins an isolated worker keeps', () => {
 });
 
 describe('the memory an isolated worker holds outside the heap', () => {
-  it('counts what is held, not what a call used and dropped', () => {
+  it('counts what is held, not what a call used and dropped', async () => {
     const health = new WorkerHealth(64 * 1024 * 1024);
+    const afterCall = () => new Promise<Unfit | undefined>((decided) => health.afterCall(decided));
     health.baseline();
     let passing: Buffer | undefined = Buffer.alloc(128 * 1024 * 1024, 1);
     expect(passing[0]).toBe(1);
     passing = undefined;
-    expect(health.afterCall()).toBeUndefined();
+    expect(await afterCall()).toBeUndefined();
     const held = Buffer.alloc(128 * 1024 * 1024, 1);
-    const unfit = health.afterCall();
+    const unfit = await afterCall();
     expect(unfit).toEqual({
       reason: 'memory',
       detail: expect.stringMatching(

@@ -55,6 +55,8 @@ export class WorkerCalls {
    * each had come in a message of its own: a call starts only once everything the one before it queued
    * has run and its answer has gone, so a call that then loops forever cannot hold back the answers of
    * the calls before it. A cancellation that arrives for a call still waiting its turn is kept for it.
+   * (A call after which the worker looked over its memory limit answers once collections have decided,
+   * a few turns later: by then the next call may have started.)
    */
   runBatch(batch: readonly unknown[]): void {
     const wires = batch.filter((item): item is string => typeof item === 'string');
@@ -110,22 +112,24 @@ export class WorkerCalls {
         this.#inFlight.delete(id);
         progress?.end();
         logs?.end();
-        // Checked before the result is sent: a call that broke the worker gets no answer from it.
-        const unfit = this.health.afterCall();
-        if (unfit !== undefined) return this.onUnfit(unfit, { call: id });
-        if (result.successful && result.content !== undefined) {
-          // Content blocks cross as they are (plain data the executor built); the host checks them again.
-          this.sendObject({
-            type: 'result',
-            id,
-            result: { successful: true, result: result.result, errors: [], content: result.content },
-          });
-        } else if (result.successful) {
-          this.send(encodeCallMessage('R', id, result.result));
-        } else {
-          const { kind, payload } = encodeFailure(result);
-          this.send(encodeCallMessage(kind, id, payload));
-        }
+        // Checked before the result is sent: a call that broke the worker gets no answer from it. Decided at
+        // once, unless the worker looks over its memory limit (then collections decide, a moment later).
+        this.health.afterCall((unfit) => {
+          if (unfit !== undefined) return this.onUnfit(unfit, { call: id });
+          if (result.successful && result.content !== undefined) {
+            // Content blocks cross as they are (plain data the executor built); the host checks them again.
+            this.sendObject({
+              type: 'result',
+              id,
+              result: { successful: true, result: result.result, errors: [], content: result.content },
+            });
+          } else if (result.successful) {
+            this.send(encodeCallMessage('R', id, result.result));
+          } else {
+            const { kind, payload } = encodeFailure(result);
+            this.send(encodeCallMessage(kind, id, payload));
+          }
+        });
       });
   }
 

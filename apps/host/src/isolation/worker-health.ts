@@ -5,11 +5,14 @@
  * not bound) is under its limit. Checked around each call and once a second between calls; an unfit
  * worker answers no further call, and the host replaces it.
  */
+import { setImmediate } from 'node:timers';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Intrinsics, probeIntrinsics } from './intrinsics.js';
 
 export type Unfit = { readonly reason: 'polluted' | 'memory'; readonly detail: string };
+/** Gets a check's verdict: at once, or a moment later when the worker looked over its memory limit (see WorkerHealth). */
+export type Verdict = (unfit: Unfit | undefined) => void;
 
 /** How often the worker checks itself between calls. */
 export const IDLE_CHECK_MS = 1000;
@@ -17,10 +20,13 @@ export const IDLE_CHECK_MS = 1000;
 const FULL_CHECK_EVERY_MS = 100;
 const MIB = 1024 * 1024;
 
+/** Collections before a worker over its memory limit is judged: two at once, then one after each turn of the event loop. */
+const COLLECTIONS = 4;
+
 /**
  * A full garbage collection of this worker's isolate, taken before the package loads: Buffers a call
  * dropped count as external memory until a collection frees them, so a worker over its limit is
- * collected once before it is judged. V8's flag is set only for the moment of making the function.
+ * collected before it is judged. V8's flag is set only for the moment of making the function.
  */
 function collector(): (() => void) | undefined {
   try {
@@ -45,6 +51,8 @@ export class WorkerHealth {
   #intrinsics: Intrinsics | undefined;
   #lastFull = 0;
   #unfit: Unfit | undefined;
+  /** Checks waiting for collections to decide whether the worker is over its memory limit. */
+  #waiting: Verdict[] = [];
 
   constructor(private readonly maxExternalBytes: number) {}
 
@@ -61,19 +69,24 @@ export class WorkerHealth {
 
   /** Before a call starts: the cheap probe. */
   beforeCall(): Unfit | undefined {
-    return this.#unfit ?? this.#judge(probeIntrinsics, false);
+    return this.#unfit ?? this.#builtIns(probeIntrinsics);
   }
 
-  /** After a call, before its result is sent: the probe, the full comparison now and then, and the memory held outside the heap. */
-  afterCall(): Unfit | undefined {
-    if (this.#unfit !== undefined) return this.#unfit;
+  /**
+   * After a call, before its result is sent: the probe, the full comparison now and then, and the memory
+   * held outside the heap. `decided` is called at once, unless the worker looks over its memory limit:
+   * then once collections have decided, a turn or two of the event loop later (see #overLimit).
+   */
+  afterCall(decided: Verdict): void {
+    if (this.#unfit !== undefined) return decided(this.#unfit);
     const full = this.#now() - this.#lastFull >= FULL_CHECK_EVERY_MS;
-    return this.#judge(() => (full ? this.#full() : probeIntrinsics()), true);
+    this.#judge(() => (full ? this.#full() : probeIntrinsics()), decided);
   }
 
-  /** Between calls: everything. */
-  idle(): Unfit | undefined {
-    return this.#unfit ?? this.#judge(() => this.#full(), true);
+  /** Between calls: everything; `decided` as for afterCall. */
+  idle(decided: Verdict): void {
+    if (this.#unfit !== undefined) return decided(this.#unfit);
+    this.#judge(() => this.#full(), decided);
   }
 
   #full(): string | undefined {
@@ -81,39 +94,58 @@ export class WorkerHealth {
     return this.#intrinsics?.compare();
   }
 
-  #judge(builtIns: () => string | undefined, memory: boolean): Unfit | undefined {
+  /** The built-ins, the probe's verdict for beforeCall. */
+  #builtIns(check: () => string | undefined): Unfit | undefined {
     let changed: string | undefined;
     try {
-      changed = builtIns();
+      changed = check();
     } catch {
       changed = 'checking them threw';
     }
-    if (changed !== undefined) return (this.#unfit = { reason: 'polluted', detail: changed });
-    if (memory) {
-      const over = this.#overLimit();
-      if (over !== undefined) return (this.#unfit = { reason: 'memory', detail: over });
-    }
-    return undefined;
+    return changed === undefined ? undefined : (this.#unfit = { reason: 'polluted', detail: changed });
+  }
+
+  /** The built-ins, then the memory held outside the heap: V8's count first, which is cheap; over the limit, #overLimit decides. */
+  #judge(builtIns: () => string | undefined, decided: Verdict): void {
+    const polluted = this.#builtIns(builtIns);
+    if (polluted !== undefined) return decided(polluted);
+    if (getHeapStatistics().external_memory <= this.maxExternalBytes) return decided(undefined);
+    this.#waiting.push(decided);
+    // Checks that find the worker over its limit while collections are deciding wait for the same verdict.
+    if (this.#waiting.length === 1) this.#overLimit(COLLECTIONS, (over) => this.#decided(over));
+  }
+
+  #decided(over: string | undefined): void {
+    if (over !== undefined) this.#unfit ??= { reason: 'memory', detail: over };
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const decided of waiting) decided(this.#unfit);
   }
 
   /**
-   * Cheap first (V8's count of external memory); over the limit, collections and the full figures
-   * decide. Two: V8 frees dropped ArrayBuffers and counts them off while it sweeps, which the next
-   * collection finishes.
+   * Over the limit by V8's count, which still includes what a call dropped: collections and the full
+   * figures decide. V8 frees a dropped ArrayBuffer's memory and counts it off while it sweeps, which can
+   * run beside JavaScript, on another thread, and finish on this one only in a later task: two
+   * collections at once have been seen to still count a Buffer dropped before them (Node 24, a busy
+   * machine). So while still over, a collection after each turn of the event loop, a few times, before
+   * the worker is judged. Callbacks and the timers' own setImmediate, bound before any package loads:
+   * no promise a package could have replaced.
    */
-  #overLimit(): string | undefined {
-    if (getHeapStatistics().external_memory <= this.maxExternalBytes) return undefined;
-    let usage = this.#memoryUsage();
-    for (let i = 0; i < 2 && this.#gc !== undefined && usage.external > this.maxExternalBytes; i++) {
+  #overLimit(collections: number, done: (over: string | undefined) => void): void {
+    const usage = this.#memoryUsage();
+    if (usage.external <= this.maxExternalBytes) return done(undefined);
+    if (collections > 0 && this.#gc !== undefined) {
       this.#gc();
-      usage = this.#memoryUsage();
+      // The first two at once: usually enough, and no wait.
+      if (collections === COLLECTIONS) return this.#overLimit(collections - 1, done);
+      setImmediate(() => this.#overLimit(collections - 1, done));
+      return;
     }
     const { external, arrayBuffers } = usage;
-    if (external <= this.maxExternalBytes) return undefined;
-    return (
+    done(
       `it held ${Math.round(external / MIB)} MiB outside the JavaScript heap ` +
-      `(${Math.round(arrayBuffers / MIB)} MiB of it in Buffers and ArrayBuffers), over its limit ` +
-      `of ${Math.round(this.maxExternalBytes / MIB)} MiB`
+        `(${Math.round(arrayBuffers / MIB)} MiB of it in Buffers and ArrayBuffers), over its limit ` +
+        `of ${Math.round(this.maxExternalBytes / MIB)} MiB`,
     );
   }
 }

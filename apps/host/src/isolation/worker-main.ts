@@ -223,8 +223,9 @@ async function start(): Promise<void> {
   const calls = new WorkerCalls(executor, (wire) => outbox.string(wire), send, health, reportUnfit);
   // Between calls too: what a package's timer changes, or holds, is found within a second.
   every(() => {
-    const unfit = health.idle();
-    if (unfit !== undefined) reportUnfit(unfit, {});
+    health.idle((unfit) => {
+      if (unfit !== undefined) reportUnfit(unfit, {});
+    });
   }, IDLE_CHECK_MS).unref();
   port.on('message', (message: string | string[] | HostMessage) => {
     // A call is a string (see protocol.ts), several in an array when the host sent them together;
