@@ -67,6 +67,24 @@ export function unfitEnding(message: {
   };
 }
 
+/**
+ * The calls an unfit worker never started, taken from it to be sent to another; the rest stay. With
+ * `running` (the calls it started and has not answered), every call it holds but `call` and those; in a
+ * message without it, only those listed in `unstarted` (nothing from a worker is trusted).
+ */
+export function takeNeverStarted(
+  entry: PoolWorker,
+  message: { call?: unknown; unstarted?: unknown; running?: unknown },
+): Pending[] {
+  if (!Array.isArray(message.running)) return takeUnstarted(entry, message.unstarted);
+  const started = new Set<unknown>(message.running.slice(0, 10_000));
+  if (typeof message.call === 'number') started.add(message.call);
+  return takeUnstarted(
+    entry,
+    [...entry.pending.keys()].filter((id) => !started.has(id)),
+  );
+}
+
 /** The calls a worker refused to start, taken from it to be sent to another; the rest stay. */
 export function takeUnstarted(entry: PoolWorker, unstarted: unknown): Pending[] {
   if (!Array.isArray(unstarted)) return [];

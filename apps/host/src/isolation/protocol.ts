@@ -94,8 +94,9 @@ export type WorkerMessage =
   /**
    * The worker found itself unfit to answer calls (see worker-health.ts): a package changed the built-ins
    * its protocol relies on, or it holds more than its limit outside the heap. `call`: the call whose end
-   * found it (its result is not sent); `unstarted`: calls it refused to start, which the host sends to
-   * another worker.
+   * found it (its result is not sent); `unstarted`: calls it refused to start; `running`: calls started
+   * and not answered. The host sends every call of the worker's that is neither `call` nor `running` to
+   * another worker: an unfit worker starts nothing more, so those never started there.
    */
   | {
       readonly type: 'unfit';
@@ -103,6 +104,7 @@ export type WorkerMessage =
       readonly detail: string;
       readonly call?: number;
       readonly unstarted?: readonly number[];
+      readonly running?: readonly number[];
     }
   | {
       readonly type: 'log';

@@ -33,6 +33,17 @@ function abortReason(timedOut: boolean): DOMException {
     : new DOMException('The caller cancelled the call.', 'AbortError');
 }
 
+/**
+ * What an unfit worker tells the host of its calls: `call`, the one whose end found it; `unstarted`, those
+ * it refused to start; `running`, those started and still running. Every other call the host sent it has
+ * not started and never will (an unfit worker starts nothing), so the host sends them to another worker.
+ */
+export interface UnfitCalls {
+  readonly call?: number;
+  readonly unstarted?: number[];
+  readonly running: number[];
+}
+
 export class WorkerCalls {
   readonly #inFlight = new Map<number, RunningCall>();
   /** Calls of a batch not started yet, by id; the value says whether a cancellation came for it first (and if it timed out). */
@@ -47,8 +58,13 @@ export class WorkerCalls {
     /** Checks around each call that the worker is still fit to answer (see worker-health.ts). */
     private readonly health: WorkerHealth,
     /** The worker is unfit: tells the host, which replaces it. */
-    private readonly onUnfit: (unfit: Unfit, calls: { call?: number; unstarted?: number[] }) => void,
+    private readonly onUnfit: (unfit: Unfit, calls: UnfitCalls) => void,
   ) {}
+
+  /** The calls started here and not answered yet: any other the host sent, this worker never starts. */
+  running(): number[] {
+    return [...this.#inFlight.keys()];
+  }
 
   /**
    * Runs the calls of a batch (several sent in one message), each in its own turn of the event loop, as if
@@ -77,7 +93,7 @@ export class WorkerCalls {
     const { id, flags, name, context, args } = decodeCall(wire);
     // A worker whose built-ins a package changed runs nothing more: the host sends the call elsewhere.
     const unfit = this.health.beforeCall();
-    if (unfit !== undefined) return this.onUnfit(unfit, { unstarted: [id] });
+    if (unfit !== undefined) return this.onUnfit(unfit, { unstarted: [id], running: this.running() });
     const cancelledFirst = this.#queued.get(id);
     this.#queued.delete(id);
     // The signal is made only if the call is still running after its synchronous start, or is cancelled.
@@ -115,7 +131,7 @@ export class WorkerCalls {
         // Checked before the result is sent: a call that broke the worker gets no answer from it. Decided at
         // once, unless the worker looks over its memory limit (then collections decide, a moment later).
         this.health.afterCall((unfit) => {
-          if (unfit !== undefined) return this.onUnfit(unfit, { call: id });
+          if (unfit !== undefined) return this.onUnfit(unfit, { call: id, running: this.running() });
           if (result.successful && result.content !== undefined) {
             // Content blocks cross as they are (plain data the executor built); the host checks them again.
             this.sendObject({

@@ -23,7 +23,7 @@ import { guardExits } from '../exit-guard.js';
 import { closeModule, importToolPackage, readPackageMeta, resolveEntry, setUpToolPackage } from '../tool-packages.js';
 import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from './protocol.js';
 import { Outbox } from './outbox.js';
-import { WorkerCalls } from './worker-calls.js';
+import { WorkerCalls, type UnfitCalls } from './worker-calls.js';
 import { WorkerUnits } from './worker-units.js';
 import { IDLE_CHECK_MS, WorkerHealth, type Unfit } from './worker-health.js';
 
@@ -83,7 +83,7 @@ guardExits(({ call }) =>
 /** Made before the package loads, with what it uses (see worker-health.ts). */
 const health = new WorkerHealth(setup.maxExternalBytes);
 const every = setInterval;
-const reportUnfit = (unfit: Unfit, calls: { call?: number; unstarted?: number[] }) =>
+const reportUnfit = (unfit: Unfit, calls: UnfitCalls) =>
   send({ type: 'unfit', reason: unfit.reason, detail: unfit.detail, ...calls });
 
 /** The dependencies tools are built from: the logger and the package's own, strict like the host's container. */
@@ -224,7 +224,7 @@ async function start(): Promise<void> {
   // Between calls too: what a package's timer changes, or holds, is found within a second.
   every(() => {
     health.idle((unfit) => {
-      if (unfit !== undefined) reportUnfit(unfit, {});
+      if (unfit !== undefined) reportUnfit(unfit, { running: calls.running() });
     });
   }, IDLE_CHECK_MS).unref();
   port.on('message', (message: string | string[] | HostMessage) => {

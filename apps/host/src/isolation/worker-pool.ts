@@ -7,7 +7,7 @@ import {
   endedResult,
   type PoolWorker,
   readCallMessage,
-  takeUnstarted,
+  takeNeverStarted,
   unfitEnding,
   type Ending,
   type WorkerLimits,
@@ -299,11 +299,11 @@ export class WorkerPool extends EventEmitter implements UnitChannel {
     return { heapMb: this.#options.resourceLimits.maxOldGenerationSizeMb, externalMb: this.#options.externalMemoryMb };
   }
 
-  /** A worker found itself unfit (worker-health.ts): the calls it refused to start go to another, and it is replaced. */
+  /** A worker found itself unfit (worker-health.ts): the calls it never started go to another, and it is replaced. */
   #unfit(entry: PoolWorker, message: Extract<WorkerMessage, { type: 'unfit' }>): void {
     const ending = unfitEnding(message);
     if (ending === undefined) return;
-    const unstarted = takeUnstarted(entry, message.unstarted);
+    const unstarted = takeNeverStarted(entry, message);
     // Ended first, so that no call, these included, is sent to it again.
     this.#end(entry, ending);
     for (const retry of unstarted)
