@@ -46,6 +46,8 @@ export interface UnfitCalls {
 
 export class WorkerCalls {
   readonly #inFlight = new Map<number, RunningCall>();
+  /** Calls that have ended and wait for the health check's verdict before they answer: started, all the same. */
+  readonly #judging = new Set<number>();
   /** Calls of a batch not started yet, by id; the value says whether a cancellation came for it first (and if it timed out). */
   readonly #queued = new Map<number, { timedOut: boolean } | undefined>();
 
@@ -63,7 +65,7 @@ export class WorkerCalls {
 
   /** The calls started here and not answered yet: any other the host sent, this worker never starts. */
   running(): number[] {
-    return [...this.#inFlight.keys()];
+    return [...this.#inFlight.keys(), ...this.#judging];
   }
 
   /**
@@ -129,8 +131,12 @@ export class WorkerCalls {
         progress?.end();
         logs?.end();
         // Checked before the result is sent: a call that broke the worker gets no answer from it. Decided at
-        // once, unless the worker looks over its memory limit (then collections decide, a moment later).
+        // once, unless the worker looks over its memory limit (then collections decide, a moment later;
+        // meanwhile the call counts as running, so that no other report of this worker's lets the host
+        // send it elsewhere to run again).
+        this.#judging.add(id);
         this.health.afterCall((unfit) => {
+          this.#judging.delete(id);
           if (unfit !== undefined) return this.onUnfit(unfit, { call: id, running: this.running() });
           if (result.successful && result.content !== undefined) {
             // Content blocks cross as they are (plain data the executor built); the host checks them again.
