@@ -102,6 +102,7 @@ describe('a package that changes the built-ins of its worker (isolation: "worker
       expect((await invoke(host, 'polluting_echo', { text: `next ${i}` })).body).toMatchObject({
         successful: true,
         result: { echo: `next ${i}`, trimmed: 'clean' },
+        errors: [],
       });
     await logLine(host, (entry) => replacements(host, what).indexOf(entry) >= before);
     await everyWorkerReplaced(host);
@@ -138,9 +139,11 @@ describe('a package that holds memory outside the V8 heap (isolation: "worker", 
 
   it('lets a call use more for a moment and drop it: nothing is replaced', async () => {
     for (let i = 0; i < 3; i++)
+      // errors: [] so that a failure shows them (the reason a worker judged itself over).
       expect((await invoke(host, 'hoarding_passing', { mb: 128 })).body).toMatchObject({
         successful: true,
         result: { sum: 4 },
+        errors: [],
       });
     expect(replacements(host, 'outside the heap')).toEqual([]);
   });

@@ -4,7 +4,7 @@
  * must not let the host take it for a call never started and run it again elsewhere.
  */
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AgentToolExecutor, AgentToolRegistry } from '@aptix/tool-contract';
 import { PingPongTool } from '@aptix/tool-samples';
 import { encodeCall } from './protocol.js';
@@ -29,7 +29,7 @@ describe('a call waiting for the health verdict', () => {
       health,
       (_unfit, ids) => reports.push(ids),
     );
-    // Held for the whole call: the verdict (over the limit) comes after a turn of the event loop.
+    // Held for the whole call: the verdict (over the limit) comes after the collections' waits.
     const held = Buffer.alloc(100 * MIB, 1);
     calls.run(encodeCall(7, 'testing_ping_pong', JSON.stringify({ message: 'hi', count: 1 }), {}));
     for (let i = 0; i < 100; i++) await Promise.resolve(); // the call runs and ends; no turn passes
@@ -37,7 +37,8 @@ describe('a call waiting for the health verdict', () => {
     expect(reports).toEqual([]);
     expect(calls.running()).toEqual([7]);
     await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls.running()).toEqual([7]); // a turn later, still judged
+    await vi.waitFor(() => expect(reports).toHaveLength(1), { timeout: 10_000, interval: 20 });
     expect(held[0]).toBe(1);
     expect(reports).toEqual([{ call: 7, running: [] }]);
     expect(sent).toEqual([]); // its result is dropped: the worker that ran it is unfit
