@@ -95,33 +95,37 @@ describe('LiveTools: tool lists that change while the host runs', () => {
     expect(notified).toBe(2);
   });
 
-  it('tells its listeners once for a package that reports 10,000 lists in one turn, and applies the last', async () => {
+  /** A harness whose package alternates two lists (`report(i)`), and the count of tellings heard. */
+  async function alternating() {
     const h = await harness();
-    let notified = 0;
-    h.live.onChange(() => void notified++);
+    const heard = { count: 0 };
+    h.live.onChange(() => void heard.count++);
     const withDelay = [CalculatorTool, joining(DelayTool, ['general'])];
-    for (let i = 0; i < 10_000; i++) h.host.toolsChanged(i % 2 === 0 ? withDelay : [CalculatorTool]);
+    const report = (i: number) => h.host.toolsChanged(i % 2 === 0 ? withDelay : [CalculatorTool]);
+    return { h, heard, report };
+  }
+
+  it('tells its listeners once for a package that reports 10,000 lists in one turn, and applies the last', async () => {
+    const { h, heard, report } = await alternating();
+    for (let i = 0; i < 10_000; i++) report(i);
     expect(h.registry.has('testing_delay')).toBe(false); // the last list (odd) has no delay tool
     await told();
-    expect(notified).toBe(1);
+    expect(heard.count).toBe(1);
   });
 
   it('tells its listeners at most once per 100 ms for a package that reports a new list in every turn', async () => {
-    const h = await harness();
-    let notified = 0;
-    h.live.onChange(() => void notified++);
-    const withDelay = [CalculatorTool, joining(DelayTool, ['general'])];
+    const { heard, report } = await alternating();
     const started = Date.now();
     let reports = 0;
     while (Date.now() - started < 500) {
-      h.host.toolsChanged(reports++ % 2 === 0 ? withDelay : [CalculatorTool]);
+      report(reports++);
       await new Promise((resolve) => setImmediate(resolve));
     }
     await told();
     const elapsed = Date.now() - started;
     expect(reports).toBeGreaterThan(20); // many turns, each with a change
-    expect(notified).toBeGreaterThan(0);
-    expect(notified).toBeLessThanOrEqual(Math.ceil(elapsed / MIN_GAP_MS) + 1);
+    expect(heard.count).toBeGreaterThan(0);
+    expect(heard.count).toBeLessThanOrEqual(Math.ceil(elapsed / MIN_GAP_MS) + 1);
   });
 
   it("a tool a package adds while the host runs belongs to that package, for a principal's packages permission", async () => {
