@@ -42,10 +42,21 @@ describe('the calls an unfit worker never started', () => {
     expect([...entry.pending.keys()]).toEqual([1, 3]);
   });
 
+  it('a later report takes nothing: the first named every call the worker held or took it, and a later one no longer names the call it found unfit at its end', () => {
+    const entry = holding(1, 2);
+    // The call's own verdict, then the check between calls that waited on the same collections.
+    expect(takeNeverStarted(entry, { call: 1, running: [] }).map((pending) => pending.name)).toEqual(['call_2']);
+    expect(takeNeverStarted(entry, { running: [] })).toEqual([]);
+    expect(takeNeverStarted(entry, { unstarted: [1] })).toEqual([]);
+    expect([...entry.pending.keys()]).toEqual([1]);
+  });
+
   it('a message without the running list: only the calls it lists as unstarted (nothing from a worker is trusted)', () => {
     const entry = holding(1, 2, 3);
     expect(takeNeverStarted(entry, { unstarted: [3, 'x', 99] }).map((pending) => pending.name)).toEqual(['call_3']);
-    expect(takeNeverStarted(entry, { running: 'all' }).map((pending) => pending.name)).toEqual([]);
     expect([...entry.pending.keys()]).toEqual([1, 2]);
+    const other = holding(1, 2, 3);
+    expect(takeNeverStarted(other, { running: 'all' }).map((pending) => pending.name)).toEqual([]);
+    expect([...other.pending.keys()]).toEqual([1, 2, 3]);
   });
 });

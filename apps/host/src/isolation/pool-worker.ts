@@ -76,6 +76,11 @@ export function takeNeverStarted(
   entry: PoolWorker,
   message: { call?: unknown; unstarted?: unknown; running?: unknown },
 ): Pending[] {
+  // Only the first report counts. By then every call the worker held was named in it (and stays until the
+  // worker exits) or taken; a later report (each check waiting on the same verdict sends one) no longer
+  // names the calls the first did, and taking them would run a started call a second time elsewhere.
+  if (entry.reportedUnfit) return [];
+  entry.reportedUnfit = true;
   if (!Array.isArray(message.running)) return takeUnstarted(entry, message.unstarted);
   const started = new Set<unknown>(message.running.slice(0, 10_000));
   if (typeof message.call === 'number') started.add(message.call);
@@ -103,6 +108,8 @@ export class PoolWorker {
   state: 'starting' | 'ready' | 'ended' = 'starting';
   readonly pending = new Map<number, Pending>();
   ending: Ending | undefined;
+  /** The worker has said it is unfit: its later reports take no call (see takeNeverStarted). */
+  reportedUnfit = false;
   /** Set while the pool waits for the package's close export to finish in this worker. */
   closed: (() => void) | undefined;
   #pings = 0;
