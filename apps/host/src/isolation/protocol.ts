@@ -26,6 +26,8 @@ export interface WorkerSetup {
   readonly maxErrorMessageLength: number;
   /** The most a worker may hold outside the V8 heap (Buffers, ArrayBuffers, external memory), in bytes. */
   readonly maxExternalBytes: number;
+  /** The host's lock around V8's --expose-gc flag, shared by all its workers (see collector.ts); set by startWorker. */
+  readonly collectorLock?: Int32Array;
 }
 
 /** A tool's static side, as the worker read it: what the host's proxy class declares. */

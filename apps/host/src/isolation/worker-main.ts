@@ -25,7 +25,7 @@ import type { HostMessage, IsolatedToolMeta, WorkerMessage, WorkerSetup } from '
 import { Outbox } from './outbox.js';
 import { WorkerCalls, type UnfitCalls } from './worker-calls.js';
 import { WorkerUnits } from './worker-units.js';
-import { IDLE_CHECK_MS, WorkerHealth, type Unfit } from './worker-health.js';
+import { IDLE_CHECK_MS, isolateMemory, WorkerHealth, type Unfit } from './worker-health.js';
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
@@ -81,7 +81,7 @@ guardExits(({ call }) =>
 );
 
 /** Made before the package loads, with what it uses (see worker-health.ts). */
-const health = new WorkerHealth(setup.maxExternalBytes);
+const health = new WorkerHealth(setup.maxExternalBytes, isolateMemory(setup.collectorLock));
 const every = setInterval;
 const reportUnfit = (unfit: Unfit, calls: UnfitCalls) =>
   send({ type: 'unfit', reason: unfit.reason, detail: unfit.detail, ...calls });

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
+import { collectorLock } from './collector.js';
 import { logWorkerEntry, PoolWorker, WORKER_BOOT_MS, workerEntry, type Ending } from './pool-worker.js';
 import type { WorkerMessage, WorkerSetup } from './protocol.js';
 
@@ -37,7 +38,12 @@ export function startWorker(
   life: WorkerLife,
 ): { entry: PoolWorker; ready: Promise<ReadyMessage> } {
   const { setup, resourceLimits, specifier, logger } = options;
-  const worker = new Worker(workerEntry(), { workerData: setup, resourceLimits, stdout: false, stderr: false });
+  const worker = new Worker(workerEntry(), {
+    workerData: { ...setup, collectorLock: collectorLock() } satisfies WorkerSetup,
+    resourceLimits,
+    stdout: false,
+    stderr: false,
+  });
   worker.unref();
   const entry = new PoolWorker(worker);
   const who = `Tool package "${specifier}" (isolation: "worker")`;
