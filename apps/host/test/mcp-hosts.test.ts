@@ -206,7 +206,15 @@ describe.each(stores)('2025-era MCP sessions that expired or were closed, on hos
       await sleep(400);
     }
     expect(await a.stop('SIGKILL')).toBeNull();
-    a = await host(5, port);
+    // Still used on the other host while this one starts again: on a loaded machine a start can take
+    // longer than the idle limit, and a session left idle that long is rightly gone.
+    const state = { up: false };
+    const restarting = host(5, port).finally(() => (state.up = true));
+    while (!state.up) {
+      expect((await listTools(b, busy)).status).toBe(200);
+      await Promise.race([restarting, sleep(400)]);
+    }
+    a = await restarting;
     expect((await listTools(a, busy)).status).toBe(200);
     expect((await listTools(b, busy)).status).toBe(200);
   });
