@@ -6,7 +6,6 @@ import {
   describeEnding,
   endedResult,
   type PoolWorker,
-  readCallMessage,
   takeNeverStarted,
   unfitEnding,
   type Ending,
@@ -18,6 +17,7 @@ import { UnitRequests, WorkerUnitError, type UnitChannel } from './isolated-unit
 import type { UnitRequest } from './unit-protocol.js';
 import { countWorkerRestart } from '../telemetry/host-metrics.js';
 import { startWorker, type ReadyMessage, type WorkerLife } from './worker-start.js';
+import { readCallMessage } from './worker-messages.js';
 
 export type { ReadyMessage } from './worker-start.js';
 

@@ -2,7 +2,8 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { WorkerResourceLimits } from '../tool-package-config.js';
 import { collectorLock } from './collector.js';
-import { logWorkerEntry, PoolWorker, WORKER_BOOT_MS, workerEntry, type Ending } from './pool-worker.js';
+import { PoolWorker, WORKER_BOOT_MS, workerEntry, type Ending } from './pool-worker.js';
+import { logWorkerEntry } from './worker-messages.js';
 import type { WorkerMessage, WorkerSetup } from './protocol.js';
 
 export type ReadyMessage = Extract<WorkerMessage, { type: 'ready' }>;
