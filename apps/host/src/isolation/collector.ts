@@ -20,7 +20,7 @@ export function collectorLock(): Int32Array {
 }
 let shared: Int32Array | undefined;
 
-/** How long a worker waits for the lock before it goes on without it (a worker ended while holding it never lets go). */
+/** How long a worker waits for the lock before it goes on without it (a worker ended while holding it, or a package that set it, never lets go). */
 const LOCK_WAIT_MS = 2000;
 const TRIES = 5;
 
